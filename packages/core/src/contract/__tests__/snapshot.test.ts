@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest'
+import { parseHistorySnapshot, type HistorySnapshot, type Message } from '../snapshot'
+
+const userMessage: Message = {
+  id: 'exec-1:user',
+  role: 'user',
+  content: [{ type: 'text', text: 'Hello' }],
+  executionId: 'exec-1',
+  executionStatus: 'success',
+  createdAt: '2026-11-30T10:00:00.000Z',
+}
+
+// Every part type and every optional field of the wire contract's snapshot shapes.
+const assistantMessage: Message = {
+  id: 'exec-1:assistant',
+  role: 'assistant',
+  executionId: 'exec-1',
+  executionStatus: 'error',
+  executionError: 'model failed',
+  createdAt: '2026-11-30T10:00:01.000Z',
+  content: [
+    { type: 'reasoning', text: 'thinking', startTime: 1, endTime: '2026-11-30T10:00:01.500Z' },
+    { type: 'reasoning', text: 'more' },
+    { type: 'tool-call', toolName: 'search', toolCallId: 'call-1', input: { q: 'x' } },
+    {
+      type: 'tool-call',
+      toolName: 'search',
+      toolCallId: 'call-2',
+      input: null,
+      state: 'rejected',
+      output: { results: [] },
+      error: 'denied',
+      startTime: 1,
+      endTime: 2,
+      suspendPayload: { question: 'Approve?' },
+    },
+    {
+      type: 'tool-call',
+      toolName: 'delegate',
+      toolCallId: 'call-3',
+      input: { task: 'research' },
+      state: 'resolved',
+      childTrace: {
+        text: 'child text',
+        reasoningSegments: [
+          { id: 'seg-1', content: 'child thought', startTime: 1, endTime: 2 },
+          { id: 'seg-2', content: '' },
+        ],
+        steps: [{ toolCallId: 'child-call', toolName: 'fetch', running: false }],
+      },
+    },
+    { type: 'file', fileId: 'f1', fileName: 'a.pdf', mimeType: 'application/pdf', sizeBytes: 1024 },
+    { type: 'text', text: 'Answer' },
+  ],
+}
+
+const snapshot: HistorySnapshot = {
+  messages: [userMessage, assistantMessage],
+  openSuspensions: [
+    { toolCallId: 'call-2', runId: 'run-1', suspendPayload: { question: 'Approve?' } },
+    { toolCallId: 'call-4', runId: 'run-2' },
+  ],
+  activeExecutionId: 'exec-1',
+}
+
+describe('parseHistorySnapshot', () => {
+  it('accepts a bare snapshot with every part type', () => {
+    expect(parseHistorySnapshot(snapshot)).toEqual({ success: true, value: snapshot })
+  })
+
+  it('accepts the { data } envelope', () => {
+    expect(parseHistorySnapshot({ data: snapshot })).toEqual({ success: true, value: snapshot })
+  })
+
+  it('accepts an empty thread with no running execution', () => {
+    const empty = { messages: [], openSuspensions: [], activeExecutionId: null }
+    expect(parseHistorySnapshot({ data: empty })).toEqual({ success: true, value: empty })
+  })
+
+  it.each(['running', 'success', 'error', 'cancelled', 'interrupted'] as const)(
+    'accepts executionStatus %s',
+    (executionStatus) => {
+      const value = { ...snapshot, messages: [{ ...userMessage, executionStatus }] }
+      expect(parseHistorySnapshot(value).success).toBe(true)
+    },
+  )
+
+  it('drops part types it does not know, keeping the rest of the message', () => {
+    const message = {
+      ...userMessage,
+      content: [
+        { type: 'source-url', url: 'x' },
+        { type: 'text', text: 'Hello' },
+      ],
+    }
+    const result = parseHistorySnapshot({ ...snapshot, messages: [message] })
+    expect(result.success && result.value.messages[0]?.content).toEqual([
+      { type: 'text', text: 'Hello' },
+    ])
+  })
+
+  it('strips fields the contract does not name', () => {
+    const result = parseHistorySnapshot({
+      ...snapshot,
+      cursor: 'x',
+      messages: [{ ...userMessage, extra: 1 }],
+    })
+    expect(result.success && result.value).toEqual({ ...snapshot, messages: [userMessage] })
+  })
+
+  const broken: [string, unknown][] = [
+    ['null', null],
+    ['a string', 'oops'],
+    ['an array', []],
+    ['missing activeExecutionId', { messages: [], openSuspensions: [] }],
+    ['activeExecutionId of the wrong type', { ...snapshot, activeExecutionId: 3 }],
+    ['messages that are not an array', { ...snapshot, messages: {} }],
+    ['an unknown role', { ...snapshot, messages: [{ ...userMessage, role: 'system' }] }],
+    [
+      'an unknown executionStatus',
+      { ...snapshot, messages: [{ ...userMessage, executionStatus: 'done' }] },
+    ],
+    [
+      'a message without executionId',
+      { ...snapshot, messages: [{ ...userMessage, executionId: undefined }] },
+    ],
+    [
+      'a text part without text',
+      { ...snapshot, messages: [{ ...userMessage, content: [{ type: 'text' }] }] },
+    ],
+    ['a part that is not an object', { ...snapshot, messages: [{ ...userMessage, content: [7] }] }],
+    [
+      'a child trace without steps',
+      {
+        ...snapshot,
+        messages: [
+          {
+            ...userMessage,
+            content: [
+              {
+                type: 'tool-call',
+                toolName: 'd',
+                toolCallId: 'c',
+                input: 1,
+                childTrace: { text: '', reasoningSegments: [] },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+    ['a suspension without runId', { ...snapshot, openSuspensions: [{ toolCallId: 'c' }] }],
+    ['an envelope around nothing', { data: null }],
+  ]
+
+  it.each(broken)('rejects %s with a typed invalid_response error', (_, body) => {
+    const result = parseHistorySnapshot(body)
+    expect(result.success).toBe(false)
+    if (result.success) return
+    expect(result.error.code).toBe('invalid_response')
+    expect(result.error.issues.length).toBeGreaterThan(0)
+  })
+
+  it('says where the snapshot is wrong', () => {
+    const result = parseHistorySnapshot({
+      ...snapshot,
+      messages: [{ ...userMessage, role: 'system' }],
+    })
+    expect(!result.success && result.error.issues[0]).toMatch(/^messages\.0\.role: /)
+  })
+})

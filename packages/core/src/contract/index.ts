@@ -1,0 +1,5 @@
+export * from './events'
+export * from './push'
+export * from './rest'
+export type { ParseResult } from './result'
+export * from './snapshot'

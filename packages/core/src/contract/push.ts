@@ -1,0 +1,56 @@
+import * as v from 'valibot'
+import { PreviewChatError } from '../errors'
+import { isRecord, parseJson, validate } from './result'
+
+/** Identifies one execution of one thread. */
+export interface ExecutionRef {
+  projectId: string
+  agentId: string
+  threadId: string
+  executionId: string
+}
+
+/**
+ * Sent to each of the user's connections each time a snapshot of one of the user's executions is
+ * recorded, and when it ends. It carries no transcript: answer it with a history read.
+ */
+export interface AgentExecutionUpdatedMessage {
+  type: 'agentExecutionUpdated'
+  data: ExecutionRef
+}
+
+export type PushMessage = AgentExecutionUpdatedMessage
+
+const pushSchema = v.object({
+  type: v.literal('agentExecutionUpdated'),
+  data: v.object({
+    projectId: v.string(),
+    agentId: v.string(),
+    threadId: v.string(),
+    executionId: v.string(),
+  }),
+}) satisfies v.GenericSchema<unknown, PushMessage>
+
+export type PushMessageParseResult =
+  | { kind: 'message'; message: PushMessage }
+  /** Another type of push message (the push channel carries more than this feature's). */
+  | { kind: 'ignored'; type: string }
+  | { kind: 'invalid'; error: PreviewChatError }
+
+/** Turns one push frame (WebSocket text or SSE `data:`) into a typed message. Never throws. */
+export function parsePushMessage(data: string): PushMessageParseResult {
+  const json = parseJson(data, 'A push message')
+  if (!json.success) return { kind: 'invalid', error: json.error }
+  const raw = json.value
+  if (!isRecord(raw) || typeof raw.type !== 'string') {
+    return {
+      kind: 'invalid',
+      error: new PreviewChatError('invalid_response', 'A push message has no string "type".'),
+    }
+  }
+  if (raw.type !== 'agentExecutionUpdated') return { kind: 'ignored', type: raw.type }
+  const result = validate(pushSchema, raw, 'An agentExecutionUpdated push message')
+  return result.success
+    ? { kind: 'message', message: result.value }
+    : { kind: 'invalid', error: result.error }
+}

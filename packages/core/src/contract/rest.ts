@@ -1,0 +1,127 @@
+import * as v from 'valibot'
+import { PreviewChatError, type PreviewChatErrorCode } from '../errors'
+import { unwrapEnvelope, validate, type ParseResult } from './result'
+
+/** Body of `POST .../chat`. `sessionId` is the thread id; send `newSession: true` with a new thread's first message. */
+export interface ChatRequestBody {
+  message: string
+  sessionId?: string
+  newSession?: true
+}
+
+/** Body of `POST .../chat/resume`. */
+export interface ResumeRequestBody {
+  runId: string
+  toolCallId: string
+  resumeData: unknown
+}
+
+/** Answer of `DELETE .../executions/:executionId`: the request was accepted, not that the turn ended. */
+export interface StopAnswer {
+  cancelRequested: boolean
+}
+
+/** Answer of `DELETE .../chat/runs/:runId`, the checkpoint cancellation path of a suspended turn. */
+export interface RunCancelAnswer {
+  cancelled: boolean
+}
+
+/** A REST error body: `{ code, message, hint? }` with the HTTP status. */
+export interface RestErrorBody {
+  code: number | string
+  message: string
+  hint?: string
+}
+
+const nonBlank = v.pipe(
+  v.string(),
+  v.check((text) => text.trim().length > 0, 'must have non-blank text'),
+)
+
+const chatRequestSchema = v.object({
+  message: nonBlank,
+  sessionId: v.optional(v.pipe(v.string(), v.minLength(1))),
+  newSession: v.optional(v.literal(true)),
+}) satisfies v.GenericSchema<unknown, ChatRequestBody>
+
+const resumeRequestSchema = v.object({
+  runId: v.pipe(v.string(), v.minLength(1)),
+  toolCallId: v.pipe(v.string(), v.minLength(1)),
+  resumeData: v.unknown(),
+}) satisfies v.GenericSchema<unknown, ResumeRequestBody>
+
+const stopAnswerSchema = v.object({ cancelRequested: v.boolean() })
+const runCancelAnswerSchema = v.object({ cancelled: v.boolean() })
+const restErrorSchema = v.object({
+  code: v.union([v.number(), v.string()]),
+  message: v.string(),
+  hint: v.optional(v.string()),
+})
+
+/** Validates a chat request body (the server's side of `POST .../chat`). */
+export function parseChatRequest(body: unknown): ParseResult<ChatRequestBody> {
+  return validate(chatRequestSchema, body, 'The chat request body', 'bad_request')
+}
+
+/** Validates a resume request body (the server's side of `POST .../chat/resume`). */
+export function parseResumeRequest(body: unknown): ParseResult<ResumeRequestBody> {
+  return validate(resumeRequestSchema, body, 'The resume request body', 'bad_request')
+}
+
+export function parseStopAnswer(body: unknown): ParseResult<StopAnswer> {
+  return validate(stopAnswerSchema, unwrapEnvelope(body), 'The Stop answer')
+}
+
+export function parseRunCancelAnswer(body: unknown): ParseResult<RunCancelAnswer> {
+  return validate(runCancelAnswerSchema, unwrapEnvelope(body), 'The run cancellation answer')
+}
+
+export function parseRestError(body: unknown): ParseResult<RestErrorBody> {
+  return validate(restErrorSchema, body, 'The error body')
+}
+
+const statusCodes: Record<number, PreviewChatErrorCode> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+}
+
+const advice: Partial<Record<PreviewChatErrorCode, string>> = {
+  bad_request: 'The server refused the request body; check what was sent.',
+  unauthorized: 'No signed-in user; sign in (or pass the Authorization header) and try again.',
+  forbidden:
+    'The user lacks the scope for this action (agent:execute to post or stop, agent:read to read).',
+  not_found: 'The thread or execution does not exist, or belongs to another user.',
+  conflict: 'The request conflicts with the current state of the thread; refresh and try again.',
+  payload_too_large: 'The request body is too large; send a shorter message.',
+  server_error: 'The server failed; the client keeps the last known state and retries reads.',
+}
+
+/** The error code for an HTTP status that is not a success. */
+export function errorCodeForStatus(status: number): PreviewChatErrorCode {
+  return statusCodes[status] ?? (status >= 500 ? 'server_error' : 'http_error')
+}
+
+/**
+ * Builds the typed error for a REST answer that is not a success, from its status and its body
+ * (`{ code, message, hint? }` when the server sent one; anything else is tolerated).
+ */
+export function errorFromResponse(status: number, body: unknown, what: string): PreviewChatError {
+  const code = errorCodeForStatus(status)
+  const parsed = parseRestError(body)
+  const detail = parsed.success ? parsed.value : undefined
+  const message = [
+    `${what} failed with HTTP ${status}${detail ? `: ${detail.message}` : ''}.`,
+    advice[code],
+  ]
+    .filter(Boolean)
+    .join(' ')
+  return new PreviewChatError(code, message, {
+    status,
+    ...(detail && { serverCode: detail.code }),
+    ...(detail?.hint !== undefined && { hint: detail.hint }),
+  })
+}

@@ -1,0 +1,178 @@
+import * as v from 'valibot'
+import { isRecord, unwrapEnvelope, validate, type ParseResult } from './result'
+
+/** A moment as the server sends it: epoch milliseconds or an ISO-8601 string. */
+export type Timestamp = number | string
+
+export type ExecutionStatus = 'running' | 'success' | 'error' | 'cancelled' | 'interrupted'
+
+export interface TextPart {
+  type: 'text'
+  text: string
+}
+
+export interface ReasoningPart {
+  type: 'reasoning'
+  text: string
+  startTime?: Timestamp
+  endTime?: Timestamp
+}
+
+/** One reasoning block of a delegated child agent. */
+export interface ReasoningSegment {
+  id: string
+  content: string
+  startTime?: Timestamp
+  endTime?: Timestamp
+}
+
+/** One tool call of a delegated child agent. */
+export interface ChildStep {
+  toolCallId: string
+  toolName: string
+  running: boolean
+}
+
+/**
+ * What a delegation's child agent produced. Its `text` and reasoning `content` share one budget
+ * (4,000 characters per delegation by default); what goes beyond it is not recorded.
+ */
+export interface ChildTrace {
+  text: string
+  reasoningSegments: ReasoningSegment[]
+  steps: ChildStep[]
+}
+
+export interface ToolCallPart {
+  type: 'tool-call'
+  toolName: string
+  toolCallId: string
+  input: unknown
+  state?: 'resolved' | 'rejected'
+  output?: unknown
+  error?: string
+  startTime?: Timestamp
+  endTime?: Timestamp
+  /** Present while the call waits for a person (a suspension). */
+  suspendPayload?: unknown
+  /** Present on delegations. */
+  childTrace?: ChildTrace
+}
+
+export interface FilePart {
+  type: 'file'
+  fileId: string
+  fileName: string
+  mimeType: string
+  sizeBytes: number
+}
+
+export type MessagePart = TextPart | ReasoningPart | ToolCallPart | FilePart
+
+/**
+ * One recorded message. One execution is one turn: a user message `${executionId}:user` and an
+ * assistant message `${executionId}:assistant`.
+ */
+export interface Message {
+  id: string
+  role: 'user' | 'assistant'
+  content: MessagePart[]
+  executionId: string
+  executionStatus: ExecutionStatus
+  executionError?: string
+  /** ISO-8601. */
+  createdAt: string
+}
+
+/** A tool call that waits for a person; resume it with its `runId` and `toolCallId`. */
+export interface Suspension {
+  toolCallId: string
+  runId: string
+  suspendPayload?: unknown
+}
+
+/** The answer of `GET .../chat/:threadId/messages`: the latest retained timeline of a thread. */
+export interface HistorySnapshot {
+  messages: Message[]
+  openSuspensions: Suspension[]
+  /** Set from the moment an execution is recorded, before any output; `null` when none runs. */
+  activeExecutionId: string | null
+}
+
+const timestamp = v.union([v.number(), v.string()])
+
+const textPart = v.object({ type: v.literal('text'), text: v.string() })
+const reasoningPart = v.object({
+  type: v.literal('reasoning'),
+  text: v.string(),
+  startTime: v.optional(timestamp),
+  endTime: v.optional(timestamp),
+})
+const childTrace = v.object({
+  text: v.string(),
+  reasoningSegments: v.array(
+    v.object({
+      id: v.string(),
+      content: v.string(),
+      startTime: v.optional(timestamp),
+      endTime: v.optional(timestamp),
+    }),
+  ),
+  steps: v.array(v.object({ toolCallId: v.string(), toolName: v.string(), running: v.boolean() })),
+})
+const toolCallPart = v.object({
+  type: v.literal('tool-call'),
+  toolName: v.string(),
+  toolCallId: v.string(),
+  input: v.unknown(),
+  state: v.optional(v.picklist(['resolved', 'rejected'])),
+  output: v.optional(v.unknown()),
+  error: v.optional(v.string()),
+  startTime: v.optional(timestamp),
+  endTime: v.optional(timestamp),
+  suspendPayload: v.optional(v.unknown()),
+  childTrace: v.optional(childTrace),
+})
+const filePart = v.object({
+  type: v.literal('file'),
+  fileId: v.string(),
+  fileName: v.string(),
+  mimeType: v.string(),
+  sizeBytes: v.number(),
+})
+
+const partTypes: ReadonlySet<unknown> = new Set(['text', 'reasoning', 'tool-call', 'file'])
+
+// Forward compatibility: a part type this client does not know yet is dropped, not fatal.
+const isKnownPart = (part: unknown) => !isRecord(part) || partTypes.has(part.type)
+
+const messageSchema = v.object({
+  id: v.string(),
+  role: v.picklist(['user', 'assistant']),
+  content: v.pipe(
+    v.array(v.unknown()),
+    v.filterItems(isKnownPart),
+    v.array(v.variant('type', [textPart, reasoningPart, toolCallPart, filePart])),
+  ),
+  executionId: v.string(),
+  executionStatus: v.picklist(['running', 'success', 'error', 'cancelled', 'interrupted']),
+  executionError: v.optional(v.string()),
+  createdAt: v.string(),
+})
+
+const suspensionSchema = v.object({
+  toolCallId: v.string(),
+  runId: v.string(),
+  suspendPayload: v.optional(v.unknown()),
+})
+
+const snapshotSchema = v.object({
+  messages: v.array(messageSchema),
+  openSuspensions: v.array(suspensionSchema),
+  activeExecutionId: v.nullable(v.string()),
+}) satisfies v.GenericSchema<unknown, HistorySnapshot>
+
+/** Turns the JSON body of a history read (wrapped in `{ data }` or bare) into a snapshot. */
+export function parseHistorySnapshot(body: unknown): ParseResult<HistorySnapshot> {
+  return validate(snapshotSchema, unwrapEnvelope(body), 'The history snapshot')
+}

@@ -1,0 +1,75 @@
+/**
+ * What went wrong, as a string union so that a `switch` over it is exhaustive.
+ *
+ * - `bad_request`, `unauthorized`, `forbidden`, `not_found`, `conflict`, `payload_too_large`,
+ *   `server_error`, `http_error`: the server answered with that HTTP status (400, 401, 403, 404, 409,
+ *   413, 5xx, anything else). Another user's thread is reported as `not_found`, never `forbidden`.
+ * - `network_error`: the request never got an answer (offline, DNS, connection reset).
+ * - `timeout`: the request got no answer in time.
+ * - `invalid_response`: bytes from the server did not match the wire contract.
+ * - `invalid_request`: the request was refused before it was sent (e.g. a blank message).
+ * - `stream_cut`: a turn stream closed without `done`, `tool-call-suspended` or `error`.
+ * - `turn_already_running`: the thread already runs a turn; the draft is kept.
+ * - `agent_error`: the turn ended with an in-band `error` event (see `serverCode`).
+ * - `disposed`: the session was disposed while the operation was under way.
+ */
+export type PreviewChatErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'server_error'
+  | 'http_error'
+  | 'network_error'
+  | 'timeout'
+  | 'invalid_response'
+  | 'invalid_request'
+  | 'stream_cut'
+  | 'turn_already_running'
+  | 'agent_error'
+  | 'disposed'
+
+export interface PreviewChatErrorOptions {
+  /** The HTTP status, when the error is an HTTP answer. */
+  status?: number
+  /** The `code` of a REST error body, or the `errorCode` of an in-band `error` event. */
+  serverCode?: string | number
+  /** The `hint` of a REST error body. */
+  hint?: string
+  /** Where in the payload validation failed, as dot paths (`messages.0.role`). */
+  issues?: readonly string[]
+  cause?: unknown
+}
+
+// Symbol.for: the same key across duplicated copies of this package in one page.
+const brand = Symbol.for('@preview-chat/core/PreviewChatError')
+
+/** The one error class of `@preview-chat/core`; branch on `code`. */
+export class PreviewChatError extends Error {
+  override readonly name = 'PreviewChatError'
+  readonly code: PreviewChatErrorCode
+  readonly status: number | undefined
+  readonly serverCode: string | number | undefined
+  readonly hint: string | undefined
+  readonly issues: readonly string[]
+
+  constructor(code: PreviewChatErrorCode, message: string, options: PreviewChatErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.code = code
+    this.status = options.status
+    this.serverCode = options.serverCode
+    this.hint = options.hint
+    this.issues = options.issues ?? []
+    Object.defineProperty(this, brand, { value: true })
+  }
+
+  /**
+   * `instanceof` that also recognises errors made by another copy of this package (two versions
+   * bundled into one app), which a plain `instanceof` check would miss.
+   */
+  static isInstance(value: unknown): value is PreviewChatError {
+    return typeof value === 'object' && value !== null && brand in value
+  }
+}

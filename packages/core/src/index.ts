@@ -1,0 +1,3 @@
+export * from './contract'
+export { PreviewChatError } from './errors'
+export type { PreviewChatErrorCode, PreviewChatErrorOptions } from './errors'
