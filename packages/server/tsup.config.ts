@@ -1,9 +1,10 @@
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // The main entry stays browser-safe; the Node host and the CLI are separate entries.
+  entry: { index: 'src/index.ts', 'node/index': 'src/node/index.ts', cli: 'src/cli.ts' },
   format: ['esm'],
-  dts: true,
+  dts: { entry: { index: 'src/index.ts', 'node/index': 'src/node/index.ts' } },
   clean: true,
   sourcemap: true,
   target: 'es2022',

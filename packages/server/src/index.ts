@@ -1,1 +1,27 @@
-export {}
+/**
+ * The reference backend of the preview-chat contract. This entry is browser-safe (no `node:`
+ * imports), so `@preview-chat/msw` can mount the same backend in a service worker; the Node host
+ * lives in `@preview-chat/server/node`.
+ */
+export { createPreviewChatBackend } from './backend'
+export type {
+  PreviewChatBackend,
+  PreviewChatBackendOptions,
+  PreviewChatInspection,
+  RecordingLogEntry,
+  RequestLogEntry,
+} from './backend'
+export { scriptedAgent } from './agent'
+export type { AgentContext, AgentInput, AgentOutcome, PreviewChatAgent } from './agent'
+export { createPreviewChatStore, snapshotOf } from './store'
+export type { ExecutionRecord, PreviewChatStore, RunRecord, ThreadRecord } from './store'
+export { createInProcessRelay } from './relay'
+export type { ExecutionRelay } from './relay'
+export { createPushHub } from './push'
+export type { PushHub, PushListener } from './push'
+export { builtInUsers, userCookieName } from './users'
+export type { PreviewChatUser, Scope } from './users'
+export { timerSleep } from './sleep'
+export type { Sleep } from './sleep'
+export { maxBodyBytes } from './http'
+export type { RouteName } from './routes'

@@ -1,0 +1,266 @@
+import type { SuspendedPayload, TurnEvent } from '@preview-chat/core'
+
+/** What the agent is asked to do: answer a message, or continue a suspended tool call. */
+export type AgentInput =
+  | { kind: 'message'; message: string }
+  | { kind: 'resume'; payload: SuspendedPayload; resumeData: unknown }
+
+/** How a turn ended; the execution runner records it and writes the terminal event. */
+export type AgentOutcome =
+  | { kind: 'done' }
+  | { kind: 'suspended'; payload: SuspendedPayload }
+  | { kind: 'error'; message: string; errorCode: string }
+
+export interface AgentContext {
+  /** Streams one event to the live stream and folds it into the recorded transcript. */
+  emit(event: TurnEvent): void
+  /** The pause between deltas; rejects when the execution is cancelled. */
+  pause(): Promise<void>
+  /** A fresh id, e.g. for a text stream or a tool call. */
+  id(prefix: string): string
+  now(): number
+}
+
+/** An agent: emits a turn's events through `context` and says how the turn ended. */
+export type PreviewChatAgent = (input: AgentInput, context: AgentContext) => Promise<AgentOutcome>
+
+/**
+ * The scripted agent of the reference server: deterministic, and makes every part of the stream
+ * happen. Commands (the message's first word):
+ *
+ * - any ordinary message: a reasoning block, a `word_count` tool call with its result, then text
+ *   that quotes the message, word by word;
+ * - `/long N`: N text deltas (default 20);
+ * - `/delegate N`: a `delegate` tool call whose child agent streams N characters (default 5,000),
+ *   half reasoning then half text, through `subagent-chunk`, to exercise the 4,000 budget;
+ * - `/suspend`: a `request_approval` tool call that suspends for a person; resume it with
+ *   resumeData `{ "approved": true }` (or anything else to decline);
+ * - `/fail`: some text, then an in-band error (`executionStatus: "error"`).
+ */
+export const scriptedAgent: PreviewChatAgent = async (input, context) => {
+  if (input.kind === 'resume') return resume(input.payload, input.resumeData, context)
+  const [command, argument] = input.message.trim().split(/\s+/)
+  switch (command) {
+    case '/long':
+      return long(count(argument, 20), context)
+    case '/delegate':
+      return delegate(count(argument, 5000), context)
+    case '/suspend':
+      return suspend(context)
+    case '/fail':
+      return fail(context)
+    default:
+      return answer(input.message, context)
+  }
+}
+
+/** Upper bound of N, so that `/long 1e9` cannot hold the server for days. */
+const maxCount = 100_000
+
+function count(argument: string | undefined, fallback: number): number {
+  const value = argument === undefined ? fallback : Number.parseInt(argument, 10)
+  return Number.isFinite(value) && value >= 0 ? Math.min(value, maxCount) : fallback
+}
+
+/** Splits text into words that keep their trailing space, so that the deltas rebuild it. */
+function words(text: string): string[] {
+  return text.match(/\s*\S+\s*/g) ?? [text]
+}
+
+async function streamText(context: AgentContext, text: string): Promise<void> {
+  const id = context.id('text')
+  context.emit({ type: 'text-start', id })
+  for (const word of words(text)) {
+    await context.pause()
+    context.emit({ type: 'text-delta', id, delta: word })
+  }
+  context.emit({ type: 'text-end', id })
+}
+
+async function streamReasoning(context: AgentContext, text: string): Promise<void> {
+  const id = context.id('reasoning')
+  context.emit({ type: 'reasoning-start', id })
+  for (const word of words(text)) {
+    await context.pause()
+    context.emit({ type: 'reasoning-delta', id, delta: word })
+  }
+  context.emit({ type: 'reasoning-end', id })
+}
+
+/** A tool call that runs to its result. */
+async function callTool(
+  context: AgentContext,
+  toolName: string,
+  input: unknown,
+  run: (toolCallId: string) => Promise<unknown>,
+): Promise<void> {
+  const toolCallId = context.id('call')
+  context.emit({ type: 'tool-input-start', toolCallId, toolName })
+  await context.pause()
+  context.emit({ type: 'tool-input-delta', toolCallId, delta: JSON.stringify(input) })
+  context.emit({ type: 'tool-call', toolCallId, toolName, input })
+  context.emit({ type: 'tool-execution-start', toolCallId, toolName, startTime: context.now() })
+  const output = await run(toolCallId)
+  context.emit({
+    type: 'tool-execution-end',
+    toolCallId,
+    toolName,
+    isError: false,
+    endTime: context.now(),
+  })
+  context.emit({ type: 'tool-result', toolCallId, toolName, output })
+}
+
+async function answer(message: string, context: AgentContext): Promise<AgentOutcome> {
+  const wordCount = message.trim().split(/\s+/).length
+  context.emit({ type: 'start-step' })
+  await streamReasoning(context, 'The person wrote a message. I count its words, then quote it.')
+  await callTool(context, 'word_count', { text: message }, async () => {
+    await context.pause()
+    return { words: wordCount }
+  })
+  context.emit({ type: 'finish-step' })
+  context.emit({ type: 'start-step' })
+  await streamText(context, `You said (${wordCount} words): "${message}"`)
+  context.emit({ type: 'finish-step' })
+  return { kind: 'done' }
+}
+
+async function long(deltas: number, context: AgentContext): Promise<AgentOutcome> {
+  context.emit({ type: 'start-step' })
+  const id = context.id('text')
+  context.emit({ type: 'text-start', id })
+  for (let index = 1; index <= deltas; index++) {
+    await context.pause()
+    context.emit({ type: 'text-delta', id, delta: `delta ${index}. ` })
+  }
+  context.emit({ type: 'text-end', id })
+  context.emit({ type: 'finish-step' })
+  return { kind: 'done' }
+}
+
+/** Characters per child delta. */
+const childChunk = 100
+
+async function delegate(chars: number, context: AgentContext): Promise<AgentOutcome> {
+  const reasoningChars = Math.floor(chars / 2)
+  context.emit({ type: 'start-step' })
+  await callTool(context, 'delegate', { task: 'research', chars }, async (parentToolCallId) => {
+    const chunk = (payload: Parameters<typeof childEvent>[1]) =>
+      context.emit(childEvent(parentToolCallId, payload))
+    chunk({ type: 'reasoning-start' })
+    for (const piece of pieces('r', reasoningChars)) {
+      await context.pause()
+      chunk({ type: 'reasoning-delta', delta: piece })
+    }
+    chunk({ type: 'reasoning-end' })
+    const childCall = context.id('child-call')
+    chunk({ type: 'tool-input-start', toolCallId: childCall, toolName: 'search' })
+    chunk({
+      type: 'tool-execution-start',
+      toolCallId: childCall,
+      toolName: 'search',
+      startTime: context.now(),
+    })
+    await context.pause()
+    chunk({
+      type: 'tool-execution-end',
+      toolCallId: childCall,
+      toolName: 'search',
+      isError: false,
+      endTime: context.now(),
+    })
+    for (const piece of pieces('t', chars - reasoningChars)) {
+      await context.pause()
+      chunk({ type: 'text-delta', delta: piece })
+    }
+    return { summary: `The child agent wrote ${chars} characters.` }
+  })
+  context.emit({ type: 'finish-step' })
+  context.emit({ type: 'start-step' })
+  await streamText(context, 'The delegated task is done.')
+  context.emit({ type: 'finish-step' })
+  return { kind: 'done' }
+}
+
+function childEvent(
+  parentToolCallId: string,
+  chunk: Extract<TurnEvent, { type: 'subagent-chunk' }>['chunk'],
+): TurnEvent {
+  return { type: 'subagent-chunk', parentToolCallId, taskPath: 'delegate/research', chunk }
+}
+
+/** `total` characters of `letter`, in pieces of `childChunk`. */
+function pieces(letter: string, total: number): string[] {
+  const result: string[] = []
+  for (let done = 0; done < total; done += childChunk) {
+    result.push(letter.repeat(Math.min(childChunk, total - done)))
+  }
+  return result
+}
+
+async function suspend(context: AgentContext): Promise<AgentOutcome> {
+  context.emit({ type: 'start-step' })
+  await streamText(context, 'I need your approval before I send the email.')
+  const toolCallId = context.id('call')
+  const toolName = 'request_approval'
+  const input = { action: 'send_email', to: 'team@example.com' }
+  context.emit({ type: 'tool-input-start', toolCallId, toolName })
+  await context.pause()
+  context.emit({ type: 'tool-input-delta', toolCallId, delta: JSON.stringify(input) })
+  context.emit({ type: 'tool-call', toolCallId, toolName, input })
+  context.emit({ type: 'finish-step' })
+  return { kind: 'suspended', payload: { toolCallId, runId: context.id('run'), toolName, input } }
+}
+
+async function resume(
+  payload: SuspendedPayload,
+  resumeData: unknown,
+  context: AgentContext,
+): Promise<AgentOutcome> {
+  const approved =
+    typeof resumeData === 'object' &&
+    resumeData !== null &&
+    (resumeData as { approved?: unknown }).approved === true
+  const { toolCallId, toolName } = payload
+  context.emit({ type: 'start-step' })
+  context.emit({ type: 'tool-execution-start', toolCallId, toolName, startTime: context.now() })
+  await context.pause()
+  context.emit({
+    type: 'tool-execution-end',
+    toolCallId,
+    toolName,
+    isError: !approved,
+    endTime: context.now(),
+  })
+  context.emit(
+    approved
+      ? { type: 'tool-result', toolCallId, toolName, output: { approved: true, sent: true } }
+      : {
+          type: 'tool-result',
+          toolCallId,
+          toolName,
+          output: 'The person declined.',
+          isError: true,
+        },
+  )
+  context.emit({ type: 'finish-step' })
+  context.emit({ type: 'start-step' })
+  await streamText(
+    context,
+    approved ? 'Approved: the email was sent.' : 'Understood: I did not send the email.',
+  )
+  context.emit({ type: 'finish-step' })
+  return { kind: 'done' }
+}
+
+async function fail(context: AgentContext): Promise<AgentOutcome> {
+  context.emit({ type: 'start-step' })
+  await streamText(context, 'Let me try that.')
+  context.emit({ type: 'finish-step' })
+  return {
+    kind: 'error',
+    message: 'The scripted agent failed on purpose (/fail). Send another message to continue.',
+    errorCode: 'agent_failed',
+  }
+}

@@ -1,0 +1,480 @@
+import {
+  parseChatRequest,
+  parseResumeRequest,
+  type HistorySnapshot,
+  type PushMessage,
+  type RunCancelAnswer,
+  type StopAnswer,
+} from '@preview-chat/core'
+import { scriptedAgent, type PreviewChatAgent } from './agent'
+import {
+  startExecution,
+  type ExecutionSettings,
+  type RunningExecution,
+  type StartExecution,
+} from './execution'
+import { dataResponse, errorResponse, readJsonBody, RestError } from './http'
+import type { PushListener } from './push'
+import type { ExecutionRelay } from './relay'
+import { matchRoute, routeMethods, type Route, type RouteName } from './routes'
+import { timerSleep, type Sleep } from './sleep'
+import { createSseStream, sseResponse } from './sse'
+import {
+  createPreviewChatStore,
+  snapshotOf,
+  type ExecutionRecord,
+  type PreviewChatStore,
+  type ThreadRecord,
+} from './store'
+import { authenticate, builtInUsers, hasScope, type PreviewChatUser, type Scope } from './users'
+
+export interface PreviewChatBackendOptions {
+  /** Pause between streamed deltas, in ms (40 by default: a demo turn lasts a few seconds). */
+  deltaMs?: number
+  /** How often a running turn's snapshot is recorded and announced, in ms (250 by default). */
+  snapshotMs?: number
+  /** The shared budget of a delegation's child text and reasoning (4,000 by default). */
+  delegationCharLimit?: number
+  /** The state shared by every main; pass one store to several backends to run several mains. */
+  store?: PreviewChatStore
+  /** This main's id (a fresh one by default). */
+  mainId?: string
+  /** How a Stop reaches another main; the store's in-process relay by default. */
+  relay?: ExecutionRelay
+  /** Replaces the built-in development users (alice, bob, carol). */
+  users?: Readonly<Record<string, PreviewChatUser>>
+  /** Every pause of the agent goes through it, so tests can pace a turn step by step. */
+  sleep?: Sleep
+  /** The REST base (`/rest` by default). */
+  basePath?: string
+  /** Replaces the scripted agent. */
+  agent?: PreviewChatAgent
+  /** Idle time before an SSE `:ping` comment (30 s by default). */
+  pingMs?: number
+  now?: () => number
+}
+
+/** One handled request, for tests: e.g. "exactly one POST reached the chat route". */
+export interface RequestLogEntry {
+  method: string
+  path: string
+  route: RouteName | 'unknown'
+  userId: string | undefined
+  status: number
+}
+
+/** One recorded snapshot (each one was announced to the owner's tabs). */
+export interface RecordingLogEntry {
+  executionId: string
+  status: ExecutionRecord['status']
+}
+
+/** Read-only views for tests; not part of the wire contract. */
+export interface PreviewChatInspection {
+  /** Every thread of the store (all mains), as copies. */
+  threads(): ThreadRecord[]
+  /** The history snapshot of a thread, as its owner would read it. */
+  history(threadId: string): HistorySnapshot | undefined
+  /** Every execution of the store (all mains), as copies. */
+  executions(): ExecutionRecord[]
+  /** The ids of the executions this main runs now. */
+  running(): string[]
+  /** The snapshots this main recorded, in order. */
+  readonly recordings: readonly RecordingLogEntry[]
+  /** The requests this main handled, in order. */
+  readonly requests: readonly RequestLogEntry[]
+  countRequests(filter: { route?: RouteName | 'unknown'; method?: string }): number
+}
+
+export interface PreviewChatBackend {
+  /** The whole contract as a Fetch handler; never rejects. */
+  fetch(request: Request): Promise<Response>
+  /** Receives the push messages of `userId` (what each of that user's tabs receives). */
+  subscribePush(userId: string, listener: PushListener): () => void
+  /** The user a request's headers name (`Authorization: Bearer <user>` or the cookie). */
+  authenticate(headers: Headers): PreviewChatUser | undefined
+  readonly mainId: string
+  readonly store: PreviewChatStore
+  readonly basePath: string
+  readonly inspect: PreviewChatInspection
+  /**
+   * Ends this main: its running turns stop at their next pause and are recorded as `interrupted`,
+   * its push streams close. For tests and shutdown.
+   */
+  close(): Promise<void>
+}
+
+/** Creates one main of the reference backend: the preview-chat contract, in memory. */
+export function createPreviewChatBackend(
+  options: PreviewChatBackendOptions = {},
+): PreviewChatBackend {
+  const store = options.store ?? createPreviewChatStore()
+  const relay = options.relay ?? store.relay
+  const users = options.users ?? builtInUsers
+  const basePath = (options.basePath ?? '/rest').replace(/\/+$/, '')
+  const mainId = options.mainId ?? `main-${crypto.randomUUID().slice(0, 8)}`
+  const now = options.now ?? Date.now
+  const pingMs = options.pingMs ?? 30_000
+  const running = new Map<string, RunningExecution>()
+  const pushStreams = new Set<() => void>()
+  const requests: RequestLogEntry[] = []
+  const recordings: RecordingLogEntry[] = []
+
+  const settings: ExecutionSettings = {
+    store,
+    mainId,
+    agent: options.agent ?? scriptedAgent,
+    sleep: options.sleep ?? timerSleep,
+    deltaMs: options.deltaMs ?? 40,
+    snapshotMs: options.snapshotMs ?? 250,
+    delegationCharLimit: options.delegationCharLimit ?? 4000,
+    pingMs,
+    now,
+    newId: () => crypto.randomUUID(),
+    onRecorded: (executionId, status) => recordings.push({ executionId, status }),
+  }
+
+  // The local half of Stop; the relay calls it for Stops that reached another main.
+  const cancelLocal = (executionId: string): boolean => {
+    const execution = running.get(executionId)
+    if (!execution || execution.controller.signal.aborted) return false
+    execution.controller.abort('stop')
+    return true
+  }
+  const unregisterRelay = relay.register(mainId, cancelLocal)
+
+  const begin = (start: StartExecution) =>
+    startExecution(
+      settings,
+      start,
+      (execution) => running.set(execution.id, execution),
+      (id) => running.delete(id),
+    ).stream
+
+  const requireUser = (request: Request, scope: Scope): PreviewChatUser => {
+    const user = authenticate(request.headers, users)
+    if (!user) {
+      throw new RestError(
+        'unauthorized',
+        'No known user. This development server knows alice, bob and carol.',
+        'Send "Authorization: Bearer alice" or the cookie "preview-chat-user=alice".',
+      )
+    }
+    if (!hasScope(user, scope)) {
+      throw new RestError('forbidden', `The user "${user.id}" lacks the scope ${scope}.`)
+    }
+    return user
+  }
+
+  // "Other users cannot read or cancel a private preview turn": not yours reads as not found.
+  const ownedThread = (
+    threadId: string,
+    route: { projectId: string; agentId: string },
+    user: PreviewChatUser,
+  ): ThreadRecord => {
+    const thread = store.threads.get(threadId)
+    if (
+      !thread ||
+      thread.ownerId !== user.id ||
+      thread.projectId !== route.projectId ||
+      thread.agentId !== route.agentId
+    ) {
+      throw new RestError(
+        'not_found',
+        `No conversation "${threadId}" for this user and agent.`,
+        'Start a new conversation with newSession: true.',
+      )
+    }
+    return thread
+  }
+
+  const inBandError = (message: string, errorCode: string): Response => {
+    const stream = createSseStream({ pingMs })
+    stream.send({ type: 'error', message, errorCode })
+    stream.close()
+    return sseResponse(stream)
+  }
+
+  const turnAlreadyRunning = () =>
+    inBandError('A turn is already running in this conversation.', 'turn_already_running')
+
+  // "Closing before execution-started abandons the request": nothing is recorded.
+  const abandoned = () => new Response(null, { status: 499 })
+
+  const chat = async (
+    request: Request,
+    route: Extract<Route, { name: 'chat' }>,
+  ): Promise<Response> => {
+    const user = requireUser(request, 'agent:execute')
+    const parsed = parseChatRequest(await readJsonBody(request))
+    if (!parsed.success) throw new RestError('bad_request', parsed.error.message)
+    const body = parsed.value
+    if (request.signal.aborted) return abandoned()
+    const threadId = body.sessionId ?? crypto.randomUUID()
+    let thread = store.threads.get(threadId)
+    if (thread) {
+      thread = ownedThread(threadId, route, user)
+      // "New-message submission stays blocked while a turn runs."
+      if (thread.activeExecutionId !== null) return turnAlreadyRunning()
+    } else if (body.sessionId !== undefined && body.newSession !== true) {
+      return inBandError('Session not found', 'session_not_found')
+    } else {
+      thread = {
+        id: threadId,
+        projectId: route.projectId,
+        agentId: route.agentId,
+        ownerId: user.id,
+        createdAt: new Date(now()).toISOString(),
+        messages: [],
+        openSuspensions: [],
+        activeExecutionId: null,
+      }
+      store.threads.set(threadId, thread)
+    }
+    const stream = begin({
+      thread,
+      kind: 'message',
+      input: { kind: 'message', message: body.message },
+      userText: body.message,
+    })
+    return sseResponse(stream)
+  }
+
+  const resume = async (
+    request: Request,
+    route: Extract<Route, { name: 'resume' }>,
+  ): Promise<Response> => {
+    const user = requireUser(request, 'agent:execute')
+    const parsed = parseResumeRequest(await readJsonBody(request))
+    if (!parsed.success) throw new RestError('bad_request', parsed.error.message)
+    const body = parsed.value
+    const run = store.runs.get(body.runId)
+    if (!run || run.ownerId !== user.id || run.payload.toolCallId !== body.toolCallId) {
+      throw new RestError(
+        'not_found',
+        `No suspended tool call "${body.toolCallId}" in run "${body.runId}".`,
+      )
+    }
+    const thread = ownedThread(run.threadId, route, user)
+    if (run.state !== 'open') {
+      throw new RestError(
+        'conflict',
+        `The run "${run.runId}" was already ${run.state}.`,
+        'Read the conversation again to see its current state.',
+      )
+    }
+    if (thread.activeExecutionId !== null) return turnAlreadyRunning()
+    if (request.signal.aborted) return abandoned()
+    run.state = 'resumed'
+    closeSuspension(thread, run.runId)
+    const stream = begin({
+      thread,
+      kind: 'resume',
+      input: { kind: 'resume', payload: run.payload, resumeData: body.resumeData },
+      resumes: run.payload,
+    })
+    return sseResponse(stream)
+  }
+
+  const messages = (request: Request, route: Extract<Route, { name: 'messages' }>): Response => {
+    const user = requireUser(request, 'agent:read')
+    return dataResponse(snapshotOf(ownedThread(route.threadId, route, user)))
+  }
+
+  const stop = async (
+    request: Request,
+    route: Extract<Route, { name: 'stop' }>,
+  ): Promise<Response> => {
+    const user = requireUser(request, 'agent:execute')
+    const thread = ownedThread(route.threadId, route, user)
+    const execution = store.executions.get(route.executionId)
+    if (!execution || execution.threadId !== thread.id) {
+      throw new RestError('not_found', `No execution "${route.executionId}" in this conversation.`)
+    }
+    // "A late request cannot cancel a later execution": only the named execution is considered.
+    let cancelRequested = false
+    if (execution.status === 'running') {
+      cancelRequested =
+        execution.mainId === mainId
+          ? cancelLocal(execution.id)
+          : await relay.cancel(execution.mainId, execution.id)
+    }
+    const answer: StopAnswer = { cancelRequested }
+    return dataResponse(answer)
+  }
+
+  // "Suspended turns use the existing checkpoint cancellation path."
+  const cancelRun = (request: Request, route: Extract<Route, { name: 'cancelRun' }>): Response => {
+    const user = requireUser(request, 'agent:execute')
+    const run = store.runs.get(route.runId)
+    if (!run || run.ownerId !== user.id) {
+      throw new RestError('not_found', `No suspended run "${route.runId}".`)
+    }
+    const thread = ownedThread(run.threadId, route, user)
+    let cancelled = false
+    if (run.state === 'open') {
+      run.state = 'cancelled'
+      closeSuspension(thread, run.runId, 'The suspended run was cancelled.')
+      store.push.publish(thread.ownerId, {
+        type: 'agentExecutionUpdated',
+        data: {
+          projectId: thread.projectId,
+          agentId: thread.agentId,
+          threadId: thread.id,
+          executionId: run.executionId,
+        },
+      })
+      cancelled = true
+    }
+    const answer: RunCancelAnswer = { cancelled }
+    return dataResponse(answer)
+  }
+
+  // The push channel as SSE (the Node host also serves it as a WebSocket).
+  const push = (request: Request): Response => {
+    const user = requireUser(request, 'agent:read')
+    if (!(request.headers.get('accept') ?? '').includes('text/event-stream')) {
+      throw new RestError(
+        'bad_request',
+        'The push channel is a WebSocket, or SSE when asked with Accept: text/event-stream.',
+      )
+    }
+    let unsubscribe = () => {}
+    const end = () => {
+      unsubscribe()
+      pushStreams.delete(end)
+      stream.close()
+    }
+    const stream = createSseStream({ pingMs, onCancel: end })
+    unsubscribe = store.push.subscribe(user.id, (message: PushMessage) => stream.send(message))
+    pushStreams.add(end)
+    request.signal.addEventListener('abort', end, { once: true })
+    return sseResponse(stream)
+  }
+
+  const route = async (request: Request, matched: Route): Promise<Response> => {
+    switch (matched.name) {
+      case 'chat':
+        return chat(request, matched)
+      case 'resume':
+        return resume(request, matched)
+      case 'messages':
+        return messages(request, matched)
+      case 'stop':
+        return stop(request, matched)
+      case 'cancelRun':
+        return cancelRun(request, matched)
+      case 'push':
+        return push(request)
+    }
+  }
+
+  const handle = async (
+    request: Request,
+  ): Promise<{ response: Response; route: RouteName | 'unknown' }> => {
+    const url = new URL(request.url)
+    const path = url.pathname.startsWith(`${basePath}/`)
+      ? url.pathname.slice(basePath.length)
+      : undefined
+    const matched = path === undefined ? undefined : matchRoute(path)
+    if (!matched) {
+      return {
+        route: 'unknown',
+        response: errorResponse(
+          new RestError(
+            'not_found',
+            `No route ${request.method} ${url.pathname}.`,
+            `The API lives under ${basePath}/projects/:projectId/agents/v2/:agentId/chat.`,
+          ),
+        ),
+      }
+    }
+    const method = routeMethods[matched.name]
+    if (request.method !== method) {
+      return {
+        route: matched.name,
+        response: errorResponse(
+          new RestError(
+            'method_not_allowed',
+            `${url.pathname} answers ${method}, not ${request.method}.`,
+          ),
+          { Allow: method },
+        ),
+      }
+    }
+    try {
+      return { route: matched.name, response: await route(request, matched) }
+    } catch (error) {
+      if (error instanceof RestError) return { route: matched.name, response: errorResponse(error) }
+      if (request.signal.aborted) return { route: matched.name, response: abandoned() }
+      return {
+        route: matched.name,
+        response: errorResponse(
+          new RestError('server_error', 'The reference server failed on this request; try again.'),
+        ),
+      }
+    }
+  }
+
+  return {
+    async fetch(request) {
+      const { response, route: name } = await handle(request)
+      requests.push({
+        method: request.method,
+        path: new URL(request.url).pathname,
+        route: name,
+        userId: authenticate(request.headers, users)?.id,
+        status: response.status,
+      })
+      return response
+    },
+    subscribePush: (userId, listener) => store.push.subscribe(userId, listener),
+    authenticate: (headers) => authenticate(headers, users),
+    mainId,
+    store,
+    basePath,
+    inspect: {
+      threads: () => structuredClone([...store.threads.values()]),
+      history: (threadId) => {
+        const thread = store.threads.get(threadId)
+        return thread && snapshotOf(thread)
+      },
+      executions: () => structuredClone([...store.executions.values()]),
+      running: () => [...running.keys()],
+      recordings,
+      requests,
+      countRequests: ({ route: name, method }) =>
+        requests.filter(
+          (entry) =>
+            (name === undefined || entry.route === name) &&
+            (method === undefined || entry.method === method),
+        ).length,
+    },
+    async close() {
+      unregisterRelay()
+      const finishing = [...running.values()].map((execution) => {
+        execution.controller.abort('close')
+        return execution.finished
+      })
+      for (const end of [...pushStreams]) end()
+      await Promise.all(finishing)
+    },
+  }
+}
+
+/** A suspension that was resumed or cancelled is no longer open, nor waiting in its part. */
+function closeSuspension(thread: ThreadRecord, runId: string, rejection?: string): void {
+  const suspension = thread.openSuspensions.find((open) => open.runId === runId)
+  thread.openSuspensions = thread.openSuspensions.filter((open) => open.runId !== runId)
+  if (!suspension) return
+  for (const message of thread.messages) {
+    for (const part of message.content) {
+      if (part.type !== 'tool-call' || part.toolCallId !== suspension.toolCallId) continue
+      delete part.suspendPayload
+      if (rejection !== undefined) {
+        part.state = 'rejected'
+        part.error = rejection
+      }
+    }
+  }
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+/**
+ * `pnpm server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250] [--mains 1]`
+ *
+ * Serves the reference backend for development. Users are named by `Authorization: Bearer <user>`
+ * or the cookie `preview-chat-user=<user>` (alice, bob, carol): no real authentication.
+ */
+import { parseArgs } from 'node:util'
+import { createPreviewChatBackend } from './backend'
+import { startPreviewChatServer, type PreviewChatServer } from './node/host'
+import { createPreviewChatStore } from './store'
+
+const usage = `Usage: pnpm server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250] [--mains 1]`
+
+function numberOption(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback
+  const parsed = Number(value)
+  if (!Number.isInteger(parsed) || parsed < 0) {
+    console.error(`--${name} must be a whole number, not "${value}".\n${usage}`)
+    process.exit(2)
+  }
+  return parsed
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'delta-ms': { type: 'string' },
+      'snapshot-ms': { type: 'string' },
+      mains: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  })
+  if (values.help) {
+    console.log(usage)
+    return
+  }
+  const port = numberOption(values.port, 'port', 4317)
+  const host = values.host ?? '127.0.0.1'
+  const deltaMs = numberOption(values['delta-ms'], 'delta-ms', 40)
+  const snapshotMs = numberOption(values['snapshot-ms'], 'snapshot-ms', 250)
+  const mains = Math.max(1, numberOption(values.mains, 'mains', 1))
+
+  // Several mains share one store and relay Stops to each other, on consecutive ports.
+  const store = createPreviewChatStore()
+  const servers: PreviewChatServer[] = []
+  for (let index = 0; index < mains; index++) {
+    const backend = createPreviewChatBackend({
+      store,
+      deltaMs,
+      snapshotMs,
+      mainId: `main-${index + 1}`,
+    })
+    const server = await startPreviewChatServer({
+      backend,
+      host,
+      port: port === 0 ? 0 : port + index,
+      onError: (error) => console.error(error),
+    })
+    servers.push(server)
+    console.log(`listening on ${server.url}`)
+  }
+
+  let closing = false
+  const shutdown = () => {
+    if (closing) return
+    closing = true
+    Promise.all(
+      servers.map(async (server) => {
+        await server.close()
+        await server.backend.close()
+      }),
+    )
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        console.error(error)
+        process.exit(1)
+      })
+  }
+  process.on('SIGINT', shutdown)
+  process.on('SIGTERM', shutdown)
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error)
+  process.exit(1)
+})

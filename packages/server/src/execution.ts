@@ -1,0 +1,241 @@
+import type { Message, PushMessage, SuspendedPayload, TurnEvent } from '@preview-chat/core'
+import type { AgentInput, AgentOutcome, PreviewChatAgent } from './agent'
+import type { Sleep } from './sleep'
+import { createSseStream, type SseStream } from './sse'
+import type { ExecutionRecord, PreviewChatStore, ThreadRecord } from './store'
+import { createTranscript } from './transcript'
+
+/** Why an execution's abort signal fired. */
+export type AbortReason = 'stop' | 'close'
+
+export interface ExecutionSettings {
+  store: PreviewChatStore
+  mainId: string
+  agent: PreviewChatAgent
+  sleep: Sleep
+  deltaMs: number
+  snapshotMs: number
+  delegationCharLimit: number
+  pingMs: number
+  now: () => number
+  newId: () => string
+  /** Called after each recorded snapshot (for the inspection log). */
+  onRecorded: (executionId: string, status: ExecutionRecord['status']) => void
+}
+
+export interface StartExecution {
+  thread: ThreadRecord
+  kind: ExecutionRecord['kind']
+  input: AgentInput
+  /** A message turn records the person's text as `${executionId}:user`. */
+  userText?: string
+  /** A resume completes the tool call that suspended in an earlier execution. */
+  resumes?: SuspendedPayload
+}
+
+/** A running execution, as its main holds it. */
+export interface RunningExecution {
+  id: string
+  /** The cancellation handle: aborting it stops the agent at its next pause. */
+  controller: AbortController
+  /** Settles once the end is recorded. */
+  finished: Promise<void>
+  stream: SseStream
+}
+
+/**
+ * Records a new execution, registers its cancellation handle, records the first snapshot and only
+ * then writes `execution-started` ("The server records the execution and registers its
+ * cancellation handle before it sends `execution-started`"). The agent then runs on its own: the
+ * turn does not depend on anyone reading `stream` ("An accepted preview turn continues when its
+ * browser connection closes").
+ */
+export function startExecution(
+  settings: ExecutionSettings,
+  start: StartExecution,
+  register: (running: RunningExecution) => void,
+  unregister: (executionId: string) => void,
+): RunningExecution {
+  const { store, now } = settings
+  const { thread } = start
+  const executionId = settings.newId()
+  const createdAt = new Date(now()).toISOString()
+  const execution: ExecutionRecord = {
+    id: executionId,
+    threadId: thread.id,
+    projectId: thread.projectId,
+    agentId: thread.agentId,
+    ownerId: thread.ownerId,
+    mainId: settings.mainId,
+    kind: start.kind,
+    status: 'running',
+    startedAt: createdAt,
+  }
+  store.executions.set(executionId, execution)
+
+  const turnMessages: Message[] = []
+  if (start.userText !== undefined) {
+    turnMessages.push({
+      id: `${executionId}:user`,
+      role: 'user',
+      content: [{ type: 'text', text: start.userText }],
+      executionId,
+      executionStatus: 'running',
+      createdAt,
+    })
+  }
+  const assistant: Message = {
+    id: `${executionId}:assistant`,
+    role: 'assistant',
+    content: [],
+    executionId,
+    executionStatus: 'running',
+    createdAt,
+  }
+  turnMessages.push(assistant)
+  thread.messages.push(...turnMessages)
+  thread.activeExecutionId = executionId
+
+  const controller = new AbortController()
+  const stream = createSseStream({ pingMs: settings.pingMs })
+  const transcript = createTranscript({
+    delegationCharLimit: settings.delegationCharLimit,
+    now,
+  })
+  if (start.resumes) {
+    const { toolCallId, toolName, input } = start.resumes
+    transcript.seedToolCall(toolCallId, toolName, input)
+  }
+
+  const push: PushMessage = {
+    type: 'agentExecutionUpdated',
+    data: {
+      projectId: thread.projectId,
+      agentId: thread.agentId,
+      threadId: thread.id,
+      executionId,
+    },
+  }
+  // One recording: the latest retained timeline replaces the assistant message's parts, and every
+  // tab of the owner hears of it ("It follows later agentExecutionUpdated notifications").
+  const record = () => {
+    assistant.content = transcript.parts()
+    transcript.markRecorded()
+    settings.onRecorded(executionId, execution.status)
+    store.push.publish(thread.ownerId, structuredClone(push))
+  }
+
+  const emit = (event: TurnEvent) => {
+    controller.signal.throwIfAborted()
+    transcript.apply(event)
+    stream.send(event)
+  }
+
+  let resolveFinished = () => {}
+  const running: RunningExecution = {
+    id: executionId,
+    controller,
+    stream,
+    finished: new Promise<void>((resolve) => {
+      resolveFinished = resolve
+    }),
+  }
+  register(running)
+  record()
+  stream.send({ type: 'execution-started', executionId, sessionId: thread.id })
+
+  const finish = (outcome: AgentOutcome | { kind: AbortReason }) => {
+    const endTime = now()
+    let terminal: TurnEvent
+    switch (outcome.kind) {
+      case 'done':
+        execution.status = 'success'
+        terminal = { type: 'done', sessionId: thread.id, executionId }
+        break
+      case 'suspended': {
+        // "a turn that suspends ends as success", its tool call waiting with `suspendPayload`.
+        execution.status = 'success'
+        const { payload } = outcome
+        terminal = { type: 'tool-call-suspended', payload }
+        transcript.apply(terminal)
+        store.runs.set(payload.runId, {
+          runId: payload.runId,
+          threadId: thread.id,
+          executionId,
+          ownerId: thread.ownerId,
+          payload,
+          state: 'open',
+        })
+        thread.openSuspensions.push({
+          toolCallId: payload.toolCallId,
+          runId: payload.runId,
+          suspendPayload: payload,
+        })
+        break
+      }
+      case 'error':
+        execution.status = 'error'
+        execution.error = outcome.message
+        terminal = { type: 'error', message: outcome.message, errorCode: outcome.errorCode }
+        break
+      case 'stop':
+      case 'close': {
+        execution.status = outcome.kind === 'stop' ? 'cancelled' : 'interrupted'
+        for (const part of transcript.rejectOpenToolCalls('Cancelled', endTime)) {
+          stream.send({
+            type: 'tool-result',
+            toolCallId: part.toolCallId,
+            toolName: part.toolName,
+            output: null,
+            canceled: true,
+          })
+        }
+        // The live stream ends normally: "Recorded state determines completion".
+        terminal = { type: 'done', sessionId: thread.id, executionId }
+        break
+      }
+    }
+    execution.endedAt = new Date(endTime).toISOString()
+    for (const message of turnMessages) {
+      message.executionStatus = execution.status
+      if (execution.error !== undefined) message.executionError = execution.error
+    }
+    if (thread.activeExecutionId === executionId) thread.activeExecutionId = null
+    unregister(executionId)
+    record()
+    stream.send(terminal)
+    stream.close()
+  }
+
+  const run = async () => {
+    // "Snapshots are recorded in batches": a timer records what changed since the last one.
+    const timer = setInterval(() => {
+      if (transcript.dirty) record()
+    }, settings.snapshotMs)
+    let outcome: AgentOutcome | { kind: AbortReason }
+    try {
+      outcome = await settings.agent(start.input, {
+        emit,
+        pause: () => settings.sleep(settings.deltaMs, controller.signal),
+        id: (prefix) => `${prefix}-${settings.newId()}`,
+        now,
+      })
+      controller.signal.throwIfAborted()
+    } catch (error) {
+      outcome = controller.signal.aborted
+        ? { kind: controller.signal.reason === 'close' ? 'close' : 'stop' }
+        : {
+            kind: 'error',
+            message: `The agent crashed: ${error instanceof Error ? error.message : String(error)}`,
+            errorCode: 'agent_crashed',
+          }
+    } finally {
+      clearInterval(timer)
+    }
+    finish(outcome)
+  }
+  run()
+    .catch(() => undefined)
+    .finally(resolveFinished)
+  return running
+}

@@ -1,0 +1,109 @@
+import type { RestErrorBody } from '@preview-chat/core'
+
+/** REST error codes of the reference server, sent as `code` next to the HTTP status. */
+export type RestErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'server_error'
+
+const statusOf: Record<RestErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  server_error: 500,
+}
+
+/** Thrown inside a handler to answer with a REST error; `backend.ts` turns it into a response. */
+export class RestError extends Error {
+  readonly code: RestErrorCode
+  readonly status: number
+  readonly hint: string | undefined
+
+  constructor(code: RestErrorCode, message: string, hint?: string) {
+    super(message)
+    this.name = 'RestError'
+    this.code = code
+    this.status = statusOf[code]
+    this.hint = hint
+  }
+}
+
+const jsonHeaders = { 'Content-Type': 'application/json; charset=UTF-8' }
+
+/** Successful REST answers are wrapped `{ data }` (wire contract, "JSON envelope"). */
+export function dataResponse(data: unknown, status = 200): Response {
+  return new Response(JSON.stringify({ data }), { status, headers: jsonHeaders })
+}
+
+/** Errors are `{ code, message, hint? }` with the HTTP status (wire contract, "JSON envelope"). */
+export function errorResponse(error: RestError, headers: Record<string, string> = {}): Response {
+  const body: RestErrorBody = {
+    code: error.code,
+    message: error.message,
+    ...(error.hint !== undefined && { hint: error.hint }),
+  }
+  return new Response(JSON.stringify(body), {
+    status: error.status,
+    headers: { ...jsonHeaders, ...headers },
+  })
+}
+
+/** 1 MiB: a chat message is text, anything larger is refused with 413 before it is parsed. */
+export const maxBodyBytes = 1024 * 1024
+
+/**
+ * Reads a JSON body of at most `limit` bytes. Counts while reading, so a body that lies about
+ * (or omits) its Content-Length is still cut at the limit.
+ */
+export async function readJsonBody(request: Request, limit = maxBodyBytes): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN)
+  if (declared > limit) throw tooLarge(limit)
+  if (!request.body)
+    throw new RestError('bad_request', 'The request has no body; send a JSON object.')
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined)
+      throw tooLarge(limit)
+    }
+    chunks.push(value)
+  }
+  const bytes = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  const text = new TextDecoder().decode(bytes)
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw new RestError(
+      'bad_request',
+      'The request body is not valid JSON.',
+      'Send a JSON object with Content-Type: application/json.',
+    )
+  }
+}
+
+function tooLarge(limit: number): RestError {
+  return new RestError(
+    'payload_too_large',
+    `The request body is larger than ${limit} bytes.`,
+    'Send a shorter message.',
+  )
+}

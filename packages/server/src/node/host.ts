@@ -1,0 +1,77 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import {
+  createPreviewChatBackend,
+  type PreviewChatBackend,
+  type PreviewChatBackendOptions,
+} from '../backend'
+import { attachWebSocketPush } from './push'
+import { toFetchRequest, writeFetchResponse } from './request'
+
+export interface StartPreviewChatServerOptions extends PreviewChatBackendOptions {
+  /** 4317 by default; 0 picks a free port. */
+  port?: number
+  /** 127.0.0.1 by default. */
+  host?: string
+  /** Serve this backend (e.g. one of several mains sharing a store); one is created otherwise. */
+  backend?: PreviewChatBackend
+  /** Faults of the host itself (never of a client leaving); ignored by default. */
+  onError?: (error: unknown) => void
+}
+
+export interface PreviewChatServer {
+  /** e.g. `http://127.0.0.1:4317`. */
+  url: string
+  port: number
+  backend: PreviewChatBackend
+  /** Stops listening, drops every connection, and closes the backend if the host created it. */
+  close(): Promise<void>
+}
+
+/** Serves the backend over HTTP (REST, SSE turn streams, SSE push) and WebSocket (push). */
+export async function startPreviewChatServer(
+  options: StartPreviewChatServerOptions = {},
+): Promise<PreviewChatServer> {
+  const { port = 4317, host = '127.0.0.1', onError = () => undefined } = options
+  const ownsBackend = options.backend === undefined
+  const backend = options.backend ?? createPreviewChatBackend(options)
+  let origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    res.on('error', () => undefined)
+    const request = toFetchRequest(req, res, origin)
+    backend
+      .fetch(request)
+      .then((response) => writeFetchResponse(response, res))
+      .catch((error: unknown) => {
+        onError(error)
+        if (!res.headersSent) res.statusCode = 500
+        res.destroy()
+      })
+  })
+  server.on('clientError', (_error, socket) => socket.destroy())
+  const detachPush = attachWebSocketPush(server, backend)
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const actualPort = (server.address() as AddressInfo).port
+  origin = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`
+
+  return {
+    url: origin,
+    port: actualPort,
+    backend,
+    async close() {
+      detachPush()
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeAllConnections()
+      if (ownsBackend) await backend.close()
+      await closed
+    },
+  }
+}

@@ -1,0 +1,5 @@
+/** The Node host of the reference backend: HTTP, SSE and WebSocket push. */
+export { startPreviewChatServer } from './host'
+export type { PreviewChatServer, StartPreviewChatServerOptions } from './host'
+export { attachWebSocketPush } from './push'
+export { toFetchRequest, writeFetchResponse } from './request'

@@ -1,0 +1,39 @@
+import type { PushMessage } from '@preview-chat/core'
+
+export type PushListener = (message: PushMessage) => void
+
+/** Fans a user's push messages out to each of the user's connections (every tab). */
+export interface PushHub {
+  subscribe(userId: string, listener: PushListener): () => void
+  publish(userId: string, message: PushMessage): void
+  /** How many connections the user has open (for tests). */
+  count(userId: string): number
+}
+
+export function createPushHub(): PushHub {
+  const listeners = new Map<string, Set<PushListener>>()
+  return {
+    subscribe(userId, listener) {
+      let set = listeners.get(userId)
+      if (!set) listeners.set(userId, (set = new Set()))
+      set.add(listener)
+      return () => {
+        set.delete(listener)
+        if (set.size === 0 && listeners.get(userId) === set) listeners.delete(userId)
+      }
+    },
+    publish(userId, message) {
+      // "Other users' executions are never announced to a user": only the owner's set is reached.
+      for (const listener of [...(listeners.get(userId) ?? [])]) {
+        try {
+          listener(message)
+        } catch {
+          // One broken connection must not keep the message from the user's other tabs.
+        }
+      }
+    },
+    count(userId) {
+      return listeners.get(userId)?.size ?? 0
+    },
+  }
+}

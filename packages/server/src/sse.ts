@@ -1,0 +1,97 @@
+/**
+ * One server-sent-events response body, framed per the wire contract ("The turn stream"): the
+ * comment `:ok` first, `:ping` every 30 s while idle, one `data: <JSON>` block per event.
+ *
+ * Writing never throws: once the client has gone (the body was cancelled) or the stream was
+ * closed, writes are dropped, because a turn runs on whether anyone listens or not.
+ */
+export interface SseStream {
+  readonly body: ReadableStream<Uint8Array>
+  /** Whether the reader cancelled the body (the client left). */
+  readonly cancelled: boolean
+  send(data: unknown): void
+  close(): void
+}
+
+export const sseHeaders: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/event-stream; charset=UTF-8',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+}
+
+export interface SseStreamOptions {
+  /** Idle time before a `:ping` comment; 30 s by default. */
+  pingMs?: number
+  /** Called once when the reader cancels the body. */
+  onCancel?: () => void
+}
+
+export function createSseStream(options: SseStreamOptions = {}): SseStream {
+  const pingMs = options.pingMs ?? 30_000
+  const encoder = new TextEncoder()
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined
+  let open = true
+  let cancelled = false
+  let pingTimer: ReturnType<typeof setTimeout> | undefined
+
+  const stopPing = () => {
+    if (pingTimer !== undefined) clearTimeout(pingTimer)
+    pingTimer = undefined
+  }
+  const schedulePing = () => {
+    stopPing()
+    if (!open || pingMs <= 0) return
+    pingTimer = setTimeout(() => {
+      write(':ping\n\n')
+    }, pingMs)
+  }
+  const write = (text: string) => {
+    if (!open || !controller) return
+    try {
+      controller.enqueue(encoder.encode(text))
+    } catch {
+      // The body was cancelled or errored underneath us: the client is gone.
+      open = false
+      stopPing()
+      return
+    }
+    schedulePing()
+  }
+
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c
+      write(':ok\n\n')
+    },
+    cancel() {
+      open = false
+      cancelled = true
+      stopPing()
+      options.onCancel?.()
+    },
+  })
+
+  return {
+    body,
+    get cancelled() {
+      return cancelled
+    },
+    send(data) {
+      write(`data: ${JSON.stringify(data)}\n\n`)
+    },
+    close() {
+      if (!open) return
+      open = false
+      stopPing()
+      try {
+        controller?.close()
+      } catch {
+        // Already closed or cancelled.
+      }
+    },
+  }
+}
+
+export function sseResponse(stream: SseStream): Response {
+  return new Response(stream.body, { status: 200, headers: sseHeaders })
+}

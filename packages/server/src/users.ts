@@ -1,0 +1,51 @@
+/**
+ * Development-only users. The reference server has no sign-in: the caller names itself with
+ * `Authorization: Bearer <user>` or the cookie `preview-chat-user=<user>`. Never deploy this.
+ */
+
+export type Scope = 'agent:read' | 'agent:execute'
+
+export interface PreviewChatUser {
+  id: string
+  scopes: readonly Scope[]
+}
+
+/** alice and bob may read and execute; carol may only read. */
+export const builtInUsers: Readonly<Record<string, PreviewChatUser>> = {
+  alice: { id: 'alice', scopes: ['agent:read', 'agent:execute'] },
+  bob: { id: 'bob', scopes: ['agent:read', 'agent:execute'] },
+  carol: { id: 'carol', scopes: ['agent:read'] },
+}
+
+export const userCookieName = 'preview-chat-user'
+
+/** The user name the request claims, from the bearer header first, then the cookie. */
+export function claimedUserName(headers: Headers): string | undefined {
+  const authorization = headers.get('authorization')
+  const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1]
+  if (bearer) return bearer
+  const cookie = headers.get('cookie')
+  if (!cookie) return undefined
+  for (const pair of cookie.split(';')) {
+    const [name, ...rest] = pair.trim().split('=')
+    if (name === userCookieName) {
+      const value = decodeURIComponent(rest.join('=').trim())
+      return value || undefined
+    }
+  }
+  return undefined
+}
+
+/** The known user the headers name; an unknown name counts as no user (401). */
+export function authenticate(
+  headers: Headers,
+  users: Readonly<Record<string, PreviewChatUser>>,
+): PreviewChatUser | undefined {
+  const name = claimedUserName(headers)
+  if (name === undefined || !Object.prototype.hasOwnProperty.call(users, name)) return undefined
+  return users[name]
+}
+
+export function hasScope(user: PreviewChatUser, scope: Scope): boolean {
+  return user.scopes.includes(scope)
+}
