@@ -79,6 +79,8 @@ export interface PreviewChatInspection {
   executions(): ExecutionRecord[]
   /** The ids of the executions this main runs now. */
   running(): string[]
+  /** Whether a running execution of this main still has a client reading its live stream. */
+  hasListener(executionId: string): boolean
   /** The snapshots this main recorded, in order. */
   readonly recordings: readonly RecordingLogEntry[]
   /** The requests this main handled, in order. */
@@ -441,6 +443,7 @@ export function createPreviewChatBackend(
       },
       executions: () => structuredClone([...store.executions.values()]),
       running: () => [...running.keys()],
+      hasListener: (executionId) => running.get(executionId)?.stream.cancelled === false,
       recordings,
       requests,
       countRequests: ({ route: name, method }) =>

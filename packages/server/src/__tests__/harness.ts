@@ -1,0 +1,261 @@
+import { connect } from 'node:net'
+import {
+  parseHistorySnapshot,
+  parsePushMessage,
+  parseTurnEvent,
+  type HistorySnapshot,
+  type PushMessage,
+  type TurnEvent,
+} from '@preview-chat/core'
+import { WebSocket } from 'ws'
+import {
+  startPreviewChatServer,
+  type PreviewChatServer,
+  type StartPreviewChatServerOptions,
+} from '../node/host'
+import type { Sleep } from '../sleep'
+
+/** Test harness: a real Node host on port 0, and clients that speak the wire contract. */
+
+export const chatPath = '/rest/projects/p1/agents/v2/a1/chat'
+
+export const hosts: PreviewChatServer[] = []
+
+export async function startHost(
+  options: StartPreviewChatServerOptions = {},
+): Promise<PreviewChatServer> {
+  const server = await startPreviewChatServer({
+    port: 0,
+    host: '127.0.0.1',
+    deltaMs: 0,
+    snapshotMs: 5,
+    ...options,
+  })
+  hosts.push(server)
+  return server
+}
+
+export async function closeHosts(): Promise<void> {
+  await Promise.all(hosts.splice(0).map((host) => host.close()))
+}
+
+/** Polls `check` until it holds; fails after `timeoutMs` (a bound, not a timing assertion). */
+export async function waitFor<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 5000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value !== undefined && value !== false) return value
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 2))
+  }
+}
+
+/**
+ * A `Sleep` the test drives: while closed, every pause of the agent waits for `step()` or
+ * `open()`; once open, pauses only yield to the event loop.
+ */
+export function createGate() {
+  const waiting: { resolve: () => void }[] = []
+  let isOpen = false
+  const sleep: Sleep = (_ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason as Error)
+      if (isOpen) return setImmediate(resolve)
+      const entry = {
+        resolve: () => {
+          signal.removeEventListener('abort', onAbort)
+          resolve()
+        },
+      }
+      const onAbort = () => {
+        waiting.splice(waiting.indexOf(entry), 1)
+        reject(signal.reason as Error)
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      waiting.push(entry)
+    })
+  return {
+    sleep,
+    get paused() {
+      return waiting.length
+    },
+    step() {
+      waiting.shift()?.resolve()
+    },
+    open() {
+      isOpen = true
+      for (const entry of waiting.splice(0)) entry.resolve()
+    },
+  }
+}
+
+/** `null`: no user at all. */
+export function authHeaders(user: string | null): Record<string, string> {
+  return user === null ? {} : { Authorization: `Bearer ${user}` }
+}
+
+export function post(
+  server: PreviewChatServer,
+  path: string,
+  body: unknown,
+  user: string | null = 'alice',
+  signal?: AbortSignal,
+): Promise<Response> {
+  return fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...authHeaders(user) },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...(signal && { signal }),
+  })
+}
+
+export function chat(
+  server: PreviewChatServer,
+  body: { message: string; sessionId?: string; newSession?: true },
+  user = 'alice',
+  signal?: AbortSignal,
+) {
+  return post(server, chatPath, body, user, signal)
+}
+
+export function resume(
+  server: PreviewChatServer,
+  body: { runId: string; toolCallId: string; resumeData: unknown },
+  user = 'alice',
+  signal?: AbortSignal,
+) {
+  return post(server, `${chatPath}/resume`, body, user, signal)
+}
+
+export async function readHistory(
+  server: PreviewChatServer,
+  threadId: string,
+  user = 'alice',
+): Promise<HistorySnapshot> {
+  const response = await fetch(`${server.url}${chatPath}/${threadId}/messages`, {
+    headers: authHeaders(user),
+  })
+  if (response.status !== 200) throw new Error(`history read answered ${response.status}`)
+  const parsed = parseHistorySnapshot(await response.json())
+  if (!parsed.success) throw parsed.error
+  return parsed.value
+}
+
+export async function del(server: PreviewChatServer, path: string, user = 'alice') {
+  const response = await fetch(`${server.url}${path}`, {
+    method: 'DELETE',
+    headers: authHeaders(user),
+  })
+  return { status: response.status, body: (await response.json()) as unknown }
+}
+
+export const stopPath = (threadId: string, executionId: string) =>
+  `${chatPath}/${threadId}/executions/${executionId}`
+
+/** Reads a turn stream event by event, validating each one against the core contract. */
+export class TurnReader {
+  readonly events: TurnEvent[] = []
+  readonly comments: string[] = []
+  private readonly reader: ReadableStreamDefaultReader<Uint8Array>
+  private readonly decoder = new TextDecoder()
+  private buffer = ''
+  private pending: TurnEvent[] = []
+  ended = false
+
+  constructor(readonly response: Response) {
+    if (!response.body) throw new Error('turn stream has no body')
+    this.reader = response.body.getReader()
+  }
+
+  async next(): Promise<TurnEvent | undefined> {
+    while (this.pending.length === 0) {
+      if (this.ended) return undefined
+      const { done, value } = await this.reader.read()
+      if (done) {
+        this.ended = true
+        break
+      }
+      this.buffer += this.decoder.decode(value, { stream: true })
+      let boundary = this.buffer.indexOf('\n\n')
+      while (boundary >= 0) {
+        const block = this.buffer.slice(0, boundary)
+        this.buffer = this.buffer.slice(boundary + 2)
+        this.take(block)
+        boundary = this.buffer.indexOf('\n\n')
+      }
+    }
+    const event = this.pending.shift()
+    if (event) this.events.push(event)
+    return event
+  }
+
+  private take(block: string) {
+    const data: string[] = []
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) this.comments.push(line)
+      else if (line.startsWith('data: ')) data.push(line.slice(6))
+      else throw new Error(`unexpected SSE line: ${line}`)
+    }
+    if (data.length === 0) return
+    const parsed = parseTurnEvent(data.join('\n'))
+    if (parsed.kind !== 'event') throw new Error(`invalid turn event: ${data.join('\n')}`)
+    this.pending.push(parsed.event)
+  }
+
+  async until<T extends TurnEvent['type']>(type: T): Promise<Extract<TurnEvent, { type: T }>> {
+    for (;;) {
+      const event = await this.next()
+      if (!event) throw new Error(`stream ended before ${type}`)
+      if (event.type === type) return event as Extract<TurnEvent, { type: T }>
+    }
+  }
+
+  /** Reads to the end of the stream; returns every event read so far. */
+  async rest(): Promise<TurnEvent[]> {
+    while (await this.next());
+    return this.events
+  }
+}
+
+export async function turn(response: Promise<Response>): Promise<TurnReader> {
+  const answer = await response
+  if (answer.status !== 200) throw new Error(`turn answered ${answer.status}`)
+  return new TurnReader(answer)
+}
+
+/** One push connection (one tab) over WebSocket. */
+export async function openPushSocket(server: PreviewChatServer, user: string) {
+  const messages: PushMessage[] = []
+  const socket = new WebSocket(`${server.url.replace('http', 'ws')}/rest/push`, {
+    headers: authHeaders(user),
+  })
+  socket.on('message', (data: Buffer) => {
+    const parsed = parsePushMessage(data.toString('utf8'))
+    if (parsed.kind === 'message') messages.push(parsed.message)
+  })
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve())
+    socket.once('error', reject)
+  })
+  return { socket, messages, close: () => socket.close() }
+}
+
+/**
+ * Sends raw bytes over TCP and closes: a client that disconnects mid-write. Resolves once the
+ * socket is closed.
+ */
+export function sendRawAndClose(server: PreviewChatServer, bytes: string): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = connect(server.port, '127.0.0.1', () => {
+      socket.write(bytes, () => {
+        socket.destroy()
+      })
+    })
+    socket.on('error', () => undefined)
+    socket.on('close', () => resolve())
+  })
+}
