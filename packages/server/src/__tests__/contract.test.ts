@@ -89,6 +89,22 @@ describe('1. a new message creates the thread and starts with execution-started'
     expect(after.activeExecutionId).toBeNull()
     expect(assistantOf(after.messages, executionId)?.executionStatus).toBe('success')
   })
+  it('sends the :ping comment while the turn stream is idle', async () => {
+    const gate = createGate()
+    const server = await startHost({ sleep: gate.sleep, pingMs: 5 })
+    const response = await chat(server, { message: 'idle', sessionId: 't1p', newSession: true })
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+    let text = ''
+    while (!text.includes(':ping\n\n')) {
+      const { value, done } = await reader.read()
+      if (done) break
+      text += new TextDecoder().decode(value)
+    }
+    expect(text.startsWith(':ok\n\n')).toBe(true)
+    expect(text).toContain(':ping\n\n')
+    gate.open()
+    await reader.cancel()
+  })
 })
 
 describe('2. closing the connection after execution-started does not stop the turn', () => {
