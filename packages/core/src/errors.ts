@@ -73,3 +73,22 @@ export class PreviewChatError extends Error {
     return typeof value === 'object' && value !== null && brand in value
   }
 }
+
+/** The error of an in-band `error` event of a turn stream. */
+export function inBandError(event: {
+  message: string
+  errorCode?: string | undefined
+}): PreviewChatError {
+  if (event.errorCode === 'turn_already_running') {
+    return new PreviewChatError(
+      'turn_already_running',
+      `${event.message} Your draft is kept; send it once the running turn ends, or stop that turn.`,
+      { serverCode: event.errorCode },
+    )
+  }
+  return new PreviewChatError(
+    'agent_error',
+    event.message,
+    event.errorCode === undefined ? {} : { serverCode: event.errorCode },
+  )
+}

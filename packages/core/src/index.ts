@@ -1,3 +1,23 @@
 export * from './contract'
+export { createPreviewChatClient, historyQueryKey } from './client'
+export type { PreviewChatClient, PreviewChatClientOptions, SessionOptions } from './client'
+export { backoffDelay, browserResumeSignal, defaultDraftStorage } from './environment'
+export type { DraftStorage, ResumeSignal, Timers } from './environment'
 export { PreviewChatError } from './errors'
 export type { PreviewChatErrorCode, PreviewChatErrorOptions } from './errors'
+export { ssePushSource, websocketPushSource } from './pushSource'
+export type { PushListener, PushSource, ReconnectOptions, WebSocketLike } from './pushSource'
+export { PreviewChatSession } from './session'
+export type { StopResult, SubmitResult } from './session'
+export { reduce, initialEngineState, selectSessionState, selectStatus } from './state'
+export type { EngineAction, EngineState, SessionState, SessionStatus } from './state'
+export { composeTranscript, markTruncated, recordCovers } from './transcript'
+export type { ThreadKey } from './transport'
+export {
+  applyTurnEvent,
+  childTraceChars,
+  DEFAULT_DELEGATION_CHAR_LIMIT,
+  startTurn,
+  turnMessages,
+} from './turn'
+export type { LiveTurn, TurnOptions } from './turn'

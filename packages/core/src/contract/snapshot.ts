@@ -41,13 +41,19 @@ export interface ChildTrace {
   text: string
   reasoningSegments: ReasoningSegment[]
   steps: ChildStep[]
+  /**
+   * Set by the client, never sent by the server: the delegation used up its budget, so what its
+   * child produced after that is not shown, live or recovered.
+   */
+  truncated?: boolean
 }
 
 export interface ToolCallPart {
   type: 'tool-call'
   toolName: string
   toolCallId: string
-  input: unknown
+  /** Absent while the model is still writing the call's input. */
+  input?: unknown
   state?: 'resolved' | 'rejected'
   output?: unknown
   error?: string
@@ -124,7 +130,7 @@ const toolCallPart = v.object({
   type: v.literal('tool-call'),
   toolName: v.string(),
   toolCallId: v.string(),
-  input: v.unknown(),
+  input: v.optional(v.unknown()),
   state: v.optional(v.picklist(['resolved', 'rejected'])),
   output: v.optional(v.unknown()),
   error: v.optional(v.string()),

@@ -1,0 +1,230 @@
+/**
+ * A scripted server for the engine's unit tests: every request waits until the test answers it,
+ * so a test walks a scenario one step at a time and asserts each state on the way. (The property
+ * suite runs the real reference backend instead.)
+ */
+import { vi } from 'vitest'
+import type {
+  HistorySnapshot,
+  Message,
+  MessagePart,
+  PushListener,
+  PushMessage,
+  PushSource,
+  TurnEvent,
+} from '../index'
+import { createPreviewChatClient, type PreviewChatClientOptions } from '../index'
+import type { SessionState } from '../state'
+
+export const key = { projectId: 'p1', agentId: 'a1', threadId: 't1' }
+export const base = `/rest/projects/p1/agents/v2/a1/chat`
+
+interface Pending<T> {
+  resolve(value: T): void
+  reject(error: unknown): void
+}
+
+export interface RecordedRequest {
+  method: string
+  path: string
+  body: unknown
+}
+
+/** A turn stream the test writes to. */
+export class ScriptedStream {
+  private controller!: ReadableStreamDefaultController<Uint8Array>
+  readonly body = new ReadableStream<Uint8Array>({
+    start: (controller) => void (this.controller = controller),
+  })
+  private encoder = new TextEncoder()
+  send(...events: TurnEvent[]) {
+    for (const event of events) this.raw(`data: ${JSON.stringify(event)}\n\n`)
+  }
+  raw(text: string) {
+    this.controller.enqueue(this.encoder.encode(text))
+  }
+  close() {
+    this.controller.close()
+  }
+  fail() {
+    this.controller.error(new TypeError('network error'))
+  }
+}
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+
+export function createScriptedServer() {
+  const requests: RecordedRequest[] = []
+  const reads: Pending<Response>[] = []
+  const stops: Pending<Response>[] = []
+  const posts: Pending<Response>[] = []
+
+  const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const url = new URL(String(input), 'http://test')
+    const method = init?.method ?? 'GET'
+    const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined
+    requests.push({ method, path: url.pathname, body })
+    return new Promise<Response>((resolve, reject) => {
+      const pending = { resolve, reject }
+      const queue = method === 'GET' ? reads : method === 'DELETE' ? stops : posts
+      queue.push(pending)
+      init?.signal?.addEventListener('abort', () =>
+        reject(init.signal?.reason ?? new Error('aborted')),
+      )
+    })
+  })
+
+  const take = <T>(queue: T[], what: string): T => {
+    const next = queue.shift()
+    if (!next)
+      throw new Error(
+        `no ${what} is waiting (requests so far: ${requests.map((r) => `${r.method} ${r.path}`).join(', ')})`,
+      )
+    return next
+  }
+
+  return {
+    fetch,
+    requests,
+    count: (method: string, pathEnd = '') =>
+      requests.filter((r) => r.method === method && r.path.endsWith(pathEnd)).length,
+    pendingReads: () => reads.length,
+    /** Answers the oldest waiting history read. */
+    answerRead(
+      snapshot: HistorySnapshot | { status: number; body?: unknown } | 'network-error' | string,
+    ) {
+      const read = take(reads, 'history read')
+      if (snapshot === 'network-error') read.reject(new TypeError('fetch failed'))
+      else if (typeof snapshot === 'string') read.resolve(new Response(snapshot, { status: 200 }))
+      else if ('status' in snapshot)
+        read.resolve(
+          json(snapshot.status, snapshot.body ?? { code: snapshot.status, message: 'failed' }),
+        )
+      else read.resolve(json(200, { data: snapshot }))
+    },
+    /** Answers the oldest waiting POST with a turn stream the test then writes to. */
+    openStream(): ScriptedStream {
+      const stream = new ScriptedStream()
+      take(posts, 'POST').resolve(
+        new Response(stream.body, {
+          status: 200,
+          headers: { 'content-type': 'text/event-stream' },
+        }),
+      )
+      return stream
+    },
+    failPost(status: number | 'network-error') {
+      const post = take(posts, 'POST')
+      if (status === 'network-error') post.reject(new TypeError('fetch failed'))
+      else post.resolve(json(status, { code: status, message: 'refused' }))
+    },
+    answerStop(body: unknown, status = 200) {
+      take(stops, 'DELETE').resolve(json(status, body))
+    },
+  }
+}
+
+/** A push channel the test drives. */
+export function createScriptedPush() {
+  const listeners = new Set<PushListener>()
+  let subscriptions = 0
+  const source: PushSource = {
+    subscribe(listener) {
+      subscriptions++
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+  }
+  return {
+    source,
+    subscriptions: () => subscriptions,
+    listeners: () => listeners.size,
+    updated(executionId: string, threadId = key.threadId) {
+      const message: PushMessage = {
+        type: 'agentExecutionUpdated',
+        data: { ...key, threadId, executionId },
+      }
+      listeners.forEach((listener) => listener.onMessage(message))
+    },
+    connection(connected: boolean) {
+      listeners.forEach((listener) => listener.onConnectionChange?.(connected))
+    },
+  }
+}
+
+/** Lets pending promise callbacks and stream reads run (real macrotask; timers may be fake). */
+export async function settle(rounds = 5) {
+  for (let i = 0; i < rounds; i++) await new Promise((resolve) => setImmediate(resolve))
+}
+
+export function setup(options: PreviewChatClientOptions & { isNew?: boolean } = {}) {
+  const server = createScriptedServer()
+  const push = createScriptedPush()
+  const { isNew, ...clientOptions } = options
+  const client = createPreviewChatClient({
+    fetch: server.fetch,
+    push: push.source,
+    storage: null,
+    resumeSignal: () => () => {},
+    now: () => Date.parse('2026-11-30T10:00:00.000Z'),
+    ...clientOptions,
+  })
+  const session = client.session({ ...key, ...(isNew !== undefined && { isNew }) })
+  const states: SessionState[] = [session.getState()]
+  const unsubscribe = session.subscribe((state) => states.push(state))
+  /** The statuses the session went through, without repeats. */
+  const statuses = () =>
+    states.map((s) => s.status).filter((status, i, all) => i === 0 || all[i - 1] !== status)
+  return { server, push, client, session, states, statuses, unsubscribe }
+}
+
+// --- snapshot builders ---------------------------------------------------------------------------
+
+export function userMessage(
+  executionId: string,
+  text: string,
+  status: Message['executionStatus'] = 'success',
+): Message {
+  return {
+    id: `${executionId}:user`,
+    role: 'user',
+    content: [{ type: 'text', text }],
+    executionId,
+    executionStatus: status,
+    createdAt: '2026-11-30T10:00:00.000Z',
+  }
+}
+
+export function assistantMessage(
+  executionId: string,
+  content: MessagePart[],
+  status: Message['executionStatus'] = 'success',
+): Message {
+  return {
+    id: `${executionId}:assistant`,
+    role: 'assistant',
+    content,
+    executionId,
+    executionStatus: status,
+    createdAt: '2026-11-30T10:00:00.000Z',
+  }
+}
+
+export function snapshot(
+  messages: Message[],
+  activeExecutionId: string | null = null,
+  openSuspensions: HistorySnapshot['openSuspensions'] = [],
+): HistorySnapshot {
+  return { messages, openSuspensions, activeExecutionId }
+}
+
+export const empty = snapshot([])
+
+/** A finished turn: the person's text and an answer. */
+export function finishedTurn(executionId: string, question: string, answer: string): Message[] {
+  return [
+    userMessage(executionId, question),
+    assistantMessage(executionId, [{ type: 'text', text: answer }]),
+  ]
+}

@@ -1,0 +1,229 @@
+import { describe, expect, it } from 'vitest'
+import {
+  assistantMessage,
+  empty,
+  finishedTurn,
+  key,
+  settle,
+  setup,
+  snapshot,
+  userMessage,
+} from './harness'
+
+const runningElsewhere = snapshot(
+  [userMessage('e1', 'Other tab', 'running'), assistantMessage('e1', [], 'running')],
+  'e1',
+)
+
+describe('the gate (spec: "New-message submission stays blocked while a turn runs. The draft remains editable.")', () => {
+  it('is closed until the first read is done, and sends nothing meanwhile', async () => {
+    const t = setup()
+    t.session.setDraft('Early')
+    expect(t.session.getState()).toMatchObject({ status: 'recovering', canSubmit: false })
+    expect(await t.session.submit()).toEqual({ outcome: 'busy' })
+    t.server.answerRead(empty)
+    await settle()
+    expect(t.session.getState()).toMatchObject({ status: 'idle', canSubmit: true, draft: 'Early' })
+    expect(t.server.count('POST')).toBe(0)
+    t.session.dispose()
+  })
+
+  it('is closed while a turn runs; the draft stays editable; nothing is sent', async () => {
+    const t = setup()
+    t.server.answerRead(runningElsewhere)
+    await settle()
+    t.session.setDraft('Mine')
+    t.session.setDraft('Mine, edited')
+    expect(t.session.getState()).toMatchObject({
+      status: 'following',
+      canSubmit: false,
+      draft: 'Mine, edited',
+      isRunning: true,
+    })
+    expect(await t.session.submit()).toEqual({ outcome: 'busy' })
+    expect(t.server.count('POST')).toBe(0)
+    t.session.dispose()
+  })
+
+  it('is closed while its own submission is in flight: a double click posts once', async () => {
+    const t = setup()
+    t.server.answerRead(empty)
+    await settle()
+    t.session.setDraft('Once')
+    const first = t.session.submit()
+    const second = await t.session.submit()
+    expect(second).toEqual({ outcome: 'busy' })
+    await settle()
+    t.server.openStream().send({ type: 'execution-started', executionId: 'e1', sessionId: 't1' })
+    expect(await first).toMatchObject({ outcome: 'accepted' })
+    expect(t.server.count('POST')).toBe(1)
+    t.session.dispose()
+  })
+
+  it('refuses a blank draft with a typed error, without a request', async () => {
+    const t = setup()
+    t.server.answerRead(empty)
+    await settle()
+    t.session.setDraft('   ')
+    expect(t.session.getState().canSubmit).toBe(false)
+    expect(await t.session.submit()).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'invalid_request' },
+    })
+    expect(t.server.count('POST')).toBe(0)
+    t.session.dispose()
+  })
+
+  it('turn_already_running keeps the draft, says so, and follows the running turn', async () => {
+    const t = setup()
+    t.server.answerRead(empty)
+    await settle()
+    t.session.setDraft('Competing')
+    const result = t.session.submit()
+    await settle()
+    t.server.openStream().send({
+      type: 'error',
+      message: 'A turn is already running in this conversation.',
+      errorCode: 'turn_already_running',
+    })
+    expect(await result).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'turn_already_running' },
+    })
+    await settle()
+    expect(t.session.getState()).toMatchObject({
+      draft: 'Competing',
+      error: { code: 'turn_already_running' },
+    })
+    t.server.answerRead(runningElsewhere)
+    await settle()
+    expect(t.session.getState()).toMatchObject({
+      status: 'following',
+      draft: 'Competing',
+      canSubmit: false,
+    })
+    expect(t.statuses()).toEqual(['recovering', 'idle', 'submitting', 'idle', 'following'])
+    t.session.dispose()
+  })
+
+  it.each([
+    [400, 'bad_request'],
+    [403, 'forbidden'],
+    [413, 'payload_too_large'],
+  ] as const)('an HTTP %i on submit keeps the draft and reports %s', async (status, code) => {
+    const t = setup()
+    t.server.answerRead(empty)
+    await settle()
+    t.session.setDraft('Kept')
+    const result = t.session.submit()
+    await settle()
+    t.server.failPost(status)
+    expect(await result).toMatchObject({ outcome: 'failed', error: { code, status } })
+    await settle()
+    expect(t.session.getState()).toMatchObject({ status: 'idle', draft: 'Kept', error: { code } })
+    t.session.dispose()
+  })
+
+  it('an in-band refusal that is not a conflict (Session not found) keeps the draft too', async () => {
+    const t = setup()
+    t.server.answerRead(snapshot(finishedTurn('e0', 'a', 'b')))
+    await settle()
+    t.session.setDraft('Kept')
+    const result = t.session.submit()
+    await settle()
+    t.server.openStream().send({ type: 'error', message: 'Session not found' })
+    expect(await result).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'agent_error', message: 'Session not found' },
+    })
+    expect(t.session.getState().draft).toBe('Kept')
+    t.session.dispose()
+  })
+})
+
+describe('drafts across reloads', () => {
+  it('restores the stored draft, stores edits, and removes it once the turn is accepted', async () => {
+    const store = new Map<string, string>()
+    const storage = {
+      getItem: (k: string) => store.get(k) ?? null,
+      setItem: (k: string, v: string) => void store.set(k, v),
+      removeItem: (k: string) => void store.delete(k),
+    }
+    const first = setup({ storage, scope: 'alice' })
+    first.session.setDraft('Typed before the reload')
+    expect([...store.values()]).toEqual(['Typed before the reload'])
+    first.session.dispose()
+
+    const second = setup({ storage, scope: 'alice' })
+    expect(second.session.getState().draft).toBe('Typed before the reload')
+    second.server.answerRead(empty)
+    await settle()
+    void second.session.submit()
+    await settle()
+    second.server
+      .openStream()
+      .send({ type: 'execution-started', executionId: 'e1', sessionId: key.threadId })
+    await settle()
+    expect(store.size).toBe(0)
+    second.session.dispose()
+
+    // Another user's scope does not see it.
+    store.set('x', 'y')
+    const bob = setup({ storage, scope: 'bob' })
+    expect(bob.session.getState().draft).toBe('')
+    bob.session.dispose()
+  })
+
+  it('a storage that throws does not break typing', () => {
+    const storage = {
+      getItem: () => null,
+      setItem: () => {
+        throw new Error('QuotaExceededError')
+      },
+      removeItem: () => {},
+    }
+    const t = setup({ storage })
+    t.session.setDraft('Still typed')
+    expect(t.session.getState().draft).toBe('Still typed')
+    t.session.dispose()
+  })
+})
+
+describe('new threads', () => {
+  it('sends newSession: true with the first message of a thread with no history', async () => {
+    const t = setup()
+    t.server.answerRead({ status: 404 })
+    await settle()
+    t.session.setDraft('First')
+    void t.session.submit()
+    await settle()
+    expect(t.server.requests.at(-1)?.body).toEqual({
+      message: 'First',
+      sessionId: 't1',
+      newSession: true,
+    })
+    t.session.dispose()
+  })
+
+  it('a thread the app minted (isNew) needs no first read', async () => {
+    const t = setup({ isNew: true })
+    t.session.setDraft('First')
+    expect(t.session.getState()).toMatchObject({ status: 'idle', canSubmit: true })
+    void t.session.submit()
+    await settle()
+    expect(t.server.requests.map((r) => r.method)).toEqual(['POST'])
+    expect(t.server.requests[0]?.body).toMatchObject({ newSession: true })
+    t.session.dispose()
+  })
+
+  it('does not send newSession for a thread with history', async () => {
+    const t = setup()
+    t.server.answerRead(snapshot(finishedTurn('e0', 'a', 'b')))
+    await settle()
+    t.session.setDraft('Next')
+    void t.session.submit()
+    await settle()
+    expect(t.server.requests.at(-1)?.body).toEqual({ message: 'Next', sessionId: 't1' })
+    t.session.dispose()
+  })
+})

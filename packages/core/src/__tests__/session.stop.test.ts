@@ -1,0 +1,214 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import {
+  assistantMessage,
+  empty,
+  finishedTurn,
+  settle,
+  setup,
+  snapshot,
+  userMessage,
+} from './harness'
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+const running = (id: string) =>
+  snapshot([userMessage(id, 'Q', 'running'), assistantMessage(id, [], 'running')], id)
+const cancelled = (id: string) =>
+  snapshot(
+    [
+      userMessage(id, 'Q', 'cancelled'),
+      assistantMessage(id, [{ type: 'text', text: 'Part' }], 'cancelled'),
+    ],
+    null,
+  )
+
+describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded state determines completion.")', () => {
+  it('names the running execution, goes stopping, and completes only when the record says so', async () => {
+    const t = setup()
+    t.server.answerRead(running('e1'))
+    await settle()
+    const result = t.session.stop()
+    await settle()
+    expect(t.session.getState().status).toBe('stopping')
+    expect(t.server.requests.at(-1)).toMatchObject({
+      method: 'DELETE',
+      path: '/rest/projects/p1/agents/v2/a1/chat/t1/executions/e1',
+    })
+    t.server.answerStop({ data: { cancelRequested: true } })
+    expect(await result).toEqual({ cancelRequested: true })
+    await settle()
+    // Accepted is not ended: still stopping while the record shows it running.
+    t.server.answerRead(running('e1'))
+    await settle()
+    expect(t.session.getState().status).toBe('stopping')
+    t.push.updated('e1')
+    await settle()
+    t.server.answerRead(cancelled('e1'))
+    await settle()
+    expect(t.session.getState()).toMatchObject({ status: 'idle', activeExecutionId: null })
+    expect(t.statuses()).toEqual(['recovering', 'following', 'stopping', 'idle'])
+    t.session.dispose()
+  })
+
+  it('sends one request however often it is pressed', async () => {
+    const t = setup()
+    t.server.answerRead(running('e1'))
+    await settle()
+    const calls = [t.session.stop(), t.session.stop(), t.session.stop()]
+    await settle()
+    expect(t.server.count('DELETE')).toBe(1)
+    t.server.answerStop({ cancelRequested: true })
+    expect(await Promise.all(calls)).toEqual([
+      { cancelRequested: true },
+      { cancelRequested: true },
+      { cancelRequested: true },
+    ])
+    t.session.dispose()
+  })
+
+  it('cancelRequested false returns to following', async () => {
+    const t = setup()
+    t.server.answerRead(running('e1'))
+    await settle()
+    const result = t.session.stop()
+    await settle()
+    t.server.answerStop({ cancelRequested: false })
+    expect(await result).toEqual({ cancelRequested: false })
+    expect(t.session.getState().status).toBe('following')
+    t.session.dispose()
+  })
+
+  it('a late Stop names the execution it was asked for, never a later one', async () => {
+    const t = setup()
+    t.server.answerRead(running('e1'))
+    await settle()
+    const result = t.session.stop()
+    await settle()
+    // Meanwhile e1 ended and e2 started (another tab); the Stop still names e1.
+    t.server.answerStop({ cancelRequested: false })
+    await result
+    expect(
+      t.server.requests.filter((r) => r.method === 'DELETE').map((r) => r.path.split('/').at(-1)),
+    ).toEqual(['e1'])
+    t.session.dispose()
+  })
+
+  it('a Stop asked before execution-started is held until it arrives, then names it', async () => {
+    const t = setup()
+    t.server.answerRead(empty)
+    await settle()
+    t.session.setDraft('Q')
+    void t.session.submit()
+    await settle()
+    const result = t.session.stop()
+    await settle()
+    expect(t.session.getState().status).toBe('stopping')
+    expect(t.server.count('DELETE')).toBe(0)
+    const stream = t.server.openStream()
+    stream.send({ type: 'execution-started', executionId: 'e7', sessionId: 't1' })
+    await settle()
+    expect(t.server.requests.at(-1)).toMatchObject({
+      method: 'DELETE',
+      path: expect.stringMatching(/executions\/e7$/),
+    })
+    t.server.answerStop({ cancelRequested: true })
+    expect(await result).toEqual({ cancelRequested: true })
+    t.session.dispose()
+  })
+
+  it('a held Stop gives up after its bounded wait and recovers from history', async () => {
+    const t = setup({ stopWaitMs: 2_000 })
+    t.server.answerRead(empty)
+    await settle()
+    t.session.setDraft('Q')
+    void t.session.submit()
+    await settle()
+    const result = t.session.stop()
+    await vi.advanceTimersByTimeAsync(2_000)
+    expect(await result).toEqual({ cancelRequested: false })
+    expect(t.server.count('DELETE')).toBe(0)
+    expect(t.session.getState().status).toBe('submitting')
+    t.session.dispose()
+  })
+
+  it('cancels a suspended turn with no running execution through its run', async () => {
+    const t = setup()
+    t.server.answerRead(
+      snapshot(finishedTurn('e1', 'Pay', 'Waiting'), null, [{ toolCallId: 'c1', runId: 'run-1' }]),
+    )
+    await settle()
+    const result = t.session.stop()
+    await settle()
+    expect(t.server.requests.at(-1)).toMatchObject({
+      method: 'DELETE',
+      path: '/rest/projects/p1/agents/v2/a1/chat/runs/run-1',
+    })
+    t.server.answerStop({ data: { cancelled: true } })
+    expect(await result).toEqual({ cancelRequested: true })
+    t.session.dispose()
+  })
+
+  it('with nothing running, sends nothing', async () => {
+    const t = setup()
+    t.server.answerRead(empty)
+    await settle()
+    expect(await t.session.stop()).toEqual({ cancelRequested: false })
+    expect(t.server.count('DELETE')).toBe(0)
+    t.session.dispose()
+  })
+
+  it('a failed Stop reports a typed error and keeps following', async () => {
+    const t = setup()
+    t.server.answerRead(running('e1'))
+    await settle()
+    const result = t.session.stop()
+    await settle()
+    t.server.answerStop({ code: 403, message: 'Missing scope agent:execute' }, 403)
+    expect(await result).toMatchObject({ cancelRequested: false, error: { code: 'forbidden' } })
+    expect(t.session.getState()).toMatchObject({
+      status: 'following',
+      error: { code: 'forbidden' },
+    })
+    t.session.dispose()
+  })
+
+  it('stops its own live turn: the stream ends, then the record completes it', async () => {
+    const t = setup()
+    t.server.answerRead(empty)
+    await settle()
+    t.session.setDraft('Q')
+    void t.session.submit()
+    await settle()
+    const stream = t.server.openStream()
+    stream.send(
+      { type: 'execution-started', executionId: 'e1', sessionId: 't1' },
+      { type: 'text-delta', id: 't', delta: 'Part' },
+    )
+    await settle()
+    const result = t.session.stop()
+    await settle()
+    t.server.answerStop({ cancelRequested: true })
+    await result
+    stream.close() // the server closes the stream of a cancelled turn
+    await settle()
+    expect(t.session.getState().status).toBe('stopping')
+    t.server.answerRead(cancelled('e1'))
+    await settle()
+    expect(t.session.getState()).toMatchObject({ status: 'idle' })
+    expect(t.session.getState().messages[1]).toMatchObject({ executionStatus: 'cancelled' })
+    expect(t.statuses()).toEqual([
+      'recovering',
+      'idle',
+      'submitting',
+      'streaming',
+      'stopping',
+      'idle',
+    ])
+    t.session.dispose()
+  })
+})

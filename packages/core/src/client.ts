@@ -1,0 +1,211 @@
+import { QueryClient } from '@tanstack/query-core'
+import {
+  browserResumeSignal,
+  defaultDraftStorage,
+  defaultTimers,
+  type DraftStorage,
+  type ResumeSignal,
+  type Timers,
+} from './environment'
+import { PreviewChatError } from './errors'
+import {
+  ssePushSource,
+  websocketPushSource,
+  type PushListener,
+  type PushSource,
+} from './pushSource'
+import { PreviewChatSession } from './session'
+import { createTransport, type ThreadKey } from './transport'
+import { DEFAULT_DELEGATION_CHAR_LIMIT } from './turn'
+
+export interface PreviewChatClientOptions {
+  /** REST base of the agents v2 API. Default `/rest`. */
+  baseUrl?: string
+  fetch?: typeof globalThis.fetch
+  /** Headers for every request (e.g. `Authorization`); a function is called per request. */
+  headers?:
+    Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>)
+  /**
+   * The push channel: a `PushSource` of your own, `'websocket'` or `'sse'` for the built-in
+   * adapters on `GET {baseUrl}/push`, or `false` for none (the session then polls while a turn
+   * runs). Default: `'websocket'` where `WebSocket` exists, else `false`.
+   */
+  push?: PushSource | 'websocket' | 'sse' | false
+  /** Child text and reasoning budget per delegation. Default 4,000, as the server records. */
+  delegationCharLimit?: number
+  /** The TanStack Query client that caches recorded history. Default: one of its own. */
+  queryClient?: QueryClient
+  /** Where drafts survive reloads; `null` to keep them in memory only. Default sessionStorage. */
+  storage?: DraftStorage | null
+  /** Scopes stored drafts (and, in the React package, the tab relay), e.g. by the user id. */
+  scope?: string
+  /** Timeout of a history read or a Stop. Default 15 s. */
+  requestTimeoutMs?: number
+  /** How long a Stop asked before `execution-started` waits for it. Default 10 s. */
+  stopWaitMs?: number
+  /** Backoff of read retries after failures. Default 500 ms doubling to 15 s, with jitter. */
+  retry?: { baseMs: number; maxMs: number }
+  /** Backoff of polling while a turn runs and no push channel is connected. Default 1 s to 10 s. */
+  poll?: { baseMs: number; maxMs: number }
+  /**
+   * How long a session with no subscriber, and the push channel with no session, stay open
+   * before they close (so that a React StrictMode remount reuses them). Default 1 s.
+   */
+  lingerMs?: number
+  /** For tests: timers, the clock, and the page's visibility/online signal. */
+  timers?: Timers
+  now?: () => number
+  resumeSignal?: ResumeSignal
+}
+
+export interface SessionOptions extends ThreadKey {
+  /** The app minted this thread id and knows it has no history: skip the first read. */
+  isNew?: boolean
+  /** Use this TanStack Query client instead of the client's (the React provider passes the app's). */
+  queryClient?: QueryClient
+}
+
+export interface PreviewChatClient {
+  /**
+   * The session of one thread. The same key (and query client) gives the same session while it
+   * is in use, so several components can follow one thread with one set of requests.
+   */
+  session(options: SessionOptions): PreviewChatSession
+  /** The TanStack Query key under which a thread's recorded history is cached. */
+  queryKey(key: ThreadKey): readonly unknown[]
+  readonly queryClient: QueryClient
+  readonly options: Readonly<PreviewChatClientOptions>
+}
+
+/** The documented cache key of a thread's recorded history. */
+export const historyQueryKey = (key: ThreadKey) =>
+  ['preview-chat', key.projectId, key.agentId, key.threadId, 'messages'] as const
+
+export function createPreviewChatClient(options: PreviewChatClientOptions = {}): PreviewChatClient {
+  const baseUrl = options.baseUrl ?? '/rest'
+  const fetchImpl =
+    options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args))
+  const timers = options.timers ?? defaultTimers
+  const queryClient = options.queryClient ?? new QueryClient()
+  const transport = createTransport({
+    baseUrl,
+    fetch: fetchImpl,
+    ...(options.headers && { headers: options.headers }),
+    requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
+  })
+  const lingerMs = options.lingerMs ?? 1_000
+  const push = createPushHub(resolvePush(options, baseUrl, fetchImpl, timers), timers, lingerMs)
+  const sessions = new WeakMap<QueryClient, Map<string, PreviewChatSession>>()
+  const storage = options.storage === undefined ? defaultDraftStorage() : options.storage
+
+  return {
+    queryClient,
+    options,
+    queryKey: historyQueryKey,
+    session(sessionOptions) {
+      const { isNew, queryClient: sessionQueryClient, ...key } = sessionOptions
+      if (!key.projectId || !key.agentId || !key.threadId) {
+        throw new PreviewChatError(
+          'invalid_request',
+          'A session needs a non-empty projectId, agentId and threadId.',
+        )
+      }
+      const cacheClient = sessionQueryClient ?? queryClient
+      let byKey = sessions.get(cacheClient)
+      if (!byKey) sessions.set(cacheClient, (byKey = new Map()))
+      const id = JSON.stringify([key.projectId, key.agentId, key.threadId])
+      const existing = byKey.get(id)
+      if (existing) return existing
+      const session = new PreviewChatSession(
+        { ...key, ...(isNew !== undefined && { isNew }) },
+        {
+          transport,
+          queryClient: cacheClient,
+          queryKey: historyQueryKey(key),
+          listenToPush: push.listen,
+          pushConnected: push.connected,
+          timers,
+          now: options.now ?? Date.now,
+          resumeSignal: options.resumeSignal ?? browserResumeSignal,
+          storage,
+          draftKey: `preview-chat:draft:${options.scope ?? ''}:${id}`,
+          delegationCharLimit: options.delegationCharLimit ?? DEFAULT_DELEGATION_CHAR_LIMIT,
+          retry: options.retry ?? { baseMs: 500, maxMs: 15_000 },
+          poll: options.poll ?? { baseMs: 1_000, maxMs: 10_000 },
+          stopWaitMs: options.stopWaitMs ?? 10_000,
+          lingerMs,
+          onIdle: (idle) => {
+            if (byKey.get(id) === idle) byKey.delete(id)
+          },
+        },
+      )
+      byKey.set(id, session)
+      return session
+    },
+  }
+}
+
+function resolvePush(
+  options: PreviewChatClientOptions,
+  baseUrl: string,
+  fetchImpl: typeof fetch,
+  timers: Timers,
+): PushSource | null {
+  const push = options.push ?? (typeof globalThis.WebSocket === 'function' ? 'websocket' : false)
+  if (push === false) return null
+  if (typeof push === 'object') return push
+  const url = `${baseUrl.replace(/\/+$/, '')}/push`
+  if (push === 'sse')
+    return ssePushSource({
+      url,
+      fetch: fetchImpl,
+      timers,
+      ...(options.headers && { headers: options.headers }),
+    })
+  return websocketPushSource({ url: toWebSocketUrl(url), timers })
+}
+
+/** `http(s)://…` → `ws(s)://…`; a path is resolved against the page's location. */
+function toWebSocketUrl(url: string): string {
+  const base = typeof location === 'undefined' ? 'http://localhost' : location.href
+  const absolute = new URL(url, base)
+  absolute.protocol = absolute.protocol === 'https:' ? 'wss:' : 'ws:'
+  return absolute.href
+}
+
+/**
+ * One push connection per client, however many sessions listen: opened with the first listener,
+ * closed a moment after the last one leaves (so a StrictMode remount does not reconnect).
+ */
+function createPushHub(source: PushSource | null, timers: Timers, lingerMs: number) {
+  const listeners = new Set<PushListener>()
+  let stop: (() => void) | null = null
+  let isConnected = false
+  let closeTimer: unknown
+  const fanOut: PushListener = {
+    onMessage: (message) => listeners.forEach((listener) => listener.onMessage(message)),
+    onConnectionChange: (connected) => {
+      isConnected = connected
+      listeners.forEach((listener) => listener.onConnectionChange?.(connected))
+    },
+  }
+  return {
+    connected: () => isConnected,
+    listen(listener: PushListener): () => void {
+      if (!source) return () => {}
+      listeners.add(listener)
+      timers.clearTimeout(closeTimer)
+      stop ??= source.subscribe(fanOut)
+      return () => {
+        listeners.delete(listener)
+        if (listeners.size > 0) return
+        closeTimer = timers.setTimeout(() => {
+          if (listeners.size > 0 || !stop) return
+          stop()
+          stop = null
+          isConnected = false
+        }, lingerMs)
+      }
+    },
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The outside world of the engine — timers, the clock, page visibility, connectivity and storage —
+ * injected so that tests drive it step by step, and touched lazily so that importing the engine on
+ * a server (SSR) reaches for no `window`, `document` or `sessionStorage`.
+ */
+export interface Timers {
+  setTimeout(callback: () => void, ms: number): unknown
+  clearTimeout(handle: unknown): void
+}
+
+/** Calls back when the page becomes visible again or the browser comes back online. */
+export type ResumeSignal = (callback: () => void) => () => void
+
+/** Where drafts are kept between reloads (sessionStorage by default). */
+export interface DraftStorage {
+  getItem(key: string): string | null
+  setItem(key: string, value: string): void
+  removeItem(key: string): void
+}
+
+export const defaultTimers: Timers = {
+  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
+  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
+}
+
+/** Visibility and connectivity changes of a browser page; a no-op elsewhere. */
+export const browserResumeSignal: ResumeSignal = (callback) => {
+  if (typeof window === 'undefined' || typeof document === 'undefined') return () => {}
+  const onVisibility = () => {
+    if (document.visibilityState === 'visible') callback()
+  }
+  document.addEventListener('visibilitychange', onVisibility)
+  window.addEventListener('online', callback)
+  return () => {
+    document.removeEventListener('visibilitychange', onVisibility)
+    window.removeEventListener('online', callback)
+  }
+}
+
+/** sessionStorage when the page has one and allows it (it throws in some privacy modes). */
+export function defaultDraftStorage(): DraftStorage | null {
+  try {
+    return typeof sessionStorage === 'undefined' ? null : sessionStorage
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Exponential backoff with "equal jitter": attempt 0 waits between base/2 and base, each next one
+ * twice as long, never more than `max`. Jitter keeps many tabs from retrying in lockstep.
+ */
+export function backoffDelay(
+  attempt: number,
+  base: number,
+  max: number,
+  random: () => number = Math.random,
+): number {
+  const ceiling = Math.min(max, base * 2 ** attempt)
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2)
+}
