@@ -1,11 +1,13 @@
 import { defaultClientConditions, defaultServerConditions } from 'vite'
 import { defineConfig } from 'vitest/config'
 
-// Workspace packages resolve each other's `src/` through the `source` export condition, so no
+const sourceCondition = '@preview-chat/source'
+
+// Workspace packages resolve each other's `src/` through this export condition, so no
 // test needs a build first.
 export default defineConfig({
-  resolve: { conditions: ['source', ...defaultClientConditions] },
-  ssr: { resolve: { conditions: ['source', ...defaultServerConditions] } },
+  resolve: { conditions: [sourceCondition, ...defaultClientConditions] },
+  ssr: { resolve: { conditions: [sourceCondition, ...defaultServerConditions] } },
   test: {
     // test-results/vitest.json feeds the `N passed, N failed` line of .ci/run.
     reporters: ['default', 'json'],
