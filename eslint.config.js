@@ -23,6 +23,11 @@ export default tseslint.config(
     rules: reactHooks.configs.recommended.rules,
   },
   {
+    // In tests a failed `!` is a failed test, which is what an assertion would say too.
+    files: ['**/__tests__/**', '**/*.test.ts', '**/*.test.tsx'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+  {
     // The engine must stay framework-agnostic (STYLE.md, habit 1).
     files: ['packages/core/src/**'],
     rules: {

@@ -15,6 +15,7 @@ import {
   type PushSource,
 } from './pushSource'
 import { PreviewChatSession } from './session'
+import { broadcastChannelRelay, type TabRelay } from './tabRelay'
 import { createTransport, type ThreadKey } from './transport'
 import { DEFAULT_DELEGATION_CHAR_LIMIT } from './turn'
 
@@ -37,8 +38,13 @@ export interface PreviewChatClientOptions {
   queryClient?: QueryClient
   /** Where drafts survive reloads; `null` to keep them in memory only. Default sessionStorage. */
   storage?: DraftStorage | null
-  /** Scopes stored drafts (and, in the React package, the tab relay), e.g. by the user id. */
+  /** Scopes stored drafts and the tab relay, e.g. by the user id. */
   scope?: string
+  /**
+   * How tabs of this origin share live turns, so that a second tab follows token by token:
+   * BroadcastChannel by default (where it exists), a `TabRelay` of your own, or `false`.
+   */
+  relay?: TabRelay | false
   /** Timeout of a history read or a Stop. Default 15 s. */
   requestTimeoutMs?: number
   /** How long a Stop asked before `execution-started` waits for it. Default 10 s. */
@@ -97,6 +103,10 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
   const push = createPushHub(resolvePush(options, baseUrl, fetchImpl, timers), timers, lingerMs)
   const sessions = new WeakMap<QueryClient, Map<string, PreviewChatSession>>()
   const storage = options.storage === undefined ? defaultDraftStorage() : options.storage
+  const relay =
+    options.relay === false
+      ? null
+      : (options.relay ?? broadcastChannelRelay(options.scope ?? '', timers, lingerMs))
 
   return {
     queryClient,
@@ -127,6 +137,7 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
           timers,
           now: options.now ?? Date.now,
           resumeSignal: options.resumeSignal ?? browserResumeSignal,
+          relay,
           storage,
           draftKey: `preview-chat:draft:${options.scope ?? ''}:${id}`,
           delegationCharLimit: options.delegationCharLimit ?? DEFAULT_DELEGATION_CHAR_LIMIT,

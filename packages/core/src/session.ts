@@ -5,6 +5,7 @@ import type { HistorySnapshot, Suspension } from './contract/snapshot'
 import { backoffDelay, type DraftStorage, type ResumeSignal, type Timers } from './environment'
 import { inBandError, PreviewChatError } from './errors'
 import type { PushListener } from './pushSource'
+import type { RelayMessage, TabRelay } from './tabRelay'
 import {
   initialEngineState,
   reduce,
@@ -43,6 +44,8 @@ export interface SessionContext {
   timers: Timers
   now(): number
   resumeSignal: ResumeSignal
+  /** The channel to the other tabs of this origin, or null. */
+  relay: TabRelay | null
   storage: DraftStorage | null
   draftKey: string
   delegationCharLimit: number
@@ -82,12 +85,18 @@ export class PreviewChatSession {
   private followUpTimer: unknown
 
   private stream: AbortController | null = null
+  /** Relay bookkeeping: the id this thread goes by between tabs, and the event counters. */
+  private readonly relayThread: string
+  private relaySeq = 0
+  private relayed: { executionId: string; seq: number } | null = null
+  private syncAsked: string | null = null
   private stopping: Promise<StopResult> | null = null
   private executionWaiters: ((executionId: string | null) => void)[] = []
 
   constructor(key: ThreadKey & { isNew?: boolean }, ctx: SessionContext) {
     this.key = { projectId: key.projectId, agentId: key.agentId, threadId: key.threadId }
     this.ctx = ctx
+    this.relayThread = JSON.stringify([key.projectId, key.agentId, key.threadId])
     const draft = ctx.storage?.getItem(ctx.draftKey) ?? ''
     const initial = initialEngineState({ draft, isNew: key.isNew ?? false })
     // Stale-while-revalidate: a cached snapshot shows at once; the gate waits for a fresh read.
@@ -247,6 +256,7 @@ export class PreviewChatSession {
         },
       }),
       this.ctx.resumeSignal(() => this.requestRead()),
+      this.ctx.relay?.listen((message) => this.onRelay(message)) ?? (() => {}),
     ]
     // Spec: "After a reload or disconnect, the client reads the recorded transcript."
     if (!this.store.getState().synced || this.store.getState().cut) this.requestRead()
@@ -332,7 +342,7 @@ export class PreviewChatSession {
     const engine = this.store.getState()
     if (engine.streaming || engine.submitting !== null) return
     const running = selectActiveExecutionId(engine) !== null || engine.stop !== null
-    const recordLags = engine.live !== null
+    const recordLags = engine.live?.ended === true
     let delay: number | null = null
     if (
       engine.readError &&
@@ -375,6 +385,13 @@ export class PreviewChatSession {
       const onEvent = (event: TurnEvent) => {
         if (started) {
           this.dispatch({ type: 'turn-event', event })
+          this.relayOwn({
+            kind: 'event',
+            thread: this.relayThread,
+            executionId: this.store.getState().live?.executionId ?? '',
+            seq: ++this.relaySeq,
+            event,
+          })
           return
         }
         if (event.type === 'execution-started') {
@@ -387,6 +404,8 @@ export class PreviewChatSession {
             ...(message !== undefined && { message }),
           })
           for (const waiter of this.executionWaiters.splice(0)) waiter(event.executionId)
+          this.relaySeq = 0
+          this.relayTurn()
           resolve({ outcome: 'accepted', executionId: event.executionId })
           return
         }
@@ -491,6 +510,50 @@ export class PreviewChatSession {
       }
       this.executionWaiters.push(settle)
     })
+  }
+
+  /** Tells the other tabs the whole live turn (on start, and when one of them asks). */
+  private relayTurn(): void {
+    const live = this.store.getState().live
+    if (live)
+      this.relayOwn({ kind: 'turn', thread: this.relayThread, turn: live, seq: this.relaySeq })
+  }
+
+  private relayOwn(message: RelayMessage): void {
+    if (this.active) this.ctx.relay?.post(message)
+  }
+
+  private onRelay(message: RelayMessage): void {
+    if (message.thread !== this.relayThread) return
+    const engine = this.store.getState()
+    switch (message.kind) {
+      case 'sync':
+        if (engine.streaming && engine.live?.executionId === message.executionId) this.relayTurn()
+        return
+      case 'turn':
+        this.relayed = { executionId: message.turn.executionId, seq: message.seq }
+        this.syncAsked = null
+        this.dispatch({ type: 'relayed-turn', turn: message.turn })
+        return
+      case 'event':
+        if (engine.streaming) return
+        if (
+          this.relayed?.executionId === message.executionId &&
+          this.relayed.seq === message.seq - 1
+        ) {
+          this.relayed.seq = message.seq
+          this.dispatch({ type: 'relayed-event', event: message.event })
+        } else if (this.syncAsked !== message.executionId) {
+          // Joined mid-turn or missed an event: ask the streaming tab for the whole turn.
+          this.syncAsked = message.executionId
+          this.ctx.relay?.post({
+            kind: 'sync',
+            thread: this.relayThread,
+            executionId: message.executionId,
+          })
+        }
+        return
+    }
   }
 
   private persistDraft(draft: string): void {

@@ -50,6 +50,9 @@ export type EngineAction =
   | { type: 'submit-failed'; error: PreviewChatError }
   | { type: 'turn-started'; executionId: string; sessionId: string; message?: string; at: string }
   | { type: 'turn-event'; event: TurnEvent }
+  /** Another tab's live turn (whole, when joining), then its events one by one. */
+  | { type: 'relayed-turn'; turn: LiveTurn }
+  | { type: 'relayed-event'; event: TurnEvent }
   /** The live stream closed without a terminal event, or failed while being read. */
   | { type: 'stream-cut' }
   | { type: 'stream-closed' }
@@ -128,6 +131,15 @@ export function reduce(
       const error = action.event.type === 'error' ? inBandError(action.event) : state.error
       return { ...state, live, error, streaming: false }
     }
+    case 'relayed-turn':
+      // This tab's own stream wins; a tab follows another tab's turn only when it streams none,
+      // and never one its record has already caught up with.
+      if (state.streaming || state.submitting !== null) return state
+      if (state.recorded && recordCovers(state.recorded, action.turn)) return state
+      return { ...state, live: action.turn }
+    case 'relayed-event':
+      if (state.streaming || !state.live || state.live.ended) return state
+      return { ...state, live: applyTurnEvent(state.live, action.event, options) }
     case 'stream-cut':
       return { ...state, streaming: false, submitting: null, cut: true }
     case 'stream-closed':

@@ -166,6 +166,7 @@ export function setup(options: PreviewChatClientOptions & { isNew?: boolean } = 
     fetch: server.fetch,
     push: push.source,
     storage: null,
+    relay: false,
     resumeSignal: () => () => {},
     now: () => Date.parse('2026-11-30T10:00:00.000Z'),
     ...clientOptions,

@@ -287,12 +287,14 @@ describe('following (spec: "It follows later agentExecutionUpdated notifications
 
 describe('lifecycle', () => {
   it('leaves no timer, listener or stream behind after dispose', async () => {
-    const t = setup({ push: undefined })
+    const t = setup()
     t.server.answerRead(running('A'))
     await settle()
     t.unsubscribe()
     t.session.dispose()
-    await settle()
+    expect(t.push.listeners()).toBe(1) // the client's push channel lingers a moment for reuse…
+    await vi.advanceTimersByTimeAsync(1_000)
+    expect(t.push.listeners()).toBe(0) // …then closes
     expect(vi.getTimerCount()).toBe(0)
   })
 

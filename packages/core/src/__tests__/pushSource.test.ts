@@ -1,0 +1,152 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import {
+  ssePushSource,
+  websocketPushSource,
+  type PushListener,
+  type WebSocketLike,
+} from '../pushSource'
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+const updated = JSON.stringify({
+  type: 'agentExecutionUpdated',
+  data: { projectId: 'p', agentId: 'a', threadId: 't', executionId: 'e' },
+})
+
+function recorder() {
+  const log: string[] = []
+  const listener: PushListener = {
+    onMessage: (message) => log.push(`message ${message.data.executionId}`),
+    onConnectionChange: (connected) => log.push(connected ? 'connected' : 'disconnected'),
+  }
+  return { log, listener }
+}
+
+class FakeSocket {
+  static sockets: FakeSocket[] = []
+  onopen: (() => void) | null = null
+  onmessage: ((event: { data: unknown }) => void) | null = null
+  onclose: (() => void) | null = null
+  onerror: (() => void) | null = null
+  closed = false
+  constructor(readonly url: string) {
+    FakeSocket.sockets.push(this)
+  }
+  close() {
+    this.closed = true
+    this.onclose?.()
+  }
+}
+
+describe('websocketPushSource', () => {
+  beforeEach(() => {
+    FakeSocket.sockets = []
+  })
+
+  it('delivers valid messages, ignores the rest, and reconnects with growing backoff', async () => {
+    const { log, listener } = recorder()
+    const stop = websocketPushSource({
+      url: 'ws://x/rest/push',
+      WebSocket: FakeSocket as unknown as WebSocketLike,
+      reconnectBaseMs: 100,
+      reconnectMaxMs: 1_000,
+      random: () => 1,
+    }).subscribe(listener)
+    const first = FakeSocket.sockets[0]!
+    first.onopen?.()
+    first.onmessage?.({ data: updated })
+    first.onmessage?.({ data: '{"type":"executionStarted"}' })
+    first.onmessage?.({ data: 'not json' })
+    first.close()
+    expect(log).toEqual(['connected', 'message e', 'disconnected'])
+
+    await vi.advanceTimersByTimeAsync(99)
+    expect(FakeSocket.sockets).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(FakeSocket.sockets).toHaveLength(2)
+    FakeSocket.sockets[1]!.close() // failed again, before opening: no second 'disconnected'
+    await vi.advanceTimersByTimeAsync(199)
+    expect(FakeSocket.sockets).toHaveLength(2)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(FakeSocket.sockets).toHaveLength(3)
+    FakeSocket.sockets[2]!.onopen?.()
+    expect(log.at(-1)).toBe('connected')
+
+    stop()
+    expect(FakeSocket.sockets[2]!.closed).toBe(true)
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(FakeSocket.sockets).toHaveLength(3)
+    expect(vi.getTimerCount()).toBe(0)
+  })
+
+  it('without a WebSocket implementation keeps retrying quietly instead of throwing', async () => {
+    const { log, listener } = recorder()
+    const original = globalThis.WebSocket
+    // @ts-expect-error simulate an environment without WebSocket
+    delete globalThis.WebSocket
+    try {
+      const stop = websocketPushSource({ url: 'ws://x', reconnectBaseMs: 10 }).subscribe(listener)
+      expect(log).toEqual([])
+      stop()
+    } finally {
+      globalThis.WebSocket = original
+    }
+  })
+})
+
+describe('ssePushSource', () => {
+  it('reads the push channel as SSE with the given headers and reconnects when it ends', async () => {
+    const { log, listener } = recorder()
+    const calls: RequestInit[] = []
+    const encoder = new TextEncoder()
+    const fetch = vi.fn(async (_url: RequestInfo | URL, init?: RequestInit) => {
+      calls.push(init ?? {})
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(encoder.encode(`:ok\n\ndata: ${updated}\n\n`))
+          controller.close()
+        },
+      })
+      return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
+    })
+    const stop = ssePushSource({
+      url: '/rest/push',
+      fetch,
+      headers: () => ({ authorization: 'Bearer alice' }),
+      reconnectBaseMs: 50,
+      random: () => 1,
+    }).subscribe(listener)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(log).toEqual(['connected', 'message e', 'disconnected'])
+    expect(calls[0]?.headers).toEqual({
+      authorization: 'Bearer alice',
+      accept: 'text/event-stream',
+    })
+    await vi.advanceTimersByTimeAsync(50)
+    expect(fetch).toHaveBeenCalledTimes(2)
+    stop()
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(fetch).toHaveBeenCalledTimes(2)
+  })
+
+  it('treats an error answer as a lost connection and retries', async () => {
+    const { log, listener } = recorder()
+    const fetch = vi.fn(async () => new Response('no', { status: 401 }))
+    const stop = ssePushSource({
+      url: '/rest/push',
+      fetch,
+      reconnectBaseMs: 50,
+      random: () => 1,
+    }).subscribe(listener)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(log).toEqual([])
+    await vi.advanceTimersByTimeAsync(50)
+    expect(fetch).toHaveBeenCalledTimes(2)
+    stop()
+  })
+})

@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest'
+import { createPreviewChatClient, type RelayMessage, type TabRelay } from '../index'
+import {
+  assistantMessage,
+  createScriptedPush,
+  createScriptedServer,
+  empty,
+  key,
+  settle,
+  snapshot,
+  userMessage,
+} from './harness'
+
+/** Tabs of one origin, in memory: what one posts, the others receive (BroadcastChannel's rule). */
+function createTabs() {
+  const tabs = new Set<(message: RelayMessage) => void>()
+  const posted: RelayMessage[] = []
+  return {
+    posted,
+    relay(): TabRelay {
+      let mine: ((message: RelayMessage) => void) | null = null
+      return {
+        post(message) {
+          posted.push(structuredClone(message))
+          for (const listener of tabs) if (listener !== mine) listener(structuredClone(message))
+        },
+        listen(listener) {
+          mine = listener
+          tabs.add(listener)
+          return () => tabs.delete(listener)
+        },
+      }
+    },
+  }
+}
+
+function tab(relay: TabRelay | false) {
+  const server = createScriptedServer()
+  const push = createScriptedPush()
+  const client = createPreviewChatClient({
+    fetch: server.fetch,
+    push: push.source,
+    relay,
+    storage: null,
+    resumeSignal: () => () => {},
+  })
+  const session = client.session(key)
+  const texts: string[] = []
+  session.subscribe((state) => {
+    const answer = state.messages.find((m) => m.id === 'e1:assistant')?.content[0]
+    const text = answer?.type === 'text' ? answer.text : ''
+    if (texts.at(-1) !== text) texts.push(text)
+  })
+  return { server, push, session, texts }
+}
+
+describe('other tabs follow live (BroadcastChannel relay)', () => {
+  it('a second tab follows the first tab’s turn token by token, then the record replaces it', async () => {
+    const tabs = createTabs()
+    const first = tab(tabs.relay())
+    const second = tab(tabs.relay())
+    first.server.answerRead(empty)
+    second.server.answerRead(empty)
+    await settle()
+    first.session.setDraft('Q')
+    void first.session.submit()
+    await settle()
+    const stream = first.server.openStream()
+    stream.send(
+      { type: 'execution-started', executionId: 'e1', sessionId: 't1' },
+      { type: 'text-start', id: 't' },
+    )
+    await settle()
+    for (const delta of ['a', 'b', 'c']) {
+      stream.send({ type: 'text-delta', id: 't', delta })
+      await settle()
+    }
+    expect(second.session.getState()).toMatchObject({
+      status: 'following',
+      activeExecutionId: 'e1',
+    })
+    expect(second.texts).toEqual(['', 'a', 'ab', 'abc'])
+    expect(second.session.getState().messages).toEqual(first.session.getState().messages)
+    // It sent nothing for it: no read, no POST.
+    expect(second.server.requests.map((r) => r.method)).toEqual(['GET'])
+
+    stream.send({ type: 'done' })
+    stream.close()
+    await settle()
+    second.push.updated('e1')
+    await settle()
+    const recorded = snapshot([
+      userMessage('e1', 'Q'),
+      assistantMessage('e1', [{ type: 'text', text: 'abc' }]),
+    ])
+    second.server.answerRead(recorded)
+    await settle()
+    expect(second.session.getState()).toMatchObject({ status: 'idle', messages: recorded.messages })
+    first.session.dispose()
+    second.session.dispose()
+  })
+
+  it('a tab that joins mid-turn asks for the whole turn and continues from there', async () => {
+    const tabs = createTabs()
+    const first = tab(tabs.relay())
+    first.server.answerRead(empty)
+    await settle()
+    first.session.setDraft('Q')
+    void first.session.submit()
+    await settle()
+    const stream = first.server.openStream()
+    stream.send(
+      { type: 'execution-started', executionId: 'e1', sessionId: 't1' },
+      { type: 'text-delta', id: 't', delta: 'early ' },
+    )
+    await settle()
+
+    const late = tab(tabs.relay())
+    late.server.answerRead(
+      snapshot([userMessage('e1', 'Q', 'running'), assistantMessage('e1', [], 'running')], 'e1'),
+    )
+    await settle()
+    stream.send({ type: 'text-delta', id: 't', delta: 'late' })
+    await settle()
+    expect(tabs.posted.filter((m) => m.kind === 'sync')).toHaveLength(1)
+    expect(late.session.getState().messages[1]?.content).toEqual([
+      { type: 'text', text: 'early late' },
+    ])
+    stream.send({ type: 'text-delta', id: 't', delta: '!' })
+    await settle()
+    expect(late.session.getState().messages[1]?.content).toEqual([
+      { type: 'text', text: 'early late!' },
+    ])
+    first.session.dispose()
+    late.session.dispose()
+  })
+
+  it('without a relay the second tab converges through reads alone', async () => {
+    const second = tab(false)
+    second.server.answerRead(
+      snapshot(
+        [
+          userMessage('e1', 'Q', 'running'),
+          assistantMessage('e1', [{ type: 'text', text: 'ab' }], 'running'),
+        ],
+        'e1',
+      ),
+    )
+    await settle()
+    expect(second.session.getState()).toMatchObject({ status: 'following' })
+    second.session.dispose()
+  })
+})

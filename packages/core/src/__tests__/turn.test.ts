@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest'
+import type { TurnEvent } from '../contract/events'
+import { markTruncated } from '../transcript'
+import { applyTurnEvent, startTurn, type LiveTurn } from '../turn'
+import { assistantMessage, snapshot } from './harness'
+
+const options = { delegationCharLimit: 10 }
+const begin = () =>
+  startTurn({
+    executionId: 'e1',
+    sessionId: 't1',
+    message: 'Q',
+    createdAt: '2026-11-30T10:00:00.000Z',
+  })
+const apply = (turn: LiveTurn, ...events: TurnEvent[]) =>
+  events.reduce((t, event) => applyTurnEvent(t, event, options), turn)
+const child = (chunk: Extract<TurnEvent, { type: 'subagent-chunk' }>['chunk']): TurnEvent => ({
+  type: 'subagent-chunk',
+  parentToolCallId: 'd1',
+  taskPath: 'research',
+  chunk,
+})
+
+describe('live turns, shaped like the record', () => {
+  it('opens with the person message and an empty running answer', () => {
+    expect(begin()).toMatchObject({
+      user: {
+        id: 'e1:user',
+        role: 'user',
+        content: [{ type: 'text', text: 'Q' }],
+        executionStatus: 'running',
+      },
+      assistant: { id: 'e1:assistant', role: 'assistant', content: [], executionStatus: 'running' },
+      ended: false,
+    })
+  })
+
+  it('keeps parts in the order their streams started, and folds deltas into them', () => {
+    const turn = apply(
+      begin(),
+      { type: 'text-start', id: 'a' },
+      { type: 'reasoning-start', id: 'r' },
+      { type: 'text-delta', id: 'a', delta: 'one ' },
+      { type: 'reasoning-delta', id: 'r', delta: 'hmm' },
+      { type: 'text-delta', id: 'a', delta: 'two' },
+      { type: 'text-start', id: 'b' },
+      { type: 'text-delta', id: 'b', delta: 'three' },
+    )
+    expect(turn.assistant.content).toEqual([
+      { type: 'text', text: 'one two' },
+      { type: 'reasoning', text: 'hmm' },
+      { type: 'text', text: 'three' },
+    ])
+  })
+
+  it('builds one tool-call part from input, execution and result events', () => {
+    const turn = apply(
+      begin(),
+      { type: 'tool-input-start', toolCallId: 'c', toolName: 'search' },
+      { type: 'tool-input-delta', toolCallId: 'c', delta: '{"q"' },
+      { type: 'tool-call', toolCallId: 'c', toolName: 'search', input: { q: 1 } },
+      { type: 'tool-execution-start', toolCallId: 'c', toolName: 'search', startTime: 5 },
+      {
+        type: 'tool-execution-end',
+        toolCallId: 'c',
+        toolName: 'search',
+        isError: true,
+        endTime: 6,
+      },
+      { type: 'tool-result', toolCallId: 'c', toolName: 'search', output: 'boom', isError: true },
+    )
+    expect(turn.assistant.content).toEqual([
+      {
+        type: 'tool-call',
+        toolCallId: 'c',
+        toolName: 'search',
+        input: { q: 1 },
+        startTime: 5,
+        endTime: 6,
+        output: 'boom',
+        state: 'rejected',
+      },
+    ])
+  })
+
+  it('ends on done, error and tool-call-suspended', () => {
+    expect(apply(begin(), { type: 'done' })).toMatchObject({
+      ended: true,
+      assistant: { executionStatus: 'success' },
+    })
+    expect(apply(begin(), { type: 'error', message: 'x' })).toMatchObject({
+      ended: true,
+      assistant: { executionStatus: 'error', executionError: 'x' },
+      user: { executionStatus: 'error' },
+    })
+    const payload = { toolCallId: 'c', runId: 'r', toolName: 'approve', input: { n: 1 } }
+    const suspended = apply(begin(), { type: 'tool-call-suspended', payload })
+    expect(suspended.ended).toBe(true)
+    expect(suspended.assistant.content).toEqual([
+      {
+        type: 'tool-call',
+        toolCallId: 'c',
+        toolName: 'approve',
+        input: { n: 1 },
+        suspendPayload: payload,
+      },
+    ])
+  })
+
+  it('copies only the changed message: the person message keeps its identity across deltas', () => {
+    const opened = apply(begin(), { type: 'text-start', id: 'a' })
+    const next = apply(opened, { type: 'text-delta', id: 'a', delta: 'x' })
+    expect(next.user).toBe(opened.user)
+    expect(next.assistant).not.toBe(opened.assistant)
+  })
+})
+
+describe('delegations (spec: "Child text and reasoning share the existing 4,000-character limit for each delegation")', () => {
+  it('caps child text and reasoning together at the budget, cutting the delta that crosses it, and flags truncated', () => {
+    const turn = apply(
+      begin(),
+      { type: 'tool-input-start', toolCallId: 'd1', toolName: 'delegate' },
+      child({ type: 'reasoning-start' }),
+      child({ type: 'reasoning-delta', delta: 'abcd' }),
+      child({ type: 'reasoning-end' }),
+      child({ type: 'tool-input-start', toolCallId: 'k', toolName: 'fetch' }),
+      child({
+        type: 'tool-execution-end',
+        toolCallId: 'k',
+        toolName: 'fetch',
+        isError: false,
+        endTime: 1,
+      }),
+      child({ type: 'text-delta', delta: 'efgh' }),
+    )
+    expect(turn.assistant.content[0]).toMatchObject({
+      childTrace: {
+        text: 'efgh',
+        reasoningSegments: [{ id: 'segment-1', content: 'abcd' }],
+        steps: [{ toolCallId: 'k', running: false }],
+      },
+    })
+    const before = turn.assistant.content[0]
+    expect(before?.type === 'tool-call' && before.childTrace?.truncated).toBeUndefined()
+
+    const capped = apply(
+      turn,
+      child({ type: 'text-delta', delta: 'ijklmn' }),
+      child({ type: 'text-delta', delta: 'more' }),
+    )
+    const part = capped.assistant.content[0]
+    expect(part?.type === 'tool-call' && part.childTrace).toMatchObject({
+      text: 'efghij',
+      truncated: true,
+    })
+  })
+
+  it('keeps separate budgets per delegation', () => {
+    const turn = apply(begin(), child({ type: 'text-delta', delta: '0123456789AB' }), {
+      type: 'subagent-chunk',
+      parentToolCallId: 'd2',
+      taskPath: 'x',
+      chunk: { type: 'text-delta', delta: 'short' },
+    })
+    expect(turn.childChars).toEqual({ d1: 10, d2: 5 })
+  })
+
+  it('flags the same delegation truncated when it is recovered from the record', () => {
+    const recorded = snapshot([
+      assistantMessage('e1', [
+        {
+          type: 'tool-call',
+          toolCallId: 'd1',
+          toolName: 'delegate',
+          input: null,
+          childTrace: { text: '0123456789', reasoningSegments: [], steps: [] },
+        },
+        {
+          type: 'tool-call',
+          toolCallId: 'd2',
+          toolName: 'delegate',
+          input: null,
+          childTrace: { text: 'short', reasoningSegments: [], steps: [] },
+        },
+      ]),
+    ])
+    const marked = markTruncated(recorded, 10)
+    expect(
+      marked.messages[0]?.content.map((p) => p.type === 'tool-call' && p.childTrace?.truncated),
+    ).toEqual([true, undefined])
+    const unchanged = snapshot([assistantMessage('e1', [{ type: 'text', text: 'x' }])])
+    expect(markTruncated(unchanged, 10)).toBe(unchanged)
+  })
+})

@@ -1,0 +1,62 @@
+import type { TurnEvent } from './contract/events'
+import type { Timers } from './environment'
+import type { LiveTurn } from './turn'
+
+/**
+ * What tabs of one origin tell each other about live turns, so that a second tab follows a turn
+ * token by token instead of snapshot by snapshot. `thread` identifies the thread; `seq` numbers the
+ * events of one execution so a tab that missed one asks for the whole turn again.
+ */
+export type RelayMessage =
+  | { kind: 'turn'; thread: string; turn: LiveTurn; seq: number }
+  | { kind: 'event'; thread: string; executionId: string; seq: number; event: TurnEvent }
+  | { kind: 'sync'; thread: string; executionId: string }
+
+/** A channel between the tabs of one origin (BroadcastChannel by default). */
+export interface TabRelay {
+  post(message: RelayMessage): void
+  /** Receives the other tabs' messages; returns the function that stops. */
+  listen(listener: (message: RelayMessage) => void): () => void
+}
+
+/**
+ * The relay over `BroadcastChannel`, named by `scope` (e.g. the user id) so that two users of one
+ * browser never see each other's turns. The channel opens with the first listener and closes a
+ * moment after the last one leaves; nothing is touched before that (SSR-safe). Where the browser
+ * has no BroadcastChannel, tabs fall back to history reads.
+ */
+export function broadcastChannelRelay(scope: string, timers: Timers, lingerMs: number): TabRelay {
+  let channel: BroadcastChannel | null = null
+  let closeTimer: unknown
+  const listeners = new Set<(message: RelayMessage) => void>()
+  const open = (): BroadcastChannel | null => {
+    if (channel || typeof BroadcastChannel === 'undefined') return channel
+    channel = new BroadcastChannel(`preview-chat:${scope}`)
+    channel.onmessage = (event: MessageEvent<RelayMessage>) =>
+      listeners.forEach((listener) => listener(event.data))
+    return channel
+  }
+  return {
+    post(message) {
+      try {
+        channel?.postMessage(message)
+      } catch {
+        // A message that cannot be cloned (an exotic tool output) is skipped; reads still converge.
+      }
+    },
+    listen(listener) {
+      listeners.add(listener)
+      timers.clearTimeout(closeTimer)
+      open()
+      return () => {
+        listeners.delete(listener)
+        if (listeners.size > 0) return
+        closeTimer = timers.setTimeout(() => {
+          if (listeners.size > 0) return
+          channel?.close()
+          channel = null
+        }, lingerMs)
+      }
+    },
+  }
+}
