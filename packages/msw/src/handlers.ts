@@ -1,0 +1,284 @@
+import {
+  createPreviewChatBackend,
+  scriptedAgent,
+  timerSleep,
+  userCookieName,
+  type PreviewChatBackend,
+  type PreviewChatBackendOptions,
+} from '@preview-chat/server'
+import { delay, http, HttpResponse, ws, type RequestHandler, type WebSocketHandler } from 'msw'
+import { createSeeder, type Seeder, type TurnMode } from './seed'
+import { cutAfterEvents, type CutStreamOptions } from './streamCut'
+import { createTurnGate, type InternalTurnGate, type TurnGate } from './turnGate'
+
+/** Options of `createPreviewChatHandlers`: the backend's, plus where and as whom it answers. */
+export interface PreviewChatHandlersOptions extends Omit<PreviewChatBackendOptions, 'basePath'> {
+  /**
+   * The REST base the client uses (its `baseUrl`), `/rest` by default. A path matches any origin;
+   * an absolute URL (`http://localhost/rest`) matches that origin only.
+   */
+  baseUrl?: string
+  /**
+   * The user of requests that name none (no `Authorization: Bearer <user>`, no
+   * `preview-chat-user` cookie). Set it for stories, where the browser's client sends no
+   * credentials; switch it later with `actAs`. No default: such requests get 401.
+   */
+  user?: string
+  /**
+   * Also mock the WebSocket push channel (`ws(s)://…{base}/push`) with msw's `ws.link`. On by
+   * default; it only takes effect where a global `WebSocket` exists (browsers, Node 22+).
+   */
+  websocketPush?: boolean
+}
+
+/** How failed history reads fail. */
+export type ReadFailure =
+  /** An HTTP error answer with the contract's error body. */
+  | { status: number; message?: string }
+  /** No answer at all (`fetch` rejects, like a dropped connection). */
+  | 'network-error'
+
+/** The mounted backend and its scenario controls. */
+export interface PreviewChatMock {
+  /** The MSW handlers: pass them to `setupServer(...)`, `setupWorker(...)` or `server.use(...)`. */
+  readonly handlers: (RequestHandler | WebSocketHandler)[]
+  /** The reference backend behind the handlers: `backend.inspect` tells what it handled and recorded. */
+  readonly backend: PreviewChatBackend
+  /** The REST base the handlers answer under (normalised, no trailing slash). */
+  readonly baseUrl: string
+  /** The user of requests that name none (see the `user` option). */
+  readonly user: string | undefined
+  /** Requests that name no user act as `user` from now on (`undefined`: they get 401). */
+  actAs(user: string | undefined): void
+  /**
+   * Cuts the client's copy of the next turn stream (a message or a resume) after `afterEvents`
+   * events; each call arms one more stream. The backend's turn goes on and is recorded. Resolves
+   * once the cut happened.
+   */
+  cutNextStream(options: CutStreamOptions): Promise<void>
+  /**
+   * Fails the next `count` history reads (`GET …/messages`) without reaching the backend: with an
+   * HTTP status (503 by default) or a network error.
+   */
+  failNextReads(count: number, failure?: ReadFailure): void
+  /** Delays every history read by `ms` before it reaches the backend; `0` stops delaying. */
+  delayReads(ms: number): void
+  /**
+   * Holds every turn that starts from now on (and pauses of running ones) until released, so the
+   * test advances it one step at a time. Returns the gate; `release()` lets everything run on.
+   */
+  holdTurns(): TurnGate
+  /** Puts threads into states through the backend itself (posting as their owner). */
+  readonly seed: Seeder
+  /** Drops every armed scenario control (cuts, failures, delays, holds) and releases held turns. */
+  reset(): void
+  /** Resets, then closes the backend: running turns end as `interrupted`, push streams close. */
+  close(): Promise<void>
+}
+
+/** The routes a scenario control acts on; everything else goes straight to the backend. */
+type Traffic = 'read' | 'turn' | 'other'
+
+function classify(method: string, path: string, basePath: string): Traffic {
+  if (!path.startsWith(`${basePath}/projects/`)) return 'other'
+  if (method === 'GET' && /\/agents\/v2\/[^/]+\/chat\/[^/]+\/messages$/.test(path)) return 'read'
+  if (method === 'POST' && /\/agents\/v2\/[^/]+\/chat(\/resume)?$/.test(path)) return 'turn'
+  return 'other'
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/** Whether the request names its user (a bearer header or the development cookie). */
+function namesUser(headers: Headers): boolean {
+  if (headers.has('authorization')) return true
+  return (headers.get('cookie') ?? '').split(';').some((pair) => {
+    return pair.trim().startsWith(`${userCookieName}=`)
+  })
+}
+
+/**
+ * Mounts the reference backend of `@preview-chat/server` into MSW handlers. The handlers import
+ * only from `msw`, so the same ones run under `setupServer` in Node tests and under `setupWorker`
+ * in the browser. Turn streams and the SSE push channel are the backend's own streamed responses.
+ *
+ * @example
+ * const chat = createPreviewChatHandlers({ deltaMs: 0, snapshotMs: 5 })
+ * const server = setupServer(...chat.handlers)
+ */
+export function createPreviewChatHandlers(
+  options: PreviewChatHandlersOptions = {},
+): PreviewChatMock {
+  const { baseUrl: rawBaseUrl, user, websocketPush = true, ...backendOptions } = options
+  const baseUrl = (rawBaseUrl ?? '/rest').replace(/\/+$/, '')
+  const absolute = /^https?:\/\//i.test(baseUrl) ? new URL(baseUrl) : undefined
+  const basePath = absolute ? absolute.pathname.replace(/\/+$/, '') : baseUrl
+  if (!basePath.startsWith('/')) {
+    throw new TypeError(
+      `The baseUrl "${rawBaseUrl}" is neither a path nor an http(s) URL; pass e.g. "/rest" or "http://localhost/rest".`,
+    )
+  }
+
+  let currentUser = user
+  let readDelayMs = 0
+  const readFailures: ReadFailure[] = []
+  const cuts: { options: CutStreamOptions; done: () => void }[] = []
+
+  // Turns: every agent runs through a wrapper that numbers it and routes its pauses through a
+  // gate, so that `holdTurns` and the seeders can hold a turn and release it step by step.
+  const sleep = backendOptions.sleep ?? timerSleep
+  const innerAgent = backendOptions.agent ?? scriptedAgent
+  let globalGate: InternalTurnGate = createTurnGate(false)
+  const turnGates = new Map<number, InternalTurnGate>()
+  let nextTurn = 0
+  let nextTurnMode: TurnMode | undefined
+  let pausingTurn: number | undefined
+
+  const backend = createPreviewChatBackend({
+    ...backendOptions,
+    basePath,
+    sleep: (ms, signal) => {
+      const turn = pausingTurn
+      pausingTurn = undefined
+      const fallback = () => sleep(ms, signal)
+      if (turn === undefined) return fallback()
+      const gate = turnGates.get(turn) ?? globalGate
+      return gate.pause(turn, signal, fallback)
+    },
+    agent: async (input, context) => {
+      const turn = ++nextTurn
+      const mode = nextTurnMode
+      nextTurnMode = undefined
+      if (mode) turnGates.set(turn, mode.gate)
+      try {
+        return await innerAgent(input, {
+          ...context,
+          pause: () => {
+            // The backend's sleep runs synchronously inside `pause`: this tells it whose pause it is.
+            pausingTurn = turn
+            try {
+              return context.pause()
+            } finally {
+              pausingTurn = undefined
+            }
+          },
+        })
+      } finally {
+        ;(turnGates.get(turn) ?? globalGate).ended(turn)
+        turnGates.delete(turn)
+      }
+    },
+  })
+
+  const withUser = (request: Request): Request => {
+    if (currentUser === undefined || namesUser(request.headers)) return request
+    const headers = new Headers(request.headers)
+    headers.set('authorization', `Bearer ${currentUser}`)
+    return new Request(request, { headers })
+  }
+
+  const restPattern = absolute ? `${absolute.origin}${basePath}/*` : `*${basePath}/*`
+  const rest = http.all(restPattern, async ({ request }) => {
+    const traffic = classify(request.method, new URL(request.url).pathname, basePath)
+    if (traffic === 'read') {
+      const failure = readFailures.shift()
+      if (failure === 'network-error') return HttpResponse.error()
+      if (failure) {
+        return HttpResponse.json(
+          {
+            code: failure.status,
+            message: failure.message ?? `Failed on purpose by the MSW scenario (failNextReads).`,
+          },
+          { status: failure.status },
+        )
+      }
+      if (readDelayMs > 0) await delay(readDelayMs)
+    }
+    const response = await backend.fetch(withUser(request))
+    if (traffic === 'turn' && response.body) {
+      const cut = cuts.shift()
+      if (cut) {
+        return new Response(cutAfterEvents(response.body, cut.options, cut.done), {
+          status: response.status,
+          headers: response.headers,
+        })
+      }
+    }
+    return response
+  })
+
+  const handlers: (RequestHandler | WebSocketHandler)[] = [rest]
+  if (websocketPush) {
+    const host = absolute ? escapeRegExp(absolute.host) : '[^/]+'
+    const push = ws.link(new RegExp(`^wss?://${host}${escapeRegExp(basePath)}/push/?$`))
+    handlers.push(
+      push.addEventListener('connection', ({ client }) => {
+        // A browser's WebSocket sends the page's cookies; without them, the mock's user.
+        const cookie = typeof document === 'undefined' ? '' : document.cookie
+        const named = backend.authenticate(new Headers({ cookie }))
+        const userId = named?.id ?? currentUser
+        if (
+          userId === undefined ||
+          !backend.authenticate(new Headers({ authorization: `Bearer ${userId}` }))
+        ) {
+          client.close(4401, "No known user: set the preview-chat-user cookie or the mock's user.")
+          return
+        }
+        const unsubscribe = backend.subscribePush(userId, (message) => {
+          client.send(JSON.stringify(message))
+        })
+        client.addEventListener('close', unsubscribe)
+      }),
+    )
+  }
+
+  const seed = createSeeder({
+    backend,
+    basePath,
+    defaultUser: () => currentUser ?? 'alice',
+    startTurn: (mode) => {
+      nextTurnMode = mode
+    },
+  })
+
+  const reset = () => {
+    readFailures.length = 0
+    readDelayMs = 0
+    for (const cut of cuts.splice(0)) cut.done()
+    globalGate.release()
+    globalGate = createTurnGate(false)
+  }
+
+  return {
+    handlers,
+    backend,
+    baseUrl,
+    get user() {
+      return currentUser
+    },
+    actAs(next) {
+      currentUser = next
+    },
+    cutNextStream(cutOptions) {
+      return new Promise<void>((resolve) => cuts.push({ options: cutOptions, done: resolve }))
+    },
+    failNextReads(count, failure = { status: 503 }) {
+      for (let index = 0; index < count; index++) readFailures.push(failure)
+    },
+    delayReads(ms) {
+      readDelayMs = Math.max(0, ms)
+    },
+    holdTurns() {
+      globalGate.hold()
+      return globalGate
+    },
+    seed,
+    reset,
+    async close() {
+      reset()
+      for (const gate of turnGates.values()) gate.release()
+      await backend.close()
+    },
+  }
+}

@@ -1,0 +1,242 @@
+import type { ThreadKey, TurnEvent } from '@preview-chat/core'
+import type { PreviewChatBackend } from '@preview-chat/server'
+import { createTurnGate, type InternalTurnGate, type TurnGate } from './turnGate'
+
+/** Where a seeded thread lives and whose it is. Every field has a default. */
+export interface SeedOptions {
+  /** The owner, who posts the turns: the mock's `user`, else `alice`. */
+  user?: string
+  /** `demo-project` by default. */
+  projectId?: string
+  /** `demo-agent` by default. */
+  agentId?: string
+  /** A fresh UUID by default. */
+  threadId?: string
+}
+
+/** A thread the seeder put into a state; `key` goes straight into `client.session(key)`. */
+export interface SeededThread {
+  key: ThreadKey
+  /** The owner. */
+  user: string
+  /** The execution of the last turn posted. */
+  executionId: string
+}
+
+/** A thread whose turn runs now, held until you step or release it. */
+export interface SeededRunningTurn extends SeededThread {
+  /** The held turn: `step()` advances it one pause, `release()` lets it run to its end. */
+  turn: TurnGate
+}
+
+/** A thread whose last turn suspended for approval (`openSuspensions` has it). */
+export interface SeededSuspension extends SeededThread {
+  runId: string
+  toolCallId: string
+}
+
+/**
+ * Seeding helpers: each one posts as the thread's owner with the backend's own `fetch`, reads the
+ * turn stream, and returns once the backend recorded the state it promises. Nothing is written by
+ * hand, so a seeded state is always one the contract produces. They use the scripted agent's
+ * commands (`/suspend`, `/delegate N`); seed before the client under test starts posting.
+ */
+export interface Seeder {
+  /** A thread with finished turns, one per message (`['Hello']` by default). */
+  thread(options?: SeedOptions & { messages?: string[] }): Promise<SeededThread>
+  /**
+   * A thread with a running turn (`activeExecutionId` set), held at its first pause, or after
+   * `steps` more (the record then shows the output of those steps). Holds only this turn.
+   */
+  runningTurn(
+    options?: SeedOptions & { message?: string; steps?: number },
+  ): Promise<SeededRunningTurn>
+  /** A thread whose turn suspended on a `request_approval` tool call (scripted `/suspend`). */
+  suspension(options?: SeedOptions): Promise<SeededSuspension>
+  /**
+   * A thread whose delegation streamed `chars` child characters (5,000 by default) beyond the
+   * 4,000 budget, so its recorded `childTrace` is truncated (scripted `/delegate N`).
+   */
+  truncatedDelegation(options?: SeedOptions & { chars?: number }): Promise<SeededThread>
+}
+
+/** @internal How the next turn's pauses run: through its own gate, held or free-running. */
+export interface TurnMode {
+  gate: InternalTurnGate
+}
+
+/** @internal */
+export interface SeederContext {
+  backend: PreviewChatBackend
+  basePath: string
+  defaultUser(): string
+  /** The next agent that starts is the seeder's: run its pauses through `mode`. */
+  startTurn(mode: TurnMode): void
+}
+
+interface Posted {
+  executionId: string
+  events: TurnEvent[]
+}
+
+/** Reads a turn stream's events until `stopAt` says so or the body ends. */
+async function readEvents(
+  body: ReadableStream<Uint8Array>,
+  stopAt: (event: TurnEvent) => boolean,
+): Promise<TurnEvent[]> {
+  const reader = body.getReader()
+  const decoder = new TextDecoder()
+  const events: TurnEvent[] = []
+  let buffer = ''
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return events
+      buffer += decoder.decode(value, { stream: true })
+      let boundary = buffer.indexOf('\n\n')
+      while (boundary >= 0) {
+        const frame = buffer.slice(0, boundary)
+        buffer = buffer.slice(boundary + 2)
+        boundary = buffer.indexOf('\n\n')
+        if (!frame.startsWith('data:')) continue
+        const event = JSON.parse(frame.slice(5).trim()) as TurnEvent
+        events.push(event)
+        if (stopAt(event)) return events
+      }
+    }
+  } finally {
+    // Leaving early is a client that went away: the turn runs on, as the contract says.
+    void reader.cancel().catch(() => {})
+  }
+}
+
+const terminal = (event: TurnEvent) =>
+  event.type === 'done' || event.type === 'error' || event.type === 'tool-call-suspended'
+
+export function createSeeder(context: SeederContext): Seeder {
+  const { backend, basePath } = context
+
+  const resolve = (options: SeedOptions = {}) => ({
+    user: options.user ?? context.defaultUser(),
+    key: {
+      projectId: options.projectId ?? 'demo-project',
+      agentId: options.agentId ?? 'demo-agent',
+      threadId: options.threadId ?? crypto.randomUUID(),
+    },
+  })
+
+  const post = async (
+    user: string,
+    key: ThreadKey,
+    message: string,
+    mode: TurnMode,
+    stopAt: (event: TurnEvent) => boolean,
+  ): Promise<Posted> => {
+    const enc = encodeURIComponent
+    const url = `http://seed.invalid${basePath}/projects/${enc(key.projectId)}/agents/v2/${enc(key.agentId)}/chat`
+    const isNew = !backend.inspect.threads().some((thread) => thread.id === key.threadId)
+    context.startTurn(mode)
+    const response = await backend.fetch(
+      new Request(url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${user}`,
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+        },
+        body: JSON.stringify({
+          message,
+          sessionId: key.threadId,
+          ...(isNew && { newSession: true }),
+        }),
+      }),
+    )
+    if (!response.ok || !response.body) {
+      throw new Error(
+        `Seeding failed: posting "${message}" as ${user} answered HTTP ${response.status} (${await response.text()}). Check the user exists and may execute.`,
+      )
+    }
+    const events = await readEvents(response.body, stopAt)
+    const first = events[0]
+    if (first?.type !== 'execution-started') {
+      throw new Error(
+        `Seeding failed: posting "${message}" as ${user} was refused (${JSON.stringify(first)}). Seed a thread whose turn is not running, or use a fresh threadId.`,
+      )
+    }
+    return { executionId: first.executionId, events }
+  }
+
+  const free = (): TurnMode => ({ gate: createTurnGate(false) })
+
+  /** Resolves at the owner's next recorded snapshot of `executionId`. */
+  const nextRecording = (user: string, executionId: string) =>
+    new Promise<void>((done) => {
+      const unsubscribe = backend.subscribePush(user, (message) => {
+        if (message.data.executionId !== executionId) return
+        unsubscribe()
+        done()
+      })
+    })
+
+  const finishedTurns = async (user: string, key: ThreadKey, messages: string[]) => {
+    let executionId = ''
+    for (const message of messages) {
+      const posted = await post(user, key, message, free(), terminal)
+      executionId = posted.executionId
+    }
+    return executionId
+  }
+
+  return {
+    async thread(options = {}) {
+      const { user, key } = resolve(options)
+      const executionId = await finishedTurns(user, key, options.messages ?? ['Hello'])
+      return { key, user, executionId }
+    },
+
+    async runningTurn(options = {}) {
+      const { user, key } = resolve(options)
+      const gate = createTurnGate(true)
+      const { executionId } = await post(
+        user,
+        key,
+        options.message ?? 'Tell me about the weather',
+        { gate },
+        (event) => event.type === 'execution-started',
+      )
+      await gate.waitForPause()
+      const steps = options.steps ?? 0
+      if (steps > 0) {
+        const recorded = nextRecording(user, executionId)
+        await gate.step(steps)
+        await recorded
+      }
+      return { key, user, executionId, turn: gate }
+    },
+
+    async suspension(options = {}) {
+      const { user, key } = resolve(options)
+      const { executionId, events } = await post(user, key, '/suspend', free(), terminal)
+      const last = events[events.length - 1]
+      if (last?.type !== 'tool-call-suspended') {
+        throw new Error(
+          `Seeding a suspension failed: the turn ended with ${JSON.stringify(last)}. It needs the scripted agent (the /suspend command).`,
+        )
+      }
+      return {
+        key,
+        user,
+        executionId,
+        runId: last.payload.runId,
+        toolCallId: last.payload.toolCallId,
+      }
+    },
+
+    async truncatedDelegation(options = {}) {
+      const { user, key } = resolve(options)
+      const chars = options.chars ?? 5000
+      const executionId = await finishedTurns(user, key, [`/delegate ${chars}`])
+      return { key, user, executionId }
+    },
+  }
+}
