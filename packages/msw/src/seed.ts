@@ -1,4 +1,12 @@
-import type { ThreadKey, TurnEvent } from '@preview-chat/core'
+import {
+  applyTurnEvent,
+  DEFAULT_DELEGATION_CHAR_LIMIT,
+  recordCovers,
+  startTurn,
+  type LiveTurn,
+  type ThreadKey,
+  type TurnEvent,
+} from '@preview-chat/core'
 import type { PreviewChatBackend } from '@preview-chat/server'
 import { createTurnGate, type InternalTurnGate, type TurnGate } from './turnGate'
 
@@ -83,6 +91,7 @@ interface Posted {
 async function readEvents(
   body: ReadableStream<Uint8Array>,
   stopAt: (event: TurnEvent) => boolean,
+  onEvent: (event: TurnEvent) => void = () => {},
 ): Promise<TurnEvent[]> {
   const reader = body.getReader()
   const decoder = new TextDecoder()
@@ -101,6 +110,7 @@ async function readEvents(
         if (!frame.startsWith('data:')) continue
         const event = JSON.parse(frame.slice(5).trim()) as TurnEvent
         events.push(event)
+        onEvent(event)
         if (stopAt(event)) return events
       }
     }
@@ -131,6 +141,7 @@ export function createSeeder(context: SeederContext): Seeder {
     message: string,
     mode: TurnMode,
     stopAt: (event: TurnEvent) => boolean,
+    onEvent?: (event: TurnEvent) => void,
   ): Promise<Posted> => {
     const enc = encodeURIComponent
     const url = `http://seed.invalid${basePath}/projects/${enc(key.projectId)}/agents/v2/${enc(key.agentId)}/chat`
@@ -156,7 +167,7 @@ export function createSeeder(context: SeederContext): Seeder {
         `Seeding failed: posting "${message}" as ${user} answered HTTP ${response.status} (${await response.text()}). Check the user exists and may execute.`,
       )
     }
-    const events = await readEvents(response.body, stopAt)
+    const events = await readEvents(response.body, stopAt, onEvent)
     const first = events[0]
     if (first?.type !== 'execution-started') {
       throw new Error(
@@ -168,11 +179,25 @@ export function createSeeder(context: SeederContext): Seeder {
 
   const free = (): TurnMode => ({ gate: createTurnGate(false) })
 
-  /** Resolves at the owner's next recorded snapshot of `executionId`. */
-  const nextRecording = (user: string, executionId: string) =>
+  /** Resolves once the record covers what the live stream has shown (checked at each recording). */
+  const recordCaughtUp = (
+    user: string,
+    threadId: string,
+    executionId: string,
+    liveTurn: () => LiveTurn | undefined,
+  ) =>
     new Promise<void>((done) => {
+      const covered = () => {
+        const history = backend.inspect.history(threadId)
+        const live = liveTurn()
+        return !history || !live || recordCovers(history, live)
+      }
+      if (covered()) {
+        done()
+        return
+      }
       const unsubscribe = backend.subscribePush(user, (message) => {
-        if (message.data.executionId !== executionId) return
+        if (message.data.executionId !== executionId || !covered()) return
         unsubscribe()
         done()
       })
@@ -197,20 +222,30 @@ export function createSeeder(context: SeederContext): Seeder {
     async runningTurn(options = {}) {
       const { user, key } = resolve(options)
       const gate = createTurnGate(true)
-      const { executionId } = await post(
-        user,
-        key,
-        options.message ?? 'Tell me about the weather',
-        { gate },
-        (event) => event.type === 'execution-started',
-      )
+      const message = options.message ?? 'Tell me about the weather'
+      // Follow the live stream as a client would, so we know when the record has caught up.
+      let live: LiveTurn | undefined
+      let started: (executionId: string) => void = () => {}
+      const executionStarted = new Promise<string>((done) => (started = done))
+      const turnOptions = { delegationCharLimit: DEFAULT_DELEGATION_CHAR_LIMIT }
+      const posting = post(user, key, message, { gate }, terminal, (event) => {
+        if (event.type === 'execution-started') {
+          live = startTurn({ ...event, message, createdAt: new Date().toISOString() })
+          started(event.executionId)
+        } else if (live) live = applyTurnEvent(live, event, turnOptions)
+      })
+      const executionId = await Promise.race([
+        executionStarted,
+        posting.then(({ events }) => {
+          throw new Error(
+            `Seeding a running turn failed: the turn ended at once (${JSON.stringify(events.at(-1))}).`,
+          )
+        }),
+      ])
+      posting.catch(() => {})
       await gate.waitForPause()
-      const steps = options.steps ?? 0
-      if (steps > 0) {
-        const recorded = nextRecording(user, executionId)
-        await gate.step(steps)
-        await recorded
-      }
+      await gate.step(options.steps ?? 0)
+      await recordCaughtUp(user, key.threadId, executionId, () => live)
       return { key, user, executionId, turn: gate }
     },
 

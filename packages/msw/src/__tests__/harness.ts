@@ -6,10 +6,10 @@ import {
 } from '@preview-chat/core'
 
 /** A real core client against the mocked backend, as a consumer's test would build it. */
-export function createClient(user = 'alice') {
+export function createClient(user = 'alice', push: 'sse' | false = 'sse') {
   return createPreviewChatClient({
     baseUrl: 'http://localhost/rest',
-    push: 'sse',
+    push,
     headers: { authorization: `Bearer ${user}` },
     storage: null,
     resumeSignal: () => () => {},

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest'
+import { setupPreviewChatServer } from '../vitest'
+import { createClient, follow, textOf } from './harness'
+
+const chat = setupPreviewChatServer({ deltaMs: 0, snapshotMs: 5 })
+
+const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0))
+
+describe('failNextReads', () => {
+  it('fails the next N reads with a status without reaching the backend; the transcript stays and readError is set', async () => {
+    const { key } = await chat.mock.seed.thread({ messages: ['Hello'] })
+    // No push channel: its (re)connection would read too, and take one of the failures.
+    const session = createClient('alice', false).session(key)
+    const t = follow(session)
+    const loaded = await t.until((s) => s.status === 'idle', 'the first read')
+    expect(textOf(loaded.messages[0])).toBe('Hello')
+    const readsBefore = chat.mock.backend.inspect.countRequests({ route: 'messages' })
+
+    chat.mock.failNextReads(2, { status: 503 })
+    await session.refresh()
+    const failed = session.getState()
+    expect(failed.readError?.code).toBe('server_error')
+    expect(failed.readError?.status).toBe(503)
+    expect(failed.messages).toBe(loaded.messages)
+    await session.refresh()
+    expect(session.getState().readError?.code).toBe('server_error')
+    expect(chat.mock.backend.inspect.countRequests({ route: 'messages' })).toBe(readsBefore)
+
+    // The third read is not failed: it reaches the backend and clears the error.
+    await session.refresh()
+    expect(session.getState().readError).toBeNull()
+    expect(chat.mock.backend.inspect.countRequests({ route: 'messages' })).toBe(readsBefore + 1)
+    expect(t.states.every((s) => s.messages.length === 0 || s.messages.length === 2)).toBe(true)
+    t.unsubscribe()
+  })
+
+  it("fails reads with a network error ('network-error')", async () => {
+    const { key } = await chat.mock.seed.thread()
+    chat.mock.failNextReads(1, 'network-error')
+    const session = createClient().session(key)
+    const t = follow(session)
+    // The first read fails; the session retries on its own (the thread's state is unknown).
+    const errored = await t.until((s) => s.readError !== null, 'the failed read')
+    expect(errored.readError?.code).toBe('network_error')
+    expect(errored.status).toBe('recovering')
+    const loaded = await t.until((s) => s.status === 'idle', 'the retried read')
+    expect(loaded.readError).toBeNull()
+    expect(loaded.messages).toHaveLength(2)
+    t.unsubscribe()
+  })
+})
+
+describe('delayReads', () => {
+  it('holds each read back before it reaches the backend', async () => {
+    const { key } = await chat.mock.seed.thread()
+    chat.mock.delayReads(100)
+    const session = createClient().session(key)
+    const t = follow(session)
+    for (let index = 0; index < 5; index++) await tick()
+    expect(session.getState().status).toBe('recovering')
+    expect(chat.mock.backend.inspect.countRequests({ route: 'messages' })).toBe(0)
+    await t.until((s) => s.status === 'idle', 'the delayed read')
+    expect(chat.mock.backend.inspect.countRequests({ route: 'messages' })).toBe(1)
+    expect(t.statuses()).toEqual(['recovering', 'idle'])
+    t.unsubscribe()
+  })
+})

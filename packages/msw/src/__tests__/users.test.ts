@@ -1,0 +1,44 @@
+import { createPreviewChatClient } from '@preview-chat/core'
+import { describe, expect, it } from 'vitest'
+import { setupPreviewChatServer } from '../vitest'
+import { createClient, follow } from './harness'
+
+const chat = setupPreviewChatServer({ deltaMs: 0, snapshotMs: 5 })
+
+describe('a second user', () => {
+  it("bob cannot read alice's thread: 404, notFound", async () => {
+    const { key } = await chat.mock.seed.thread({ user: 'alice' })
+    const t = follow(createClient('bob').session(key))
+    const state = await t.until((s) => s.notFound, 'not found')
+    expect(state.readError?.code).toBe('not_found')
+    expect(state.messages).toEqual([])
+    const read = chat.mock.backend.inspect.requests.find((r) => r.route === 'messages')
+    expect(read).toMatchObject({ userId: 'bob', status: 404 })
+    t.unsubscribe()
+  })
+
+  it('acts as the mock user for requests that name none, and actAs switches it', async () => {
+    chat.mock.actAs('alice')
+    const { key } = await chat.mock.seed.thread()
+    // A client that sends no credentials, as a browser story's would.
+    const anonymous = () =>
+      createPreviewChatClient({
+        baseUrl: 'http://localhost/rest',
+        push: 'sse',
+        storage: null,
+        lingerMs: 0,
+        resumeSignal: () => () => {},
+      })
+    const asAlice = follow(anonymous().session(key))
+    expect((await asAlice.until((s) => s.status === 'idle', 'alice reads')).messages).toHaveLength(
+      2,
+    )
+    asAlice.unsubscribe()
+
+    chat.mock.actAs('bob')
+    expect(chat.mock.user).toBe('bob')
+    const asBob = follow(anonymous().session(key))
+    await asBob.until((s) => s.notFound, 'bob gets not found')
+    asBob.unsubscribe()
+  })
+})
