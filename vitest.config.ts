@@ -1,7 +1,28 @@
+import { fileURLToPath } from 'node:url'
 import { defaultClientConditions, defaultServerConditions } from 'vite'
 import { defineConfig } from 'vitest/config'
 
 const sourceCondition = '@preview-chat/source'
+
+// The react package's tests run twice: against React 19 (its devDependency) and against React 18,
+// installed apart in packages/react/test/react18 so that react-dom, react-query and testing-library
+// there all see React 18.
+const react18 = (name: string) =>
+  fileURLToPath(new URL(`./packages/react/test/react18/node_modules/${name}`, import.meta.url))
+const react18Aliases = [
+  'react-dom',
+  'react',
+  '@testing-library/react',
+  '@tanstack/react-query',
+].map((name) => ({
+  find: new RegExp(`^${name}(/.*)?$`),
+  replacement: `${react18(name)}$1`,
+}))
+const reactTests = {
+  root: 'packages/react',
+  environment: 'jsdom',
+  setupFiles: ['./src/__tests__/setup.ts'],
+} as const
 
 // Workspace packages resolve each other's `src/` through this export condition, so no
 // test needs a build first.
@@ -16,7 +37,12 @@ export default defineConfig({
       { extends: true, test: { name: 'core', root: 'packages/core', environment: 'node' } },
       { extends: true, test: { name: 'server', root: 'packages/server', environment: 'node' } },
       { extends: true, test: { name: 'msw', root: 'packages/msw', environment: 'node' } },
-      { extends: true, test: { name: 'react', root: 'packages/react', environment: 'jsdom' } },
+      { extends: true, test: { name: 'react', ...reactTests, env: { EXPECTED_REACT: '19' } } },
+      {
+        extends: true,
+        resolve: { alias: react18Aliases },
+        test: { name: 'react18', ...reactTests, env: { EXPECTED_REACT: '18' } },
+      },
     ],
   },
 })

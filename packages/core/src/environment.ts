@@ -26,14 +26,20 @@ export const defaultTimers: Timers = {
 /** Visibility and connectivity changes of a browser page; a no-op elsewhere. */
 export const browserResumeSignal: ResumeSignal = (callback) => {
   if (typeof window === 'undefined' || typeof document === 'undefined') return () => {}
+  const page = document
+  const browser = window
   const onVisibility = () => {
-    if (document.visibilityState === 'visible') callback()
+    if (page.visibilityState === 'visible') callback()
   }
-  document.addEventListener('visibilitychange', onVisibility)
-  window.addEventListener('online', callback)
+  page.addEventListener('visibilitychange', onVisibility)
+  browser.addEventListener('online', callback)
   return () => {
-    document.removeEventListener('visibilitychange', onVisibility)
-    window.removeEventListener('online', callback)
+    try {
+      page.removeEventListener('visibilitychange', onVisibility)
+      browser.removeEventListener('online', callback)
+    } catch {
+      // The page is gone already (a closed window, a torn-down test DOM): nothing to remove.
+    }
   }
 }
 

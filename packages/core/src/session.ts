@@ -70,6 +70,7 @@ export class PreviewChatSession {
   private readonly ctx: SessionContext
   private readonly store: StoreApi<EngineState>
   private view: { engine: EngineState; view: SessionState }
+  private readonly serverState: SessionState
   private listeners = 0
   private active = false
   private disposed = false
@@ -82,6 +83,7 @@ export class PreviewChatSession {
   private readFailures = 0
   private readWaiters: (() => void)[] = []
   private polls = 0
+  private pushLost = false
   private followUpTimer: unknown
 
   private stream: AbortController | null = null
@@ -106,6 +108,7 @@ export class PreviewChatSession {
       : initial
     this.store = createStore<EngineState>()(() => engine)
     this.view = { engine, view: selectSessionState(engine) }
+    this.serverState = selectSessionState({ ...engine, draft: '' })
     this.store.subscribe((next, previous) => {
       if (next.draft !== previous.draft) this.persistDraft(next.draft)
     })
@@ -118,6 +121,12 @@ export class PreviewChatSession {
       this.view = { engine, view: selectSessionState(engine, this.view) }
     return this.view.view
   }
+
+  /**
+   * The state a server render shows (and hydration expects): the cached transcript, if any, but
+   * not the draft, which only the browser's storage knows.
+   */
+  getServerState = (): SessionState => this.serverState
 
   /** The engine's internal state, for tests and devtools. */
   getEngineState(): EngineState {
@@ -249,10 +258,17 @@ export class PreviewChatSession {
           }
         },
         onConnectionChange: (connected) => {
-          if (connected) {
-            this.polls = 0
-            this.requestRead()
-          } else this.scheduleFollowUp()
+          if (!connected) {
+            this.pushLost = true
+            this.scheduleFollowUp()
+            return
+          }
+          this.polls = 0
+          // Notifications sent while the channel was down are lost: read once. (Not on the first
+          // connection: the read that started this session covers it.)
+          if (this.pushLost) this.requestRead()
+          else this.scheduleFollowUp() // push is here now: polling can stop
+          this.pushLost = false
         },
       }),
       this.ctx.resumeSignal(() => this.requestRead()),

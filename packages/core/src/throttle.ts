@@ -1,0 +1,87 @@
+import type { SessionState } from './state'
+
+/** A readable, subscribable source of session state (a session, or a throttled view of one). */
+export interface StateSource {
+  getState(): SessionState
+  subscribe(listener: () => void): () => void
+}
+
+export interface ThrottleOptions {
+  /**
+   * The longest a streamed change may wait before it reaches subscribers: a number of ms, or
+   * `'frame'` (default) for the next animation frame. `0` turns throttling off.
+   */
+  throttleMs?: number | 'frame'
+}
+
+type Schedule = (callback: () => void) => () => void
+
+function scheduler(throttleMs: number | 'frame'): Schedule {
+  if (throttleMs === 'frame' && typeof requestAnimationFrame === 'function') {
+    return (callback) => {
+      const handle = requestAnimationFrame(callback)
+      return () => cancelAnimationFrame(handle)
+    }
+  }
+  const ms = throttleMs === 'frame' ? 16 : throttleMs
+  return (callback) => {
+    const handle = setTimeout(callback, ms)
+    return () => clearTimeout(handle)
+  }
+}
+
+/** Only the transcript changed: a streamed delta, which may wait for the next frame. */
+function onlyMessagesChanged(previous: SessionState, next: SessionState): boolean {
+  for (const key of Object.keys(next) as (keyof SessionState)[]) {
+    if (key !== 'messages' && previous[key] !== next[key]) return false
+  }
+  return true
+}
+
+/**
+ * A view of a session that passes streamed deltas on at most once per frame (or per
+ * `throttleMs`), while every other change — a new status, the end of a turn, an error, a keystroke
+ * in the draft — goes through at once, carrying the latest transcript with it. So a UI renders
+ * ~60 times a second however fast tokens arrive, and the final state of a turn is never delayed.
+ */
+export function throttleState(source: StateSource, options: ThrottleOptions = {}): StateSource {
+  const throttleMs = options.throttleMs ?? 'frame'
+  if (throttleMs === 0) return source
+  const schedule = scheduler(throttleMs)
+  const listeners = new Set<() => void>()
+  let published = source.getState()
+  let cancel: (() => void) | null = null
+  let unsubscribe: (() => void) | null = null
+
+  const flush = () => {
+    cancel?.()
+    cancel = null
+    published = source.getState()
+    listeners.forEach((listener) => listener())
+  }
+  const onChange = () => {
+    const next = source.getState()
+    if (next === published) return
+    if (!onlyMessagesChanged(published, next)) flush()
+    else cancel ??= schedule(flush)
+  }
+
+  return {
+    getState: () => (unsubscribe ? published : (published = source.getState())),
+    subscribe(listener) {
+      listeners.add(listener)
+      if (!unsubscribe) {
+        published = source.getState()
+        unsubscribe = source.subscribe(onChange)
+      }
+      return () => {
+        listeners.delete(listener)
+        if (listeners.size > 0 || !unsubscribe) return
+        unsubscribe()
+        unsubscribe = null
+        cancel?.()
+        cancel = null
+      }
+    },
+  }
+}

@@ -1,0 +1,80 @@
+import {
+  createPreviewChatClient,
+  type PreviewChatClientOptions,
+  type SessionState,
+} from '@preview-chat/core'
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { StrictMode, type ReactNode } from 'react'
+import { PreviewChatProvider } from '../PreviewChatProvider'
+import { usePreviewChat, type PreviewChat, type UsePreviewChatOptions } from '../usePreviewChat'
+
+/** A browser tab's client, against the MSW-mounted reference backend, as `user`. */
+export function tabClient(user = 'alice', options: PreviewChatClientOptions = {}) {
+  return createPreviewChatClient({
+    baseUrl: 'http://localhost/rest',
+    headers: { authorization: `Bearer ${user}` },
+    push: 'sse',
+    scope: user,
+    relay: false,
+    lingerMs: 20,
+    retry: { baseMs: 10, maxMs: 50 },
+    poll: { baseMs: 20, maxMs: 100 },
+    ...options,
+  })
+}
+
+export function Providers({
+  client,
+  queryClient,
+  strict = false,
+  children,
+}: {
+  client: ReturnType<typeof createPreviewChatClient>
+  queryClient?: QueryClient
+  strict?: boolean
+  children: ReactNode
+}) {
+  const tree = (
+    <QueryClientProvider client={queryClient ?? new QueryClient()}>
+      <PreviewChatProvider client={client}>{children}</PreviewChatProvider>
+    </QueryClientProvider>
+  )
+  return strict ? <StrictMode>{tree}</StrictMode> : tree
+}
+
+/** Renders the hook's result into `log` on every commit, and the latest into `latest`. */
+export function createProbe() {
+  const log: SessionState[] = []
+  const probe = { log, latest: null as PreviewChat | null }
+  function Probe(props: UsePreviewChatOptions) {
+    const chat = usePreviewChat(props)
+    if (log.at(-1) !== chat) log.push(chat)
+    probe.latest = chat
+    return (
+      <div>
+        <p data-testid="status">{chat.status}</p>
+        <ol>
+          {chat.messages.map((message) => (
+            <li key={message.id}>
+              {message.role}:{' '}
+              {message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')}
+            </li>
+          ))}
+        </ol>
+      </div>
+    )
+  }
+  /** The statuses it went through, without repeats. */
+  const statuses = () => log.map((s) => s.status).filter((s, i, all) => i === 0 || all[i - 1] !== s)
+  const chat = () => {
+    if (!probe.latest) throw new Error('the probe has not rendered yet')
+    return probe.latest
+  }
+  return { Probe, probe, statuses, chat }
+}
+
+export const thread = (threadId = crypto.randomUUID()) => ({
+  projectId: 'demo-project',
+  agentId: 'demo-agent',
+  threadId,
+})

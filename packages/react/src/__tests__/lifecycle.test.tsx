@@ -1,0 +1,106 @@
+import { setupPreviewChatServer } from '@preview-chat/msw/vitest'
+import { act, render, waitFor } from '@testing-library/react'
+import { describe, expect, it } from 'vitest'
+import { createProbe, Providers, tabClient, thread } from './harness'
+
+const chat = setupPreviewChatServer({ deltaMs: 2, snapshotMs: 10 })
+const until = { timeout: 4_000 }
+const inspect = () => chat.mock.backend.inspect
+
+describe('StrictMode (the peers’ double resume, vitest/ai #13863)', () => {
+  it('posts once, opens one push subscription and reads once per trigger', async () => {
+    const client = tabClient('alice', { lingerMs: 50 })
+    const { Probe, chat: api } = createProbe()
+    render(
+      <Providers client={client} strict>
+        <Probe {...thread()} />
+      </Providers>,
+    )
+    await waitFor(() => expect(api().status).toBe('idle'), until)
+    expect(inspect().countRequests({ route: 'messages', method: 'GET' })).toBe(1)
+    expect(inspect().countRequests({ route: 'push', method: 'GET' })).toBe(1)
+    act(() => api().setDraft('once'))
+    let result: Promise<unknown> = Promise.resolve()
+    act(() => {
+      result = api().submit()
+    })
+    await act(() => result)
+    await waitFor(() => expect(api().status).toBe('idle'), until)
+    expect(inspect().countRequests({ route: 'chat', method: 'POST' })).toBe(1)
+    expect(inspect().countRequests({ route: 'push', method: 'GET' })).toBe(1)
+  })
+})
+
+describe('unmounting', () => {
+  it('stops reading mid-stream without cancelling; remounting recovers the finished turn', async () => {
+    const client = tabClient()
+    const key = thread()
+    const first = createProbe()
+    const view = render(
+      <Providers client={client}>
+        <first.Probe {...key} />
+      </Providers>,
+    )
+    await waitFor(() => expect(first.chat().status).toBe('idle'), until)
+    const gate = chat.mock.holdTurns()
+    act(() => first.chat().setDraft('/long 5'))
+    act(() => void first.chat().submit())
+    await gate.step(2)
+    await waitFor(() => expect(first.chat().status).toBe('streaming'), until)
+    view.unmount()
+    expect(inspect().running()).toHaveLength(1)
+    const [executionId] = inspect().running()
+    await new Promise((resolve) => setTimeout(resolve, 50)) // past the session's linger
+    const readsWhileAway = inspect().countRequests({ route: 'messages' })
+    await gate.step(2)
+    gate.release()
+    await waitFor(() => expect(inspect().running()).toEqual([]), until)
+    expect(
+      inspect()
+        .executions()
+        .find((e) => e.id === executionId)?.status,
+    ).toBe('success')
+    expect(inspect().countRequests({ route: 'stop' })).toBe(0)
+    expect(inspect().countRequests({ route: 'messages' })).toBe(readsWhileAway)
+
+    const second = createProbe()
+    render(
+      <Providers client={client}>
+        <second.Probe {...key} />
+      </Providers>,
+    )
+    await waitFor(
+      () => expect(second.chat().messages).toEqual(inspect().history(key.threadId)?.messages),
+      until,
+    )
+    expect(second.statuses()).toEqual(['recovering', 'idle'])
+  })
+})
+
+describe('thread switch', () => {
+  it('shows nothing of the old thread, and a late answer for it never lands in the new one', async () => {
+    const old = await chat.mock.seed.thread({ messages: ['old thread'] })
+    const fresh = await chat.mock.seed.thread({ messages: ['new thread'] })
+    const client = tabClient()
+    const { Probe, probe, chat: api } = createProbe()
+    chat.mock.delayReads(30)
+    const view = render(
+      <Providers client={client}>
+        <Probe {...old.key} />
+      </Providers>,
+    )
+    // Switch before the old thread's read answers.
+    view.rerender(
+      <Providers client={client}>
+        <Probe {...fresh.key} />
+      </Providers>,
+    )
+    await waitFor(() => expect(api().messages).toHaveLength(2), until)
+    await new Promise((resolve) => setTimeout(resolve, 80))
+    const texts = probe.log.flatMap((state) =>
+      state.messages.map((m) => (m.content[0]?.type === 'text' ? m.content[0].text : '')),
+    )
+    expect(texts).not.toContain('old thread')
+    expect(api().messages[0]?.content).toEqual([{ type: 'text', text: 'new thread' }])
+  })
+})
