@@ -4,7 +4,7 @@ import {
   type SessionState,
 } from '@preview-chat/core'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
-import { StrictMode, type ReactNode } from 'react'
+import { StrictMode, useLayoutEffect, type ReactNode } from 'react'
 import { PreviewChatProvider } from '../PreviewChatProvider'
 import { usePreviewChat, type PreviewChat, type UsePreviewChatOptions } from '../usePreviewChat'
 
@@ -42,14 +42,16 @@ export function Providers({
   return strict ? <StrictMode>{tree}</StrictMode> : tree
 }
 
-/** Renders the hook's result into `log` on every commit, and the latest into `latest`. */
+/** Records the hook's result of every commit into `log`, and the latest into `latest`. */
 export function createProbe() {
   const log: SessionState[] = []
   const probe = { log, latest: null as PreviewChat | null }
   function Probe(props: UsePreviewChatOptions) {
     const chat = usePreviewChat(props)
-    if (log.at(-1) !== chat) log.push(chat)
-    probe.latest = chat
+    useLayoutEffect(() => {
+      if (log.at(-1) !== chat) log.push(chat)
+      probe.latest = chat
+    })
     return (
       <div>
         <p data-testid="status">{chat.status}</p>
