@@ -1,0 +1,52 @@
+import { createPreviewChatClient, historyQueryKey, type Message } from '@preview-chat/core'
+import { emptyHistory, json, key } from './streams'
+
+/**
+ * A real `createPreviewChatClient` session whose `fetch` answers the POST with `turn` and every
+ * history read with `history`: bytes in, session state out, through the same code an app runs.
+ */
+export function ourSession(
+  turn: () => ReadableStream<Uint8Array>,
+  options: { history?: Message[]; isNew?: boolean } = {},
+) {
+  const history = { ...emptyHistory, messages: options.history ?? [] }
+  const client = createPreviewChatClient({
+    push: false,
+    relay: false,
+    storage: null,
+    resumeSignal: () => () => {},
+    fetch: async (_input, init) =>
+      init?.method === 'POST'
+        ? new Response(turn(), { headers: { 'content-type': 'text/event-stream' } })
+        : json({ data: history }),
+  })
+  const session = client.session({ ...key, isNew: options.isNew ?? !options.history })
+  return { client, session, queryKey: historyQueryKey(key) }
+}
+
+/**
+ * Sends one message and resolves when the turn's terminal event has been applied, with the
+ * answer's text. A subscriber is attached (as a UI would be), so the session derives its public
+ * state on every change.
+ */
+export async function runTurn(
+  session: ReturnType<typeof ourSession>['session'],
+  onChange?: () => void,
+): Promise<string> {
+  let finish!: () => void
+  const finished = new Promise<void>((resolve) => (finish = resolve))
+  const unsubscribe = session.subscribe(() => {
+    onChange?.()
+    if (session.getEngineState().live?.ended) finish()
+  })
+  if (session.getState().status !== 'idle') await session.refresh()
+  session.setDraft('hello')
+  const result = await session.submit()
+  if (result.outcome !== 'accepted') throw new Error(`the turn was not accepted: ${result.outcome}`)
+  await finished
+  const live = session.getEngineState().live
+  unsubscribe()
+  session.dispose()
+  const part = live?.assistant.content[0]
+  return part?.type === 'text' ? part.text : ''
+}
