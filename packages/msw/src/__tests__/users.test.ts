@@ -1,7 +1,7 @@
 import { createPreviewChatClient } from '@preview-chat/core'
 import { describe, expect, it } from 'vitest'
 import { setupPreviewChatServer } from '../vitest'
-import { createClient, follow } from './harness'
+import { createClient, follow, newThread } from './harness'
 
 const chat = setupPreviewChatServer({ deltaMs: 0, snapshotMs: 5 })
 
@@ -40,5 +40,31 @@ describe('a second user', () => {
     const asBob = follow(anonymous().session(key))
     await asBob.until((s) => s.notFound, 'bob gets not found')
     asBob.unsubscribe()
+  })
+
+  it('posts as the mock user too (a story whose client sends no credentials)', async () => {
+    chat.mock.actAs('alice')
+    const client = createPreviewChatClient({
+      baseUrl: 'http://localhost/rest',
+      push: false,
+      storage: null,
+      lingerMs: 0,
+      resumeSignal: () => () => {},
+    })
+    const session = client.session({ ...newThread(), isNew: true })
+    const t = follow(session)
+    session.setDraft('Hello')
+    expect((await session.submit()).outcome).toBe('accepted')
+    await t.until((s) => s.status === 'idle', 'the end of the turn')
+    expect(chat.mock.backend.inspect.requests.find((r) => r.route === 'chat')).toMatchObject({
+      userId: 'alice',
+      status: 200,
+    })
+    t.unsubscribe()
+  })
+
+  it('without a mock user, a request that names none is a 401', async () => {
+    const response = await fetch('http://localhost/rest/projects/p/agents/v2/a/chat/t/messages')
+    expect(response.status).toBe(401)
   })
 })
