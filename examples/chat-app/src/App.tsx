@@ -1,0 +1,113 @@
+import { createPreviewChatClient, PreviewChatProvider } from '@preview-chat/react'
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { useCallback, useEffect, useMemo, useState } from 'react'
+import { ChatView } from './ChatView'
+import { ThreadList, UserPicker } from './components'
+import {
+  loadThreads,
+  readThreadFromUrl,
+  saveThreads,
+  useStoredThreads,
+  writeThreadToUrl,
+} from './threads'
+import { readUserCookie, users, writeUserCookie } from './user'
+
+function initialUser(): string {
+  const user = readUserCookie() ?? 'alice'
+  writeUserCookie(user)
+  return user
+}
+
+let startup: string | null = null
+
+/** The thread to open first: the URL's, else the user's latest, else a new one (once per page). */
+function startupThread(user: string): string {
+  startup ??= readThreadFromUrl()
+  if (startup) return startup
+  const latest = loadThreads(user)[0]
+  if (latest) startup = latest.id
+  else {
+    startup = crypto.randomUUID()
+    saveThreads(user, [{ id: startup, title: 'New thread', started: false, createdAt: Date.now() }])
+  }
+  writeThreadToUrl(startup, 'replace')
+  return startup
+}
+
+export function App() {
+  const [user, setUser] = useState(initialUser)
+  const [threadId, setThreadId] = useState(() => startupThread(user))
+  const { threads, add, patch } = useStoredThreads(user)
+
+  // One client per user: `scope` keeps drafts and the tab relay apart, and its push WebSocket
+  // connects with this user's cookie.
+  const { client, queryClient } = useMemo(
+    () => ({
+      client: createPreviewChatClient({ baseUrl: '/rest', scope: user }),
+      queryClient: new QueryClient(),
+    }),
+    [user],
+  )
+
+  const newThread = useCallback(() => {
+    const id = crypto.randomUUID()
+    add({ id, title: 'New thread', started: false, createdAt: Date.now() })
+    writeThreadToUrl(id, 'push')
+    setThreadId(id)
+  }, [add])
+
+  useEffect(() => {
+    const onPopState = () => {
+      const id = readThreadFromUrl()
+      if (id) setThreadId(id)
+    }
+    addEventListener('popstate', onPopState)
+    return () => removeEventListener('popstate', onPopState)
+  }, [])
+
+  const selectThread = (id: string) => {
+    writeThreadToUrl(id, 'push')
+    setThreadId(id)
+  }
+  const changeUser = (next: string) => {
+    writeUserCookie(next)
+    setUser(next)
+  }
+  const onStarted = useCallback(
+    (title: string) => {
+      // The first message names the thread.
+      const known = loadThreads(user).find((t) => t.id === threadId)
+      patch(threadId, known?.started ? {} : { started: true, title })
+    },
+    [user, threadId, patch],
+  )
+
+  const stored = threads.find((t) => t.id === threadId)
+  return (
+    <QueryClientProvider client={queryClient}>
+      <PreviewChatProvider client={client}>
+        <div className="app">
+          <header className="app-header">
+            <h1>preview-chat</h1>
+            <UserPicker users={users} user={user} onChange={changeUser} />
+          </header>
+          <ThreadList
+            threads={threads}
+            activeId={threadId}
+            onSelect={selectThread}
+            onNew={newThread}
+          />
+          {threadId && (
+            <ChatView
+              key={`${user}:${threadId}`}
+              user={user}
+              threadId={threadId}
+              isNew={stored ? !stored.started : false}
+              onStarted={onStarted}
+            />
+          )}
+        </div>
+      </PreviewChatProvider>
+    </QueryClientProvider>
+  )
+}

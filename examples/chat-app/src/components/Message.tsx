@@ -1,0 +1,42 @@
+import type { Message, Suspension } from '@preview-chat/react'
+import { PartView, type SuspensionActions } from './parts'
+
+const statusLabels: Record<Message['executionStatus'], string | null> = {
+  running: 'Answering…',
+  success: null,
+  error: 'Failed',
+  cancelled: 'Cancelled',
+  interrupted: 'Interrupted',
+}
+
+export interface MessageViewProps {
+  message: Message
+  suspensions?: readonly Suspension[]
+  onAnswer?: SuspensionActions['onAnswer']
+}
+
+/** One message: a person's text, or an assistant's parts with how its turn ended. */
+export function MessageView({ message, suspensions = [], onAnswer }: MessageViewProps) {
+  const label = message.role === 'assistant' ? statusLabels[message.executionStatus] : null
+  return (
+    <article
+      className={`message message-${message.role}`}
+      data-testid={`message-${message.role}`}
+      data-execution-status={message.executionStatus}
+      aria-label={message.role === 'user' ? 'You' : 'Assistant'}
+    >
+      <header className="message-author">
+        {message.role === 'user' ? 'You' : 'Assistant'}
+        {label && (
+          <span className={`execution-status execution-${message.executionStatus}`}>{label}</span>
+        )}
+      </header>
+      {message.content.map((part, index) => (
+        <PartView key={index} part={part} suspensions={suspensions} onAnswer={onAnswer} />
+      ))}
+      {message.executionError && (
+        <p className="tool-error">The agent failed: {message.executionError}</p>
+      )}
+    </article>
+  )
+}

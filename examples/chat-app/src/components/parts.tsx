@@ -1,0 +1,142 @@
+import type { ChildTrace, MessagePart, Suspension, ToolCallPart } from '@preview-chat/react'
+
+export interface SuspensionActions {
+  /** The open suspension of this tool call, if it waits for a person. */
+  suspension?: Suspension | undefined
+  /** Approve (`true`) or decline (`false`) it; absent when this user may not answer now. */
+  onAnswer?: ((suspension: Suspension, approved: boolean) => void) | undefined
+}
+
+function json(value: unknown): string {
+  if (value === undefined) return ''
+  return typeof value === 'string' ? value : JSON.stringify(value, null, 2)
+}
+
+export function TextPartView({ text }: { text: string }) {
+  return <p className="part-text">{text}</p>
+}
+
+/** A reasoning block, collapsed by default (a native `<details>`: keyboard and screen-reader ready). */
+export function ReasoningPartView({ text, open }: { text: string; open?: boolean }) {
+  return (
+    <details className="part-reasoning" open={open}>
+      <summary>Reasoning</summary>
+      <p>{text}</p>
+    </details>
+  )
+}
+
+/** What a delegated child agent produced; `truncated` marks a delegation over its budget. */
+export function ChildTraceView({ trace }: { trace: ChildTrace }) {
+  return (
+    <section className="child-trace" aria-label="Delegated agent">
+      {trace.reasoningSegments.map((segment) => (
+        <ReasoningPartView key={segment.id} text={segment.content} />
+      ))}
+      {trace.steps.length > 0 && (
+        <ul className="child-steps">
+          {trace.steps.map((step) => (
+            <li key={step.toolCallId}>
+              <code>{step.toolName}</code> {step.running ? 'running…' : 'done'}
+            </li>
+          ))}
+        </ul>
+      )}
+      {trace.text && (
+        <p className="child-text" data-testid="child-text">
+          {trace.text}
+        </p>
+      )}
+      {trace.truncated && (
+        <p className="truncated-marker" data-testid="truncated-marker">
+          Truncated: the delegated agent wrote more than the 4,000 characters that are kept.
+        </p>
+      )}
+    </section>
+  )
+}
+
+export function ToolCallPartView({
+  part,
+  suspension,
+  onAnswer,
+}: { part: ToolCallPart } & SuspensionActions) {
+  const state =
+    part.state === 'rejected'
+      ? 'failed'
+      : part.state === 'resolved'
+        ? 'done'
+        : suspension
+          ? 'waiting for approval'
+          : 'running…'
+  return (
+    <div className={`part-tool part-tool-${part.state ?? 'open'}`}>
+      <details open={Boolean(part.childTrace) || Boolean(suspension)}>
+        <summary>
+          Tool <code>{part.toolName}</code> <span className="tool-state">{state}</span>
+        </summary>
+        {part.input !== undefined && (
+          <div className="tool-io">
+            <h4>Input</h4>
+            <pre>{json(part.input)}</pre>
+          </div>
+        )}
+        {part.output !== undefined && (
+          <div className="tool-io">
+            <h4>Output</h4>
+            <pre>{json(part.output)}</pre>
+          </div>
+        )}
+        {part.error && <p className="tool-error">Error: {part.error}</p>}
+        {part.childTrace && <ChildTraceView trace={part.childTrace} />}
+      </details>
+      {suspension && (
+        <div className="suspension" role="group" aria-label={`Approval for ${part.toolName}`}>
+          <p>This tool call waits for your approval.</p>
+          <button
+            type="button"
+            className="primary"
+            disabled={!onAnswer}
+            onClick={() => onAnswer?.(suspension, true)}
+          >
+            Approve
+          </button>
+          <button type="button" disabled={!onAnswer} onClick={() => onAnswer?.(suspension, false)}>
+            Decline
+          </button>
+        </div>
+      )}
+    </div>
+  )
+}
+
+export function PartView({
+  part,
+  suspensions,
+  onAnswer,
+}: {
+  part: MessagePart
+  suspensions: readonly Suspension[]
+  onAnswer?: SuspensionActions['onAnswer']
+}) {
+  switch (part.type) {
+    case 'text':
+      return <TextPartView text={part.text} />
+    case 'reasoning':
+      return <ReasoningPartView text={part.text} />
+    case 'tool-call':
+      return (
+        <ToolCallPartView
+          part={part}
+          suspension={suspensions.find((s) => s.toolCallId === part.toolCallId)}
+          onAnswer={onAnswer}
+        />
+      )
+    case 'file':
+      return (
+        <p className="part-file">
+          File {part.fileName} ({part.mimeType}, {part.sizeBytes} bytes)
+        </p>
+      )
+  }
+}
