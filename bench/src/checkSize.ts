@@ -1,0 +1,36 @@
+/**
+ * `pnpm check:size`: fails when the gzipped bundle of @preview-chat/core + @preview-chat/react
+ * grows more than 10% over the recorded baseline (size-baseline.json). `--update` records the
+ * current sizes as the new baseline (do that in the commit that accepts a growth, and say why).
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { bundles } from './bundle'
+
+const baselinePath = fileURLToPath(new URL('../size-baseline.json', import.meta.url))
+const TOLERANCE = 1.1
+
+const current = {
+  full: (await bundles.ours.full()).gzipped,
+  typical: (await bundles.ours.typical()).gzipped,
+}
+
+if (process.argv.includes('--update')) {
+  writeFileSync(baselinePath, `${JSON.stringify({ gzippedBytes: current }, null, 2)}\n`)
+  console.log(`size-baseline.json updated: ${JSON.stringify(current)}`)
+} else {
+  const baseline = (JSON.parse(readFileSync(baselinePath, 'utf8')) as { gzippedBytes: typeof current }).gzippedBytes
+  let failed = false
+  for (const name of Object.keys(current) as (keyof typeof current)[]) {
+    const limit = Math.floor(baseline[name] * TOLERANCE)
+    const ok = current[name] <= limit
+    failed ||= !ok
+    console.log(
+      `${ok ? 'ok  ' : 'FAIL'} ${name}: ${current[name]} B gzipped (baseline ${baseline[name]} B, limit +10% = ${limit} B)`,
+    )
+  }
+  if (failed) {
+    console.error('The bundle grew more than 10% over bench/size-baseline.json. Shrink it, or accept it with `pnpm --filter @preview-chat/bench check:size --update` and say why in the commit.')
+    process.exit(1)
+  }
+}
