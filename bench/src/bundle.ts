@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- a missing value here is a failed run, as in tests */
 import { build } from 'esbuild'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
@@ -33,7 +34,11 @@ export async function measureBundle(entry: string, external: string[]): Promise<
   for (const output of Object.values(result.metafile.outputs))
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
       const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*node_modules)/.exec(path)
-      const name = match?.[1] ?? (/packages\/([^/]+)\//.exec(path)?.[1] ? `@preview-chat/${/packages\/([^/]+)\//.exec(path)![1]}` : path)
+      const name =
+        match?.[1] ??
+        (/packages\/([^/]+)\//.exec(path)?.[1]
+          ? `@preview-chat/${/packages\/([^/]+)\//.exec(path)![1]}`
+          : path)
       byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput)
     }
   return {
@@ -68,11 +73,12 @@ export const bundles = {
   },
   vercel: {
     // zod is a peer dependency of `ai`.
-    full: () => measureBundle(`export * from '@ai-sdk/react'\nexport * from 'ai'`, [...reactPeers, 'zod']),
+    full: () =>
+      measureBundle(`export * from '@ai-sdk/react'\nexport * from 'ai'`, [...reactPeers, 'zod']),
     typical: () =>
-      measureBundle(`export { useChat } from '@ai-sdk/react'\nexport { DefaultChatTransport } from 'ai'`, [
-        ...reactPeers,
-        'zod',
-      ]),
+      measureBundle(
+        `export { useChat } from '@ai-sdk/react'\nexport { DefaultChatTransport } from 'ai'`,
+        [...reactPeers, 'zod'],
+      ),
   },
 }

@@ -19,7 +19,9 @@ if (process.argv.includes('--update')) {
   writeFileSync(baselinePath, `${JSON.stringify({ gzippedBytes: current }, null, 2)}\n`)
   console.log(`size-baseline.json updated: ${JSON.stringify(current)}`)
 } else {
-  const baseline = (JSON.parse(readFileSync(baselinePath, 'utf8')) as { gzippedBytes: typeof current }).gzippedBytes
+  const baseline = (
+    JSON.parse(readFileSync(baselinePath, 'utf8')) as { gzippedBytes: typeof current }
+  ).gzippedBytes
   let failed = false
   for (const name of Object.keys(current) as (keyof typeof current)[]) {
     const limit = Math.floor(baseline[name] * TOLERANCE)
@@ -30,7 +32,9 @@ if (process.argv.includes('--update')) {
     )
   }
   if (failed) {
-    console.error('The bundle grew more than 10% over bench/size-baseline.json. Shrink it, or accept it with `pnpm --filter @preview-chat/bench check:size --update` and say why in the commit.')
+    console.error(
+      'The bundle grew more than 10% over bench/size-baseline.json. Shrink it, or accept it with `pnpm --filter @preview-chat/bench check:size --update` and say why in the commit.',
+    )
     process.exit(1)
   }
 }

@@ -30,8 +30,15 @@ export function installDom(): void {
 export function uninstallDom(): void {
   dom?.window.close()
   dom = null
-  for (const name of ['window', 'document', 'HTMLElement', 'Node', 'requestAnimationFrame', 'cancelAnimationFrame'])
-    delete (globalThis as Record<string, unknown>)[name]
+  for (const name of [
+    'window',
+    'document',
+    'HTMLElement',
+    'Node',
+    'requestAnimationFrame',
+    'cancelAnimationFrame',
+  ])
+    Reflect.deleteProperty(globalThis, name)
 }
 
 /** Resolves after `ms` of real time. */

@@ -58,7 +58,9 @@ for (const [id, run] of all) {
   try {
     rows.push(await run(sizes))
   } catch (error) {
-    problems.push(`row ${id} did not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+    problems.push(
+      `row ${id} did not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    )
   }
   process.stderr.write(`row ${id}: ${((performance.now() - rowStarted) / 1000).toFixed(1)} s\n`)
 }
@@ -71,7 +73,9 @@ console.log(table(rows))
 for (const row of rows)
   for (const count of row.counts ?? []) {
     if (count.ok && knownFailures.has(row.id))
-      problems.push(`${count.label}: holds now; remove row ${row.id} from knownFailures in bench/src/main.ts`)
+      problems.push(
+        `${count.label}: holds now; remove row ${row.id} from knownFailures in bench/src/main.ts`,
+      )
     else if (!count.ok && knownFailures.has(row.id))
       console.log(`\nKNOWN FAILURE (see bench/README.md): ${count.label}`)
     else if (!count.ok) problems.push(`count goal failed: ${count.label}`)
@@ -81,6 +85,7 @@ if (problems.length > 0) {
   console.error(`\n${problems.join('\n')}`)
   process.exit(1)
 }
-if (sizes.smoke) console.log(`\nsmoke: ${rows.length} rows ran; the count goals hold (known failures aside).`)
+if (sizes.smoke)
+  console.log(`\nsmoke: ${rows.length} rows ran; the count goals hold (known failures aside).`)
 // The jsdom window keeps timers alive.
 process.exit(0)

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- a missing value here is a failed run, as in tests */
 /**
  * The wire workloads every row shares: one answer as our SSE turn stream and as the AI SDK's
  * UI message stream, carrying the same text in the same deltas.
@@ -66,7 +67,8 @@ export function answerStream(
           text = protocol.head().join('')
           sent = 0
         }
-        while (sent < deltas && text.length < chunkBytes) text += protocol.delta(delta(sent++, deltaChars))
+        while (sent < deltas && text.length < chunkBytes)
+          text += protocol.delta(delta(sent++, deltaChars))
         if (sent === deltas && !tailSent && text.length < chunkBytes) {
           text += protocol.tail().join('')
           tailSent = true
@@ -99,7 +101,10 @@ export function pacedStream(
       timing.firstDeltaAt = start
       let sent = 0
       const tick = () => {
-        const due = Math.min(deltas, Math.floor(((performance.now() - start) / durationMs) * deltas) + 1)
+        const due = Math.min(
+          deltas,
+          Math.floor(((performance.now() - start) / durationMs) * deltas) + 1,
+        )
         while (sent < due) controller.enqueue(encoder.encode(protocol.delta(delta(sent++, 4))))
         if (sent < deltas) {
           setTimeout(tick, 1)

@@ -10,7 +10,8 @@ export async function bundleRow(_sizes: Sizes): Promise<Row> {
     bundles.ours.sharedQueryCore(),
   ])
   const parts = oursFull.byPackage.map(([name, bytes]) => `${name} ${fmt.kb(bytes)}`).join(', ')
-  const size = (b: { minified: number; gzipped: number }) => `${fmt.kb(b.gzipped)} gz (${fmt.kb(b.minified)} min)`
+  const size = (b: { minified: number; gzipped: number }) =>
+    `${fmt.kb(b.gzipped)} gz (${fmt.kb(b.minified)} min)`
   return {
     id: 6,
     name: 'Bundle',

@@ -1,3 +1,5 @@
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- a missing value here is a failed run, as in tests */
+/* eslint-disable react-hooks/globals, react-hooks/immutability -- the probes record commits from inside render on purpose */
 import { useChat } from '@ai-sdk/react'
 import { createPreviewChatClient, type Message } from '@preview-chat/core'
 import { PreviewChatProvider, usePreviewChat } from '@preview-chat/react'
@@ -7,7 +9,16 @@ import { Profiler, useLayoutEffect } from 'react'
 import { createRoot } from 'react-dom/client'
 import { frameCounter, installDom, sleep } from '../dom'
 import { fmt, type Row, type Sizes } from '../row'
-import { aiSdk, answerText, emptyHistory, json, key, ours, pacedStream, type Protocol } from '../streams'
+import {
+  aiSdk,
+  answerText,
+  emptyHistory,
+  json,
+  key,
+  ours,
+  pacedStream,
+  type Protocol,
+} from '../streams'
 
 const TAIL_DELAY_MS = 250
 
@@ -42,7 +53,10 @@ interface Scenario {
 /** Mounts `node`, runs one paced answer through it, and reports commits and timings. */
 async function measure(
   protocol: Protocol,
-  render: (trace: Trace, fetch: typeof globalThis.fetch) => { node: React.ReactNode; send: () => void },
+  render: (
+    trace: Trace,
+    fetch: typeof globalThis.fetch,
+  ) => { node: React.ReactNode; send: () => void },
   scenario: Scenario,
 ) {
   const timing: { firstDeltaAt?: number; lastDeltaAt?: number } = {}
@@ -133,7 +147,10 @@ function vercel(scenario: Scenario, throttle?: number) {
       const transport = new DefaultChatTransport({ api: 'http://localhost/api/chat', fetch })
       let sendMessage: ((message: { text: string }) => Promise<void>) | null = null
       function Chat() {
-        const chat = useChat({ transport, ...(throttle !== undefined && { experimental_throttle: throttle }) })
+        const chat = useChat({
+          transport,
+          ...(throttle !== undefined && { experimental_throttle: throttle }),
+        })
         sendMessage = chat.sendMessage
         return <Answer text={aiText(chat.messages)} expected={scenario.expected} trace={trace} />
       }
@@ -170,6 +187,8 @@ export async function commitsRow({ smoke }: Sizes): Promise<Row> {
     ratio: `commits useChat/ours ${fmt.x(plain.commits / mine.commits)}; throttled useChat/ours ${fmt.x(throttled.commits / mine.commits)}`,
     goal: `≤ 1 commit per frame (≤ frames + 2 status commits = ${allowed}); final text ≤ 1 frame after the last delta`,
     met: commitsOk && latencyOk,
-    counts: [{ label: `row 2: ${mine.commits} commits ≤ ${allowed} (frames fired + 2)`, ok: commitsOk }],
+    counts: [
+      { label: `row 2: ${mine.commits} commits ≤ ${allowed} (frames fired + 2)`, ok: commitsOk },
+    ],
   }
 }

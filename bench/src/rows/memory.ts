@@ -1,4 +1,10 @@
-import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessageChunk } from 'ai'
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- a missing value here is a failed run, as in tests */
+import {
+  parseJsonEventStream,
+  readUIMessageStream,
+  uiMessageChunkSchema,
+  type UIMessageChunk,
+} from 'ai'
 import { ourSession, runTurn } from '../ourSession'
 import { fmt, type Row, type Sizes } from '../row'
 import { aiSdk, answerStream, ours } from '../streams'
@@ -48,7 +54,9 @@ function heapProbe() {
 async function oursRun(deltas: number) {
   const probe = heapProbe()
   const onPull = probe.onPull
-  const { session } = ourSession(() => answerStream(ours, deltas, DELTA_CHARS, { chunkBytes: 4096, onPull }))
+  const { session } = ourSession(() =>
+    answerStream(ours, deltas, DELTA_CHARS, { chunkBytes: 4096, onPull }),
+  )
   const text = await runTurn(session)
   return { ...probe.result(text), chars: text.length }
 }
@@ -58,7 +66,10 @@ async function vercelRun(deltas: number) {
   const onPull = probe.onPull
   const body = answerStream(aiSdk, deltas, DELTA_CHARS, { chunkBytes: 4096, onPull })
   const chunks = parseJsonEventStream({ stream: body, schema: uiMessageChunkSchema }).pipeThrough(
-    new TransformStream<{ success: boolean; value?: UIMessageChunk; error?: unknown }, UIMessageChunk>({
+    new TransformStream<
+      { success: boolean; value?: UIMessageChunk; error?: unknown },
+      UIMessageChunk
+    >({
       transform(part, controller) {
         if (!part.success) throw part.error
         controller.enqueue(part.value!)
@@ -79,7 +90,8 @@ export async function memoryRow({ smoke }: Sizes): Promise<Row> {
 
   const mine = await oursRun(deltas)
   const peer = await vercelRun(deltas)
-  if (mine.chars !== bytes || peer.chars !== bytes) throw new Error('row 5: an answer came out short')
+  if (mine.chars !== bytes || peer.chars !== bytes)
+    throw new Error('row 5: an answer came out short')
   const show = (r: typeof mine) =>
     `peak retained +${fmt.mb(r.peakRetained)} (${fmt.x(r.peakRetained / bytes)} text); peak incl. garbage +${fmt.mb(r.peak)} (${fmt.x(r.peak / bytes)})`
   const ok = mine.peakRetained < 4 * bytes

@@ -1,4 +1,10 @@
-import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessageChunk } from 'ai'
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- a missing value here is a failed run, as in tests */
+import {
+  parseJsonEventStream,
+  readUIMessageStream,
+  uiMessageChunkSchema,
+  type UIMessageChunk,
+} from 'ai'
 import { createParser } from 'eventsource-parser'
 import { ourSession, runTurn } from '../ourSession'
 import { fmt, type Row, type Sizes } from '../row'
@@ -28,7 +34,10 @@ async function floor(body: ReadableStream<Uint8Array>): Promise<string> {
 /** What `DefaultChatTransport` + `useChat` do with a response body, minus React. */
 async function vercel(body: ReadableStream<Uint8Array>): Promise<string> {
   const chunks = parseJsonEventStream({ stream: body, schema: uiMessageChunkSchema }).pipeThrough(
-    new TransformStream<{ success: boolean; value?: UIMessageChunk; error?: unknown }, UIMessageChunk>({
+    new TransformStream<
+      { success: boolean; value?: UIMessageChunk; error?: unknown },
+      UIMessageChunk
+    >({
       transform(part, controller) {
         if (!part.success) throw part.error
         controller.enqueue(part.value!)
@@ -62,7 +71,8 @@ export async function pipelineRow({ smoke }: Sizes): Promise<Row> {
       const start = performance.now()
       const text = await contenders[name]()
       const elapsed = performance.now() - start
-      if (text !== expected) throw new Error(`row 1: ${name} produced ${text.length} chars, expected ${expected.length}`)
+      if (text !== expected)
+        throw new Error(`row 1: ${name} produced ${text.length} chars, expected ${expected.length}`)
       if (round >= 0) times[name].push(elapsed)
     }
   }

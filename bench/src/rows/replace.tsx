@@ -19,22 +19,43 @@ function transcript(count: number, version: number): Message[] {
     executionId: `exec-${i >> 1}`,
     executionStatus: 'success' as const,
     createdAt: at,
-    content: [{ type: 'text' as const, text: i === count - 1 ? `answer, version ${version}` : `message ${i} `.repeat(8) }],
+    content: [
+      {
+        type: 'text' as const,
+        text: i === count - 1 ? `answer, version ${version}` : `message ${i} `.repeat(8),
+      },
+    ],
   }))
 }
 const asUIMessages = (messages: Message[]): UIMessage[] =>
-  messages.map((m) => ({ id: m.id, role: m.role, parts: m.content.map((p) => ({ type: 'text' as const, text: p.type === 'text' ? p.text : '' })) }))
+  messages.map((m) => ({
+    id: m.id,
+    role: m.role,
+    parts: m.content.map((p) => ({ type: 'text' as const, text: p.type === 'text' ? p.text : '' })),
+  }))
 
 interface Counters {
   renders: number
   commits: (() => void)[]
 }
 
-const OurMessage = memo(function OurMessage({ message, counters }: { message: Message; counters: Counters }) {
+const OurMessage = memo(function OurMessage({
+  message,
+  counters,
+}: {
+  message: Message
+  counters: Counters
+}) {
   counters.renders++
   return <li>{message.content.map((p) => (p.type === 'text' ? p.text : '')).join('')}</li>
 })
-const AiMessage = memo(function AiMessage({ message, counters }: { message: UIMessage; counters: Counters }) {
+const AiMessage = memo(function AiMessage({
+  message,
+  counters,
+}: {
+  message: UIMessage
+  counters: Counters
+}) {
   counters.renders++
   return <li>{message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')}</li>
 })
@@ -44,7 +65,10 @@ function mount(node: React.ReactNode, counters: Counters) {
   document.body.append(container)
   const root = createRoot(container)
   root.render(
-    <Profiler id="transcript" onRender={() => counters.commits.splice(0).forEach((resolve) => resolve())}>
+    <Profiler
+      id="transcript"
+      onRender={() => counters.commits.splice(0).forEach((resolve) => resolve())}
+    >
       {node}
     </Profiler>,
   )
@@ -53,7 +77,8 @@ function mount(node: React.ReactNode, counters: Counters) {
     container.remove()
   }
 }
-const nextCommit = (counters: Counters) => new Promise<void>((resolve) => counters.commits.push(resolve))
+const nextCommit = (counters: Counters) =>
+  new Promise<void>((resolve) => counters.commits.push(resolve))
 
 async function ours(count: number, replaces: number) {
   let version = 0
@@ -63,7 +88,14 @@ async function ours(count: number, replaces: number) {
     relay: false,
     storage: null,
     resumeSignal: () => () => {},
-    fetch: async () => json({ data: { messages: transcript(count, version), openSuspensions: [], activeExecutionId: null } }),
+    fetch: async () =>
+      json({
+        data: {
+          messages: transcript(count, version),
+          openSuspensions: [],
+          activeExecutionId: null,
+        },
+      }),
   })
   let ready!: () => void
   const loaded = new Promise<void>((resolve) => (ready = resolve))
@@ -72,7 +104,13 @@ async function ours(count: number, replaces: number) {
     useLayoutEffect(() => {
       if (chat.messages.length === count) ready()
     })
-    return <ol>{chat.messages.map((m) => <OurMessage key={m.id} message={m} counters={counters} />)}</ol>
+    return (
+      <ol>
+        {chat.messages.map((m) => (
+          <OurMessage key={m.id} message={m} counters={counters} />
+        ))}
+      </ol>
+    )
   }
   const unmount = mount(
     <QueryClientProvider client={client.queryClient}>
@@ -106,7 +144,13 @@ async function vercel(count: number, replaces: number) {
   function Transcript() {
     const chat = useChat({ messages: asUIMessages(transcript(count, 0)) })
     setMessages = chat.setMessages
-    return <ol>{chat.messages.map((m) => <AiMessage key={m.id} message={m} counters={counters} />)}</ol>
+    return (
+      <ol>
+        {chat.messages.map((m) => (
+          <AiMessage key={m.id} message={m} counters={counters} />
+        ))}
+      </ol>
+    )
   }
   const unmount = mount(<Transcript />, counters)
   await sleep(50)
@@ -136,7 +180,8 @@ export async function replaceRow({ smoke }: Sizes): Promise<Row> {
   const peer = await vercel(count, replaces)
   const worst = Math.max(...mine.renders)
   const ok = worst <= 1
-  const spread = (r: number[]) => (Math.min(...r) === Math.max(...r) ? `${r[0]}` : `${Math.min(...r)}–${Math.max(...r)}`)
+  const spread = (r: number[]) =>
+    Math.min(...r) === Math.max(...r) ? `${r[0]}` : `${Math.min(...r)}–${Math.max(...r)}`
   return {
     id: 3,
     name: 'Snapshot replace',
