@@ -15,7 +15,7 @@ export { throttleState } from './throttle'
 export type { StateSource, ThrottleOptions } from './throttle'
 export { reduce, initialEngineState, selectSessionState, selectStatus } from './state'
 export type { EngineAction, EngineState, SessionState, SessionStatus } from './state'
-export { composeTranscript, markTruncated, recordCovers } from './transcript'
+export { composeTranscript, markTruncated, recordCovers, recordSupersedes } from './transcript'
 export type { ThreadKey } from './transport'
 export {
   applyTurnEvent,

@@ -547,13 +547,17 @@ export class PreviewChatSession {
         if (engine.streaming && engine.live?.executionId === message.executionId) this.relayTurn()
         return
       case 'turn':
-        this.relayed = { executionId: message.turn.executionId, seq: message.seq }
-        this.syncAsked = null
         this.dispatch({ type: 'relayed-turn', turn: message.turn })
+        // Taken only if the record has not overtaken it; else events wait for a later sync.
+        if (this.store.getState().live?.executionId === message.turn.executionId) {
+          this.relayed = { executionId: message.turn.executionId, seq: message.seq }
+          this.syncAsked = null
+        }
         return
       case 'event':
         if (engine.streaming) return
         if (
+          engine.live?.executionId === message.executionId &&
           this.relayed?.executionId === message.executionId &&
           this.relayed.seq === message.seq - 1
         ) {

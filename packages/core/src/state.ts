@@ -1,7 +1,7 @@
 import type { TurnEvent } from './contract/events'
 import type { HistorySnapshot, Message, Suspension } from './contract/snapshot'
 import { inBandError, type PreviewChatError } from './errors'
-import { composeTranscript, recordCovers } from './transcript'
+import { composeTranscript, recordSupersedes } from './transcript'
 import { applyTurnEvent, startTurn, type LiveTurn, type TurnOptions } from './turn'
 
 /**
@@ -135,7 +135,7 @@ export function reduce(
       // This tab's own stream wins; a tab follows another tab's turn only when it streams none,
       // and never one its record has already caught up with.
       if (state.streaming || state.submitting !== null) return state
-      if (state.recorded && recordCovers(state.recorded, action.turn)) return state
+      if (state.recorded && recordSupersedes(state.recorded, action.turn)) return state
       return { ...state, live: action.turn }
     case 'relayed-event':
       if (state.streaming || !state.live || state.live.ended) return state
@@ -175,7 +175,7 @@ function applySnapshot(
   // Drop the live overlay once the record has caught up with it (and never while this tab still
   // streams: its own deltas are newer than any batch).
   const live =
-    state.live && !state.streaming && recordCovers(snapshot, state.live) ? null : state.live
+    state.live && !state.streaming && recordSupersedes(snapshot, state.live) ? null : state.live
   if (!fresh) return { ...state, recorded: snapshot, live }
   // Spec: "Recorded state determines completion." A Stop settles once its execution is not the
   // active one any more.

@@ -61,6 +61,22 @@ export function recordCovers(snapshot: HistorySnapshot, turn: LiveTurn): boolean
 }
 
 /**
+ * Whether a snapshot should replace this tab's live view of a turn: once the record shows the
+ * turn ended (it decides completion), or, while the turn runs, once the record has overtaken the
+ * live view. A record merely level with a running turn adds nothing while the live view (this
+ * tab's stream, or another tab's relayed one) keeps growing token by token.
+ */
+export function recordSupersedes(snapshot: HistorySnapshot, turn: LiveTurn): boolean {
+  const recorded = snapshot.messages.find((message) => message.id === turn.assistant.id)
+  if (!recorded) return false
+  if (recorded.executionStatus !== 'running') return true
+  if (turn.ended) return false
+  const [recordedParts, recordedChars] = progress(recorded)
+  const [liveParts, liveChars] = progress(turn.assistant)
+  return recordCovers(snapshot, turn) && (recordedParts > liveParts || recordedChars > liveChars)
+}
+
+/**
  * The visible transcript: the recorded messages, with the live turn's messages in their place (or
  * after them when the record does not have them yet). Costs O(messages); callers memoise it.
  */

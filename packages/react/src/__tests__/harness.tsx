@@ -3,10 +3,29 @@ import {
   type PreviewChatClientOptions,
   type SessionState,
 } from '@preview-chat/core'
+import {
+  setupPreviewChatServer,
+  type SetupPreviewChatServerOptions,
+} from '@preview-chat/msw/vitest'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { cleanup } from '@testing-library/react'
+import { afterEach } from 'vitest'
 import { StrictMode, useLayoutEffect, type ReactNode } from 'react'
 import { PreviewChatProvider } from '../PreviewChatProvider'
 import { usePreviewChat, type PreviewChat, type UsePreviewChatOptions } from '../usePreviewChat'
+
+/**
+ * The MSW-mounted reference backend for this test file. Components unmount before the mock goes
+ * away after each test (hooks run last-registered first), so no request outlives its handlers.
+ */
+export function setupChat(options: SetupPreviewChatServerOptions) {
+  const chat = setupPreviewChatServer(options)
+  afterEach(async () => {
+    cleanup()
+    await new Promise((resolve) => setTimeout(resolve, 40)) // past the sessions' linger
+  })
+  return chat
+}
 
 /** A browser tab's client, against the MSW-mounted reference backend, as `user`. */
 export function tabClient(user = 'alice', options: PreviewChatClientOptions = {}) {

@@ -4,5 +4,5 @@ import { afterEach } from 'vitest'
 // Vitest runs without globals, so testing-library cannot register its own cleanup.
 afterEach(() => {
   cleanup()
-  sessionStorage.clear()
+  if (typeof sessionStorage !== 'undefined') sessionStorage.clear()
 })

@@ -1,9 +1,8 @@
-import { setupPreviewChatServer } from '@preview-chat/msw/vitest'
 import { act, render, waitFor } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
-import { createProbe, Providers, tabClient, thread } from './harness'
+import { Providers, createProbe, setupChat, tabClient, thread } from './harness'
 
-const chat = setupPreviewChatServer({ deltaMs: 2, snapshotMs: 10 })
+const chat = setupChat({ deltaMs: 2, snapshotMs: 10 })
 const until = { timeout: 4_000 }
 const posts = () => chat.mock.backend.inspect.countRequests({ route: 'chat', method: 'POST' })
 const reads = () => chat.mock.backend.inspect.countRequests({ route: 'messages', method: 'GET' })
