@@ -1,0 +1,101 @@
+import {
+  test as base,
+  expect,
+  type Browser,
+  type BrowserContext,
+  type Page,
+} from '@playwright/test'
+import { startPreviewChatServer, type PreviewChatServer } from '@preview-chat/server/node'
+import { fileURLToPath } from 'node:url'
+import { startAppServer, type AppServer } from './app-server'
+
+/** The reference server (fast pacing) and the built app in front of it, one per worker. */
+export interface Stack {
+  server: PreviewChatServer
+  app: AppServer
+}
+
+const appRoot = fileURLToPath(new URL('../examples/chat-app/dist', import.meta.url))
+
+/** Text deltas are 25 ms apart: `/long 200` streams for about five seconds. */
+export const deltaMs = 25
+
+export const test = base.extend<
+  { alice: BrowserContext; newContext: (user: string) => Promise<BrowserContext> },
+  { stack: Stack }
+>({
+  stack: [
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const server = await startPreviewChatServer({ port: 0, deltaMs, snapshotMs: 100 })
+      const app = await startAppServer({ root: appRoot, target: server.url })
+      await use({ server, app })
+      await app.close()
+      await server.close()
+    },
+    { scope: 'worker' },
+  ],
+  newContext: async ({ browser, stack }, use, testInfo) => {
+    const contexts: BrowserContext[] = []
+    await use(async (user) => {
+      const context = await openContext(browser, stack, user)
+      contexts.push(context)
+      return context
+    })
+    // Each test saves a screenshot of every page it opened when it fails.
+    if (testInfo.status !== testInfo.expectedStatus) {
+      let index = 0
+      for (const context of contexts)
+        for (const page of context.pages()) {
+          const path = testInfo.outputPath(`failure-${++index}.png`)
+          await page.screenshot({ path, fullPage: true }).catch(() => undefined)
+          await testInfo.attach(`page ${index}`, { path, contentType: 'image/png' })
+        }
+    }
+    for (const context of contexts) await context.close()
+  },
+  alice: async ({ newContext }, use) => {
+    await use(await newContext('alice'))
+  },
+})
+
+async function openContext(browser: Browser, stack: Stack, user: string) {
+  const context = await browser.newContext({ baseURL: stack.app.url })
+  await context.addCookies([{ name: 'preview-chat-user', value: user, url: stack.app.url }])
+  return context
+}
+
+export { expect }
+
+// --- what a person sees -------------------------------------------------------------------
+
+/** A page of the app on a fresh thread (the app mints it); returns its thread URL. */
+export async function openNewThread(page: Page): Promise<string> {
+  await page.goto('/')
+  await expect(page).toHaveURL(/\?thread=/)
+  await expect(status(page)).toHaveAttribute('data-status', 'idle')
+  return page.url()
+}
+
+export const composer = (page: Page) => page.getByRole('textbox', { name: 'Message' })
+export const sendButton = (page: Page) => page.getByRole('button', { name: 'Send' })
+export const stopButton = (page: Page) => page.getByRole('button', { name: 'Stop' })
+export const status = (page: Page) => page.getByTestId('status')
+export const lastAnswer = (page: Page) => page.getByTestId('message-assistant').last()
+
+export async function send(page: Page, text: string): Promise<void> {
+  await composer(page).fill(text)
+  await composer(page).press('Enter')
+}
+
+/** The text of the last answer (its text parts), as rendered. */
+export async function answerText(page: Page): Promise<string> {
+  const parts = await lastAnswer(page).locator('.part-text').allTextContents()
+  return parts.join('')
+}
+
+export function threadIdOf(url: string): string {
+  const id = new URL(url).searchParams.get('thread')
+  if (!id) throw new Error(`No thread id in ${url}`)
+  return id
+}
