@@ -35,23 +35,14 @@ export const test = base.extend<
     },
     { scope: 'worker' },
   ],
-  newContext: async ({ browser, stack }, use, testInfo) => {
+  newContext: async ({ browser, stack }, use) => {
     const contexts: BrowserContext[] = []
     await use(async (user) => {
       const context = await openContext(browser, stack, user)
       contexts.push(context)
       return context
     })
-    // Each test saves a screenshot of every page it opened when it fails.
-    if (testInfo.status !== testInfo.expectedStatus) {
-      let index = 0
-      for (const context of contexts)
-        for (const page of context.pages()) {
-          const path = testInfo.outputPath(`failure-${++index}.png`)
-          await page.screenshot({ path, fullPage: true }).catch(() => undefined)
-          await testInfo.attach(`page ${index}`, { path, contentType: 'image/png' })
-        }
-    }
+    // (`screenshot: 'only-on-failure'` in the config saves every page of these contexts.)
     for (const context of contexts) await context.close()
   },
   alice: async ({ newContext }, use) => {

@@ -235,13 +235,22 @@ test('8. a delegation over 4,000 characters shows the same child text live and a
   await openNewThread(page)
   await send(page, '/delegate 6000')
 
-  // Live: the budget is spent while the child still streams.
-  const marker = page.getByTestId('truncated-marker')
-  await expect(marker).toBeVisible()
-  const live = await page.evaluate(() => ({
-    text: document.querySelector('[data-testid="child-text"]')?.textContent ?? '',
-    status: document.querySelector<HTMLElement>('[data-testid="status"]')?.dataset.status,
-  }))
+  // Live: the budget is spent while the child still streams. Read text and status in the same
+  // frame the marker appears in.
+  const live = await (
+    await page.waitForFunction(
+      () => {
+        if (!document.querySelector('[data-testid="truncated-marker"]')) return false
+        return {
+          text: document.querySelector('[data-testid="child-text"]')?.textContent ?? '',
+          status: document.querySelector<HTMLElement>('[data-testid="status"]')?.dataset.status,
+        }
+      },
+      undefined,
+      { polling: 'raf', timeout: 15_000 },
+    )
+  ).jsonValue()
+  if (!live) throw new Error('The truncated marker never appeared.')
   expect(live.status).toBe('streaming')
   expect(live.text.length).toBeGreaterThan(0)
 
@@ -251,7 +260,7 @@ test('8. a delegation over 4,000 characters shows the same child text live and a
   await page.reload()
   await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
   await expect(page.getByTestId('child-text')).toHaveText(live.text)
-  await expect(marker).toBeVisible()
+  await expect(page.getByTestId('truncated-marker')).toBeVisible()
 })
 
 test('9. a draft typed before a reload is still in the composer after it', async ({ alice }) => {
