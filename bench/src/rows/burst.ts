@@ -56,6 +56,7 @@ async function ours(latencyMs: number): Promise<number> {
   const session = client.session(key)
   const unsubscribe = session.subscribe(() => {})
   await session.refresh()
+  await sleep(300) // the burst comes mid-turn, not right after the page loaded
   server.reset()
   await burst(() =>
     listeners.forEach((listener) =>
@@ -65,7 +66,8 @@ async function ours(latencyMs: number): Promise<number> {
       }),
     ),
   )
-  await sleep(latencyMs * 3 + 50)
+  // Long enough for the trailing read: reads start at least 250 ms apart (minReadIntervalMs).
+  await sleep(latencyMs * 3 + 400)
   unsubscribe()
   session.dispose()
   return server.reads()
@@ -84,7 +86,8 @@ async function invalidatePerNotification(latencyMs: number): Promise<number> {
   await sleep(latencyMs + 20)
   server.reset()
   await burst(() => void queryClient.invalidateQueries({ queryKey: ['history'] }))
-  await sleep(latencyMs * 3 + 50)
+  // Long enough for the trailing read: reads start at least 250 ms apart (minReadIntervalMs).
+  await sleep(latencyMs * 3 + 400)
   unsubscribe()
   queryClient.clear()
   return server.reads()

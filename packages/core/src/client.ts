@@ -47,6 +47,11 @@ export interface PreviewChatClientOptions {
   relay?: TabRelay | false
   /** Timeout of a history read or a Stop. Default 15 s. */
   requestTimeoutMs?: number
+  /**
+   * The shortest time between two history reads. Snapshots are recorded in batches, so reading
+   * faster than they are written costs requests and shows nothing new. Default 250 ms.
+   */
+  minReadIntervalMs?: number
   /** How long a Stop asked before `execution-started` waits for it. Default 10 s. */
   stopWaitMs?: number
   /** Backoff of read retries after failures. Default 500 ms doubling to 15 s, with jitter. */
@@ -144,6 +149,7 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
           retry: options.retry ?? { baseMs: 500, maxMs: 15_000 },
           poll: options.poll ?? { baseMs: 1_000, maxMs: 10_000 },
           stopWaitMs: options.stopWaitMs ?? 10_000,
+          minReadIntervalMs: options.minReadIntervalMs ?? 250,
           lingerMs,
           onIdle: (idle) => {
             if (byKey.get(id) === idle) byKey.delete(id)

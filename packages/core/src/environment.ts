@@ -6,6 +6,8 @@
 export interface Timers {
   setTimeout(callback: () => void, ms: number): unknown
   clearTimeout(handle: unknown): void
+  /** A monotonic clock in ms, on the timers' time line (fake timers move it too). */
+  now(): number
 }
 
 /** Calls back when the page becomes visible again or the browser comes back online. */
@@ -21,6 +23,7 @@ export interface DraftStorage {
 export const defaultTimers: Timers = {
   setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
   clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
+  now: () => performance.now(),
 }
 
 /** Visibility and connectivity changes of a browser page; a no-op elsewhere. */

@@ -19,6 +19,7 @@ export { composeTranscript, markTruncated, recordCovers, recordSupersedes } from
 export type { ThreadKey } from './transport'
 export {
   applyTurnEvent,
+  applyTurnEvents,
   childTraceChars,
   DEFAULT_DELEGATION_CHAR_LIMIT,
   startTurn,

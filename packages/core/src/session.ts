@@ -51,6 +51,8 @@ export interface SessionContext {
   delegationCharLimit: number
   retry: { baseMs: number; maxMs: number }
   poll: { baseMs: number; maxMs: number }
+  /** The shortest time between the starts of two reads (a refresh skips it). */
+  minReadIntervalMs: number
   /** How long a Stop asked before `execution-started` waits for the execution id. */
   stopWaitMs: number
   /** How long a session with no subscriber keeps running before it goes quiet (StrictMode remounts). */
@@ -82,6 +84,8 @@ export class PreviewChatSession {
   private readQueued = false
   private readFailures = 0
   private readWaiters: (() => void)[] = []
+  private lastReadAt = Number.NEGATIVE_INFINITY
+  private gapTimer: unknown
   private polls = 0
   private pushLost = false
   private followUpTimer: unknown
@@ -221,9 +225,14 @@ export class PreviewChatSession {
     return this.stopping
   }
 
+  /** Forgets the last failed action's `error` (e.g. once the person dismissed its banner). */
+  clearError = (): void => {
+    this.dispatch({ type: 'error-cleared' })
+  }
+
   /** One history read now (or right after the one in flight); resolves once reads settle. */
   refresh = (): Promise<void> => {
-    this.requestRead()
+    this.requestRead(true)
     if (!this.reading && !this.readQueued) return Promise.resolve()
     return new Promise((resolve) => this.readWaiters.push(resolve))
   }
@@ -284,6 +293,8 @@ export class PreviewChatSession {
     this.active = false
     for (const cleanup of this.cleanups.splice(0)) cleanup()
     this.ctx.timers.clearTimeout(this.followUpTimer)
+    this.ctx.timers.clearTimeout(this.gapTimer)
+    this.gapTimer = undefined
     this.readQueued = false
     for (const resolve of this.readWaiters.splice(0)) resolve()
     // Stop reading the live stream; the turn goes on on the server and is recovered on return.
@@ -294,16 +305,26 @@ export class PreviewChatSession {
     this.dispatch({ type: 'paused' })
   }
 
-  private requestRead(): void {
+  /**
+   * Asks for a read. At most one is in flight and one queued behind it; and reads start at least
+   * `minReadIntervalMs` apart (unless `urgent`), so a burst of notifications about a turn whose
+   * snapshots are recorded in batches costs two reads, however fast the server answers.
+   */
+  private requestRead(urgent = false): void {
     if (!this.active || this.disposed) return
     const engine = this.store.getState()
     // This tab's own stream is newer than any batch: read when it ends.
-    if (engine.streaming || engine.submitting !== null) {
+    if (engine.streaming || engine.submitting !== null || this.reading) {
       this.readQueued = true
       return
     }
-    if (this.reading) {
+    const wait = urgent ? 0 : this.lastReadAt + this.ctx.minReadIntervalMs - this.ctx.timers.now()
+    if (wait > 0) {
       this.readQueued = true
+      this.gapTimer ??= this.ctx.timers.setTimeout(() => {
+        this.gapTimer = undefined
+        this.requestRead(true)
+      }, wait)
       return
     }
     void this.read()
@@ -312,7 +333,10 @@ export class PreviewChatSession {
   private async read(): Promise<void> {
     this.reading = true
     this.readQueued = false
+    this.lastReadAt = this.ctx.timers.now()
     this.ctx.timers.clearTimeout(this.followUpTimer)
+    this.ctx.timers.clearTimeout(this.gapTimer)
+    this.gapTimer = undefined
     const { queryClient, queryKey, transport, delegationCharLimit } = this.ctx
     try {
       await queryClient.fetchQuery({
@@ -321,6 +345,9 @@ export class PreviewChatSession {
           markTruncated(await transport.readHistory(this.key, signal), delegationCharLimit),
         staleTime: 0,
         retry: false,
+        // Offline is ours to handle (a failed read keeps the last state, retries, and the online
+        // signal reads again); TanStack's default would pause the read without a word.
+        networkMode: 'always',
       })
       // The cache's copy is structurally shared with the previous one: unchanged messages keep
       // their identity, so memoised message components do not re-render.
@@ -398,18 +425,8 @@ export class PreviewChatSession {
 
     return new Promise<SubmitResult>((resolve) => {
       let started = false
-      const onEvent = (event: TurnEvent) => {
-        if (started) {
-          this.dispatch({ type: 'turn-event', event })
-          this.relayOwn({
-            kind: 'event',
-            thread: this.relayThread,
-            executionId: this.store.getState().live?.executionId ?? '',
-            seq: ++this.relaySeq,
-            event,
-          })
-          return
-        }
+      /** Before `execution-started`: the first event decides whether the turn was accepted. */
+      const onFirst = (event: TurnEvent) => {
         if (event.type === 'execution-started') {
           started = true
           this.dispatch({
@@ -437,7 +454,25 @@ export class PreviewChatSession {
         controller.abort()
         resolve({ outcome: 'failed', error })
       }
-      void readTurnStream(body, onEvent, controller.signal).then((end) => {
+      const onEvents = (events: TurnEvent[]) => {
+        let rest = events
+        if (!started) {
+          const [first, ...others] = events
+          if (first) onFirst(first)
+          if (!started) return
+          rest = others
+        }
+        if (rest.length === 0) return
+        this.dispatch({ type: 'turn-events', events: rest })
+        this.relayOwn({
+          kind: 'events',
+          thread: this.relayThread,
+          executionId: this.store.getState().live?.executionId ?? '',
+          seq: ++this.relaySeq,
+          events: rest,
+        })
+      }
+      void readTurnStream(body, onEvents, controller.signal).then((end) => {
         if (this.stream === controller) this.stream = null
         for (const waiter of this.executionWaiters.splice(0)) waiter(null)
         if (end.kind === 'cut') {
@@ -554,7 +589,7 @@ export class PreviewChatSession {
           this.syncAsked = null
         }
         return
-      case 'event':
+      case 'events':
         if (engine.streaming) return
         if (
           engine.live?.executionId === message.executionId &&
@@ -562,7 +597,7 @@ export class PreviewChatSession {
           this.relayed.seq === message.seq - 1
         ) {
           this.relayed.seq = message.seq
-          this.dispatch({ type: 'relayed-event', event: message.event })
+          this.dispatch({ type: 'relayed-events', events: message.events })
         } else if (this.syncAsked !== message.executionId) {
           // Joined mid-turn or missed an event: ask the streaming tab for the whole turn.
           this.syncAsked = message.executionId

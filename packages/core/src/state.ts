@@ -2,7 +2,7 @@ import type { TurnEvent } from './contract/events'
 import type { HistorySnapshot, Message, Suspension } from './contract/snapshot'
 import { inBandError, type PreviewChatError } from './errors'
 import { composeTranscript, recordSupersedes } from './transcript'
-import { applyTurnEvent, startTurn, type LiveTurn, type TurnOptions } from './turn'
+import { applyTurnEvents, startTurn, type LiveTurn, type TurnOptions } from './turn'
 
 /**
  * Exactly one at a time:
@@ -49,10 +49,11 @@ export type EngineAction =
   /** The POST failed or was refused before `execution-started`; the draft stays. */
   | { type: 'submit-failed'; error: PreviewChatError }
   | { type: 'turn-started'; executionId: string; sessionId: string; message?: string; at: string }
-  | { type: 'turn-event'; event: TurnEvent }
-  /** Another tab's live turn (whole, when joining), then its events one by one. */
+  /** Events of this tab's live stream, in order (one network chunk's worth). */
+  | { type: 'turn-events'; events: TurnEvent[] }
+  /** Another tab's live turn (whole, when joining), then its events batch by batch. */
   | { type: 'relayed-turn'; turn: LiveTurn }
-  | { type: 'relayed-event'; event: TurnEvent }
+  | { type: 'relayed-events'; events: TurnEvent[] }
   /** The live stream closed without a terminal event, or failed while being read. */
   | { type: 'stream-cut' }
   | { type: 'stream-closed' }
@@ -124,11 +125,12 @@ export function reduce(
         notFound: false,
       }
     }
-    case 'turn-event': {
+    case 'turn-events': {
       if (!state.live || state.live.ended) return state
-      const live = applyTurnEvent(state.live, action.event, options)
+      const live = applyTurnEvents(state.live, action.events, options)
       if (!live.ended) return { ...state, live }
-      const error = action.event.type === 'error' ? inBandError(action.event) : state.error
+      const failed = action.events.find((event) => event.type === 'error')
+      const error = failed?.type === 'error' ? inBandError(failed) : state.error
       return { ...state, live, error, streaming: false }
     }
     case 'relayed-turn':
@@ -137,9 +139,9 @@ export function reduce(
       if (state.streaming || state.submitting !== null) return state
       if (state.recorded && recordSupersedes(state.recorded, action.turn)) return state
       return { ...state, live: action.turn }
-    case 'relayed-event':
+    case 'relayed-events':
       if (state.streaming || !state.live || state.live.ended) return state
-      return { ...state, live: applyTurnEvent(state.live, action.event, options) }
+      return { ...state, live: applyTurnEvents(state.live, action.events, options) }
     case 'stream-cut':
       return { ...state, streaming: false, submitting: null, cut: true }
     case 'stream-closed':

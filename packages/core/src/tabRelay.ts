@@ -5,11 +5,11 @@ import type { LiveTurn } from './turn'
 /**
  * What tabs of one origin tell each other about live turns, so that a second tab follows a turn
  * token by token instead of snapshot by snapshot. `thread` identifies the thread; `seq` numbers the
- * events of one execution so a tab that missed one asks for the whole turn again.
+ * event batches of one execution so a tab that missed one asks for the whole turn again.
  */
 export type RelayMessage =
   | { kind: 'turn'; thread: string; turn: LiveTurn; seq: number }
-  | { kind: 'event'; thread: string; executionId: string; seq: number; event: TurnEvent }
+  | { kind: 'events'; thread: string; executionId: string; seq: number; events: TurnEvent[] }
   | { kind: 'sync'; thread: string; executionId: string }
 
 /** A channel between the tabs of one origin (BroadcastChannel by default). */

@@ -179,26 +179,28 @@ export type TurnStreamEnd =
   | { kind: 'aborted' }
 
 /**
- * Reads an SSE turn stream, calling `onEvent` for each contract event in order. Unknown event
- * types are skipped (forward compatibility); a malformed event cuts the stream, since what follows
- * it cannot be trusted, and history is authoritative anyway.
+ * Reads an SSE turn stream, calling `onEvents` with the contract events of each network chunk, in
+ * order (one call per chunk, so that a burst of deltas costs one state change, not hundreds).
+ * Unknown event types are skipped (forward compatibility); a malformed event cuts the stream,
+ * since what follows it cannot be trusted, and history is authoritative anyway.
  */
 export async function readTurnStream(
   body: ReadableStream<Uint8Array>,
-  onEvent: (event: TurnEvent) => void,
+  onEvents: (events: TurnEvent[]) => void,
   signal: AbortSignal,
 ): Promise<TurnStreamEnd> {
   const reader = body.getReader()
   const decoder = new TextDecoder()
   let ended = false
   let invalid: PreviewChatError | null = null
+  let batch: TurnEvent[] = []
   const parser = createParser({
     onEvent(message) {
       if (ended || invalid) return
       const parsed = parseTurnEvent(message.data)
       if (parsed.kind === 'invalid') invalid = parsed.error
       else if (parsed.kind === 'event') {
-        onEvent(parsed.event)
+        batch.push(parsed.event)
         if (
           parsed.event.type === 'done' ||
           parsed.event.type === 'error' ||
@@ -215,6 +217,11 @@ export async function readTurnStream(
       const { done, value } = await reader.read()
       if (done) break
       parser.feed(decoder.decode(value, { stream: true }))
+      if (batch.length > 0) {
+        const events = batch
+        batch = []
+        onEvents(events)
+      }
     }
     if (signal.aborted) return { kind: 'aborted' }
     if (ended) return { kind: 'terminal' }

@@ -124,6 +124,38 @@ export function applyTurnEvent(turn: LiveTurn, event: TurnEvent, options: TurnOp
   }
 }
 
+/**
+ * Applies a batch of events in order, stopping at a terminal one. Consecutive deltas of one stream
+ * are joined first, so a network chunk of hundreds of deltas copies the message once.
+ */
+export function applyTurnEvents(
+  turn: LiveTurn,
+  events: readonly TurnEvent[],
+  options: TurnOptions,
+): LiveTurn {
+  let current = turn
+  let pending: Extract<TurnEvent, { type: 'text-delta' | 'reasoning-delta' }> | null = null
+  let joined: string[] = []
+  const flush = () => {
+    if (pending) current = applyTurnEvent(current, { ...pending, delta: joined.join('') }, options)
+    pending = null
+    joined = []
+  }
+  for (const event of events) {
+    if (current.ended) break
+    if (event.type === 'text-delta' || event.type === 'reasoning-delta') {
+      if (pending && (pending.type !== event.type || pending.id !== event.id)) flush()
+      pending ??= event
+      joined.push(event.delta)
+      continue
+    }
+    flush()
+    current = applyTurnEvent(current, event, options)
+  }
+  flush()
+  return current
+}
+
 function withContent(turn: LiveTurn, content: MessagePart[], streams = turn.streams): LiveTurn {
   return { ...turn, streams, assistant: { ...turn.assistant, content } }
 }

@@ -25,6 +25,7 @@ export interface PreviewChat extends SessionState {
   resume: PreviewChatSession['resume']
   stop: PreviewChatSession['stop']
   refresh: PreviewChatSession['refresh']
+  clearError: PreviewChatSession['clearError']
 }
 
 const noSubscription = () => () => {}
@@ -71,6 +72,7 @@ export function usePreviewChat(options: UsePreviewChatOptions): PreviewChat {
       resume: session.resume,
       stop: session.stop,
       refresh: session.refresh,
+      clearError: session.clearError,
     }),
     [state, session],
   )

@@ -167,6 +167,8 @@ export function setup(options: PreviewChatClientOptions & { isNew?: boolean } = 
     push: push.source,
     storage: null,
     relay: false,
+    // Reads start as soon as asked; the spacing of reads has its own test.
+    minReadIntervalMs: 0,
     resumeSignal: () => () => {},
     now: () => Date.parse('2026-11-30T10:00:00.000Z'),
     ...clientOptions,

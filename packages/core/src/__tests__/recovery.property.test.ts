@@ -111,6 +111,7 @@ function countingTimers(): Timers & { pending(): number } {
       clearTimeout(handle as ReturnType<typeof setTimeout>)
     },
     pending: () => live.size,
+    now: () => performance.now(),
   }
 }
 
@@ -169,6 +170,7 @@ async function run(message: string, faults: Faults) {
     resumeSignal: () => () => {},
     delegationCharLimit: limit,
     retry: { baseMs: 2, maxMs: 10 },
+    minReadIntervalMs: 5,
     poll: { baseMs: 2, maxMs: 10 },
   })
   const threadId = crypto.randomUUID()

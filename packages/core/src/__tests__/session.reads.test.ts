@@ -158,6 +158,30 @@ describe('ordering', () => {
     t.session.dispose()
   })
 
+  it('spaces reads at least minReadIntervalMs apart: a burst against a fast server still makes two', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
+    const t = setup({ minReadIntervalMs: 250 })
+    t.server.answerRead(running('A'))
+    await settle()
+    t.push.connection(true) // no polling: only notifications make reads here
+    await vi.advanceTimersByTimeAsync(1_000)
+    for (let i = 0; i < 10; i++) {
+      t.push.updated('e1') // one notification every 10 ms, each read answered at once
+      await settle()
+      if (t.server.pendingReads() > 0) t.server.answerRead(running('A'))
+      await vi.advanceTimersByTimeAsync(10)
+    }
+    expect(t.server.count('GET')).toBe(2) // the first read, and the burst's first
+    await vi.advanceTimersByTimeAsync(250)
+    await settle()
+    expect(t.server.count('GET')).toBe(3) // and one trailing read for the rest of the burst
+    t.server.answerRead(running('AB'))
+    await settle()
+    await vi.advanceTimersByTimeAsync(1_000)
+    expect(t.server.count('GET')).toBe(3)
+    t.session.dispose()
+  })
+
   it('defers reads while its own live stream is open, then reads once', async () => {
     const t = setup()
     t.server.answerRead(empty)

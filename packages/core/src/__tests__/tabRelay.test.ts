@@ -42,6 +42,7 @@ function tab(relay: TabRelay | false) {
     push: push.source,
     relay,
     storage: null,
+    minReadIntervalMs: 0,
     resumeSignal: () => () => {},
   })
   const session = client.session(key)

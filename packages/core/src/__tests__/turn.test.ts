@@ -1,7 +1,8 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { TurnEvent } from '../contract/events'
 import { markTruncated } from '../transcript'
-import { applyTurnEvent, startTurn, type LiveTurn } from '../turn'
+import { applyTurnEvent, applyTurnEvents, startTurn, type LiveTurn } from '../turn'
 import { assistantMessage, snapshot } from './harness'
 
 const options = { delegationCharLimit: 10 }
@@ -190,5 +191,47 @@ describe('delegations (spec: "Child text and reasoning share the existing 4,000-
     ).toEqual([true, undefined])
     const unchanged = snapshot([assistantMessage('e1', [{ type: 'text', text: 'x' }])])
     expect(markTruncated(unchanged, 10)).toBe(unchanged)
+  })
+})
+
+describe('batches (one network chunk at a time)', () => {
+  const event = fc.oneof(
+    fc.record({
+      type: fc.constantFrom('text-delta' as const, 'reasoning-delta' as const),
+      id: fc.constantFrom('a', 'b'),
+      delta: fc.string({ maxLength: 4 }),
+    }),
+    fc.record({
+      type: fc.constantFrom('text-start' as const, 'reasoning-start' as const),
+      id: fc.constantFrom('a', 'b'),
+    }),
+    fc.record({
+      type: fc.constant('tool-call' as const),
+      toolCallId: fc.constantFrom('c1', 'c2'),
+      toolName: fc.constant('t'),
+      input: fc.nat(),
+    }),
+    fc.record({
+      type: fc.constant('subagent-chunk' as const),
+      parentToolCallId: fc.constant('d1'),
+      taskPath: fc.constant('x'),
+      chunk: fc.record({
+        type: fc.constant('text-delta' as const),
+        delta: fc.string({ maxLength: 6 }),
+      }),
+    }),
+    fc.constant({ type: 'done' as const }),
+  )
+
+  it('apply exactly as the events one by one would, stopping at the end of the turn', () => {
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 40 }), (events) => {
+        const oneByOne = events.reduce(
+          (t, e) => (t.ended ? t : applyTurnEvent(t, e as TurnEvent, options)),
+          begin(),
+        )
+        expect(applyTurnEvents(begin(), events as TurnEvent[], options)).toEqual(oneByOne)
+      }),
+    )
   })
 })

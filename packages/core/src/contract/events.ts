@@ -255,6 +255,14 @@ export function parseTurnEvent(data: string): TurnEventParseResult {
     }
   }
   const type = raw.type
+  // The hot path: a turn is mostly deltas. This check is the whole of their schema.
+  if (
+    (type === 'text-delta' || type === 'reasoning-delta') &&
+    typeof raw.id === 'string' &&
+    typeof raw.delta === 'string'
+  ) {
+    return { kind: 'event', event: { type, id: raw.id, delta: raw.delta } }
+  }
   if (!hasOwn(eventSchemas, type)) return { kind: 'ignored', type }
   if (type === 'subagent-chunk' && isRecord(raw.chunk) && !hasOwn(chunkSchemas, raw.chunk.type)) {
     return { kind: 'ignored', type: `subagent-chunk/${String(raw.chunk.type)}` }

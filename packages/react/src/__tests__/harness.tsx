@@ -38,6 +38,7 @@ export function tabClient(user = 'alice', options: PreviewChatClientOptions = {}
     lingerMs: 20,
     retry: { baseMs: 10, maxMs: 50 },
     poll: { baseMs: 20, maxMs: 100 },
+    minReadIntervalMs: 20,
     ...options,
   })
 }
@@ -94,7 +95,7 @@ export function createProbe() {
   return { Probe, probe, statuses, chat }
 }
 
-export const thread = (threadId = crypto.randomUUID()) => ({
+export const thread = (threadId: string = crypto.randomUUID()) => ({
   projectId: 'demo-project',
   agentId: 'demo-agent',
   threadId,
