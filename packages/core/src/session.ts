@@ -69,40 +69,40 @@ export interface SessionContext {
  */
 export class PreviewChatSession {
   readonly key: ThreadKey
-  private readonly ctx: SessionContext
-  private readonly store: StoreApi<EngineState>
-  private view: { engine: EngineState; view: SessionState }
-  private readonly serverState: SessionState
-  private listeners = 0
-  private active = false
-  private disposed = false
-  private lingerTimer: unknown
-  private cleanups: (() => void)[] = []
+  readonly #ctx: SessionContext
+  readonly #store: StoreApi<EngineState>
+  #view: { engine: EngineState; view: SessionState }
+  readonly #serverState: SessionState
+  #listeners = 0
+  #active = false
+  #disposed = false
+  #lingerTimer: unknown
+  #cleanups: (() => void)[] = []
 
   // Reads: at most one in flight and one queued behind it.
-  private reading = false
-  private readQueued = false
-  private readFailures = 0
-  private readWaiters: (() => void)[] = []
-  private lastReadAt = Number.NEGATIVE_INFINITY
-  private gapTimer: unknown
-  private polls = 0
-  private pushLost = false
-  private followUpTimer: unknown
+  #reading = false
+  #readQueued = false
+  #readFailures = 0
+  #readWaiters: (() => void)[] = []
+  #lastReadAt = Number.NEGATIVE_INFINITY
+  #gapTimer: unknown
+  #polls = 0
+  #pushLost = false
+  #followUpTimer: unknown
 
-  private stream: AbortController | null = null
+  #stream: AbortController | null = null
   /** Relay bookkeeping: the id this thread goes by between tabs, and the event counters. */
-  private readonly relayThread: string
-  private relaySeq = 0
-  private relayed: { executionId: string; seq: number } | null = null
-  private syncAsked: string | null = null
-  private stopping: Promise<StopResult> | null = null
-  private executionWaiters: ((executionId: string | null) => void)[] = []
+  readonly #relayThread: string
+  #relaySeq = 0
+  #relayed: { executionId: string; seq: number } | null = null
+  #syncAsked: string | null = null
+  #stopping: Promise<StopResult> | null = null
+  #executionWaiters: ((executionId: string | null) => void)[] = []
 
   constructor(key: ThreadKey & { isNew?: boolean }, ctx: SessionContext) {
     this.key = { projectId: key.projectId, agentId: key.agentId, threadId: key.threadId }
-    this.ctx = ctx
-    this.relayThread = JSON.stringify([key.projectId, key.agentId, key.threadId])
+    this.#ctx = ctx
+    this.#relayThread = JSON.stringify([key.projectId, key.agentId, key.threadId])
     const draft = ctx.storage?.getItem(ctx.draftKey) ?? ''
     const initial = initialEngineState({ draft, isNew: key.isNew ?? false })
     // Stale-while-revalidate: a cached snapshot shows at once; the gate waits for a fresh read.
@@ -110,31 +110,31 @@ export class PreviewChatSession {
     const engine = cached
       ? reduce(initial, { type: 'snapshot', snapshot: cached, fresh: false, at: ctx.now() }, ctx)
       : initial
-    this.store = createStore<EngineState>()(() => engine)
-    this.view = { engine, view: selectSessionState(engine) }
-    this.serverState = selectSessionState({ ...engine, draft: '' })
-    this.store.subscribe((next, previous) => {
-      if (next.draft !== previous.draft) this.persistDraft(next.draft)
+    this.#store = createStore<EngineState>()(() => engine)
+    this.#view = { engine, view: selectSessionState(engine) }
+    this.#serverState = selectSessionState({ ...engine, draft: '' })
+    this.#store.subscribe((next, previous) => {
+      if (next.draft !== previous.draft) this.#persistDraft(next.draft)
     })
   }
 
   /** The current state; the same object until something changes. */
   getState = (): SessionState => {
-    const engine = this.store.getState()
-    if (engine !== this.view.engine)
-      this.view = { engine, view: selectSessionState(engine, this.view) }
-    return this.view.view
+    const engine = this.#store.getState()
+    if (engine !== this.#view.engine)
+      this.#view = { engine, view: selectSessionState(engine, this.#view) }
+    return this.#view.view
   }
 
   /**
    * The state a server render shows (and hydration expects): the cached transcript, if any, but
    * not the draft, which only the browser's storage knows.
    */
-  getServerState = (): SessionState => this.serverState
+  getServerState = (): SessionState => this.#serverState
 
   /** The engine's internal state, for tests and devtools. */
   getEngineState(): EngineState {
-    return this.store.getState()
+    return this.#store.getState()
   }
 
   /**
@@ -143,33 +143,33 @@ export class PreviewChatSession {
    * on the server.
    */
   subscribe = (listener: (state: SessionState) => void): (() => void) => {
-    const unsubscribe = this.store.subscribe(() => listener(this.getState()))
-    this.listeners++
-    this.ctx.timers.clearTimeout(this.lingerTimer)
-    this.activate()
+    const unsubscribe = this.#store.subscribe(() => listener(this.getState()))
+    this.#listeners++
+    this.#ctx.timers.clearTimeout(this.#lingerTimer)
+    this.#activate()
     let subscribed = true
     return () => {
       if (!subscribed) return
       subscribed = false
       unsubscribe()
-      if (--this.listeners > 0) return
-      this.lingerTimer = this.ctx.timers.setTimeout(() => {
-        if (this.listeners === 0) {
-          this.deactivate()
-          this.ctx.onIdle(this)
+      if (--this.#listeners > 0) return
+      this.#lingerTimer = this.#ctx.timers.setTimeout(() => {
+        if (this.#listeners === 0) {
+          this.#deactivate()
+          this.#ctx.onIdle(this)
         }
-      }, this.ctx.lingerMs)
+      }, this.#ctx.lingerMs)
     }
   }
 
   setDraft = (draft: string): void => {
-    this.dispatch({ type: 'draft-changed', draft })
+    this.#dispatch({ type: 'draft-changed', draft })
   }
 
   /** Sends the draft as a new message, through the gate: at most one turn per thread. */
   submit = async (): Promise<SubmitResult> => {
     const view = this.getState()
-    if (view.status !== 'idle' || this.disposed) return { outcome: 'busy' }
+    if (view.status !== 'idle' || this.#disposed) return { outcome: 'busy' }
     const text = view.draft
     if (text.trim() === '') {
       return {
@@ -180,11 +180,11 @@ export class PreviewChatSession {
         ),
       }
     }
-    const engine = this.store.getState()
+    const engine = this.#store.getState()
     // A thread with no readable history is new: its first message creates it.
     const isNew = !engine.recorded || engine.recorded.messages.length === 0
-    this.dispatch({ type: 'submit-started', text })
-    return this.runTurn(
+    this.#dispatch({ type: 'submit-started', text })
+    return this.#runTurn(
       {
         kind: 'message',
         body: {
@@ -202,9 +202,9 @@ export class PreviewChatSession {
     suspension: Pick<Suspension, 'runId' | 'toolCallId'>,
     resumeData: unknown,
   ): Promise<SubmitResult> => {
-    if (this.getState().status !== 'idle' || this.disposed) return { outcome: 'busy' }
-    this.dispatch({ type: 'resume-started' })
-    return this.runTurn(
+    if (this.getState().status !== 'idle' || this.#disposed) return { outcome: 'busy' }
+    this.#dispatch({ type: 'resume-started' })
+    return this.#runTurn(
       {
         kind: 'resume',
         body: { runId: suspension.runId, toolCallId: suspension.toolCallId, resumeData },
@@ -219,90 +219,90 @@ export class PreviewChatSession {
    * it; a turn that is only suspended is cancelled through its run.
    */
   stop = (): Promise<StopResult> => {
-    this.stopping ??= this.runStop().finally(() => {
-      this.stopping = null
+    this.#stopping ??= this.#runStop().finally(() => {
+      this.#stopping = null
     })
-    return this.stopping
+    return this.#stopping
   }
 
   /** Forgets the last failed action's `error` (e.g. once the person dismissed its banner). */
   clearError = (): void => {
-    this.dispatch({ type: 'error-cleared' })
+    this.#dispatch({ type: 'error-cleared' })
   }
 
   /** One history read now (or right after the one in flight); resolves once reads settle. */
   refresh = (): Promise<void> => {
-    this.requestRead(true)
-    if (!this.reading && !this.readQueued) return Promise.resolve()
-    return new Promise((resolve) => this.readWaiters.push(resolve))
+    this.#requestRead(true)
+    if (!this.#reading && !this.#readQueued) return Promise.resolve()
+    return new Promise((resolve) => this.#readWaiters.push(resolve))
   }
 
   /** Stops reading and listening for good. Never cancels the server's execution. */
   dispose = (): void => {
-    if (this.disposed) return
-    this.disposed = true
-    this.ctx.timers.clearTimeout(this.lingerTimer)
-    this.deactivate()
+    if (this.#disposed) return
+    this.#disposed = true
+    this.#ctx.timers.clearTimeout(this.#lingerTimer)
+    this.#deactivate()
   }
 
   // --- effects -------------------------------------------------------------------------------
 
-  private dispatch(action: EngineAction): void {
-    if (this.disposed) return
-    this.store.setState(reduce(this.store.getState(), action, this.ctx), true)
+  #dispatch(action: EngineAction): void {
+    if (this.#disposed) return
+    this.#store.setState(reduce(this.#store.getState(), action, this.#ctx), true)
   }
 
-  private activate(): void {
-    if (this.active || this.disposed) return
-    this.active = true
-    this.cleanups = [
-      this.ctx.listenToPush({
+  #activate(): void {
+    if (this.#active || this.#disposed) return
+    this.#active = true
+    this.#cleanups = [
+      this.#ctx.listenToPush({
         onMessage: ({ data }) => {
           if (
             data.projectId === this.key.projectId &&
             data.agentId === this.key.agentId &&
             data.threadId === this.key.threadId
           ) {
-            this.requestRead()
+            this.#requestRead()
           }
         },
         onConnectionChange: (connected) => {
           if (!connected) {
-            this.pushLost = true
-            this.scheduleFollowUp()
+            this.#pushLost = true
+            this.#scheduleFollowUp()
             return
           }
-          this.polls = 0
+          this.#polls = 0
           // Notifications sent while the channel was down are lost: read once. (Not on the first
           // connection: the read that started this session covers it.)
-          if (this.pushLost) this.requestRead()
-          else this.scheduleFollowUp() // push is here now: polling can stop
-          this.pushLost = false
+          if (this.#pushLost) this.#requestRead()
+          else this.#scheduleFollowUp() // push is here now: polling can stop
+          this.#pushLost = false
         },
       }),
-      this.ctx.resumeSignal(() => this.requestRead()),
-      this.ctx.relay?.listen((message) => this.onRelay(message)) ?? (() => {}),
+      this.#ctx.resumeSignal(() => this.#requestRead()),
+      this.#ctx.relay?.listen((message) => this.#onRelay(message)) ?? (() => {}),
     ]
     // Spec: "After a reload or disconnect, the client reads the recorded transcript."
-    if (!this.store.getState().synced || this.store.getState().cut) this.requestRead()
-    else if (selectActiveExecutionId(this.store.getState())) this.requestRead()
+    if (!this.#store.getState().synced || this.#store.getState().cut) this.#requestRead()
+    else if (selectActiveExecutionId(this.#store.getState())) this.#requestRead()
   }
 
-  private deactivate(): void {
-    if (!this.active) return
-    this.active = false
-    for (const cleanup of this.cleanups.splice(0)) cleanup()
-    this.ctx.timers.clearTimeout(this.followUpTimer)
-    this.ctx.timers.clearTimeout(this.gapTimer)
-    this.gapTimer = undefined
-    this.readQueued = false
-    for (const resolve of this.readWaiters.splice(0)) resolve()
+  #deactivate(): void {
+    if (!this.#active) return
+    this.#active = false
+    for (const cleanup of this.#cleanups.splice(0)) cleanup()
+    this.#ctx.timers.clearTimeout(this.#followUpTimer)
+    this.#ctx.timers.clearTimeout(this.#gapTimer)
+    this.#gapTimer = undefined
+    this.#readQueued = false
+    for (const resolve of this.#readWaiters.splice(0)) resolve()
     // Stop reading the live stream; the turn goes on on the server and is recovered on return.
-    this.stream?.abort()
-    this.stream = null
-    for (const waiter of this.executionWaiters.splice(0)) waiter(null)
+    this.#stream?.abort()
+    this.#stream = null
+    for (const waiter of this.#executionWaiters.splice(0)) waiter(null)
     // Coming back must read again: what happened meanwhile is only in the record.
-    this.dispatch({ type: 'paused' })
+    this.#dispatch({ type: 'paused' })
   }
 
   /**
@@ -310,34 +310,36 @@ export class PreviewChatSession {
    * `minReadIntervalMs` apart (unless `urgent`), so a burst of notifications about a turn whose
    * snapshots are recorded in batches costs two reads, however fast the server answers.
    */
-  private requestRead(urgent = false): void {
-    if (!this.active || this.disposed) return
-    const engine = this.store.getState()
+  #requestRead(urgent = false): void {
+    if (!this.#active || this.#disposed) return
+    const engine = this.#store.getState()
     // This tab's own stream is newer than any batch: read when it ends.
-    if (engine.streaming || engine.submitting !== null || this.reading) {
-      this.readQueued = true
+    if (engine.streaming || engine.submitting !== null || this.#reading) {
+      this.#readQueued = true
       return
     }
-    const wait = urgent ? 0 : this.lastReadAt + this.ctx.minReadIntervalMs - this.ctx.timers.now()
+    const wait = urgent
+      ? 0
+      : this.#lastReadAt + this.#ctx.minReadIntervalMs - this.#ctx.timers.now()
     if (wait > 0) {
-      this.readQueued = true
-      this.gapTimer ??= this.ctx.timers.setTimeout(() => {
-        this.gapTimer = undefined
-        this.requestRead(true)
+      this.#readQueued = true
+      this.#gapTimer ??= this.#ctx.timers.setTimeout(() => {
+        this.#gapTimer = undefined
+        this.#requestRead(true)
       }, wait)
       return
     }
-    void this.read()
+    void this.#read()
   }
 
-  private async read(): Promise<void> {
-    this.reading = true
-    this.readQueued = false
-    this.lastReadAt = this.ctx.timers.now()
-    this.ctx.timers.clearTimeout(this.followUpTimer)
-    this.ctx.timers.clearTimeout(this.gapTimer)
-    this.gapTimer = undefined
-    const { queryClient, queryKey, transport, delegationCharLimit } = this.ctx
+  async #read(): Promise<void> {
+    this.#reading = true
+    this.#readQueued = false
+    this.#lastReadAt = this.#ctx.timers.now()
+    this.#ctx.timers.clearTimeout(this.#followUpTimer)
+    this.#ctx.timers.clearTimeout(this.#gapTimer)
+    this.#gapTimer = undefined
+    const { queryClient, queryKey, transport, delegationCharLimit } = this.#ctx
     try {
       await queryClient.fetchQuery({
         queryKey,
@@ -352,24 +354,24 @@ export class PreviewChatSession {
       // The cache's copy is structurally shared with the previous one: unchanged messages keep
       // their identity, so memoised message components do not re-render.
       const snapshot = queryClient.getQueryData<HistorySnapshot>(queryKey)
-      this.readFailures = 0
-      if (snapshot && this.active)
-        this.dispatch({ type: 'snapshot', snapshot, fresh: true, at: this.ctx.now() })
+      this.#readFailures = 0
+      if (snapshot && this.#active)
+        this.#dispatch({ type: 'snapshot', snapshot, fresh: true, at: this.#ctx.now() })
     } catch (cause) {
-      this.readFailures++
+      this.#readFailures++
       const error = PreviewChatError.isInstance(cause)
         ? cause
         : new PreviewChatError('invalid_response', `The history read failed: ${String(cause)}`, {
             cause,
           })
-      if (this.active) this.dispatch({ type: 'read-failed', error })
+      if (this.#active) this.#dispatch({ type: 'read-failed', error })
     } finally {
-      this.reading = false
+      this.#reading = false
     }
-    if (this.readQueued) this.requestRead()
-    if (this.reading || this.readQueued) return
-    for (const resolve of this.readWaiters.splice(0)) resolve()
-    this.scheduleFollowUp()
+    if (this.#readQueued) this.#requestRead()
+    if (this.#reading || this.#readQueued) return
+    for (const resolve of this.#readWaiters.splice(0)) resolve()
+    this.#scheduleFollowUp()
   }
 
   /**
@@ -379,10 +381,10 @@ export class PreviewChatSession {
    * behind a turn this tab saw live, since the notification of its last batch may already have
    * been spent on an earlier read.
    */
-  private scheduleFollowUp(): void {
-    if (!this.active || this.reading) return
-    this.ctx.timers.clearTimeout(this.followUpTimer)
-    const engine = this.store.getState()
+  #scheduleFollowUp(): void {
+    if (!this.#active || this.#reading) return
+    this.#ctx.timers.clearTimeout(this.#followUpTimer)
+    const engine = this.#store.getState()
     if (engine.streaming || engine.submitting !== null) return
     const running = selectActiveExecutionId(engine) !== null || engine.stop !== null
     const recordLags = engine.live?.ended === true
@@ -392,34 +394,34 @@ export class PreviewChatSession {
       engine.readError.code !== 'not_found' &&
       (running || recordLags || engine.cut || !engine.synced)
     ) {
-      delay = backoffDelay(this.readFailures - 1, this.ctx.retry.baseMs, this.ctx.retry.maxMs)
-    } else if (recordLags || (running && !this.ctx.pushConnected())) {
-      delay = backoffDelay(this.polls++, this.ctx.poll.baseMs, this.ctx.poll.maxMs)
+      delay = backoffDelay(this.#readFailures - 1, this.#ctx.retry.baseMs, this.#ctx.retry.maxMs)
+    } else if (recordLags || (running && !this.#ctx.pushConnected())) {
+      delay = backoffDelay(this.#polls++, this.#ctx.poll.baseMs, this.#ctx.poll.maxMs)
     } else {
-      this.polls = 0
+      this.#polls = 0
     }
     if (delay !== null)
-      this.followUpTimer = this.ctx.timers.setTimeout(() => this.requestRead(), delay)
+      this.#followUpTimer = this.#ctx.timers.setTimeout(() => this.#requestRead(), delay)
   }
 
-  private async runTurn(
+  async #runTurn(
     request: Parameters<Transport['openTurn']>[1],
     message: string | undefined,
   ): Promise<SubmitResult> {
     const controller = new AbortController()
-    this.stream = controller
+    this.#stream = controller
     let body: ReadableStream<Uint8Array>
     try {
-      body = await this.ctx.transport.openTurn(this.key, request, controller.signal)
+      body = await this.#ctx.transport.openTurn(this.key, request, controller.signal)
     } catch (cause) {
       const error = PreviewChatError.isInstance(cause)
         ? cause
         : new PreviewChatError('network_error', String(cause), { cause })
-      this.dispatch({ type: 'submit-failed', error })
+      this.#dispatch({ type: 'submit-failed', error })
       // No answer at all: the server may still have taken it. Find out; never send it again.
       if (error.code === 'network_error' || error.code === 'server_error')
-        this.dispatch({ type: 'stream-cut' })
-      this.afterStream()
+        this.#dispatch({ type: 'stream-cut' })
+      this.#afterStream()
       return { outcome: 'failed', error }
     }
 
@@ -429,16 +431,16 @@ export class PreviewChatSession {
       const onFirst = (event: TurnEvent) => {
         if (event.type === 'execution-started') {
           started = true
-          this.dispatch({
+          this.#dispatch({
             type: 'turn-started',
             executionId: event.executionId,
             sessionId: event.sessionId,
-            at: new Date(this.ctx.now()).toISOString(),
+            at: new Date(this.#ctx.now()).toISOString(),
             ...(message !== undefined && { message }),
           })
-          for (const waiter of this.executionWaiters.splice(0)) waiter(event.executionId)
-          this.relaySeq = 0
-          this.relayTurn()
+          for (const waiter of this.#executionWaiters.splice(0)) waiter(event.executionId)
+          this.#relaySeq = 0
+          this.#relayTurn()
           resolve({ outcome: 'accepted', executionId: event.executionId })
           return
         }
@@ -450,7 +452,7 @@ export class PreviewChatSession {
                 'invalid_response',
                 `The turn stream began with "${event.type}" instead of "execution-started".`,
               )
-        this.dispatch({ type: 'submit-failed', error })
+        this.#dispatch({ type: 'submit-failed', error })
         controller.abort()
         resolve({ outcome: 'failed', error })
       }
@@ -463,23 +465,23 @@ export class PreviewChatSession {
           rest = others
         }
         if (rest.length === 0) return
-        this.dispatch({ type: 'turn-events', events: rest })
-        this.relayOwn({
+        this.#dispatch({ type: 'turn-events', events: rest })
+        this.#relayOwn({
           kind: 'events',
-          thread: this.relayThread,
-          executionId: this.store.getState().live?.executionId ?? '',
-          seq: ++this.relaySeq,
+          thread: this.#relayThread,
+          executionId: this.#store.getState().live?.executionId ?? '',
+          seq: ++this.#relaySeq,
           events: rest,
         })
       }
       void readTurnStream(body, onEvents, controller.signal).then((end) => {
-        if (this.stream === controller) this.stream = null
-        for (const waiter of this.executionWaiters.splice(0)) waiter(null)
+        if (this.#stream === controller) this.#stream = null
+        for (const waiter of this.#executionWaiters.splice(0)) waiter(null)
         if (end.kind === 'cut') {
-          this.dispatch({ type: 'stream-cut' })
+          this.#dispatch({ type: 'stream-cut' })
           if (!started) resolve({ outcome: 'failed', error: end.error })
         } else {
-          this.dispatch({ type: 'stream-closed' })
+          this.#dispatch({ type: 'stream-closed' })
           if (!started) {
             resolve({
               outcome: 'failed',
@@ -490,120 +492,124 @@ export class PreviewChatSession {
             })
           }
         }
-        this.afterStream()
+        this.#afterStream()
       })
     })
   }
 
   /** A stream ended, was cut or refused: read the record (this also runs reads deferred meanwhile). */
-  private afterStream(): void {
-    this.readQueued = false
-    this.requestRead()
+  #afterStream(): void {
+    this.#readQueued = false
+    this.#requestRead()
   }
 
-  private async runStop(): Promise<StopResult> {
-    const engine = this.store.getState()
+  async #runStop(): Promise<StopResult> {
+    const engine = this.#store.getState()
     let executionId = selectActiveExecutionId(engine)
     if (!executionId && engine.submitting !== null) {
       // Asked before the execution id is known: hold it until `execution-started` (bounded).
-      this.dispatch({ type: 'stop-requested', executionId: null })
-      executionId = await this.waitForExecution()
+      this.#dispatch({ type: 'stop-requested', executionId: null })
+      executionId = await this.#waitForExecution()
       if (!executionId) {
-        this.dispatch({ type: 'stop-abandoned' })
-        this.requestRead()
+        this.#dispatch({ type: 'stop-abandoned' })
+        this.#requestRead()
         return { cancelRequested: false }
       }
     }
-    if (!executionId) return this.cancelSuspendedRuns()
+    if (!executionId) return this.#cancelSuspendedRuns()
 
-    this.dispatch({ type: 'stop-requested', executionId })
+    this.#dispatch({ type: 'stop-requested', executionId })
     try {
-      const answer = await this.ctx.transport.stopExecution(this.key, executionId)
-      this.dispatch({ type: 'stop-answered', executionId, cancelRequested: answer.cancelRequested })
-      this.requestRead()
+      const answer = await this.#ctx.transport.stopExecution(this.key, executionId)
+      this.#dispatch({
+        type: 'stop-answered',
+        executionId,
+        cancelRequested: answer.cancelRequested,
+      })
+      this.#requestRead()
       return answer
     } catch (cause) {
       const error = cause as PreviewChatError
-      this.dispatch({ type: 'stop-failed', error })
-      this.requestRead()
+      this.#dispatch({ type: 'stop-failed', error })
+      this.#requestRead()
       return { cancelRequested: false, error }
     }
   }
 
   /** Spec: "Suspended turns use the existing checkpoint cancellation path." */
-  private async cancelSuspendedRuns(): Promise<StopResult> {
+  async #cancelSuspendedRuns(): Promise<StopResult> {
     const runIds = [
       ...new Set(this.getState().openSuspensions.map((suspension) => suspension.runId)),
     ]
     if (runIds.length === 0) return { cancelRequested: false }
     try {
       const answers = await Promise.all(
-        runIds.map((runId) => this.ctx.transport.cancelRun(this.key, runId)),
+        runIds.map((runId) => this.#ctx.transport.cancelRun(this.key, runId)),
       )
-      this.requestRead()
+      this.#requestRead()
       return { cancelRequested: answers.some((answer) => answer.cancelled) }
     } catch (cause) {
       const error = cause as PreviewChatError
-      this.dispatch({ type: 'stop-failed', error })
+      this.#dispatch({ type: 'stop-failed', error })
       return { cancelRequested: false, error }
     }
   }
 
-  private waitForExecution(): Promise<string | null> {
+  #waitForExecution(): Promise<string | null> {
     return new Promise((resolve) => {
-      const timer = this.ctx.timers.setTimeout(() => {
-        this.executionWaiters = this.executionWaiters.filter((waiter) => waiter !== settle)
+      const timer = this.#ctx.timers.setTimeout(() => {
+        this.#executionWaiters = this.#executionWaiters.filter((waiter) => waiter !== settle)
         resolve(null)
-      }, this.ctx.stopWaitMs)
+      }, this.#ctx.stopWaitMs)
       const settle = (executionId: string | null) => {
-        this.ctx.timers.clearTimeout(timer)
+        this.#ctx.timers.clearTimeout(timer)
         resolve(executionId)
       }
-      this.executionWaiters.push(settle)
+      this.#executionWaiters.push(settle)
     })
   }
 
   /** Tells the other tabs the whole live turn (on start, and when one of them asks). */
-  private relayTurn(): void {
-    const live = this.store.getState().live
+  #relayTurn(): void {
+    const live = this.#store.getState().live
     if (live)
-      this.relayOwn({ kind: 'turn', thread: this.relayThread, turn: live, seq: this.relaySeq })
+      this.#relayOwn({ kind: 'turn', thread: this.#relayThread, turn: live, seq: this.#relaySeq })
   }
 
-  private relayOwn(message: RelayMessage): void {
-    if (this.active) this.ctx.relay?.post(message)
+  #relayOwn(message: RelayMessage): void {
+    if (this.#active) this.#ctx.relay?.post(message)
   }
 
-  private onRelay(message: RelayMessage): void {
-    if (message.thread !== this.relayThread) return
-    const engine = this.store.getState()
+  #onRelay(message: RelayMessage): void {
+    if (message.thread !== this.#relayThread) return
+    const engine = this.#store.getState()
     switch (message.kind) {
       case 'sync':
-        if (engine.streaming && engine.live?.executionId === message.executionId) this.relayTurn()
+        if (engine.streaming && engine.live?.executionId === message.executionId) this.#relayTurn()
         return
       case 'turn':
-        this.dispatch({ type: 'relayed-turn', turn: message.turn })
+        this.#dispatch({ type: 'relayed-turn', turn: message.turn })
         // Taken only if the record has not overtaken it; else events wait for a later sync.
-        if (this.store.getState().live?.executionId === message.turn.executionId) {
-          this.relayed = { executionId: message.turn.executionId, seq: message.seq }
-          this.syncAsked = null
+        if (this.#store.getState().live?.executionId === message.turn.executionId) {
+          this.#relayed = { executionId: message.turn.executionId, seq: message.seq }
+          this.#syncAsked = null
         }
         return
       case 'events':
         if (engine.streaming) return
         if (
           engine.live?.executionId === message.executionId &&
-          this.relayed?.executionId === message.executionId &&
-          this.relayed.seq === message.seq - 1
+          this.#relayed?.executionId === message.executionId &&
+          this.#relayed.seq === message.seq - 1
         ) {
-          this.relayed.seq = message.seq
-          this.dispatch({ type: 'relayed-events', events: message.events })
-        } else if (this.syncAsked !== message.executionId) {
+          this.#relayed.seq = message.seq
+          this.#dispatch({ type: 'relayed-events', events: message.events })
+        } else if (this.#syncAsked !== message.executionId) {
           // Joined mid-turn or missed an event: ask the streaming tab for the whole turn.
-          this.syncAsked = message.executionId
-          this.ctx.relay?.post({
+          this.#syncAsked = message.executionId
+          this.#ctx.relay?.post({
             kind: 'sync',
-            thread: this.relayThread,
+            thread: this.#relayThread,
             executionId: message.executionId,
           })
         }
@@ -611,10 +617,10 @@ export class PreviewChatSession {
     }
   }
 
-  private persistDraft(draft: string): void {
+  #persistDraft(draft: string): void {
     try {
-      if (draft) this.ctx.storage?.setItem(this.ctx.draftKey, draft)
-      else this.ctx.storage?.removeItem(this.ctx.draftKey)
+      if (draft) this.#ctx.storage?.setItem(this.#ctx.draftKey, draft)
+      else this.#ctx.storage?.removeItem(this.#ctx.draftKey)
     } catch {
       // A full or forbidden storage must not break typing; the draft lives on in memory.
     }
