@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium, type Browser } from 'playwright'
+import { chromium, type Browser, type BrowserContext } from 'playwright'
 import { PNG } from 'pngjs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium as chromiumLaunch } from './vitest.config'
@@ -17,7 +17,6 @@ const outDir = fileURLToPath(new URL('../test-results/stories/', import.meta.url
 const stories = [
   { id: 'chat-states--streaming-live', file: 'streaming-live.png' },
   { id: 'chat-states--failed-read-keeps-transcript', file: 'failed-read.png' },
-  { id: 'chat-states--suspended-then-resumed', file: 'suspended-then-resumed.png' },
   { id: 'chat-states--truncated-delegation', file: 'truncated-delegation.png' },
   { id: 'chat-states--not-your-thread', file: 'not-your-thread.png' },
 ]
@@ -61,6 +60,8 @@ function pixelStats(png: Buffer): { colours: number; inked: number } {
 
 let server: Server
 let browser: Browser
+// One context for all: the service worker registers once, the bundles are fetched once.
+let context: BrowserContext
 let origin: string
 
 beforeAll(async () => {
@@ -71,6 +72,7 @@ beforeAll(async () => {
   server = await serve(staticDir)
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   browser = await chromium.launch({ ...chromiumLaunch, headless: true })
+  context = await browser.newContext({ viewport: { width: 900, height: 640 } })
 })
 
 afterAll(async () => {
@@ -80,7 +82,7 @@ afterAll(async () => {
 
 describe('the built Storybook', () => {
   it.each(stories)('renders $id (screenshot: $file)', async ({ id, file }) => {
-    const page = await browser.newPage({ viewport: { width: 900, height: 640 } })
+    const page = await context.newPage()
     try {
       // Storybook's channel says when the story (loaders, render, play) finished, and how.
       await page.addInitScript(() => {
