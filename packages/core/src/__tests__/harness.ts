@@ -231,3 +231,23 @@ export function finishedTurn(executionId: string, question: string, answer: stri
     assistantMessage(executionId, [{ type: 'text', text: answer }]),
   ]
 }
+
+/**
+ * The usual opening: the first read finds an empty thread, `text` is sent, and the turn's stream
+ * opens with `execution-started` for `e1` (then `events`). Returns the submission and the stream.
+ */
+export async function startLiveTurn(
+  t: ReturnType<typeof setup>,
+  text = 'Q',
+  ...events: TurnEvent[]
+) {
+  t.server.answerRead(empty)
+  await settle()
+  t.session.setDraft(text)
+  const result = t.session.submit()
+  await settle()
+  const stream = t.server.openStream()
+  stream.send({ type: 'execution-started', executionId: 'e1', sessionId: key.threadId }, ...events)
+  await settle()
+  return { result: await result, stream }
+}

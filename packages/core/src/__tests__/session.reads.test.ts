@@ -7,6 +7,7 @@ import {
   setup,
   snapshot,
   userMessage,
+  startLiveTurn,
 } from './harness'
 
 beforeEach(() => {
@@ -184,16 +185,9 @@ describe('ordering', () => {
 
   it('defers reads while its own live stream is open, then reads once', async () => {
     const t = setup()
-    t.server.answerRead(empty)
-    await settle()
-    t.session.setDraft('Q')
-    void t.session.submit()
-    await settle()
-    const stream = t.server.openStream()
-    stream.send({ type: 'execution-started', executionId: 'e1', sessionId: 't1' })
-    await settle()
+    const { stream } = await startLiveTurn(t)
     for (let i = 0; i < 10; i++) t.push.updated('e1')
-    await t.session.refresh
+    void t.session.refresh()
     await settle()
     expect(t.server.count('GET')).toBe(1)
     stream.send({ type: 'done' })
@@ -205,17 +199,7 @@ describe('ordering', () => {
 
   it('never lets a lagging snapshot shrink what this tab already showed', async () => {
     const t = setup()
-    t.server.answerRead(empty)
-    await settle()
-    t.session.setDraft('Q')
-    void t.session.submit()
-    await settle()
-    const stream = t.server.openStream()
-    stream.send(
-      { type: 'execution-started', executionId: 'e1', sessionId: 't1' },
-      { type: 'text-delta', id: 't', delta: 'ABCDEF' },
-    )
-    await settle()
+    const { stream } = await startLiveTurn(t, 'Q', { type: 'text-delta', id: 't', delta: 'ABCDEF' })
     stream.close() // cut
     await settle()
     t.server.answerRead(running('ABC')) // an older batch

@@ -7,6 +7,7 @@ import {
   setup,
   snapshot,
   userMessage,
+  startLiveTurn,
 } from './harness'
 
 beforeEach(() => {
@@ -179,17 +180,7 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
 
   it('stops its own live turn: the stream ends, then the record completes it', async () => {
     const t = setup()
-    t.server.answerRead(empty)
-    await settle()
-    t.session.setDraft('Q')
-    void t.session.submit()
-    await settle()
-    const stream = t.server.openStream()
-    stream.send(
-      { type: 'execution-started', executionId: 'e1', sessionId: 't1' },
-      { type: 'text-delta', id: 't', delta: 'Part' },
-    )
-    await settle()
+    const { stream } = await startLiveTurn(t, 'Q', { type: 'text-delta', id: 't', delta: 'Part' })
     const result = t.session.stop()
     await settle()
     t.server.answerStop({ cancelRequested: true })

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   assistantMessage,
   empty,
@@ -6,24 +6,11 @@ import {
   settle,
   setup,
   snapshot,
+  startLiveTurn,
   userMessage,
 } from './harness'
 
-afterEach(() => {
-  // Each test disposes its session; nothing may keep running.
-})
-
-async function startTurn(t: ReturnType<typeof setup>, text = 'Hello') {
-  t.server.answerRead(empty)
-  await settle()
-  t.session.setDraft(text)
-  const result = t.session.submit()
-  await settle()
-  const stream = t.server.openStream()
-  stream.send({ type: 'execution-started', executionId: 'e1', sessionId: 't1' })
-  await settle()
-  return { result: await result, stream }
-}
+const startTurn = (t: ReturnType<typeof setup>) => startLiveTurn(t, 'Hello')
 
 describe('live stream (spec: "The original connection receives live SSE events")', () => {
   it('posts once, becomes the execution of execution-started, and streams into snapshot-shaped messages', async () => {
