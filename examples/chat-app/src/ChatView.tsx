@@ -1,5 +1,5 @@
 import { usePreviewChat, type PreviewChatError, type Suspension } from '@preview-chat/react'
-import { useEffect, useState } from 'react'
+import { useEffect } from 'react'
 import { Composer, ErrorBanner, StatusBar, Transcript, type ErrorBannerKind } from './components'
 
 export const projectId = 'demo-project'
@@ -31,7 +31,6 @@ function bannerFor(error: PreviewChatError): { kind: ErrorBannerKind; message: s
 /** One thread, followed through `usePreviewChat`; everything it shows is a prop of a component. */
 export function ChatView({ user, threadId, isNew, onStarted }: ChatViewProps) {
   const chat = usePreviewChat({ projectId, agentId, threadId, isNew })
-  const [dismissed, setDismissed] = useState<PreviewChatError | null>(null)
   const firstUserText = chat.messages.find((m) => m.role === 'user')?.content[0]
   const title = firstUserText?.type === 'text' ? firstUserText.text : null
 
@@ -42,7 +41,7 @@ export function ChatView({ user, threadId, isNew, onStarted }: ChatViewProps) {
   const answer = (suspension: Suspension, approved: boolean) => {
     void chat.resume(suspension, { approved })
   }
-  const error = chat.error && chat.error !== dismissed ? bannerFor(chat.error) : null
+  const error = chat.error ? bannerFor(chat.error) : null
 
   return (
     <main className="chat" aria-label="Chat">
@@ -57,16 +56,12 @@ export function ChatView({ user, threadId, isNew, onStarted }: ChatViewProps) {
           {chat.readError && (
             <ErrorBanner
               kind="read_failed"
-              message={`Reading the recorded transcript failed (${chat.readError.message}). The last known transcript stays on screen; reading is retried.`}
+              message={`Reading the recorded transcript failed (${chat.readError.message}). The last known transcript stays on screen; it is read again on its own while a turn runs, and when the page comes back online.`}
               onRetry={() => void chat.refresh()}
             />
           )}
           {error && (
-            <ErrorBanner
-              kind={error.kind}
-              message={error.message}
-              onDismiss={() => setDismissed(chat.error)}
-            />
+            <ErrorBanner kind={error.kind} message={error.message} onDismiss={chat.clearError} />
           )}
           <Transcript
             messages={chat.messages}

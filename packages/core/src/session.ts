@@ -203,7 +203,7 @@ export class PreviewChatSession {
     resumeData: unknown,
   ): Promise<SubmitResult> => {
     if (this.getState().status !== 'idle' || this.#disposed) return { outcome: 'busy' }
-    this.#dispatch({ type: 'resume-started' })
+    this.#dispatch({ type: 'resume-started', toolCallId: suspension.toolCallId })
     return this.#runTurn(
       {
         kind: 'resume',

@@ -32,6 +32,13 @@ export interface EngineState {
   submitting: string | null
   /** This tab's live stream is open. */
   streaming: boolean
+  /** The suspension (tool call id) whose answer is being posted. */
+  resuming: string | null
+  /**
+   * Suspensions this tab answered, hidden from `openSuspensions` until a fresh read: the record
+   * still lists them until it catches up, and they must not be answered twice.
+   */
+  answered: readonly string[]
   /** The live stream was cut; cleared by the next successful read. */
   cut: boolean
   /** A Stop asked and not yet settled by the record. `executionId` null: held until it is known. */
@@ -45,7 +52,8 @@ export interface EngineState {
 export type EngineAction =
   | { type: 'draft-changed'; draft: string }
   | { type: 'submit-started'; text: string }
-  | { type: 'resume-started' }
+  /** A suspension is being answered (its tool call id). */
+  | { type: 'resume-started'; toolCallId: string }
   /** The POST failed or was refused before `execution-started`; the draft stays. */
   | { type: 'submit-failed'; error: PreviewChatError }
   | { type: 'turn-started'; executionId: string; sessionId: string; message?: string; at: string }
@@ -77,6 +85,8 @@ export function initialEngineState(init: { draft?: string; isNew?: boolean } = {
     live: null,
     submitting: null,
     streaming: false,
+    resuming: null,
+    answered: [],
     cut: false,
     stop: null,
     draft: init.draft ?? '',
@@ -98,9 +108,9 @@ export function reduce(
     case 'submit-started':
       return { ...state, submitting: action.text, error: null }
     case 'resume-started':
-      return { ...state, submitting: '', error: null }
+      return { ...state, submitting: '', resuming: action.toolCallId, error: null }
     case 'submit-failed':
-      return { ...state, submitting: null, error: action.error }
+      return { ...state, submitting: null, resuming: null, error: action.error }
     case 'turn-started': {
       const live = startTurn({
         executionId: action.executionId,
@@ -114,11 +124,14 @@ export function reduce(
         state.stop && state.stop.executionId === null
           ? { ...state.stop, executionId: action.executionId }
           : state.stop
+      const answered = state.resuming ? [...state.answered, state.resuming] : state.answered
       return {
         ...state,
         live,
         draft,
         stop,
+        answered,
+        resuming: null,
         submitting: null,
         streaming: true,
         cut: false,
@@ -162,7 +175,14 @@ export function reduce(
     case 'stop-abandoned':
       return state.stop?.executionId === null ? { ...state, stop: null } : state
     case 'paused':
-      return { ...state, synced: false, streaming: false, submitting: null, stop: null }
+      return {
+        ...state,
+        synced: false,
+        streaming: false,
+        submitting: null,
+        resuming: null,
+        stop: null,
+      }
     case 'error-cleared':
       return { ...state, error: null }
   }
@@ -188,6 +208,7 @@ function applySnapshot(
     recorded: snapshot,
     live,
     stop,
+    answered: [],
     synced: true,
     notFound: false,
     cut: false,
@@ -237,6 +258,12 @@ export interface SessionState {
 
 const noSuspensions: Suspension[] = []
 
+function openSuspensions(state: EngineState): Suspension[] {
+  const recorded = state.recorded?.openSuspensions ?? noSuspensions
+  if (state.answered.length === 0) return recorded
+  return recorded.filter((suspension) => !state.answered.includes(suspension.toolCallId))
+}
+
 /**
  * Derives the public view. `previous` lets it keep the identity of what did not change (the
  * message list in particular), so subscribers that compare by reference stay quiet.
@@ -254,7 +281,7 @@ export function selectSessionState(
   return {
     status,
     messages,
-    openSuspensions: state.recorded?.openSuspensions ?? noSuspensions,
+    openSuspensions: openSuspensions(state),
     activeExecutionId: selectActiveExecutionId(state),
     isRunning:
       (status !== 'idle' && status !== 'recovering') || selectActiveExecutionId(state) !== null,

@@ -154,6 +154,8 @@ describe('live stream (spec: "The original connection receives live SSE events")
       'e1:assistant',
       'e2:assistant',
     ])
+    // The answered suspension is no longer offered, though the record still lists it until read.
+    expect(t.session.getState().openSuspensions).toEqual([])
     // A second resume while the first runs is refused without a request.
     expect(
       await t.session.resume({ runId: 'run-1', toolCallId: 'c1' }, { approved: true }),

@@ -114,7 +114,7 @@ export function errorFromResponse(status: number, body: unknown, what: string): 
   const parsed = parseRestError(body)
   const detail = parsed.success ? parsed.value : undefined
   const message = [
-    `${what} failed with HTTP ${status}${detail ? `: ${detail.message}` : ''}.`,
+    `${what} failed with HTTP ${status}${detail ? `: ${detail.message.replace(/\.+$/, '')}` : ''}.`,
     advice[code],
   ]
     .filter(Boolean)

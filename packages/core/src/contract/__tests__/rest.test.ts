@@ -106,6 +106,12 @@ describe('REST errors', () => {
     expect(error.message).toContain('agent:execute')
   })
 
+  it('does not double the full stop of a server message', () => {
+    expect(
+      errorFromResponse(503, { code: 503, message: 'Try later.' }, 'The read').message,
+    ).toMatch(/^The read failed with HTTP 503: Try later\. /)
+  })
+
   it('accepts string error codes', () => {
     expect(
       errorFromResponse(404, { code: 'not_found', message: 'Not found' }, 'The read'),
