@@ -243,6 +243,8 @@ export class PreviewChatSession {
     this.#disposed = true
     this.#ctx.timers.clearTimeout(this.#lingerTimer)
     this.#deactivate()
+    // The client hands out a fresh session for this thread from now on.
+    this.#ctx.onIdle(this)
   }
 
   // --- effects -------------------------------------------------------------------------------

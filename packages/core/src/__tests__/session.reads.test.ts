@@ -308,6 +308,15 @@ describe('lifecycle', () => {
     expect(vi.getTimerCount()).toBe(0)
   })
 
+  it('after dispose, the client gives a fresh session for the thread', () => {
+    const t = setup()
+    t.session.dispose()
+    const next = t.client.session({ projectId: 'p1', agentId: 'a1', threadId: 't1' })
+    expect(next).not.toBe(t.session)
+    expect(t.client.session({ projectId: 'p1', agentId: 'a1', threadId: 't1' })).toBe(next)
+    next.dispose()
+  })
+
   it('goes quiet after its last subscriber leaves, and reads again on return', async () => {
     const t = setup()
     t.server.answerRead(empty)
