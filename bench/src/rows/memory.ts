@@ -1,10 +1,4 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- a missing value here is a failed run, as in tests */
-import {
-  parseJsonEventStream,
-  readUIMessageStream,
-  uiMessageChunkSchema,
-  type UIMessageChunk,
-} from 'ai'
+import { readWithAiSdk, uiMessageText } from '../aiSdk'
 import { ourSession, runTurn } from '../ourSession'
 import { fmt, type Row, type Sizes } from '../row'
 import { aiSdk, answerStream, ours } from '../streams'
@@ -65,21 +59,8 @@ async function vercelRun(deltas: number) {
   const probe = heapProbe()
   const onPull = probe.onPull
   const body = answerStream(aiSdk, deltas, DELTA_CHARS, { chunkBytes: 4096, onPull })
-  const chunks = parseJsonEventStream({ stream: body, schema: uiMessageChunkSchema }).pipeThrough(
-    new TransformStream<
-      { success: boolean; value?: UIMessageChunk; error?: unknown },
-      UIMessageChunk
-    >({
-      transform(part, controller) {
-        if (!part.success) throw part.error
-        controller.enqueue(part.value!)
-      },
-    }),
-  )
-  let last
-  for await (const message of readUIMessageStream({ stream: chunks })) last = message
-  const part = last?.parts.find((p) => p.type === 'text')
-  const text = part?.type === 'text' ? part.text : ''
+  const last = await readWithAiSdk(body)
+  const text = uiMessageText(last)
   return { ...probe.result(last), chars: text.length }
 }
 

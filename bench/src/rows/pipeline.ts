@@ -1,11 +1,5 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- a missing value here is a failed run, as in tests */
-import {
-  parseJsonEventStream,
-  readUIMessageStream,
-  uiMessageChunkSchema,
-  type UIMessageChunk,
-} from 'ai'
 import { createParser } from 'eventsource-parser'
+import { readWithAiSdk, uiMessageText } from '../aiSdk'
 import { ourSession, runTurn } from '../ourSession'
 import { fmt, type Row, type Sizes } from '../row'
 import { aiSdk, answerStream, answerText, median, ours } from '../streams'
@@ -31,23 +25,8 @@ async function floor(body: ReadableStream<Uint8Array>): Promise<string> {
   return text
 }
 
-/** What `DefaultChatTransport` + `useChat` do with a response body, minus React. */
 async function vercel(body: ReadableStream<Uint8Array>): Promise<string> {
-  const chunks = parseJsonEventStream({ stream: body, schema: uiMessageChunkSchema }).pipeThrough(
-    new TransformStream<
-      { success: boolean; value?: UIMessageChunk; error?: unknown },
-      UIMessageChunk
-    >({
-      transform(part, controller) {
-        if (!part.success) throw part.error
-        controller.enqueue(part.value!)
-      },
-    }),
-  )
-  let last
-  for await (const message of readUIMessageStream({ stream: chunks })) last = message
-  const part = last?.parts.find((p) => p.type === 'text')
-  return part?.type === 'text' ? part.text : ''
+  return uiMessageText(await readWithAiSdk(body))
 }
 
 async function preview(deltas: number): Promise<string> {
