@@ -174,8 +174,9 @@ export const FailedReadKeepsTranscript: Story = {
     await waitFor(() => expect(chat.messages('assistant')).toHaveLength(1), slow)
     await chat.statusIs('idle', 'Live')
 
-    // The browser comes back online, so the page reads again: that read fails.
-    mock.failNextReads(1, { status: 503 })
+    // The browser comes back online, so the page reads again: that read fails, and so do the few
+    // retries the engine makes on its own (the network stays down for this story).
+    mock.failNextReads(10, { status: 503 })
     window.dispatchEvent(new Event('online'))
     const banner = await chat.canvas.findByTestId('error-read_failed', {}, slow)
     await expect(banner).toHaveTextContent('Could not refresh the conversation')

@@ -56,7 +56,7 @@ export function ChatView({ user, threadId, isNew, onStarted }: ChatViewProps) {
           {chat.readError && (
             <ErrorBanner
               kind="read_failed"
-              message={`Reading the recorded transcript failed (${chat.readError.message}). The last known transcript stays on screen; it is read again on its own while a turn runs, and when the page comes back online.`}
+              message={`Reading the recorded transcript failed (${chat.readError.message}). The last known transcript stays on screen; it is read again on its own (without end while a turn runs), and when the page comes back online.`}
               onRetry={() => void chat.refresh()}
             />
           )}

@@ -16,7 +16,7 @@ import {
 } from './pushSource'
 import { PreviewChatSession } from './session'
 import { broadcastChannelRelay, type TabRelay } from './tabRelay'
-import { createTransport, type ThreadKey } from './transport'
+import { createTransport, type HeadersOption, type ThreadKey } from './transport'
 import { DEFAULT_DELEGATION_CHAR_LIMIT } from './turn'
 
 export interface PreviewChatClientOptions {
@@ -24,8 +24,7 @@ export interface PreviewChatClientOptions {
   baseUrl?: string
   fetch?: typeof globalThis.fetch
   /** Headers for every request (e.g. `Authorization`); a function is called per request. */
-  headers?:
-    Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>)
+  headers?: HeadersOption
   /**
    * The push channel: a `PushSource` of your own, `'websocket'` or `'sse'` for the built-in
    * adapters on `GET {baseUrl}/push`, or `false` for none (the session then polls while a turn
@@ -103,6 +102,7 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
     fetch: fetchImpl,
     ...(options.headers && { headers: options.headers }),
     requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
+    timers,
   })
   const lingerMs = options.lingerMs ?? 1_000
   const push = createPushHub(resolvePush(options, baseUrl, fetchImpl, timers), timers, lingerMs)

@@ -16,7 +16,7 @@ export type { StateSource, ThrottleOptions } from './throttle'
 export { reduce, initialEngineState, selectSessionState, selectStatus } from './state'
 export type { EngineAction, EngineState, SessionState, SessionStatus } from './state'
 export { composeTranscript, markTruncated, recordCovers, recordSupersedes } from './transcript'
-export type { ThreadKey } from './transport'
+export type { HeadersOption, ThreadKey } from './transport'
 export {
   applyTurnEvent,
   applyTurnEvents,

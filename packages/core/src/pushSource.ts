@@ -1,6 +1,7 @@
 import { createParser } from 'eventsource-parser'
 import { parsePushMessage, type PushMessage } from './contract/push'
 import { backoffDelay, defaultTimers, type Timers } from './environment'
+import { resolveHeaders, type HeadersOption } from './transport'
 
 /** What a push source reports to its listener. */
 export interface PushListener {
@@ -131,16 +132,14 @@ export function ssePushSource(
   options: ReconnectOptions & {
     url: string
     fetch?: typeof globalThis.fetch
-    headers?:
-      Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>)
+    headers?: HeadersOption
   },
 ): PushSource {
   return reconnecting(({ opened, message, closed }) => {
     const controller = new AbortController()
     void (async () => {
       try {
-        const headers =
-          typeof options.headers === 'function' ? await options.headers() : options.headers
+        const headers = await resolveHeaders(options.headers)
         const response = await (options.fetch ?? globalThis.fetch)(options.url, {
           headers: { ...headers, accept: 'text/event-stream' },
           signal: controller.signal,

@@ -18,6 +18,9 @@ import {
 import { markTruncated } from './transcript'
 import { readTurnStream, type ThreadKey, type Transport } from './transport'
 
+/** Retries of a failed read while nothing runs (while a turn runs, reads retry without end). */
+const IDLE_READ_RETRIES = 3
+
 /** The outcome of `submit()` and `resume()`. */
 export type SubmitResult =
   /** The server recorded the turn (`execution-started`); it now runs whatever this tab does. */
@@ -299,6 +302,8 @@ export class PreviewChatSession {
     this.#gapTimer = undefined
     this.#readQueued = false
     for (const resolve of this.#readWaiters.splice(0)) resolve()
+    // A read in flight is cancelled (its request aborted), not left to finish for nobody.
+    if (this.#reading) void this.#ctx.queryClient.cancelQueries({ queryKey: this.#ctx.queryKey })
     // Stop reading the live stream; the turn goes on on the server and is recovered on return.
     this.#stream?.abort()
     this.#stream = null
@@ -377,7 +382,8 @@ export class PreviewChatSession {
   }
 
   /**
-   * After a failed read: retry with bounded backoff while anything is unknown or running (a 404
+   * After a failed read: retry with bounded backoff while anything is unknown or running, and a
+   * few times even when nothing runs, so a passing fault does not leave a stale `readError` (a 404
    * is an answer, not a failure to retry). After a good one: poll while an execution runs and no
    * push channel is connected, so the thread still converges; and poll while the record lags
    * behind a turn this tab saw live, since the notification of its last batch may already have
@@ -394,7 +400,11 @@ export class PreviewChatSession {
     if (
       engine.readError &&
       engine.readError.code !== 'not_found' &&
-      (running || recordLags || engine.cut || !engine.synced)
+      (running ||
+        recordLags ||
+        engine.cut ||
+        !engine.synced ||
+        this.#readFailures <= IDLE_READ_RETRIES)
     ) {
       delay = backoffDelay(this.#readFailures - 1, this.#ctx.retry.baseMs, this.#ctx.retry.maxMs)
     } else if (recordLags || (running && !this.#ctx.pushConnected())) {

@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser'
-import { parseTurnEvent, type TurnEvent } from './contract/events'
+import { isTerminalEvent, parseTurnEvent, type TurnEvent } from './contract/events'
 import { parseJson, type ParseResult } from './contract/result'
 import {
   errorFromResponse,
@@ -11,18 +11,28 @@ import {
   type StopAnswer,
 } from './contract/rest'
 import { parseHistorySnapshot, type HistorySnapshot } from './contract/snapshot'
+import type { Timers } from './environment'
 import { PreviewChatError } from './errors'
 
-export type HeadersInit = Record<string, string>
+/** Headers for every request (e.g. `Authorization`), or a function called per request. */
+export type HeadersOption =
+  Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>)
+
+/** The headers now: a plain object as is (no extra tick before the request), a function called. */
+export function resolveHeaders(
+  option: HeadersOption | undefined,
+): Record<string, string> | Promise<Record<string, string>> {
+  return typeof option === 'function' ? option() : (option ?? {})
+}
 
 export interface TransportOptions {
   /** REST base, `/rest` by default. */
   baseUrl: string
   fetch: typeof globalThis.fetch
-  /** Extra headers for every request (e.g. Authorization); a function is called per request. */
-  headers?: HeadersInit | (() => HeadersInit | Promise<HeadersInit>)
+  headers?: HeadersOption
   /** How long a history read or a Stop may take before it counts as failed. */
   requestTimeoutMs: number
+  timers: Timers
 }
 
 /** Identifies a thread. */
@@ -49,10 +59,10 @@ export function createTransport(options: TransportOptions) {
     what: string,
     signal?: AbortSignal,
   ): Promise<Response> {
-    const extra = typeof options.headers === 'function' ? await options.headers() : options.headers
+    const extra = resolveHeaders(options.headers)
     const headers = {
       accept: 'application/json',
-      ...extra,
+      ...(extra instanceof Promise ? await extra : extra),
       ...(init.headers as Record<string, string>),
     }
     try {
@@ -67,15 +77,21 @@ export function createTransport(options: TransportOptions) {
     }
   }
 
-  /** A JSON call with a timeout; the answer is validated by `parse`. */
+  /**
+   * A JSON call with a timeout (and the caller's `signal`, e.g. TanStack Query cancelling the
+   * read); the answer is validated by `parse`.
+   */
   async function json<T>(
     path: string,
     init: RequestInit,
     what: string,
     parse: (body: unknown) => ParseResult<T>,
+    signal?: AbortSignal,
   ): Promise<T> {
     const controller = new AbortController()
-    const timer = setTimeout(
+    const cancel = () => controller.abort(signal?.reason)
+    signal?.addEventListener('abort', cancel, { once: true })
+    const timer = options.timers.setTimeout(
       () =>
         controller.abort(
           new PreviewChatError(
@@ -105,7 +121,8 @@ export function createTransport(options: TransportOptions) {
       if (!parsed.success) throw parsed.error
       return parsed.value
     } finally {
-      clearTimeout(timer)
+      options.timers.clearTimeout(timer)
+      signal?.removeEventListener('abort', cancel)
     }
   }
 
@@ -113,9 +130,10 @@ export function createTransport(options: TransportOptions) {
     readHistory(key: ThreadKey, signal?: AbortSignal): Promise<HistorySnapshot> {
       return json(
         `${agentPath(key)}/${enc(key.threadId)}/messages`,
-        { method: 'GET', ...(signal && { signal }) },
+        { method: 'GET' },
         'The history read',
         parseHistorySnapshot,
+        signal,
       )
     },
 
@@ -201,12 +219,7 @@ export async function readTurnStream(
       if (parsed.kind === 'invalid') invalid = parsed.error
       else if (parsed.kind === 'event') {
         batch.push(parsed.event)
-        if (
-          parsed.event.type === 'done' ||
-          parsed.event.type === 'error' ||
-          parsed.event.type === 'tool-call-suspended'
-        )
-          ended = true
+        if (isTerminalEvent(parsed.event)) ended = true
       }
     },
   })

@@ -81,7 +81,14 @@ function faultyFetch(backend: PreviewChatBackend, faults: Faults) {
     if (isRead) {
       // The listed faults hit the first reads; the network heals after them.
       const fault = faults.reads[read++] ?? { fail: 'no', delayMs: 0 }
-      await new Promise((resolve) => setTimeout(resolve, fault.delayMs))
+      // A slow network, which (like a real fetch) gives up at once when the request is aborted.
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, fault.delayMs)
+        init?.signal?.addEventListener('abort', () => {
+          clearTimeout(timer)
+          reject(init.signal?.reason)
+        })
+      })
       if (fault.fail === 'network') throw new TypeError('fetch failed')
       if (fault.fail === '500')
         return Response.json({ code: 500, message: 'injected' }, { status: 500 })

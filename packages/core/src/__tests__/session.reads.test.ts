@@ -126,6 +126,42 @@ describe('reads (spec: "Each successful read replaces the recovered transcript. 
     t.session.dispose()
   })
 
+  it('retries a failed read a few times even when nothing runs, so a passing fault heals', async () => {
+    const t = setup({ retry: { baseMs: 100, maxMs: 100 } })
+    t.server.answerRead(empty)
+    await settle()
+    void t.session.refresh()
+    await settle()
+    t.server.answerRead({ status: 500 })
+    await settle()
+    expect(t.session.getState()).toMatchObject({
+      status: 'idle',
+      readError: { code: 'server_error' },
+    })
+    await vi.advanceTimersByTimeAsync(100)
+    t.server.answerRead(empty)
+    await settle()
+    expect(t.session.getState().readError).toBeNull()
+    t.session.dispose()
+  })
+
+  it('gives up after three idle retries: no endless reads for a thread where nothing runs', async () => {
+    const t = setup({ retry: { baseMs: 100, maxMs: 100 } })
+    t.server.answerRead(empty)
+    await settle()
+    void t.session.refresh()
+    for (let i = 0; i < 4; i++) {
+      await settle()
+      t.server.answerRead({ status: 500 })
+      await settle()
+      await vi.advanceTimersByTimeAsync(100)
+    }
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(t.server.count('GET')).toBe(5) // the first read, the failed one and its three retries
+    expect(t.session.getState().readError).toMatchObject({ code: 'server_error' })
+    t.session.dispose()
+  })
+
   it('404 says the thread is not readable, with no transcript and no retry storm', async () => {
     const t = setup()
     t.server.answerRead({ status: 404, body: { code: 404, message: 'Not found' } })
