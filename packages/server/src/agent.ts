@@ -67,25 +67,24 @@ function words(text: string): string[] {
   return text.match(/\s*\S+\s*/g) ?? [text]
 }
 
-async function streamText(context: AgentContext, text: string): Promise<void> {
-  const id = context.id('text')
-  context.emit({ type: 'text-start', id })
+/** One text or reasoning stream: start, a delta per word (after a pause each), end. */
+async function streamWords(
+  context: AgentContext,
+  kind: 'text' | 'reasoning',
+  text: string,
+): Promise<void> {
+  const id = context.id(kind)
+  context.emit({ type: `${kind}-start`, id })
   for (const word of words(text)) {
     await context.pause()
-    context.emit({ type: 'text-delta', id, delta: word })
+    context.emit({ type: `${kind}-delta`, id, delta: word })
   }
-  context.emit({ type: 'text-end', id })
+  context.emit({ type: `${kind}-end`, id })
 }
 
-async function streamReasoning(context: AgentContext, text: string): Promise<void> {
-  const id = context.id('reasoning')
-  context.emit({ type: 'reasoning-start', id })
-  for (const word of words(text)) {
-    await context.pause()
-    context.emit({ type: 'reasoning-delta', id, delta: word })
-  }
-  context.emit({ type: 'reasoning-end', id })
-}
+const streamText = (context: AgentContext, text: string) => streamWords(context, 'text', text)
+const streamReasoning = (context: AgentContext, text: string) =>
+  streamWords(context, 'reasoning', text)
 
 /** A tool call that runs to its result. */
 async function callTool(

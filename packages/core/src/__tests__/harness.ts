@@ -3,7 +3,7 @@
  * so a test walks a scenario one step at a time and asserts each state on the way. (The property
  * suite runs the real reference backend instead.)
  */
-import { vi } from 'vitest'
+import { afterEach, beforeEach, vi } from 'vitest'
 import type {
   HistorySnapshot,
   Message,
@@ -250,4 +250,28 @@ export async function startLiveTurn(
   stream.send({ type: 'execution-started', executionId: 'e1', sessionId: key.threadId }, ...events)
   await settle()
   return { result: await result, stream }
+}
+
+/** A record of a turn that runs: the question and, when given, the answer so far. */
+export function runningTurn(
+  options: { executionId?: string; question?: string; text?: string } = {},
+) {
+  const { executionId = 'e1', question = 'Q', text } = options
+  return snapshot(
+    [
+      userMessage(executionId, question, 'running'),
+      assistantMessage(executionId, text === undefined ? [] : [{ type: 'text', text }], 'running'),
+    ],
+    executionId,
+  )
+}
+
+/** Fake `setTimeout` and `clearTimeout` in every test of the file (the clock stays real). */
+export function useFakeTimersInEachTest() {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
 }

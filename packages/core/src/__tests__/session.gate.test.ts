@@ -1,19 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import {
-  assistantMessage,
-  empty,
-  finishedTurn,
-  key,
-  settle,
-  setup,
-  snapshot,
-  userMessage,
-} from './harness'
+import { empty, finishedTurn, key, settle, setup, snapshot, runningTurn } from './harness'
 
-const runningElsewhere = snapshot(
-  [userMessage('e1', 'Other tab', 'running'), assistantMessage('e1', [], 'running')],
-  'e1',
-)
+const runningElsewhere = runningTurn({ question: 'Other tab' })
 
 describe('the gate (spec: "New-message submission stays blocked while a turn runs. The draft remains editable.")', () => {
   it('is closed until the first read is done, and sends nothing meanwhile', async () => {

@@ -1,30 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import {
-  assistantMessage,
   empty,
   finishedTurn,
   settle,
   setup,
   snapshot,
-  userMessage,
   startLiveTurn,
+  runningTurn,
+  useFakeTimersInEachTest,
 } from './harness'
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
-})
-afterEach(() => {
-  vi.useRealTimers()
-})
+useFakeTimersInEachTest()
 
-const running = (text: string) =>
-  snapshot(
-    [
-      userMessage('e1', 'Q', 'running'),
-      assistantMessage('e1', [{ type: 'text', text }], 'running'),
-    ],
-    'e1',
-  )
+const running = (text: string) => runningTurn({ text })
 
 describe('reads (spec: "Each successful read replaces the recovered transcript. A failed read keeps the last known state.")', () => {
   it('replaces the transcript, openSuspensions and activeExecutionId on each good read', async () => {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import {
   assistantMessage,
   empty,
@@ -8,17 +8,13 @@ import {
   snapshot,
   userMessage,
   startLiveTurn,
+  runningTurn,
+  useFakeTimersInEachTest,
 } from './harness'
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
-})
-afterEach(() => {
-  vi.useRealTimers()
-})
+useFakeTimersInEachTest()
 
-const running = (id: string) =>
-  snapshot([userMessage(id, 'Q', 'running'), assistantMessage(id, [], 'running')], id)
+const running = (executionId: string) => runningTurn({ executionId })
 const cancelled = (id: string) =>
   snapshot(
     [

@@ -1,32 +1,22 @@
-import { act, render, waitFor } from '@testing-library/react'
+import { act, waitFor } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
-import { Providers, createProbe, setupChat, tabClient, thread } from './harness'
+import { mountChat, setupChat, tabClient, thread } from './harness'
 
 const chat = setupChat({ deltaMs: 2, snapshotMs: 10 })
 const until = { timeout: 4_000 }
 
-function mount(key: ReturnType<typeof thread>, client = tabClient()) {
-  const probe = createProbe()
-  const view = render(
-    <Providers client={client}>
-      <probe.Probe {...key} />
-    </Providers>,
-  )
-  return { ...probe, view }
-}
-
 describe('the draft survives a reload (no peer does this)', () => {
   it('is saved per thread, restored on mount, and cleared when its turn is accepted', async () => {
     const key = thread()
-    const before = mount(key)
+    const before = mountChat(key)
     await waitFor(() => expect(before.chat().status).toBe('idle'), until)
     act(() => before.chat().setDraft('typed before the reload'))
     before.view.unmount()
 
     // A reload: a new client, the same sessionStorage.
-    const after = mount(key)
+    const after = mountChat(key)
     expect(after.chat().draft).toBe('typed before the reload')
-    const other = mount(thread())
+    const other = mountChat(thread())
     expect(other.chat().draft).toBe('') // per thread
     await waitFor(() => expect(after.chat().status).toBe('idle'), until)
     act(() => void after.chat().submit())
@@ -37,7 +27,7 @@ describe('the draft survives a reload (no peer does this)', () => {
 
   it('is kept when the submission is busy', async () => {
     const seeded = await chat.mock.seed.runningTurn()
-    const tab = mount(seeded.key)
+    const tab = mountChat(seeded.key)
     await waitFor(() => expect(tab.chat().status).toBe('following'), until)
     act(() => tab.chat().setDraft('wait for it'))
     let result: unknown
@@ -52,7 +42,7 @@ describe('the draft survives a reload (no peer does this)', () => {
   it('is kept on turn_already_running, and the tab then follows the running turn', async () => {
     const seeded = await chat.mock.seed.thread({ messages: ['earlier'] })
     // This tab hears nothing (no push, slow polling), so it does not know a turn started.
-    const tab = mount(
+    const tab = mountChat(
       seeded.key,
       tabClient('alice', { push: false, poll: { baseMs: 60_000, maxMs: 60_000 } }),
     )
@@ -72,7 +62,7 @@ describe('the draft survives a reload (no peer does this)', () => {
 
   it('is kept when the submission fails', async () => {
     const key = thread()
-    const tab = mount(key, tabClient('carol')) // read-only user: POST answers 403
+    const tab = mountChat(key, tabClient('carol')) // read-only user: POST answers 403
     await waitFor(() => expect(tab.chat().status).toBe('idle'), until)
     act(() => tab.chat().setDraft('not allowed'))
     let result: unknown

@@ -8,7 +8,7 @@ import {
   type SetupPreviewChatServerOptions,
 } from '@preview-chat/msw/vitest'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
-import { cleanup } from '@testing-library/react'
+import { cleanup, render, type RenderResult } from '@testing-library/react'
 import { afterEach } from 'vitest'
 import { StrictMode, useLayoutEffect, type ReactNode } from 'react'
 import { PreviewChatProvider } from '../PreviewChatProvider'
@@ -100,3 +100,17 @@ export const thread = (threadId: string = crypto.randomUUID()) => ({
   agentId: 'demo-agent',
   threadId,
 })
+
+/** Renders a probe of `usePreviewChat` for `key` (as alice's tab unless a client is given). */
+export function mountChat(
+  key: UsePreviewChatOptions,
+  client: ReturnType<typeof createPreviewChatClient> = tabClient(),
+): ReturnType<typeof createProbe> & { view: RenderResult } {
+  const probe = createProbe()
+  const view = render(
+    <Providers client={client}>
+      <probe.Probe {...key} />
+    </Providers>,
+  )
+  return { ...probe, view }
+}

@@ -1,6 +1,6 @@
-import { act, render, waitFor } from '@testing-library/react'
+import { act, waitFor } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
-import { Providers, createProbe, setupChat, tabClient, thread } from './harness'
+import { mountChat, setupChat, tabClient, thread } from './harness'
 
 const chat = setupChat({ deltaMs: 2, snapshotMs: 10 })
 const until = { timeout: 4_000 }
@@ -22,14 +22,8 @@ async function send(
 
 describe('usePreviewChat over the reference backend', () => {
   it('streams a turn live, then shows the record; one POST', async () => {
-    const client = tabClient()
-    const { Probe, statuses, chat: api } = createProbe()
     const key = thread()
-    render(
-      <Providers client={client}>
-        <Probe {...key} />
-      </Providers>,
-    )
+    const { statuses, chat: api } = mountChat(key)
     await waitFor(() => expect(api().status).toBe('idle'), until)
     expect(await send(api, 'hello there')).toMatchObject({ outcome: 'accepted' })
     await waitFor(() => expect(api().status).toBe('idle'), until)
@@ -40,14 +34,8 @@ describe('usePreviewChat over the reference backend', () => {
   })
 
   it('recovers a cut stream from history without posting again', async () => {
-    const client = tabClient()
-    const { Probe, statuses, chat: api } = createProbe()
     const key = thread()
-    render(
-      <Providers client={client}>
-        <Probe {...key} />
-      </Providers>,
-    )
+    const { statuses, chat: api } = mountChat(key)
     await waitFor(() => expect(api().status).toBe('idle'), until)
     void chat.mock.cutNextStream({ afterEvents: 3 })
     await send(api, '/long 30')
@@ -66,13 +54,7 @@ describe('usePreviewChat over the reference backend', () => {
 
   it('keeps the transcript when reads fail, and says so', async () => {
     const seeded = await chat.mock.seed.thread({ messages: ['first'] })
-    const client = tabClient()
-    const { Probe, chat: api } = createProbe()
-    render(
-      <Providers client={client}>
-        <Probe {...seeded.key} />
-      </Providers>,
-    )
+    const { chat: api } = mountChat(seeded.key)
     await waitFor(() => expect(api().messages).toHaveLength(2), until)
     const known = api().messages
     chat.mock.failNextReads(1, { status: 500 })
@@ -83,13 +65,7 @@ describe('usePreviewChat over the reference backend', () => {
 
   it('follows a turn it did not start, gated, with the draft editable; Stop ends it', async () => {
     const seeded = await chat.mock.seed.runningTurn({ message: '/long 40' })
-    const client = tabClient()
-    const { Probe, statuses, chat: api } = createProbe()
-    render(
-      <Providers client={client}>
-        <Probe {...seeded.key} />
-      </Providers>,
-    )
+    const { statuses, chat: api } = mountChat(seeded.key)
     await waitFor(() => expect(api().status).toBe('following'), until)
     act(() => api().setDraft('typed while it runs'))
     expect(api()).toMatchObject({ canSubmit: false, draft: 'typed while it runs', isRunning: true })
@@ -113,13 +89,7 @@ describe('usePreviewChat over the reference backend', () => {
 
   it('shows a truncated delegation the same live and recovered', async () => {
     const seeded = await chat.mock.seed.truncatedDelegation({ chars: 4_500 })
-    const client = tabClient()
-    const { Probe, chat: api } = createProbe()
-    render(
-      <Providers client={client}>
-        <Probe {...seeded.key} />
-      </Providers>,
-    )
+    const { chat: api } = mountChat(seeded.key)
     await waitFor(() => expect(api().messages).toHaveLength(2), until)
     const delegation = api().messages[1]?.content.find(
       (part) => part.type === 'tool-call' && part.childTrace,
@@ -129,39 +99,21 @@ describe('usePreviewChat over the reference backend', () => {
 
   it('a thread that is not yours is not found, with no transcript', async () => {
     const seeded = await chat.mock.seed.thread({ user: 'alice' })
-    const client = tabClient('bob')
-    const { Probe, chat: api } = createProbe()
-    render(
-      <Providers client={client}>
-        <Probe {...seeded.key} />
-      </Providers>,
-    )
+    const { chat: api } = mountChat(seeded.key, tabClient('bob'))
     await waitFor(() => expect(api().notFound).toBe(true), until)
     expect(api().messages).toEqual([])
   })
 
   it('enabled: false sends nothing', async () => {
-    const client = tabClient()
-    const { Probe, chat: api } = createProbe()
-    render(
-      <Providers client={client}>
-        <Probe {...thread()} enabled={false} />
-      </Providers>,
-    )
+    const { chat: api } = mountChat({ ...thread(), enabled: false })
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(reads()).toBe(0)
     expect(api().status).toBe('recovering')
   })
 
   it('a new thread the app minted posts newSession without a first read', async () => {
-    const client = tabClient()
-    const { Probe, chat: api } = createProbe()
     const key = thread()
-    render(
-      <Providers client={client}>
-        <Probe {...key} isNew />
-      </Providers>,
-    )
+    const { chat: api } = mountChat({ ...key, isNew: true })
     expect(api().canSubmit).toBe(false)
     expect(await send(api, 'first words')).toMatchObject({ outcome: 'accepted' })
     expect(chat.mock.backend.inspect.threads().map((t) => t.id)).toContain(key.threadId)
