@@ -1,17 +1,8 @@
 import { defineConfig } from '@playwright/test'
 import { fileURLToPath } from 'node:url'
+import { chromiumLaunchOptions } from './chromium'
 
 const results = fileURLToPath(new URL('../test-results/', import.meta.url))
-
-// Debian's Chromium (scripts/ensure-chromium.mjs installs it); Playwright never downloads one.
-export const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 
 export default defineConfig({
   testDir: '.',
@@ -29,7 +20,7 @@ export default defineConfig({
   reporter: [['list'], ['json', { outputFile: `${results}playwright.json` }]],
   use: {
     browserName: 'chromium',
-    launchOptions: { executablePath: '/usr/bin/chromium', args: chromiumArgs },
+    launchOptions: chromiumLaunchOptions,
     viewport: { width: 1100, height: 750 },
     screenshot: 'only-on-failure',
     actionTimeout: 10_000,

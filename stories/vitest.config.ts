@@ -2,20 +2,12 @@ import { storybookTest } from '@storybook/addon-vitest/vitest-plugin'
 import { playwright } from '@vitest/browser-playwright'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import { chromiumLaunchOptions } from '../e2e/chromium'
 
 const repo = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url))
 
-/** Debian's Chromium, headless; Playwright never downloads a browser here. */
-export const chromium = {
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-}
+/** Debian's Chromium, headless, as the e2e tests launch it; no browser is ever downloaded. */
+export const chromium = chromiumLaunchOptions
 
 // The stories run as tests (each one renders, then its play function asserts) in the browser,
 // and a Node test screenshots the built Storybook. test-results/stories.json feeds the
