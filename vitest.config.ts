@@ -41,7 +41,13 @@ export default defineConfig({
       {
         extends: true,
         resolve: { alias: react18Aliases },
-        test: { name: 'react18', ...reactTests, env: { EXPECTED_REACT: '18' } },
+        test: {
+          name: 'react18',
+          ...reactTests,
+          env: { EXPECTED_REACT: '18' },
+          // zustand's hooks import react themselves: inline them so the alias gives them React 18.
+          server: { deps: { inline: ['zustand', 'use-sync-external-store'] } },
+        },
       },
     ],
   },

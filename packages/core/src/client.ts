@@ -3,11 +3,13 @@ import {
   browserResumeSignal,
   defaultDraftStorage,
   defaultTimers,
+  safeDraftStorage,
   type DraftStorage,
   type ResumeSignal,
   type Timers,
 } from './environment'
 import { PreviewChatError } from './errors'
+import { lingering } from './linger'
 import {
   ssePushSource,
   websocketPushSource,
@@ -53,6 +55,22 @@ export interface PreviewChatClientOptions {
   minReadIntervalMs?: number
   /** How long a Stop asked before `execution-started` waits for it. Default 10 s. */
   stopWaitMs?: number
+  /**
+   * How long a posted message waits for the server to accept it (`execution-started`, or the
+   * first event of its stream) before the tab stops waiting, keeps the draft and reads the record
+   * to learn whether the turn runs. The stream stays open. Default 30 s.
+   */
+  submitTimeoutMs?: number
+  /**
+   * How long this tab's own turn stream may stay silent before the reads it defers run anyway
+   * (push notifications keep coming while a proxy holds the stream). Default 5 s.
+   */
+  streamSilenceMs?: number
+  /**
+   * Called once per kind of protocol oddity (an unknown event type, a malformed event, a browser
+   * that refuses storage). Default: `console.warn`.
+   */
+  onWarning?: (message: string) => void
   /** Backoff of read retries after failures. Default 500 ms doubling to 15 s, with jitter. */
   retry?: { baseMs: number; maxMs: number }
   /** Backoff of polling while a turn runs and no push channel is connected. Default 1 s to 10 s. */
@@ -62,9 +80,10 @@ export interface PreviewChatClientOptions {
    * before they close (so that a React StrictMode remount reuses them). Default 1 s.
    */
   lingerMs?: number
-  /** For tests: timers, the clock, and the page's visibility/online signal. */
+  /** For tests: timers, the clock, randomness (backoff jitter), the page's visibility/online signal. */
   timers?: Timers
   now?: () => number
+  random?: () => number
   resumeSignal?: ResumeSignal
 }
 
@@ -84,6 +103,8 @@ export interface PreviewChatClient {
   /** The TanStack Query key under which a thread's recorded history is cached. */
   queryKey(key: ThreadKey): readonly unknown[]
   readonly queryClient: QueryClient
+  /** The timers every session of this client runs on (the React binding's throttle too). */
+  readonly timers: Timers
   readonly options: Readonly<PreviewChatClientOptions>
 }
 
@@ -107,7 +128,20 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
   const lingerMs = options.lingerMs ?? 1_000
   const push = createPushHub(resolvePush(options, baseUrl, fetchImpl, timers), timers, lingerMs)
   const sessions = new WeakMap<QueryClient, Map<string, PreviewChatSession>>()
-  const storage = options.storage === undefined ? defaultDraftStorage() : options.storage
+  const warn = warnOnce(options.onWarning)
+  const storage = safeDraftStorage(
+    options.storage === undefined ? defaultDraftStorage() : options.storage,
+    warn,
+  )
+  const config = {
+    delegationCharLimit: options.delegationCharLimit ?? DEFAULT_DELEGATION_CHAR_LIMIT,
+    retry: options.retry ?? { baseMs: 500, maxMs: 15_000 },
+    poll: options.poll ?? { baseMs: 1_000, maxMs: 10_000 },
+    stopWaitMs: options.stopWaitMs ?? 10_000,
+    submitTimeoutMs: options.submitTimeoutMs ?? 30_000,
+    streamSilenceMs: options.streamSilenceMs ?? 5_000,
+    minReadIntervalMs: options.minReadIntervalMs ?? 250,
+  }
   const relay =
     options.relay === false
       ? null
@@ -116,6 +150,7 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
   return {
     queryClient,
     options,
+    timers,
     queryKey: historyQueryKey,
     session(sessionOptions) {
       const { isNew, queryClient: sessionQueryClient, ...key } = sessionOptions
@@ -141,16 +176,14 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
           pushConnected: push.connected,
           timers,
           now: options.now ?? Date.now,
+          random: options.random ?? Math.random,
           resumeSignal: options.resumeSignal ?? browserResumeSignal,
           relay,
           storage,
           draftKey: `preview-chat:draft:${options.scope ?? ''}:${id}`,
-          delegationCharLimit: options.delegationCharLimit ?? DEFAULT_DELEGATION_CHAR_LIMIT,
-          retry: options.retry ?? { baseMs: 500, maxMs: 15_000 },
-          poll: options.poll ?? { baseMs: 1_000, maxMs: 10_000 },
-          stopWaitMs: options.stopWaitMs ?? 10_000,
-          minReadIntervalMs: options.minReadIntervalMs ?? 250,
+          config,
           lingerMs,
+          warn,
           onIdle: (idle) => {
             if (byKey.get(id) === idle) byKey.delete(id)
           },
@@ -196,33 +229,45 @@ function toWebSocketUrl(url: string): string {
  */
 function createPushHub(source: PushSource | null, timers: Timers, lingerMs: number) {
   const listeners = new Set<PushListener>()
-  let stop: (() => void) | null = null
   let isConnected = false
-  let closeTimer: unknown
-  const fanOut: PushListener = {
-    onMessage: (message) => listeners.forEach((listener) => listener.onMessage(message)),
-    onConnectionChange: (connected) => {
-      isConnected = connected
-      listeners.forEach((listener) => listener.onConnectionChange?.(connected))
+  const connection = lingering(
+    () => {
+      const stop = source?.subscribe({
+        onMessage: (message) => listeners.forEach((listener) => listener.onMessage(message)),
+        onConnectionChange: (connected) => {
+          isConnected = connected
+          listeners.forEach((listener) => listener.onConnectionChange?.(connected))
+        },
+      })
+      return () => {
+        stop?.()
+        isConnected = false
+      }
     },
-  }
+    timers,
+    lingerMs,
+  )
   return {
     connected: () => isConnected,
     listen(listener: PushListener): () => void {
       if (!source) return () => {}
       listeners.add(listener)
-      timers.clearTimeout(closeTimer)
-      stop ??= source.subscribe(fanOut)
+      const release = connection.acquire()
       return () => {
         listeners.delete(listener)
-        if (listeners.size > 0) return
-        closeTimer = timers.setTimeout(() => {
-          if (listeners.size > 0 || !stop) return
-          stop()
-          stop = null
-          isConnected = false
-        }, lingerMs)
+        release()
       }
     },
+  }
+}
+
+/** Reports each distinct message once (per client), to `onWarning` or the console in development. */
+function warnOnce(onWarning: ((message: string) => void) | undefined): (message: string) => void {
+  const seen = new Set<string>()
+  const report = onWarning ?? ((message: string) => console.warn(`[preview-chat] ${message}`))
+  return (message) => {
+    if (seen.has(message)) return
+    seen.add(message)
+    report(message)
   }
 }

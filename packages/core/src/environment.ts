@@ -68,3 +68,45 @@ export function backoffDelay(
   const ceiling = Math.min(max, base * 2 ** attempt)
   return Math.round(ceiling / 2 + (random() * ceiling) / 2)
 }
+
+/**
+ * Draft storage that never throws: the first failure of `storage` (Safari's private mode, a
+ * sandboxed iframe, a full quota) moves drafts to memory for good, with one warning.
+ */
+export function safeDraftStorage(
+  storage: DraftStorage | null,
+  warn: (message: string) => void,
+): DraftStorage {
+  const memory = new Map<string, string>()
+  let backing = storage
+  const attempt = <T>(use: (store: DraftStorage) => T, fallback: () => T): T => {
+    if (backing) {
+      try {
+        return use(backing)
+      } catch (cause) {
+        backing = null
+        warn(
+          `Drafts are kept in memory only: the browser refused its storage (${cause instanceof Error ? cause.message : String(cause)}).`,
+        )
+      }
+    }
+    return fallback()
+  }
+  return {
+    getItem: (key) =>
+      attempt(
+        (store) => store.getItem(key),
+        () => memory.get(key) ?? null,
+      ),
+    setItem: (key, value) =>
+      attempt(
+        (store) => store.setItem(key, value),
+        () => void memory.set(key, value),
+      ),
+    removeItem: (key) =>
+      attempt(
+        (store) => store.removeItem(key),
+        () => void memory.delete(key),
+      ),
+  }
+}

@@ -40,6 +40,8 @@ export interface PreviewChatErrorOptions {
   hint?: string
   /** Where in the payload validation failed, as dot paths (`messages.0.role`). */
   issues?: readonly string[]
+  /** How long the server asked to wait before trying again (`Retry-After`), in ms. */
+  retryAfterMs?: number
   cause?: unknown
 }
 
@@ -54,6 +56,8 @@ export class PreviewChatError extends Error {
   readonly serverCode: string | number | undefined
   readonly hint: string | undefined
   readonly issues: readonly string[]
+  /** The server's `Retry-After`, in ms, when it sent one (429, 503). */
+  readonly retryAfterMs: number | undefined
 
   constructor(code: PreviewChatErrorCode, message: string, options: PreviewChatErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
@@ -62,6 +66,7 @@ export class PreviewChatError extends Error {
     this.serverCode = options.serverCode
     this.hint = options.hint
     this.issues = options.issues ?? []
+    this.retryAfterMs = options.retryAfterMs
     Object.defineProperty(this, brand, { value: true })
   }
 
@@ -91,4 +96,18 @@ export function inBandError(event: {
     event.message,
     event.errorCode === undefined ? {} : { serverCode: event.errorCode },
   )
+}
+
+/**
+ * The one way an unknown failure becomes a `PreviewChatError`: a `PreviewChatError` stays as it
+ * is; anything else is wrapped with `code` and a message that starts with `what`.
+ */
+export function toPreviewChatError(
+  cause: unknown,
+  code: PreviewChatErrorCode,
+  what: string,
+): PreviewChatError {
+  if (PreviewChatError.isInstance(cause)) return cause
+  const detail = cause instanceof Error ? cause.message : String(cause)
+  return new PreviewChatError(code, `${what} (${detail}).`, { cause })
 }

@@ -1,6 +1,7 @@
-import { createParser } from 'eventsource-parser'
 import { parsePushMessage, type PushMessage } from './contract/push'
+import { parseRetryAfter } from './contract/rest'
 import { backoffDelay, defaultTimers, type Timers } from './environment'
+import { readSse } from './sse'
 import { resolveHeaders, type HeadersOption } from './transport'
 
 /** What a push source reports to its listener. */
@@ -23,9 +24,23 @@ export interface ReconnectOptions {
   timers?: Timers
   /** First reconnect delay, doubled per failed attempt (with jitter). Default 500 ms. */
   reconnectBaseMs?: number
-  /** Longest reconnect delay. Default 15 s. */
+  /** Longest reconnect delay (and longest `Retry-After` honoured). Default 15 s. */
   reconnectMaxMs?: number
+  /**
+   * How long a connection must stay up (or deliver a message) before the backoff starts again
+   * from its first step. A channel that connects and drops at once (a flaky proxy) keeps backing
+   * off instead of reconnecting twice a second. Default 10 s.
+   */
+  stableAfterMs?: number
   random?: () => number
+}
+
+/** What a connection reports to `reconnecting`. */
+interface ConnectionEvents {
+  opened(): void
+  message(data: string): void
+  /** The connection ended; `retryAfterMs`: the server asked to wait that long. */
+  closed(retryAfterMs?: number): void
 }
 
 /**
@@ -33,15 +48,18 @@ export interface ReconnectOptions {
  * opens it and reports through the callbacks; it returns the function that closes it.
  */
 function reconnecting(
-  connect: (events: { opened(): void; message(data: string): void; closed(): void }) => () => void,
+  connect: (events: ConnectionEvents) => () => void,
   options: ReconnectOptions,
 ): PushSource {
   const timers = options.timers ?? defaultTimers
+  const base = options.reconnectBaseMs ?? 500
+  const max = options.reconnectMaxMs ?? 15_000
+  const stableAfterMs = options.stableAfterMs ?? 10_000
   return {
     subscribe(listener) {
       let attempt = 0
       let stopped = false
-      let connected = false
+      let openedAt: number | null = null
       let timer: unknown
       let close: (() => void) | undefined
       const start = () => {
@@ -49,26 +67,28 @@ function reconnecting(
         close = connect({
           opened() {
             if (!live) return
-            attempt = 0
-            connected = true
+            openedAt = timers.now()
             listener.onConnectionChange?.(true)
           },
           message(data) {
             if (!live) return
+            // A channel that delivers is a working one: the next loss starts the backoff afresh.
+            attempt = 0
             const parsed = parsePushMessage(data)
             if (parsed.kind === 'message') listener.onMessage(parsed.message)
           },
-          closed() {
+          closed(retryAfterMs) {
             if (!live) return
             live = false
-            if (connected) listener.onConnectionChange?.(false)
-            connected = false
+            if (openedAt !== null) {
+              if (timers.now() - openedAt >= stableAfterMs) attempt = 0
+              listener.onConnectionChange?.(false)
+            }
+            openedAt = null
             if (stopped) return
-            const delay = backoffDelay(
-              attempt++,
-              options.reconnectBaseMs ?? 500,
-              options.reconnectMaxMs ?? 15_000,
-              options.random,
+            const delay = Math.max(
+              backoffDelay(attempt++, base, max, options.random),
+              Math.min(retryAfterMs ?? 0, max),
             )
             timer = timers.setTimeout(start, delay)
           },
@@ -127,7 +147,10 @@ export function websocketPushSource(
   }, options)
 }
 
-/** The push channel as an SSE response (`Accept: text/event-stream`), read with `fetch`. */
+/**
+ * The push channel as an SSE response (`Accept: text/event-stream`), read with `fetch`. Only an
+ * answer that is an event stream counts as connected (a proxy's HTML page is a failed attempt).
+ */
 export function ssePushSource(
   options: ReconnectOptions & {
     url: string
@@ -138,26 +161,34 @@ export function ssePushSource(
   return reconnecting(({ opened, message, closed }) => {
     const controller = new AbortController()
     void (async () => {
+      let retryAfterMs: number | undefined
       try {
         const headers = await resolveHeaders(options.headers)
         const response = await (options.fetch ?? globalThis.fetch)(options.url, {
           headers: { ...headers, accept: 'text/event-stream' },
           signal: controller.signal,
         })
-        if (!response.ok || !response.body) return
-        opened()
-        const parser = createParser({ onEvent: (event) => message(event.data) })
-        const reader = response.body.getReader()
-        const decoder = new TextDecoder()
-        for (;;) {
-          const { done, value } = await reader.read()
-          if (done) break
-          parser.feed(decoder.decode(value, { stream: true }))
+        const isEventStream = /^text\/event-stream\b/i.test(
+          response.headers.get('content-type') ?? '',
+        )
+        if (!response.ok || !isEventStream || !response.body) {
+          retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now())
+          void response.body?.cancel().catch(() => {})
+          return
         }
+        opened()
+        await readSse(
+          response.body,
+          (messages) => {
+            for (const data of messages) message(data)
+            return true
+          },
+          controller.signal,
+        )
       } catch {
         // A failed or aborted connection is a closed one; `closed` schedules the reconnect.
       } finally {
-        closed()
+        closed(retryAfterMs)
       }
     })()
     return () => controller.abort()

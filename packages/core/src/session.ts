@@ -1,40 +1,29 @@
 import type { QueryClient } from '@tanstack/query-core'
 import { createStore, type StoreApi } from 'zustand/vanilla'
-import type { TurnEvent } from './contract/events'
 import type { HistorySnapshot, Suspension } from './contract/snapshot'
-import { backoffDelay, type DraftStorage, type ResumeSignal, type Timers } from './environment'
-import { inBandError, PreviewChatError } from './errors'
+import type { DraftStorage, ResumeSignal, Timers } from './environment'
+import { PreviewChatError, toPreviewChatError } from './errors'
+import { createHistoryQuery, type HistoryQuery } from './historyQuery'
+import { lingering, type Lingering } from './linger'
+import { runOwnTurn, type SubmitResult } from './ownTurn'
 import type { PushListener } from './pushSource'
-import type { RelayMessage, TabRelay } from './tabRelay'
+import { nextDeadline, nextRead } from './schedule'
 import {
   initialEngineState,
   reduce,
-  selectActiveExecutionId,
   selectSessionState,
   type EngineAction,
+  type EngineConfig,
   type EngineState,
   type SessionState,
 } from './state'
+import { runStop, type StopResult } from './stop'
+import type { RelayMessage, TabRelay } from './tabRelay'
 import { markTruncated } from './transcript'
-import { readTurnStream, type ThreadKey, type Transport } from './transport'
+import type { ThreadKey, Transport, TurnRequest } from './transport'
 
-/** Retries of a failed read while nothing runs (while a turn runs, reads retry without end). */
-const IDLE_READ_RETRIES = 3
-
-/** The outcome of `submit()` and `resume()`. */
-export type SubmitResult =
-  /** The server recorded the turn (`execution-started`); it now runs whatever this tab does. */
-  | { outcome: 'accepted'; executionId: string }
-  /** A turn runs, a submission is under way, or the thread's state is not known yet: nothing was sent. */
-  | { outcome: 'busy' }
-  /** Not accepted; the draft is kept. `error.code` says why (e.g. `turn_already_running`). */
-  | { outcome: 'failed'; error: PreviewChatError }
-
-/** The outcome of `stop()`. `cancelRequested: true` means accepted, not ended: the record says when. */
-export interface StopResult {
-  cancelRequested: boolean
-  error?: PreviewChatError
-}
+/** A read-only zustand store: what `useStore` and `useStoreWithEqualityFn` take. */
+export type ReadonlyStore<T> = Pick<StoreApi<T>, 'getState' | 'getInitialState' | 'subscribe'>
 
 /** What a session needs from its client. */
 export interface SessionContext {
@@ -46,98 +35,109 @@ export interface SessionContext {
   pushConnected(): boolean
   timers: Timers
   now(): number
+  random(): number
   resumeSignal: ResumeSignal
   /** The channel to the other tabs of this origin, or null. */
   relay: TabRelay | null
-  storage: DraftStorage | null
+  storage: DraftStorage
   draftKey: string
-  delegationCharLimit: number
-  retry: { baseMs: number; maxMs: number }
-  poll: { baseMs: number; maxMs: number }
-  /** The shortest time between the starts of two reads (a refresh skips it). */
-  minReadIntervalMs: number
-  /** How long a Stop asked before `execution-started` waits for the execution id. */
-  stopWaitMs: number
+  config: EngineConfig
   /** How long a session with no subscriber keeps running before it goes quiet (StrictMode remounts). */
   lingerMs: number
+  warn(message: string): void
   /** Called once the session went quiet for good (so the client can forget it). */
   onIdle(session: PreviewChatSession): void
 }
 
 /**
- * One thread, followed: the recovery engine of the specification. All state changes go through
- * `reduce`; this class performs the effects (requests, timers, push, storage) that the state asks
- * for. It is inert until its first subscriber arrives, so that creating it (twice, under React
- * StrictMode) costs nothing.
+ * One thread, followed: the recovery engine of the specification. It only wires things together:
+ * every decision is the reducer's (`state.ts`) or the scheduler's (`schedule.ts`), both pure
+ * functions of the engine state; this class performs what they ask for (requests, timers, push,
+ * relay, storage). It is inert until its first subscriber arrives, so that creating it (twice,
+ * under React StrictMode) costs nothing.
  */
 export class PreviewChatSession {
   readonly key: ThreadKey
+  /**
+   * The public view as a read-only zustand store, for `useStore`/`useStoreWithEqualityFn`:
+   * subscribing to it starts the session like `subscribe`; `getInitialState()` is the server
+   * render's state.
+   */
+  readonly store: ReadonlyStore<SessionState>
   readonly #ctx: SessionContext
-  readonly #store: StoreApi<EngineState>
-  #view: { engine: EngineState; view: SessionState }
-  readonly #serverState: SessionState
-  #listeners = 0
-  #active = false
-  #disposed = false
-  #lingerTimer: unknown
-  #cleanups: (() => void)[] = []
-
-  // Reads: at most one in flight and one queued behind it.
-  #reading = false
-  #readQueued = false
-  #readFailures = 0
-  #readWaiters: (() => void)[] = []
-  #lastReadAt = Number.NEGATIVE_INFINITY
-  #gapTimer: unknown
-  #polls = 0
-  #pushLost = false
-  #followUpTimer: unknown
-
-  #stream: AbortController | null = null
-  /** Relay bookkeeping: the id this thread goes by between tabs, and the event counters. */
+  readonly #engine: StoreApi<EngineState>
+  readonly #view: StoreApi<SessionState>
+  readonly #history: HistoryQuery
+  readonly #activity: Lingering
   readonly #relayThread: string
-  #relaySeq = 0
-  #relayed: { executionId: string; seq: number } | null = null
-  #syncAsked: string | null = null
+  readonly #streams = new Set<AbortController>()
+  #tokens = 0
+  #alarm: { at: number; handle: unknown } | null = null
   #stopping: Promise<StopResult> | null = null
-  #executionWaiters: ((executionId: string | null) => void)[] = []
+  #disposed = false
 
   constructor(key: ThreadKey & { isNew?: boolean }, ctx: SessionContext) {
     this.key = { projectId: key.projectId, agentId: key.agentId, threadId: key.threadId }
     this.#ctx = ctx
     this.#relayThread = JSON.stringify([key.projectId, key.agentId, key.threadId])
-    const draft = ctx.storage?.getItem(ctx.draftKey) ?? ''
-    const initial = initialEngineState({ draft, isNew: key.isNew ?? false })
+    const initial = initialEngineState({
+      draft: ctx.storage.getItem(ctx.draftKey) ?? '',
+      isNew: key.isNew ?? false,
+    })
     // Stale-while-revalidate: a cached snapshot shows at once; the gate waits for a fresh read.
     const cached = ctx.queryClient.getQueryData<HistorySnapshot>(ctx.queryKey)
     const engine = cached
-      ? reduce(initial, { type: 'snapshot', snapshot: cached, fresh: false, at: ctx.now() }, ctx)
+      ? reduce(initial, this.#snapshot(cached, false, false), ctx.config)
       : initial
-    this.#store = createStore<EngineState>()(() => engine)
-    this.#view = { engine, view: selectSessionState(engine) }
-    this.#serverState = selectSessionState({ ...engine, draft: '' })
-    this.#store.subscribe((next, previous) => {
+    this.#engine = createStore<EngineState>()(() => engine)
+    // The server render shows the cached transcript, not the draft that only the browser knows.
+    this.#view = createStore<SessionState>()(() => selectSessionState({ ...engine, draft: '' }))
+    this.#view.setState(selectSessionState(engine), true)
+    this.store = {
+      getState: this.getState,
+      getInitialState: this.getServerState,
+      subscribe: this.subscribe,
+    }
+    this.#engine.subscribe((next, previous) => {
+      const view = selectSessionState(next, { engine: previous, view: this.#view.getState() })
+      if (view !== this.#view.getState()) this.#view.setState(view, true)
       if (next.draft !== previous.draft) this.#persistDraft(next.draft)
     })
+    this.#history = createHistoryQuery({
+      queryClient: ctx.queryClient,
+      queryKey: ctx.queryKey,
+      fetch: async (signal) =>
+        markTruncated(
+          await ctx.transport.readHistory(this.key, signal),
+          ctx.config.delegationCharLimit,
+        ),
+      ...(key.isNew &&
+        !cached && { initialData: { messages: [], openSuspensions: [], activeExecutionId: null } }),
+      events: {
+        started: () => this.#dispatch({ type: 'read-started', at: ctx.timers.now() }),
+        cancelled: () => this.#dispatch({ type: 'read-cancelled' }),
+        failed: (cause) =>
+          this.#dispatch({
+            type: 'read-failed',
+            error: toPreviewChatError(cause, 'invalid_response', 'The history read failed'),
+            at: ctx.timers.now(),
+            random: ctx.random(),
+          }),
+        snapshot: (snapshot, fromRead) => this.#dispatch(this.#snapshot(snapshot, true, fromRead)),
+      },
+    })
+    this.#activity = lingering(() => this.#activate(), ctx.timers, ctx.lingerMs)
   }
 
-  /** The current state; the same object until something changes. */
-  getState = (): SessionState => {
-    const engine = this.#store.getState()
-    if (engine !== this.#view.engine)
-      this.#view = { engine, view: selectSessionState(engine, this.#view) }
-    return this.#view.view
-  }
+  /** The current state; the same object until something visible changes. */
+  getState = (): SessionState => this.#view.getState()
 
-  /**
-   * The state a server render shows (and hydration expects): the cached transcript, if any, but
-   * not the draft, which only the browser's storage knows.
-   */
-  getServerState = (): SessionState => this.#serverState
+  /** The state a server render shows (and hydration expects): no draft, which only the browser knows. */
+  getServerState = (): SessionState => this.#view.getInitialState()
 
   /** The engine's internal state, for tests and devtools. */
   getEngineState(): EngineState {
-    return this.#store.getState()
+    return this.#engine.getState()
   }
 
   /**
@@ -145,23 +145,13 @@ export class PreviewChatSession {
    * signals); when the last one leaves, it goes quiet after `lingerMs`, without cancelling anything
    * on the server.
    */
-  subscribe = (listener: (state: SessionState) => void): (() => void) => {
-    const unsubscribe = this.#store.subscribe(() => listener(this.getState()))
-    this.#listeners++
-    this.#ctx.timers.clearTimeout(this.#lingerTimer)
-    this.#activate()
-    let subscribed = true
+  subscribe = (listener: (state: SessionState, previous: SessionState) => void): (() => void) => {
+    if (this.#disposed) return () => {}
+    const unsubscribe = this.#view.subscribe(listener)
+    const release = this.#activity.acquire()
     return () => {
-      if (!subscribed) return
-      subscribed = false
       unsubscribe()
-      if (--this.#listeners > 0) return
-      this.#lingerTimer = this.#ctx.timers.setTimeout(() => {
-        if (this.#listeners === 0) {
-          this.#deactivate()
-          this.#ctx.onIdle(this)
-        }
-      }, this.#ctx.lingerMs)
+      release()
     }
   }
 
@@ -171,33 +161,26 @@ export class PreviewChatSession {
 
   /** Sends the draft as a new message, through the gate: at most one turn per thread. */
   submit = async (): Promise<SubmitResult> => {
-    const view = this.getState()
-    if (view.status !== 'idle' || this.#disposed) return { outcome: 'busy' }
-    const text = view.draft
-    if (text.trim() === '') {
-      return {
-        outcome: 'failed',
-        error: new PreviewChatError(
-          'invalid_request',
-          'The draft is empty; type a message before sending.',
-        ),
-      }
+    const { status, draft } = this.getState()
+    if (status !== 'idle' || this.#disposed) return { outcome: 'busy' }
+    if (draft.trim() === '') {
+      const error = new PreviewChatError(
+        'invalid_request',
+        'The draft is empty; type a message before sending.',
+      )
+      return { outcome: 'failed', error }
     }
-    const engine = this.#store.getState()
     // A thread with no readable history is new: its first message creates it.
-    const isNew = !engine.recorded || engine.recorded.messages.length === 0
-    this.#dispatch({ type: 'submit-started', text })
-    return this.#runTurn(
-      {
-        kind: 'message',
-        body: {
-          message: text,
-          sessionId: this.key.threadId,
-          ...(isNew && { newSession: true as const }),
-        },
-      },
-      text,
-    )
+    const recorded = this.#engine.getState().recorded
+    const newSession = !recorded || recorded.messages.length === 0
+    const token = ++this.#tokens
+    this.#dispatch({ type: 'submit-started', token, text: draft, at: this.#ctx.timers.now() })
+    const body = {
+      message: draft,
+      sessionId: this.key.threadId,
+      ...(newSession && { newSession: true as const }),
+    }
+    return this.#runTurn({ kind: 'message', body }, token)
   }
 
   /** Answers a suspension (e.g. `{ approved: true }`); the turn continues as a new execution. */
@@ -206,14 +189,10 @@ export class PreviewChatSession {
     resumeData: unknown,
   ): Promise<SubmitResult> => {
     if (this.getState().status !== 'idle' || this.#disposed) return { outcome: 'busy' }
-    this.#dispatch({ type: 'resume-started', toolCallId: suspension.toolCallId })
-    return this.#runTurn(
-      {
-        kind: 'resume',
-        body: { runId: suspension.runId, toolCallId: suspension.toolCallId, resumeData },
-      },
-      undefined,
-    )
+    const token = ++this.#tokens
+    const { runId, toolCallId } = suspension
+    this.#dispatch({ type: 'resume-started', token, toolCallId, at: this.#ctx.timers.now() })
+    return this.#runTurn({ kind: 'resume', body: { runId, toolCallId, resumeData } }, token)
   }
 
   /**
@@ -222,7 +201,17 @@ export class PreviewChatSession {
    * it; a turn that is only suspended is cancelled through its run.
    */
   stop = (): Promise<StopResult> => {
-    this.#stopping ??= this.#runStop().finally(() => {
+    this.#stopping ??= runStop({
+      key: this.key,
+      transport: this.#ctx.transport,
+      getState: () => this.#engine.getState(),
+      dispatch: (action) => this.#dispatch(action),
+      until: (predicate) => this.#until(predicate),
+      sleep: (ms) => new Promise((resolve) => this.#ctx.timers.setTimeout(resolve, ms)),
+      now: () => this.#ctx.timers.now(),
+      openSuspensions: () => this.getState().openSuspensions,
+      maxRetryAfterMs: this.#ctx.config.retry.maxMs,
+    }).finally(() => {
       this.#stopping = null
     })
     return this.#stopping
@@ -234,407 +223,164 @@ export class PreviewChatSession {
   }
 
   /** One history read now (or right after the one in flight); resolves once reads settle. */
-  refresh = (): Promise<void> => {
-    this.#requestRead(true)
-    if (!this.#reading && !this.#readQueued) return Promise.resolve()
-    return new Promise((resolve) => this.#readWaiters.push(resolve))
+  refresh = async (): Promise<void> => {
+    this.#dispatch({ type: 'read-wanted', urgent: true })
+    await this.#until((s) => !s.active || (!s.reads.inFlight && !s.reads.wanted))
   }
 
   /** Stops reading and listening for good. Never cancels the server's execution. */
   dispose = (): void => {
     if (this.#disposed) return
+    this.#activity.close()
     this.#disposed = true
-    this.#ctx.timers.clearTimeout(this.#lingerTimer)
-    this.#deactivate()
     // The client hands out a fresh session for this thread from now on.
     this.#ctx.onIdle(this)
   }
 
-  // --- effects -------------------------------------------------------------------------------
+  // --- wiring --------------------------------------------------------------------------------
 
   #dispatch(action: EngineAction): void {
     if (this.#disposed) return
-    this.#store.setState(reduce(this.#store.getState(), action, this.#ctx), true)
-  }
-
-  #activate(): void {
-    if (this.#active || this.#disposed) return
-    this.#active = true
-    this.#cleanups = [
-      this.#ctx.listenToPush({
-        onMessage: ({ data }) => {
-          if (
-            data.projectId === this.key.projectId &&
-            data.agentId === this.key.agentId &&
-            data.threadId === this.key.threadId
-          ) {
-            this.#requestRead()
-          }
-        },
-        onConnectionChange: (connected) => {
-          if (!connected) {
-            this.#pushLost = true
-            this.#scheduleFollowUp()
-            return
-          }
-          this.#polls = 0
-          // Notifications sent while the channel was down are lost: read once. (Not on the first
-          // connection: the read that started this session covers it.)
-          if (this.#pushLost) this.#requestRead()
-          else this.#scheduleFollowUp() // push is here now: polling can stop
-          this.#pushLost = false
-        },
-      }),
-      this.#ctx.resumeSignal(() => this.#requestRead()),
-      this.#ctx.relay?.listen((message) => this.#onRelay(message)) ?? (() => {}),
-    ]
-    // Spec: "After a reload or disconnect, the client reads the recorded transcript."
-    if (!this.#store.getState().synced || this.#store.getState().cut) this.#requestRead()
-    else if (selectActiveExecutionId(this.#store.getState())) this.#requestRead()
-  }
-
-  #deactivate(): void {
-    if (!this.#active) return
-    this.#active = false
-    for (const cleanup of this.#cleanups.splice(0)) cleanup()
-    this.#ctx.timers.clearTimeout(this.#followUpTimer)
-    this.#ctx.timers.clearTimeout(this.#gapTimer)
-    this.#gapTimer = undefined
-    this.#readQueued = false
-    for (const resolve of this.#readWaiters.splice(0)) resolve()
-    // A read in flight is cancelled (its request aborted), not left to finish for nobody.
-    if (this.#reading) void this.#ctx.queryClient.cancelQueries({ queryKey: this.#ctx.queryKey })
-    // Stop reading the live stream; the turn goes on on the server and is recovered on return.
-    this.#stream?.abort()
-    this.#stream = null
-    for (const waiter of this.#executionWaiters.splice(0)) waiter(null)
-    // Coming back must read again: what happened meanwhile is only in the record.
-    this.#dispatch({ type: 'paused' })
+    this.#engine.setState(reduce(this.#engine.getState(), action, this.#ctx.config), true)
+    this.#wake()
   }
 
   /**
-   * Asks for a read. At most one is in flight and one queued behind it; and reads start at least
-   * `minReadIntervalMs` apart (unless `urgent`), so a burst of notifications about a turn whose
-   * snapshots are recorded in batches costs two reads, however fast the server answers.
+   * Does what the scheduler says is due now, and sets one alarm for what is due later. `dueAt`:
+   * the alarm's time, which has come even if the clock reads a hair earlier.
    */
-  #requestRead(urgent = false): void {
-    if (!this.#active || this.#disposed) return
-    const engine = this.#store.getState()
-    // This tab's own stream is newer than any batch: read when it ends.
-    if (engine.streaming || engine.submitting !== null || this.#reading) {
-      this.#readQueued = true
-      return
-    }
-    const wait = urgent
-      ? 0
-      : this.#lastReadAt + this.#ctx.minReadIntervalMs - this.#ctx.timers.now()
-    if (wait > 0) {
-      this.#readQueued = true
-      this.#gapTimer ??= this.#ctx.timers.setTimeout(() => {
-        this.#gapTimer = undefined
-        this.#requestRead(true)
-      }, wait)
-      return
-    }
-    void this.#read()
+  #wake(dueAt = Number.NEGATIVE_INFINITY): void {
+    const state = this.#engine.getState()
+    const now = Math.max(this.#ctx.timers.now(), dueAt)
+    const deadline = nextDeadline(state, this.#ctx.config)
+    if (deadline !== null && deadline <= now) return this.#dispatch({ type: 'tick', at: now })
+    const readAt = nextRead(state, this.#ctx.config)
+    if (readAt !== null && readAt <= now) return this.#history.read()
+    const due = Math.min(deadline ?? Infinity, readAt ?? Infinity)
+    if (this.#alarm && this.#alarm.at <= due) return
+    if (this.#alarm) this.#ctx.timers.clearTimeout(this.#alarm.handle)
+    this.#alarm = null
+    if (due === Infinity) return
+    const handle = this.#ctx.timers.setTimeout(() => {
+      this.#alarm = null
+      this.#wake(due)
+    }, due - now)
+    this.#alarm = { at: due, handle }
   }
 
-  async #read(): Promise<void> {
-    this.#reading = true
-    this.#readQueued = false
-    this.#lastReadAt = this.#ctx.timers.now()
-    this.#ctx.timers.clearTimeout(this.#followUpTimer)
-    this.#ctx.timers.clearTimeout(this.#gapTimer)
-    this.#gapTimer = undefined
-    const { queryClient, queryKey, transport, delegationCharLimit } = this.#ctx
-    try {
-      await queryClient.fetchQuery({
-        queryKey,
-        queryFn: async ({ signal }) =>
-          markTruncated(await transport.readHistory(this.key, signal), delegationCharLimit),
-        staleTime: 0,
-        retry: false,
-        // Offline is ours to handle (a failed read keeps the last state, retries, and the online
-        // signal reads again); TanStack's default would pause the read without a word.
-        networkMode: 'always',
-      })
-      // The cache's copy is structurally shared with the previous one: unchanged messages keep
-      // their identity, so memoised message components do not re-render.
-      const snapshot = queryClient.getQueryData<HistorySnapshot>(queryKey)
-      this.#readFailures = 0
-      if (snapshot && this.#active)
-        this.#dispatch({ type: 'snapshot', snapshot, fresh: true, at: this.#ctx.now() })
-    } catch (cause) {
-      this.#readFailures++
-      const error = PreviewChatError.isInstance(cause)
-        ? cause
-        : new PreviewChatError('invalid_response', `The history read failed: ${String(cause)}`, {
-            cause,
-          })
-      if (this.#active) this.#dispatch({ type: 'read-failed', error })
-    } finally {
-      this.#reading = false
-    }
-    if (this.#readQueued) this.#requestRead()
-    if (this.#reading || this.#readQueued) return
-    for (const resolve of this.#readWaiters.splice(0)) resolve()
-    this.#scheduleFollowUp()
-  }
-
-  /**
-   * After a failed read: retry with bounded backoff while anything is unknown or running, and a
-   * few times even when nothing runs, so a passing fault does not leave a stale `readError` (a 404
-   * is an answer, not a failure to retry). After a good one: poll while an execution runs and no
-   * push channel is connected, so the thread still converges; and poll while the record lags
-   * behind a turn this tab saw live, since the notification of its last batch may already have
-   * been spent on an earlier read.
-   */
-  #scheduleFollowUp(): void {
-    if (!this.#active || this.#reading) return
-    this.#ctx.timers.clearTimeout(this.#followUpTimer)
-    const engine = this.#store.getState()
-    if (engine.streaming || engine.submitting !== null) return
-    const running = selectActiveExecutionId(engine) !== null || engine.stop !== null
-    const recordLags = engine.live?.ended === true
-    let delay: number | null = null
-    if (
-      engine.readError &&
-      engine.readError.code !== 'not_found' &&
-      (running ||
-        recordLags ||
-        engine.cut ||
-        !engine.synced ||
-        this.#readFailures <= IDLE_READ_RETRIES)
-    ) {
-      delay = backoffDelay(this.#readFailures - 1, this.#ctx.retry.baseMs, this.#ctx.retry.maxMs)
-    } else if (recordLags || (running && !this.#ctx.pushConnected())) {
-      delay = backoffDelay(this.#polls++, this.#ctx.poll.baseMs, this.#ctx.poll.maxMs)
-    } else {
-      this.#polls = 0
-    }
-    if (delay !== null)
-      this.#followUpTimer = this.#ctx.timers.setTimeout(() => this.#requestRead(), delay)
-  }
-
-  async #runTurn(
-    request: Parameters<Transport['openTurn']>[1],
-    message: string | undefined,
-  ): Promise<SubmitResult> {
-    const controller = new AbortController()
-    this.#stream = controller
-    let body: ReadableStream<Uint8Array>
-    try {
-      body = await this.#ctx.transport.openTurn(this.key, request, controller.signal)
-    } catch (cause) {
-      const error = PreviewChatError.isInstance(cause)
-        ? cause
-        : new PreviewChatError('network_error', String(cause), { cause })
-      this.#dispatch({ type: 'submit-failed', error })
-      // No answer at all: the server may still have taken it. Find out; never send it again.
-      if (error.code === 'network_error' || error.code === 'server_error')
-        this.#dispatch({ type: 'stream-cut' })
-      this.#afterStream()
-      return { outcome: 'failed', error }
-    }
-
-    return new Promise<SubmitResult>((resolve) => {
-      let started = false
-      /** Before `execution-started`: the first event decides whether the turn was accepted. */
-      const onFirst = (event: TurnEvent) => {
-        if (event.type === 'execution-started') {
-          started = true
-          this.#dispatch({
-            type: 'turn-started',
-            executionId: event.executionId,
-            sessionId: event.sessionId,
-            at: new Date(this.#ctx.now()).toISOString(),
-            ...(message !== undefined && { message }),
-          })
-          for (const waiter of this.#executionWaiters.splice(0)) waiter(event.executionId)
-          this.#relaySeq = 0
-          this.#relayTurn()
-          resolve({ outcome: 'accepted', executionId: event.executionId })
-          return
-        }
-        // Refused before it started: nothing was recorded. The draft stays.
-        const error =
-          event.type === 'error'
-            ? inBandError(event)
-            : new PreviewChatError(
-                'invalid_response',
-                `The turn stream began with "${event.type}" instead of "execution-started".`,
-              )
-        this.#dispatch({ type: 'submit-failed', error })
-        controller.abort()
-        resolve({ outcome: 'failed', error })
-      }
-      const onEvents = (events: TurnEvent[]) => {
-        let rest = events
-        if (!started) {
-          const [first, ...others] = events
-          if (first) onFirst(first)
-          if (!started) return
-          rest = others
-        }
-        if (rest.length === 0) return
-        this.#dispatch({ type: 'turn-events', events: rest })
-        this.#relayOwn({
-          kind: 'events',
-          thread: this.#relayThread,
-          executionId: this.#store.getState().live?.executionId ?? '',
-          seq: ++this.#relaySeq,
-          events: rest,
-        })
-      }
-      void readTurnStream(body, onEvents, controller.signal).then((end) => {
-        if (this.#stream === controller) this.#stream = null
-        for (const waiter of this.#executionWaiters.splice(0)) waiter(null)
-        if (end.kind === 'cut') {
-          this.#dispatch({ type: 'stream-cut' })
-          if (!started) resolve({ outcome: 'failed', error: end.error })
-        } else {
-          this.#dispatch({ type: 'stream-closed' })
-          if (!started) {
-            resolve({
-              outcome: 'failed',
-              error: new PreviewChatError(
-                'disposed',
-                'The session was disposed before the server accepted the message.',
-              ),
-            })
-          }
-        }
-        this.#afterStream()
-      })
-    })
-  }
-
-  /** A stream ended, was cut or refused: read the record (this also runs reads deferred meanwhile). */
-  #afterStream(): void {
-    this.#readQueued = false
-    this.#requestRead()
-  }
-
-  async #runStop(): Promise<StopResult> {
-    const engine = this.#store.getState()
-    let executionId = selectActiveExecutionId(engine)
-    if (!executionId && engine.submitting !== null) {
-      // Asked before the execution id is known: hold it until `execution-started` (bounded).
-      this.#dispatch({ type: 'stop-requested', executionId: null })
-      executionId = await this.#waitForExecution()
-      if (!executionId) {
-        this.#dispatch({ type: 'stop-abandoned' })
-        this.#requestRead()
-        return { cancelRequested: false }
-      }
-    }
-    if (!executionId) return this.#cancelSuspendedRuns()
-
-    this.#dispatch({ type: 'stop-requested', executionId })
-    try {
-      const answer = await this.#ctx.transport.stopExecution(this.key, executionId)
-      this.#dispatch({
-        type: 'stop-answered',
-        executionId,
-        cancelRequested: answer.cancelRequested,
-      })
-      this.#requestRead()
-      return answer
-    } catch (cause) {
-      const error = cause as PreviewChatError
-      this.#dispatch({ type: 'stop-failed', error })
-      this.#requestRead()
-      return { cancelRequested: false, error }
-    }
-  }
-
-  /** Spec: "Suspended turns use the existing checkpoint cancellation path." */
-  async #cancelSuspendedRuns(): Promise<StopResult> {
-    const runIds = [
-      ...new Set(this.getState().openSuspensions.map((suspension) => suspension.runId)),
-    ]
-    if (runIds.length === 0) return { cancelRequested: false }
-    try {
-      const answers = await Promise.all(
-        runIds.map((runId) => this.#ctx.transport.cancelRun(this.key, runId)),
-      )
-      this.#requestRead()
-      return { cancelRequested: answers.some((answer) => answer.cancelled) }
-    } catch (cause) {
-      const error = cause as PreviewChatError
-      this.#dispatch({ type: 'stop-failed', error })
-      return { cancelRequested: false, error }
-    }
-  }
-
-  #waitForExecution(): Promise<string | null> {
+  #until(predicate: (state: EngineState) => boolean): Promise<EngineState> {
     return new Promise((resolve) => {
-      const timer = this.#ctx.timers.setTimeout(() => {
-        this.#executionWaiters = this.#executionWaiters.filter((waiter) => waiter !== settle)
-        resolve(null)
-      }, this.#ctx.stopWaitMs)
-      const settle = (executionId: string | null) => {
-        this.#ctx.timers.clearTimeout(timer)
-        resolve(executionId)
-      }
-      this.#executionWaiters.push(settle)
+      if (predicate(this.#engine.getState())) return resolve(this.#engine.getState())
+      const stop = this.#engine.subscribe((state) => {
+        if (!predicate(state) && state.active && !this.#disposed) return
+        stop()
+        resolve(state)
+      })
     })
   }
 
-  /** Tells the other tabs the whole live turn (on start, and when one of them asks). */
-  #relayTurn(): void {
-    const live = this.#store.getState().live
-    if (live)
-      this.#relayOwn({ kind: 'turn', thread: this.#relayThread, turn: live, seq: this.#relaySeq })
+  #snapshot(snapshot: HistorySnapshot, fresh: boolean, fromRead: boolean): EngineAction {
+    const { timers, now, random } = this.#ctx
+    return {
+      type: 'snapshot',
+      snapshot,
+      fresh,
+      fromRead,
+      at: timers.now(),
+      stampedAt: now(),
+      random: random(),
+    }
   }
 
-  #relayOwn(message: RelayMessage): void {
-    if (this.#active) this.#ctx.relay?.post(message)
+  #activate(): () => void {
+    const ctx = this.#ctx
+    const cleanups = [
+      ctx.listenToPush({
+        onMessage: ({ data }) => {
+          const { projectId, agentId, threadId } = this.key
+          if (
+            data.projectId === projectId &&
+            data.agentId === agentId &&
+            data.threadId === threadId
+          )
+            this.#dispatch({ type: 'read-wanted', urgent: false })
+        },
+        onConnectionChange: (connected) =>
+          this.#dispatch({
+            type: 'push-changed',
+            connected,
+            at: ctx.timers.now(),
+            random: ctx.random(),
+          }),
+      }),
+      ctx.resumeSignal(() => this.#dispatch({ type: 'read-wanted', urgent: false })),
+      ctx.relay?.listen((message) => this.#onRelay(message)) ?? (() => {}),
+    ]
+    this.#dispatch({ type: 'activated', at: ctx.timers.now(), pushConnected: ctx.pushConnected() })
+    cleanups.push(this.#history.observe())
+    return () => {
+      for (const cleanup of cleanups) cleanup()
+      if (this.#alarm) ctx.timers.clearTimeout(this.#alarm.handle)
+      this.#alarm = null
+      // A read in flight is cancelled (its request aborted), not left to finish for nobody; the
+      // live stream stops being read, while the turn goes on on the server.
+      if (this.#engine.getState().reads.inFlight) this.#history.cancel()
+      for (const stream of this.#streams) stream.abort()
+      this.#dispatch({ type: 'deactivated' })
+      ctx.onIdle(this)
+    }
   }
 
+  async #runTurn(request: TurnRequest, token: number): Promise<SubmitResult> {
+    const controller = new AbortController()
+    this.#streams.add(controller)
+    try {
+      return await runOwnTurn(
+        {
+          key: this.key,
+          transport: this.#ctx.transport,
+          getState: () => this.#engine.getState(),
+          dispatch: (action) => this.#dispatch(action),
+          until: (predicate) => this.#until(predicate),
+          at: () => this.#ctx.timers.now(),
+          stampedAt: () => this.#ctx.now(),
+          relay: (message) => this.#ctx.relay?.post(message),
+          relayThread: this.#relayThread,
+          warn: this.#ctx.warn,
+        },
+        request,
+        token,
+        controller.signal,
+      )
+    } finally {
+      this.#streams.delete(controller)
+    }
+  }
+
+  /** Another tab's live turn, followed token by token (the reducer decides what to take). */
   #onRelay(message: RelayMessage): void {
     if (message.thread !== this.#relayThread) return
-    const engine = this.#store.getState()
-    switch (message.kind) {
-      case 'sync':
-        if (engine.streaming && engine.live?.executionId === message.executionId) this.#relayTurn()
-        return
-      case 'turn':
-        this.#dispatch({ type: 'relayed-turn', turn: message.turn })
-        // Taken only if the record has not overtaken it; else events wait for a later sync.
-        if (this.#store.getState().live?.executionId === message.turn.executionId) {
-          this.#relayed = { executionId: message.turn.executionId, seq: message.seq }
-          this.#syncAsked = null
-        }
-        return
-      case 'events':
-        if (engine.streaming) return
-        if (
-          engine.live?.executionId === message.executionId &&
-          this.#relayed?.executionId === message.executionId &&
-          this.#relayed.seq === message.seq - 1
-        ) {
-          this.#relayed.seq = message.seq
-          this.#dispatch({ type: 'relayed-events', events: message.events })
-        } else if (this.#syncAsked !== message.executionId) {
-          // Joined mid-turn or missed an event: ask the streaming tab for the whole turn.
-          this.#syncAsked = message.executionId
-          this.#ctx.relay?.post({
-            kind: 'sync',
-            thread: this.#relayThread,
-            executionId: message.executionId,
-          })
-        }
-        return
+    const before = this.#engine.getState()
+    const { own, live } = before
+    if (message.kind === 'sync') {
+      // A tab that joined mid-turn asks for the whole of the turn this tab streams.
+      if (own?.phase === 'streaming' && live?.executionId === message.executionId)
+        this.#ctx.relay?.post({
+          kind: 'turn',
+          thread: this.#relayThread,
+          turn: live,
+          seq: own.batches,
+        })
+      return
     }
+    this.#dispatch({ type: 'relay-received', message, stampedAt: this.#ctx.now() })
+    const { syncAsked } = this.#engine.getState()
+    if (syncAsked && syncAsked !== before.syncAsked)
+      this.#ctx.relay?.post({ kind: 'sync', thread: this.#relayThread, executionId: syncAsked })
   }
 
   #persistDraft(draft: string): void {
-    try {
-      if (draft) this.#ctx.storage?.setItem(this.#ctx.draftKey, draft)
-      else this.#ctx.storage?.removeItem(this.#ctx.draftKey)
-    } catch {
-      // A full or forbidden storage must not break typing; the draft lives on in memory.
-    }
+    if (draft) this.#ctx.storage.setItem(this.#ctx.draftKey, draft)
+    else this.#ctx.storage.removeItem(this.#ctx.draftKey)
   }
 }

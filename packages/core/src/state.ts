@@ -1,16 +1,18 @@
 import type { TurnEvent } from './contract/events'
 import type { HistorySnapshot, Message, Suspension } from './contract/snapshot'
-import { inBandError, type PreviewChatError } from './errors'
+import { backoffDelay } from './environment'
+import { inBandError, PreviewChatError } from './errors'
+import type { RelayMessage } from './tabRelay'
 import { composeTranscript, recordSupersedes } from './transcript'
-import { applyTurnEvents, startTurn, type LiveTurn, type TurnOptions } from './turn'
+import { applyTurnEvents, startTurn, type LiveTurn } from './turn'
 
 /**
  * Exactly one at a time:
  * - `idle`: nothing runs; a message may be sent.
  * - `submitting`: the message is posted; the server has not accepted it yet.
  * - `streaming`: this tab reads the turn's live stream.
- * - `recovering`: this tab does not know the thread's state (first read pending, or its live
- *   stream was cut) and reads the recorded transcript.
+ * - `recovering`: this tab does not know the thread's state (first read pending, its live stream
+ *   was cut, or the server never confirmed the message) and reads the recorded transcript.
  * - `following`: a turn runs that this tab has no live stream of (another tab's, or one recovered
  *   after a reload); push notifications and reads keep the transcript current.
  * - `stopping`: Stop was asked; the turn runs until the record shows it ended.
@@ -18,77 +20,183 @@ import { applyTurnEvents, startTurn, type LiveTurn, type TurnOptions } from './t
 export type SessionStatus =
   'idle' | 'submitting' | 'streaming' | 'recovering' | 'following' | 'stopping'
 
+/** The settings the reducer and the scheduler decide with (all times in ms). */
+export interface EngineConfig {
+  delegationCharLimit: number
+  /** Backoff of read retries after failures. */
+  retry: { baseMs: number; maxMs: number }
+  /** Backoff of polling while a turn runs and no push channel is connected. */
+  poll: { baseMs: number; maxMs: number }
+  /** The shortest time between the starts of two reads (a refresh skips it). */
+  minReadIntervalMs: number
+  /** How long a posted message waits for the server to accept it before the tab recovers. */
+  submitTimeoutMs: number
+  /** How long a Stop asked before the execution id is known waits for it. */
+  stopWaitMs: number
+  /** How long this tab's own stream may stay silent before reads it defers run anyway. */
+  streamSilenceMs: number
+}
+
+/** Retries of a failed read while nothing runs (while a turn runs, reads retry without end). */
+export const IDLE_READ_RETRIES = 3
+
+/** This tab's own turn request, from the POST until its stream ends. */
+export interface OwnTurn {
+  /** Tells this POST's events from a detached earlier one's. */
+  token: number
+  /** The message text; `null` for a resume. */
+  text: string | null
+  /** The suspension (tool call id) being answered, for a resume. */
+  resuming: string | null
+  /** `posting`: not accepted yet; `streaming`: accepted, its events arrive. */
+  phase: 'posting' | 'streaming'
+  /** When it was posted, and when its stream last delivered events (scheduler time). */
+  since: number
+  lastEventAt: number
+  /** The server did not accept it within `submitTimeoutMs`: the tab recovers from the record. */
+  timedOut: boolean
+  /** Event batches applied so far (the other tabs follow them by this number). */
+  batches: number
+}
+
+/** History reads: at most one in flight and one wanted behind it. */
+export interface ReadState {
+  inFlight: boolean
+  /** A read is asked for (a notification, a signal, the end of a stream). */
+  wanted: boolean
+  /** The asked read skips the spacing between reads (`refresh()`). */
+  urgent: boolean
+  lastStartedAt: number
+  /** Consecutive failed reads. */
+  failures: number
+  /** Consecutive polls without a push channel. */
+  polls: number
+  /** When a retry or a poll is due; `null`: none. */
+  followUpAt: number | null
+  /** No read before this (the server's `Retry-After`). */
+  notBefore: number
+}
+
+/** A Stop asked and not yet settled by the record. */
+export interface StopState {
+  /** `null`: asked before `execution-started`, held until the id is known (bounded). */
+  executionId: string | null
+  /** The server accepted it: completion is what the record says. */
+  accepted: boolean
+  askedAt: number
+}
+
 /** Everything the engine knows about one thread. Changed only by `reduce`. */
 export interface EngineState {
+  /** The session is listened to: it reads, follows push and streams. */
+  active: boolean
   /** The last recorded snapshot applied (the TanStack Query cache holds the same object). */
   recorded: HistorySnapshot | null
   /** A fresh read has succeeded, or the thread is known to be new: the gate may open. */
   synced: boolean
   /** The last read answered 404: the thread does not exist or is not this user's. */
   notFound: boolean
-  /** This tab's live view of a turn, shown over the record until the record catches up. */
+  /** The live view of the running (or just ended) turn: this tab's own, or another tab's. */
   live: LiveTurn | null
-  /** The text of a submission whose POST has not been answered with `execution-started` yet. */
-  submitting: string | null
-  /** This tab's live stream is open. */
-  streaming: boolean
-  /** The suspension (tool call id) whose answer is being posted. */
-  resuming: string | null
+  /** Ended live turns the record has not caught up with yet: shown until a read covers them. */
+  settled: readonly LiveTurn[]
+  own: OwnTurn | null
+  stop: StopState | null
+  reads: ReadState
+  /** The push channel is connected; `lost`: it was, and notifications may have been missed. */
+  push: { connected: boolean; lost: boolean }
+  /** Following another tab's live turn: the last event batch taken, and a sync asked for. */
+  relay: { executionId: string; seq: number } | null
+  syncAsked: string | null
   /**
    * Suspensions this tab answered, hidden from `openSuspensions` until a fresh read: the record
    * still lists them until it catches up, and they must not be answered twice.
    */
   answered: readonly string[]
-  /** The live stream was cut; cleared by the next successful read. */
+  /** This tab lost track of its own turn (a cut stream, no answer): cleared by a fresh read. */
   cut: boolean
-  /** A Stop asked and not yet settled by the record. `executionId` null: held until it is known. */
-  stop: { executionId: string | null; accepted: boolean } | null
   draft: string
   error: PreviewChatError | null
   readError: PreviewChatError | null
   lastSyncedAt: number | null
 }
 
+/** `at` is the scheduler's clock (`timers.now()`); `stampedAt` the wall clock (`now()`). */
 export type EngineAction =
+  | { type: 'activated'; at: number; pushConnected: boolean }
+  /** The session stopped listening (no subscriber): what happens next is only in the record. */
+  | { type: 'deactivated' }
+  /** Time passed: deadlines due at `at` fire. */
+  | { type: 'tick'; at: number }
   | { type: 'draft-changed'; draft: string }
-  | { type: 'submit-started'; text: string }
-  /** A suspension is being answered (its tool call id). */
-  | { type: 'resume-started'; toolCallId: string }
-  /** The POST failed or was refused before `execution-started`; the draft stays. */
-  | { type: 'submit-failed'; error: PreviewChatError }
-  | { type: 'turn-started'; executionId: string; sessionId: string; message?: string; at: string }
+  | { type: 'submit-started'; token: number; text: string; at: number }
+  | { type: 'resume-started'; token: number; toolCallId: string; at: number }
+  /**
+   * The POST failed or was refused before the turn started; the draft stays. `recover`: the
+   * server may have taken it anyway (no answer, a proxy's page), so the record decides.
+   */
+  | { type: 'submit-failed'; token: number; error: PreviewChatError; recover: boolean }
+  /** `executionId` null: the server began the turn without announcing it (released n8n). */
+  | {
+      type: 'turn-started'
+      token: number
+      executionId: string | null
+      sessionId: string
+      at: number
+      stampedAt: number
+    }
   /** Events of this tab's live stream, in order (one network chunk's worth). */
-  | { type: 'turn-events'; events: TurnEvent[] }
-  /** Another tab's live turn (whole, when joining), then its events batch by batch. */
-  | { type: 'relayed-turn'; turn: LiveTurn }
-  | { type: 'relayed-events'; events: TurnEvent[] }
-  /** The live stream closed without a terminal event, or failed while being read. */
-  | { type: 'stream-cut' }
-  | { type: 'stream-closed' }
-  /** A read answered; `fresh` is false for a snapshot restored from the cache. */
-  | { type: 'snapshot'; snapshot: HistorySnapshot; fresh: boolean; at: number }
-  | { type: 'read-failed'; error: PreviewChatError }
-  | { type: 'stop-requested'; executionId: string | null }
+  | { type: 'turn-events'; token: number; events: TurnEvent[]; at: number; stampedAt: number }
+  /** This tab's stream ended: by the server (`cut` false) or before a terminal event. */
+  | { type: 'stream-ended'; token: number; cut: boolean }
+  | { type: 'relay-received'; message: RelayMessage; stampedAt: number }
+  | { type: 'read-wanted'; urgent: boolean }
+  | { type: 'read-started'; at: number }
+  /** A snapshot reached the cache: a read's answer (`fromRead`) or the app's `setQueryData`. */
+  | {
+      type: 'snapshot'
+      snapshot: HistorySnapshot
+      fresh: boolean
+      fromRead: boolean
+      at: number
+      stampedAt: number
+      random: number
+    }
+  | { type: 'read-failed'; error: PreviewChatError; at: number; random: number }
+  | { type: 'read-cancelled' }
+  | { type: 'push-changed'; connected: boolean; at: number; random: number }
+  | { type: 'stop-requested'; executionId: string | null; at: number }
   | { type: 'stop-answered'; executionId: string; cancelRequested: boolean }
   | { type: 'stop-failed'; error: PreviewChatError }
-  /** A Stop held for an execution id that never came. */
-  | { type: 'stop-abandoned' }
-  /** The session stopped listening (no subscriber): what happens next is only in the record. */
-  | { type: 'paused' }
   | { type: 'error-cleared' }
+
+const idleReads: ReadState = {
+  inFlight: false,
+  wanted: false,
+  urgent: false,
+  lastStartedAt: Number.NEGATIVE_INFINITY,
+  failures: 0,
+  polls: 0,
+  followUpAt: null,
+  notBefore: Number.NEGATIVE_INFINITY,
+}
 
 export function initialEngineState(init: { draft?: string; isNew?: boolean } = {}): EngineState {
   return {
+    active: false,
     recorded: null,
     synced: init.isNew ?? false,
     notFound: false,
     live: null,
-    submitting: null,
-    streaming: false,
-    resuming: null,
+    settled: [],
+    own: null,
+    stop: null,
+    reads: idleReads,
+    push: { connected: false, lost: false },
+    relay: null,
+    syncAsked: null,
     answered: [],
     cut: false,
-    stop: null,
     draft: init.draft ?? '',
     error: null,
     readError: null,
@@ -100,121 +208,383 @@ export function initialEngineState(init: { draft?: string; isNew?: boolean } = {
 export function reduce(
   state: EngineState,
   action: EngineAction,
-  options: TurnOptions,
+  config: EngineConfig,
 ): EngineState {
   switch (action.type) {
+    case 'activated': {
+      // Spec: "After a reload or disconnect, the client reads the recorded transcript."
+      const wanted = !state.synced || state.cut || selectActiveExecutionId(state) !== null
+      return {
+        ...state,
+        active: true,
+        push: { connected: action.pushConnected, lost: false },
+        reads: { ...idleReads, wanted, lastStartedAt: state.reads.lastStartedAt },
+      }
+    }
+    case 'deactivated':
+      return {
+        ...state,
+        active: false,
+        synced: false,
+        own: null,
+        stop: null,
+        relay: null,
+        syncAsked: null,
+        reads: { ...idleReads, lastStartedAt: state.reads.lastStartedAt },
+      }
+    case 'tick':
+      return applyDeadlines(state, action.at, config)
     case 'draft-changed':
       return { ...state, draft: action.draft }
     case 'submit-started':
-      return { ...state, submitting: action.text, error: null }
-    case 'resume-started':
-      return { ...state, submitting: '', resuming: action.toolCallId, error: null }
-    case 'submit-failed':
-      return { ...state, submitting: null, resuming: null, error: action.error }
-    case 'turn-started': {
-      const live = startTurn({
-        executionId: action.executionId,
-        sessionId: action.sessionId,
-        createdAt: action.at,
-        ...(action.message !== undefined && { message: action.message }),
-      })
-      // The draft is cleared when its turn is accepted, unless the person has edited it since.
-      const draft = state.submitting !== null && state.draft === state.submitting ? '' : state.draft
-      const stop =
-        state.stop && state.stop.executionId === null
-          ? { ...state.stop, executionId: action.executionId }
-          : state.stop
-      const answered = state.resuming ? [...state.answered, state.resuming] : state.answered
-      return {
-        ...state,
-        live,
-        draft,
-        stop,
-        answered,
-        resuming: null,
-        submitting: null,
-        streaming: true,
-        cut: false,
-        notFound: false,
+    case 'resume-started': {
+      const own: OwnTurn = {
+        token: action.token,
+        text: action.type === 'submit-started' ? action.text : null,
+        resuming: action.type === 'resume-started' ? action.toolCallId : null,
+        phase: 'posting',
+        since: action.at,
+        lastEventAt: action.at,
+        timedOut: false,
+        batches: 0,
       }
+      return { ...state, own, error: null }
     }
+    case 'submit-failed': {
+      if (state.own?.token !== action.token) return state
+      // Read either way: a refusal such as turn_already_running means another turn runs.
+      return wantRead({
+        ...state,
+        own: null,
+        error: action.error,
+        cut: state.cut || action.recover,
+      })
+    }
+    case 'turn-started':
+      return startOwnTurn(state, action)
     case 'turn-events': {
-      if (!state.live || state.live.ended) return state
-      const live = applyTurnEvents(state.live, action.events, options)
-      if (!live.ended) return { ...state, live }
+      const { own, live } = state
+      if (own?.token !== action.token || own.phase !== 'streaming' || !live || live.ended)
+        return state
+      const next = applyTurnEvents(live, action.events, turnOptions(config, action.stampedAt))
+      const withLive = { ...state, live: adoptAnnouncedId(next, action.events) }
+      if (!next.ended)
+        return { ...withLive, own: { ...own, lastEventAt: action.at, batches: own.batches + 1 } }
+      // The turn's terminal event: this tab's part is over; the record says the rest.
       const failed = action.events.find((event) => event.type === 'error')
       const error = failed?.type === 'error' ? inBandError(failed) : state.error
-      return { ...state, live, error, streaming: false }
+      return wantRead({ ...withLive, own: null, error })
     }
-    case 'relayed-turn':
-      // This tab's own stream wins; a tab follows another tab's turn only when it streams none,
-      // and never one its record has already caught up with.
-      if (state.streaming || state.submitting !== null) return state
-      if (state.recorded && recordSupersedes(state.recorded, action.turn)) return state
-      return { ...state, live: action.turn }
-    case 'relayed-events':
-      if (state.streaming || !state.live || state.live.ended) return state
-      return { ...state, live: applyTurnEvents(state.live, action.events, options) }
-    case 'stream-cut':
-      return { ...state, streaming: false, submitting: null, cut: true }
-    case 'stream-closed':
-      return { ...state, streaming: false, submitting: null }
-    case 'snapshot':
-      return applySnapshot(state, action.snapshot, action.fresh, action.at)
-    case 'read-failed':
-      return action.error.code === 'not_found'
-        ? { ...state, notFound: true, synced: true, cut: false, readError: action.error }
-        : { ...state, readError: action.error }
-    case 'stop-requested':
-      return { ...state, stop: { executionId: action.executionId, accepted: false }, error: null }
-    case 'stop-answered':
-      if (state.stop?.executionId !== action.executionId) return state
-      return { ...state, stop: action.cancelRequested ? { ...state.stop, accepted: true } : null }
-    case 'stop-failed':
-      return { ...state, stop: null, error: action.error }
-    case 'stop-abandoned':
-      return state.stop?.executionId === null ? { ...state, stop: null } : state
-    case 'paused':
+    case 'stream-ended': {
+      if (state.own?.token !== action.token) return state
+      const ended = { ...state, own: null }
+      return wantRead(action.cut ? { ...ended, cut: true } : ended)
+    }
+    case 'relay-received':
+      return receiveRelay(state, action.message, turnOptions(config, action.stampedAt))
+    case 'read-wanted':
+      return wantRead(state, action.urgent)
+    case 'read-started':
       return {
         ...state,
-        synced: false,
-        streaming: false,
-        submitting: null,
-        resuming: null,
-        stop: null,
+        reads: {
+          ...state.reads,
+          inFlight: true,
+          wanted: false,
+          urgent: false,
+          followUpAt: null,
+          lastStartedAt: action.at,
+        },
       }
+    case 'read-cancelled':
+      return { ...state, reads: { ...state.reads, inFlight: false } }
+    case 'snapshot':
+      return applySnapshot(state, action, config)
+    case 'read-failed':
+      return failRead(state, action, config)
+    case 'push-changed': {
+      const push = {
+        connected: action.connected,
+        lost: state.push.lost || (state.push.connected && !action.connected),
+      }
+      if (!action.connected) return followUp({ ...state, push }, action.at, action.random, config)
+      // Notifications sent while the channel was down are lost: read once. Polling can stop.
+      const connected = {
+        ...state,
+        push: { connected: true, lost: false },
+        reads: { ...state.reads, polls: 0 },
+      }
+      const next = followUp(connected, action.at, action.random, config)
+      return push.lost ? wantRead(next) : next
+    }
+    case 'stop-requested':
+      return {
+        ...state,
+        stop: { executionId: action.executionId, accepted: false, askedAt: action.at },
+        error: null,
+      }
+    case 'stop-answered':
+      if (state.stop?.executionId !== action.executionId) return state
+      return wantRead({
+        ...state,
+        stop: action.cancelRequested ? { ...state.stop, accepted: true } : null,
+      })
+    case 'stop-failed':
+      return wantRead({ ...state, stop: null, error: action.error })
     case 'error-cleared':
       return { ...state, error: null }
   }
 }
 
+const turnOptions = (config: EngineConfig, stampedAt: number) => ({
+  delegationCharLimit: config.delegationCharLimit,
+  now: () => stampedAt,
+})
+
+function wantRead(state: EngineState, urgent = false): EngineState {
+  if (!state.active) return state
+  return { ...state, reads: { ...state.reads, wanted: true, urgent: state.reads.urgent || urgent } }
+}
+
+/** A finished live turn that the record does not hold yet stays on screen (never vanishes). */
+function setAside(state: EngineState): readonly LiveTurn[] {
+  const { live, recorded } = state
+  if (!live?.ended || (recorded && recordSupersedes(recorded, live))) return state.settled
+  return [...state.settled, live]
+}
+
+function startOwnTurn(
+  state: EngineState,
+  action: Extract<EngineAction, { type: 'turn-started' }>,
+): EngineState {
+  const { own } = state
+  if (own?.token !== action.token || own.phase !== 'posting') return state
+  const executionId = action.executionId ?? `unannounced:${action.token}`
+  const resumed = own.resuming
+    ? state.recorded?.openSuspensions.find((s) => s.toolCallId === own.resuming)
+    : undefined
+  const payload = resumed?.suspendPayload as { toolName?: unknown; input?: unknown } | undefined
+  const live = startTurn({
+    executionId,
+    sessionId: action.sessionId,
+    createdAt: new Date(action.stampedAt).toISOString(),
+    ...(own.text !== null && { message: own.text }),
+    ...(own.resuming &&
+      typeof payload?.toolName === 'string' && {
+        resumes: { toolCallId: own.resuming, toolName: payload.toolName, input: payload.input },
+      }),
+  })
+  // The draft is cleared when its turn is accepted, unless the person has edited it since.
+  const draft = own.text !== null && state.draft === own.text ? '' : state.draft
+  const stop =
+    state.stop?.executionId === null && action.executionId !== null
+      ? { ...state.stop, executionId: action.executionId }
+      : state.stop
+  return {
+    ...state,
+    settled: setAside(state),
+    live,
+    draft,
+    stop,
+    own: { ...own, phase: 'streaming', lastEventAt: action.at, timedOut: false },
+    answered: own.resuming ? [...state.answered, own.resuming] : state.answered,
+    relay: null,
+    cut: false,
+    notFound: false,
+    error: null,
+  }
+}
+
+/**
+ * A turn begun without `execution-started` (released n8n) goes by a stand-in id until `done`
+ * names the execution; its messages then take the ids the record will have.
+ */
+const isUnannounced = (turn: LiveTurn) => turn.executionId.startsWith('unannounced:')
+
+function adoptAnnouncedId(turn: LiveTurn, events: readonly TurnEvent[]): LiveTurn {
+  if (!isUnannounced(turn)) return turn
+  const done = events.find((event) => event.type === 'done')
+  const executionId = done?.type === 'done' ? done.executionId : undefined
+  if (!executionId) return turn
+  const rename = (message: Message): Message => ({
+    ...message,
+    id: `${executionId}:${message.role}`,
+    executionId,
+  })
+  return {
+    ...turn,
+    executionId,
+    user: turn.user && rename(turn.user),
+    assistant: rename(turn.assistant),
+  }
+}
+
+function applyDeadlines(state: EngineState, at: number, config: EngineConfig): EngineState {
+  let next = state
+  const { own, stop } = state
+  if (own?.phase === 'posting' && !own.timedOut && at >= own.since + config.submitTimeoutMs) {
+    // The server neither accepted nor refused: it may have taken the turn. The stream stays open
+    // (closing it could cancel the turn on some servers); the record decides, the draft stays.
+    const error = new PreviewChatError(
+      'timeout',
+      `The server did not confirm the message within ${config.submitTimeoutMs} ms. Your draft is kept; ` +
+        'the chat shows what the server recorded and lets you send again once nothing runs.',
+    )
+    next = wantRead({ ...next, own: { ...own, timedOut: true }, cut: true, error })
+  }
+  if (stop?.executionId === null && at >= stop.askedAt + config.stopWaitMs) {
+    next = wantRead({ ...next, stop: null })
+  }
+  return next
+}
+
+function receiveRelay(
+  state: EngineState,
+  message: RelayMessage,
+  options: ReturnType<typeof turnOptions>,
+): EngineState {
+  // This tab's own stream wins; a tab follows another tab's turn only when it streams none.
+  if (state.own || message.kind === 'sync') return state
+  if (message.kind === 'turn') {
+    const { turn } = message
+    // Never a turn the record has already caught up with.
+    if (state.recorded && recordSupersedes(state.recorded, turn)) return state
+    const replacing = state.live?.executionId !== turn.executionId
+    return {
+      ...state,
+      settled: replacing ? setAside(state) : state.settled,
+      live: turn,
+      relay: { executionId: turn.executionId, seq: message.seq },
+      syncAsked: null,
+    }
+  }
+  const { relay, live } = state
+  if (
+    live?.executionId === message.executionId &&
+    relay?.executionId === message.executionId &&
+    relay.seq === message.seq - 1
+  ) {
+    return {
+      ...state,
+      live: live.ended ? live : applyTurnEvents(live, message.events, options),
+      relay: { ...relay, seq: message.seq },
+    }
+  }
+  // Joined mid-turn or missed a batch: ask the streaming tab for the whole turn (once).
+  return state.syncAsked === message.executionId
+    ? state
+    : { ...state, syncAsked: message.executionId }
+}
+
 function applySnapshot(
   state: EngineState,
-  snapshot: HistorySnapshot,
-  fresh: boolean,
-  at: number,
+  action: Extract<EngineAction, { type: 'snapshot' }>,
+  config: EngineConfig,
 ): EngineState {
-  // Drop the live overlay once the record has caught up with it (and never while this tab still
-  // streams: its own deltas are newer than any batch).
-  const live =
-    state.live && !state.streaming && recordSupersedes(snapshot, state.live) ? null : state.live
-  if (!fresh) return { ...state, recorded: snapshot, live }
+  const { snapshot } = action
+  const reads = action.fromRead ? { ...state.reads, inFlight: false, failures: 0 } : state.reads
+  const ownStreaming = state.own?.phase === 'streaming'
+  const { live } = state
+  // Drop the live overlay once the record has caught up with it: while this tab still streams,
+  // only when the record shows the turn ended (its own deltas are newer than any batch).
+  const liveEndedInRecord = live !== null && recordEnded(snapshot, live.executionId)
+  const dropLive =
+    live !== null &&
+    (recordSupersedes(snapshot, live) ||
+      // A turn the server never named is in the record under its real id once it ended.
+      (action.fromRead && live.ended && isUnannounced(live))) &&
+    (!ownStreaming || liveEndedInRecord)
+  let next: EngineState = {
+    ...state,
+    recorded: snapshot,
+    reads,
+    live: dropLive ? null : live,
+    settled: state.settled.filter(
+      (turn) => !recordSupersedes(snapshot, turn) && !(action.fromRead && isUnannounced(turn)),
+    ),
+    // The record shows this tab's turn ended: its stream has nothing more to say.
+    own: ownStreaming && liveEndedInRecord ? null : state.own,
+  }
+  if (!action.fresh) return next
   // Spec: "Recorded state determines completion." A Stop settles once its execution is not the
   // active one any more.
   const stopId = state.stop?.executionId
   const stop = stopId && snapshot.activeExecutionId !== stopId ? null : state.stop
-  return {
-    ...state,
-    recorded: snapshot,
-    live,
+  next = {
+    ...next,
     stop,
     answered: [],
     synced: true,
     notFound: false,
     cut: false,
     readError: null,
-    lastSyncedAt: at,
+    lastSyncedAt: action.stampedAt,
   }
+  return action.fromRead ? followUp(next, action.at, action.random, config) : next
+}
+
+function recordEnded(snapshot: HistorySnapshot, executionId: string): boolean {
+  const recorded = snapshot.messages.find((message) => message.id === `${executionId}:assistant`)
+  return recorded !== undefined && recorded.executionStatus !== 'running'
+}
+
+function failRead(
+  state: EngineState,
+  action: Extract<EngineAction, { type: 'read-failed' }>,
+  config: EngineConfig,
+): EngineState {
+  const { error } = action
+  const failures = state.reads.failures + 1
+  // The server's Retry-After, bounded by the longest backoff (a stale header must not stall us).
+  const notBefore =
+    error.retryAfterMs === undefined
+      ? state.reads.notBefore
+      : action.at + Math.min(error.retryAfterMs, config.retry.maxMs)
+  const reads = { ...state.reads, inFlight: false, failures, notBefore }
+  if (error.code === 'not_found') {
+    // An answer, not a failure to retry.
+    return {
+      ...state,
+      reads: { ...reads, followUpAt: null },
+      notFound: true,
+      synced: true,
+      cut: false,
+      readError: error,
+    }
+  }
+  return followUp({ ...state, reads, readError: error }, action.at, action.random, config)
+}
+
+/**
+ * What follows a read or a change of the push channel: retry a failed read with bounded backoff
+ * while anything is unknown or running (and a few times even when nothing runs, so a passing fault
+ * leaves no stale `readError`); poll while an execution runs and no push channel is connected;
+ * and poll while the record lags behind a turn this tab saw end, since the notification of its
+ * last batch may already have been spent on an earlier read.
+ */
+function followUp(state: EngineState, at: number, random: number, config: EngineConfig) {
+  const { reads } = state
+  const running = selectActiveExecutionId(state) !== null || state.stop !== null
+  const recordLags = state.live?.ended === true || state.settled.length > 0
+  const unknown = state.cut || !state.synced
+  const jitter = () => random
+  if (state.readError && state.readError.code !== 'not_found') {
+    if (running || recordLags || unknown || reads.failures <= IDLE_READ_RETRIES) {
+      const delay = backoffDelay(
+        reads.failures - 1,
+        config.retry.baseMs,
+        config.retry.maxMs,
+        jitter,
+      )
+      return { ...state, reads: { ...reads, followUpAt: Math.max(at + delay, reads.notBefore) } }
+    }
+    return { ...state, reads: { ...reads, followUpAt: null } }
+  }
+  if (recordLags || (running && !state.push.connected)) {
+    const delay = backoffDelay(reads.polls, config.poll.baseMs, config.poll.maxMs, jitter)
+    return { ...state, reads: { ...reads, polls: reads.polls + 1, followUpAt: at + delay } }
+  }
+  return { ...state, reads: { ...reads, polls: 0, followUpAt: null } }
 }
 
 /** The execution that runs now, as far as this tab knows. */
@@ -228,8 +598,8 @@ export function selectActiveExecutionId(state: EngineState): string | null {
 
 export function selectStatus(state: EngineState): SessionStatus {
   if (state.stop) return 'stopping'
-  if (state.submitting !== null) return 'submitting'
-  if (state.streaming) return 'streaming'
+  if (state.own && !state.own.timedOut)
+    return state.own.phase === 'posting' ? 'submitting' : 'streaming'
   if (state.cut || !state.synced) return 'recovering'
   return selectActiveExecutionId(state) ? 'following' : 'idle'
 }
@@ -237,7 +607,7 @@ export function selectStatus(state: EngineState): SessionStatus {
 /** The public view of a session's state. */
 export interface SessionState {
   status: SessionStatus
-  /** Recorded messages with this tab's live turn in place; message ids match the record's. */
+  /** Recorded messages with the live turns in place; message ids match the record's. */
   messages: Message[]
   openSuspensions: Suspension[]
   activeExecutionId: string | null
@@ -265,8 +635,9 @@ function openSuspensions(state: EngineState): Suspension[] {
 }
 
 /**
- * Derives the public view. `previous` lets it keep the identity of what did not change (the
- * message list in particular), so subscribers that compare by reference stay quiet.
+ * Derives the public view. `previous` lets it keep the identity of what did not change: the
+ * message list, and the whole view when nothing visible changed (the read bookkeeping, say), so
+ * that subscribers comparing by reference stay quiet.
  */
 export function selectSessionState(
   state: EngineState,
@@ -274,17 +645,21 @@ export function selectSessionState(
 ): SessionState {
   const status = selectStatus(state)
   const reuseMessages =
-    previous && previous.engine.recorded === state.recorded && previous.engine.live === state.live
+    previous &&
+    previous.engine.recorded === state.recorded &&
+    previous.engine.live === state.live &&
+    previous.engine.settled === state.settled
+  const live = state.settled.length === 0 ? state.live : [...state.settled, state.live]
   const messages = reuseMessages
     ? previous.view.messages
-    : composeTranscript(state.recorded?.messages ?? [], state.live)
-  return {
+    : composeTranscript(state.recorded?.messages ?? [], live)
+  const activeExecutionId = selectActiveExecutionId(state)
+  const view: SessionState = {
     status,
     messages,
     openSuspensions: openSuspensions(state),
-    activeExecutionId: selectActiveExecutionId(state),
-    isRunning:
-      (status !== 'idle' && status !== 'recovering') || selectActiveExecutionId(state) !== null,
+    activeExecutionId,
+    isRunning: (status !== 'idle' && status !== 'recovering') || activeExecutionId !== null,
     canSubmit: status === 'idle' && state.draft.trim().length > 0,
     draft: state.draft,
     error: state.error,
@@ -292,4 +667,10 @@ export function selectSessionState(
     notFound: state.notFound,
     lastSyncedAt: state.lastSyncedAt,
   }
+  if (!previous) return view
+  const before = previous.view
+  for (const key of Object.keys(view) as (keyof SessionState)[]) {
+    if (view[key] !== before[key]) return view
+  }
+  return before
 }

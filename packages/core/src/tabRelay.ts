@@ -1,5 +1,6 @@
 import type { TurnEvent } from './contract/events'
 import type { Timers } from './environment'
+import { lingering } from './linger'
 import type { LiveTurn } from './turn'
 
 /**
@@ -27,15 +28,22 @@ export interface TabRelay {
  */
 export function broadcastChannelRelay(scope: string, timers: Timers, lingerMs: number): TabRelay {
   let channel: BroadcastChannel | null = null
-  let closeTimer: unknown
   const listeners = new Set<(message: RelayMessage) => void>()
-  const open = (): BroadcastChannel | null => {
-    if (channel || typeof BroadcastChannel === 'undefined') return channel
-    channel = new BroadcastChannel(`preview-chat:${scope}`)
-    channel.onmessage = (event: MessageEvent<RelayMessage>) =>
-      listeners.forEach((listener) => listener(event.data))
-    return channel
-  }
+  const open = lingering(
+    () => {
+      if (typeof BroadcastChannel === 'undefined') return () => {}
+      const opened = new BroadcastChannel(`preview-chat:${scope}`)
+      opened.onmessage = (event: MessageEvent<RelayMessage>) =>
+        listeners.forEach((listener) => listener(event.data))
+      channel = opened
+      return () => {
+        opened.close()
+        channel = null
+      }
+    },
+    timers,
+    lingerMs,
+  )
   return {
     post(message) {
       try {
@@ -46,16 +54,10 @@ export function broadcastChannelRelay(scope: string, timers: Timers, lingerMs: n
     },
     listen(listener) {
       listeners.add(listener)
-      timers.clearTimeout(closeTimer)
-      open()
+      const release = open.acquire()
       return () => {
         listeners.delete(listener)
-        if (listeners.size > 0) return
-        closeTimer = timers.setTimeout(() => {
-          if (listeners.size > 0) return
-          channel?.close()
-          channel = null
-        }, lingerMs)
+        release()
       }
     },
   }

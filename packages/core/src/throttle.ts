@@ -1,10 +1,6 @@
+import { defaultTimers, type Timers } from './environment'
+import type { ReadonlyStore } from './session'
 import type { SessionState } from './state'
-
-/** A readable, subscribable source of session state (a session, or a throttled view of one). */
-export interface StateSource {
-  getState(): SessionState
-  subscribe(listener: () => void): () => void
-}
 
 export interface ThrottleOptions {
   /**
@@ -12,11 +8,13 @@ export interface ThrottleOptions {
    * `'frame'` (default) for the next animation frame. `0` turns throttling off.
    */
   throttleMs?: number | 'frame'
+  /** The timers used where there is no `requestAnimationFrame` (and for a number of ms). */
+  timers?: Timers
 }
 
 type Schedule = (callback: () => void) => () => void
 
-function scheduler(throttleMs: number | 'frame'): Schedule {
+function scheduler(throttleMs: number | 'frame', timers: Timers): Schedule {
   if (throttleMs === 'frame' && typeof requestAnimationFrame === 'function') {
     return (callback) => {
       const handle = requestAnimationFrame(callback)
@@ -25,8 +23,8 @@ function scheduler(throttleMs: number | 'frame'): Schedule {
   }
   const ms = throttleMs === 'frame' ? 16 : throttleMs
   return (callback) => {
-    const handle = setTimeout(callback, ms)
-    return () => clearTimeout(handle)
+    const handle = timers.setTimeout(callback, ms)
+    return () => timers.clearTimeout(handle)
   }
 }
 
@@ -39,16 +37,20 @@ function onlyMessagesChanged(previous: SessionState, next: SessionState): boolea
 }
 
 /**
- * A view of a session that passes streamed deltas on at most once per frame (or per
+ * A view of a session's store that passes streamed deltas on at most once per frame (or per
  * `throttleMs`), while every other change — a new status, the end of a turn, an error, a keystroke
  * in the draft — goes through at once, carrying the latest transcript with it. So a UI renders
  * ~60 times a second however fast tokens arrive, and the final state of a turn is never delayed.
+ * The view is a read-only zustand store; it listens to the session only while it has listeners.
  */
-export function throttleState(source: StateSource, options: ThrottleOptions = {}): StateSource {
+export function throttleState(
+  source: ReadonlyStore<SessionState>,
+  options: ThrottleOptions = {},
+): ReadonlyStore<SessionState> {
   const throttleMs = options.throttleMs ?? 'frame'
   if (throttleMs === 0) return source
-  const schedule = scheduler(throttleMs)
-  const listeners = new Set<() => void>()
+  const schedule = scheduler(throttleMs, options.timers ?? defaultTimers)
+  const listeners = new Set<(state: SessionState, previous: SessionState) => void>()
   let published = source.getState()
   let cancel: (() => void) | null = null
   let unsubscribe: (() => void) | null = null
@@ -56,11 +58,11 @@ export function throttleState(source: StateSource, options: ThrottleOptions = {}
   const flush = () => {
     cancel?.()
     cancel = null
+    const previous = published
     published = source.getState()
-    listeners.forEach((listener) => listener())
+    if (published !== previous) listeners.forEach((listener) => listener(published, previous))
   }
-  const onChange = () => {
-    const next = source.getState()
+  const onChange = (next: SessionState) => {
     if (next === published) return
     if (!onlyMessagesChanged(published, next)) flush()
     else cancel ??= schedule(flush)
@@ -68,6 +70,7 @@ export function throttleState(source: StateSource, options: ThrottleOptions = {}
 
   return {
     getState: () => (unsubscribe ? published : (published = source.getState())),
+    getInitialState: source.getInitialState,
     subscribe(listener) {
       listeners.add(listener)
       if (!unsubscribe) {

@@ -77,11 +77,22 @@ export function recordSupersedes(snapshot: HistorySnapshot, turn: LiveTurn): boo
 }
 
 /**
- * The visible transcript: the recorded messages, with the live turn's messages in their place (or
- * after them when the record does not have them yet). Costs O(messages); callers memoise it.
+ * The visible transcript: the recorded messages, with each live turn's messages in their place
+ * (or after them when the record does not have them yet). Costs O(messages); callers memoise it.
  */
-export function composeTranscript(recorded: readonly Message[], live: LiveTurn | null): Message[] {
-  if (!live) return recorded as Message[]
+export function composeTranscript(
+  recorded: readonly Message[],
+  live: LiveTurn | null | readonly (LiveTurn | null)[],
+): Message[] {
+  const turns = Array.isArray(live) ? live : [live]
+  let messages = recorded as Message[]
+  for (const turn of turns as readonly (LiveTurn | null)[]) {
+    if (turn) messages = withTurn(messages, turn)
+  }
+  return messages
+}
+
+function withTurn(recorded: readonly Message[], live: LiveTurn): Message[] {
   const overlay = turnMessages(live)
   const ids = new Set(overlay.map((message) => message.id))
   const kept = recorded.filter((message) => !ids.has(message.id))

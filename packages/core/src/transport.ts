@@ -1,8 +1,8 @@
-import { createParser } from 'eventsource-parser'
 import { isTerminalEvent, parseTurnEvent, type TurnEvent } from './contract/events'
 import { parseJson, type ParseResult } from './contract/result'
 import {
   errorFromResponse,
+  parseRetryAfter,
   parseRunCancelAnswer,
   parseStopAnswer,
   type ChatRequestBody,
@@ -13,6 +13,7 @@ import {
 import { parseHistorySnapshot, type HistorySnapshot } from './contract/snapshot'
 import type { Timers } from './environment'
 import { PreviewChatError } from './errors'
+import { readSse } from './sse'
 
 /** Headers for every request (e.g. `Authorization`), or a function called per request. */
 export type HeadersOption =
@@ -109,9 +110,8 @@ export function createTransport(options: TransportOptions) {
           cause,
         })
       })
-      const body = text === '' ? undefined : parseJson(text, `The answer of ${what}`)
-      if (!response.ok)
-        throw errorFromResponse(response.status, body?.success ? body.value : text, what)
+      const body = text === '' ? undefined : parseJson(text, `The answer to ${lower(what)}`)
+      if (!response.ok) throw failure(response, body?.success ? body.value : text, what)
       if (!body?.success)
         throw (
           body?.error ??
@@ -158,8 +158,7 @@ export function createTransport(options: TransportOptions) {
     /** Posts a message or a resume; resolves with the open turn stream, or throws a typed error. */
     async openTurn(
       key: ThreadKey,
-      body:
-        { kind: 'message'; body: ChatRequestBody } | { kind: 'resume'; body: ResumeRequestBody },
+      body: TurnRequest,
       signal: AbortSignal,
     ): Promise<ReadableStream<Uint8Array>> {
       const what = body.kind === 'message' ? 'Sending the message' : 'Resuming the turn'
@@ -177,7 +176,18 @@ export function createTransport(options: TransportOptions) {
       if (!response.ok) {
         const text = await response.text().catch(() => '')
         const parsed = text ? parseJson(text, 'The error body') : undefined
-        throw errorFromResponse(response.status, parsed?.success ? parsed.value : text, what)
+        throw failure(response, parsed?.success ? parsed.value : text, what)
+      }
+      const type = response.headers.get('content-type') ?? ''
+      if (!/^text\/event-stream\b/i.test(type)) {
+        // A proxy's page or a wrong base URL: not a turn stream. Not read, so nothing is cancelled.
+        void response.body?.cancel().catch(() => {})
+        throw new PreviewChatError(
+          'invalid_response',
+          `${what} was answered with "${type || 'no content type'}" instead of an event stream ` +
+            `(HTTP ${response.status} from ${response.url || base}). Check the baseUrl and any proxy in between.`,
+          { status: response.status },
+        )
       }
       if (!response.body)
         throw new PreviewChatError('invalid_response', `${what} answered without a stream body.`)
@@ -188,78 +198,75 @@ export function createTransport(options: TransportOptions) {
 
 export type Transport = ReturnType<typeof createTransport>
 
+/** What `openTurn` posts: a new message, or the answer to a suspension. */
+export type TurnRequest =
+  { kind: 'message'; body: ChatRequestBody } | { kind: 'resume'; body: ResumeRequestBody }
+
+/** A REST failure as a typed error, with the server's `Retry-After` when it sent one. */
+function failure(response: Response, body: unknown, what: string): PreviewChatError {
+  const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now())
+  return errorFromResponse(response.status, body, what, retryAfterMs)
+}
+
+const lower = (what: string) => what.charAt(0).toLowerCase() + what.slice(1)
+
 /** How a turn stream ended. */
 export type TurnStreamEnd =
   | { kind: 'terminal' }
   /** Closed or failed before a terminal event: recover from history, never send again. */
   | { kind: 'cut'; error: PreviewChatError }
-  /** The reader was cancelled (session disposed). */
+  /** The reader was cancelled (the session went quiet or was disposed). */
   | { kind: 'aborted' }
 
 /**
  * Reads an SSE turn stream, calling `onEvents` with the contract events of each network chunk, in
- * order (one call per chunk, so that a burst of deltas costs one state change, not hundreds).
- * Unknown event types are skipped (forward compatibility); a malformed event cuts the stream,
- * since what follows it cannot be trusted, and history is authoritative anyway.
+ * order (one call per chunk, so that a burst of deltas costs one state change, not hundreds). It
+ * stops after the turn's terminal event. Unknown and malformed events are skipped and reported to
+ * `warn`: the stream is never closed for what it carries (on some servers that cancels the turn),
+ * and the record corrects what was skipped.
  */
 export async function readTurnStream(
   body: ReadableStream<Uint8Array>,
   onEvents: (events: TurnEvent[]) => void,
   signal: AbortSignal,
+  warn: (message: string) => void = () => {},
 ): Promise<TurnStreamEnd> {
-  const reader = body.getReader()
-  const decoder = new TextDecoder()
   let ended = false
-  let invalid: PreviewChatError | null = null
-  let batch: TurnEvent[] = []
-  const parser = createParser({
-    onEvent(message) {
-      if (ended || invalid) return
-      const parsed = parseTurnEvent(message.data)
-      if (parsed.kind === 'invalid') invalid = parsed.error
-      else if (parsed.kind === 'event') {
-        batch.push(parsed.event)
-        if (isTerminalEvent(parsed.event)) ended = true
+  const end = await readSse(
+    body,
+    (messages) => {
+      const events: TurnEvent[] = []
+      for (const data of messages) {
+        const parsed = parseTurnEvent(data)
+        if (parsed.kind === 'ignored')
+          warn(`Skipped turn stream events of unknown type "${parsed.type}".`)
+        else if (parsed.kind === 'invalid')
+          warn(`Skipped a turn stream event: ${parsed.error.message}`)
+        else {
+          events.push(parsed.event)
+          if (isTerminalEvent(parsed.event)) {
+            ended = true
+            break
+          }
+        }
       }
+      if (events.length > 0) onEvents(events)
+      // The turn is over: nothing the server sends after its terminal event matters.
+      return !ended
     },
-  })
-  const cancel = () => void reader.cancel().catch(() => {})
-  signal.addEventListener('abort', cancel, { once: true })
-  try {
-    while (!ended && !invalid) {
-      const { done, value } = await reader.read()
-      if (done) break
-      parser.feed(decoder.decode(value, { stream: true }))
-      if (batch.length > 0) {
-        const events = batch
-        batch = []
-        onEvents(events)
-      }
-    }
-    if (signal.aborted) return { kind: 'aborted' }
-    if (ended) return { kind: 'terminal' }
-    return {
-      kind: 'cut',
-      error:
-        invalid ??
-        new PreviewChatError(
-          'stream_cut',
-          'The turn stream closed before the turn ended; recovering it from history.',
-        ),
-    }
-  } catch (cause) {
-    if (signal.aborted) return { kind: 'aborted' }
-    return {
-      kind: 'cut',
-      error: new PreviewChatError(
-        'stream_cut',
-        `The turn stream failed (${describe(cause)}); recovering it from history.`,
-        { cause },
-      ),
-    }
-  } finally {
-    signal.removeEventListener('abort', cancel)
-    if (ended || invalid) cancel()
+    signal,
+  )
+  if (end.kind === 'aborted') return end
+  if (ended) return { kind: 'terminal' }
+  return {
+    kind: 'cut',
+    error: new PreviewChatError(
+      'stream_cut',
+      end.kind === 'failed'
+        ? `The turn stream failed (${describe(end.cause)}); recovering it from history.`
+        : 'The turn stream closed before the turn ended; recovering it from history.',
+      end.kind === 'failed' ? { cause: end.cause } : {},
+    ),
   }
 }
 

@@ -1,10 +1,13 @@
-import type { SubagentChunk, TurnEvent } from './contract/events'
-import type { ChildTrace, Message, MessagePart, ToolCallPart } from './contract/snapshot'
+import type { SubagentChunk, SuspendedPayload, TurnEvent } from './contract/events'
+import type { ChildTrace, Message, MessagePart, Timestamp, ToolCallPart } from './contract/snapshot'
 
 /**
- * A turn as it is being streamed, shaped exactly like the recorded snapshot: the same message ids
- * (`${executionId}:user`, `${executionId}:assistant`) and the same parts. When a snapshot replaces
- * it, nothing visibly jumps.
+ * The one fold of turn events. The client's live view and the reference server's recorder both
+ * run it, so the same events give the same parts everywhere: when a recorded snapshot replaces a
+ * live view, nothing visibly changes but what the server knows better (times, the final status).
+ *
+ * A `LiveTurn` is shaped exactly like the record: the same message ids (`${executionId}:user`,
+ * `${executionId}:assistant`) and the same parts.
  */
 export interface LiveTurn {
   executionId: string
@@ -14,8 +17,10 @@ export interface LiveTurn {
   assistant: Message
   /** Where each live stream writes: `text:<id>`, `reasoning:<id>`, `tool:<toolCallId>` → part index. */
   streams: Readonly<Record<string, number>>
-  /** Characters of child text and reasoning used so far, per delegation (parent tool call id). */
-  childChars: Readonly<Record<string, number>>
+  /** Per delegation (parent tool call id): characters of its budget used, and its open segment. */
+  delegations: Readonly<Record<string, { used: number; openSegment: number | null }>>
+  /** A resumed execution completes the tool call that suspended in an earlier one. */
+  resumes: Pick<SuspendedPayload, 'toolCallId' | 'toolName' | 'input'> | null
   /** A terminal event (`done`, `error`, `tool-call-suspended`) arrived. */
   ended: boolean
 }
@@ -23,6 +28,8 @@ export interface LiveTurn {
 export interface TurnOptions {
   /** Child text and reasoning budget per delegation (spec: "the existing 4,000-character limit"). */
   delegationCharLimit: number
+  /** The clock that stamps reasoning blocks (epoch ms). The record's times are the server's. */
+  now: () => Timestamp
 }
 
 export const DEFAULT_DELEGATION_CHAR_LIMIT = 4000
@@ -34,6 +41,7 @@ export function startTurn(init: {
   /** The submitted text; omitted for a resumed execution. */
   message?: string
   createdAt: string
+  resumes?: LiveTurn['resumes']
 }): LiveTurn {
   const base = {
     executionId: init.executionId,
@@ -54,58 +62,75 @@ export function startTurn(init: {
           },
     assistant: { ...base, id: `${init.executionId}:assistant`, role: 'assistant', content: [] },
     streams: {},
-    childChars: {},
+    delegations: {},
+    resumes: init.resumes ?? null,
     ended: false,
   }
 }
 
 /**
- * Applies one turn event. Pure, and O(delta + parts of the message): it copies only the assistant
- * message's part list and the part that changed, never the transcript.
+ * Applies one turn event. Pure but for `options.now`, and O(delta + parts of the message): it
+ * copies only the assistant message's part list and the part that changed, never the transcript.
+ * Events that change no part (steps, warnings, text ends) return the same turn.
  */
 export function applyTurnEvent(turn: LiveTurn, event: TurnEvent, options: TurnOptions): LiveTurn {
   switch (event.type) {
     case 'text-start':
-      return open(turn, `text:${event.id}`, { type: 'text', text: '' })
+      return opened(turn, `text:${event.id}`, () => ({ type: 'text', text: '' }))
     case 'reasoning-start':
-      return open(turn, `reasoning:${event.id}`, { type: 'reasoning', text: '' })
+      return opened(turn, `reasoning:${event.id}`, () => reasoningPart(options))
     case 'text-delta':
-    case 'reasoning-delta': {
-      const kind = event.type === 'text-delta' ? 'text' : 'reasoning'
-      const key = `${kind}:${event.id}`
       // A delta without its start (a server that skips `*-start`) opens the stream itself.
-      const opened =
-        turn.streams[key] === undefined ? open(turn, key, { type: kind, text: '' }) : turn
-      return update(opened, key, (part) =>
-        'text' in part ? { ...part, text: part.text + event.delta } : part,
+      return update(
+        opened(turn, `text:${event.id}`, () => ({ type: 'text', text: '' })),
+        `text:${event.id}`,
+        (part) => (part.type === 'text' ? { ...part, text: part.text + event.delta } : part),
       )
-    }
+    case 'reasoning-delta':
+      return update(
+        opened(turn, `reasoning:${event.id}`, () => reasoningPart(options)),
+        `reasoning:${event.id}`,
+        (part) => (part.type === 'reasoning' ? { ...part, text: part.text + event.delta } : part),
+      )
+    case 'reasoning-end':
+      return update(turn, `reasoning:${event.id}`, (part) =>
+        part.type === 'reasoning' ? { ...part, endTime: options.now() } : part,
+      )
     case 'tool-input-start':
-      return upsertTool(turn, event.toolCallId, event.toolName, (part) => part)
+      return tool(turn, event.toolCallId, event.toolName, (part) => part)
     case 'tool-call':
-      return upsertTool(turn, event.toolCallId, event.toolName, (part) => ({
+      return tool(turn, event.toolCallId, event.toolName, (part) => ({
         ...part,
         input: event.input,
       }))
     case 'tool-execution-start':
-      return upsertTool(turn, event.toolCallId, event.toolName, (part) => ({
+      return tool(turn, event.toolCallId, event.toolName, (part) => ({
         ...part,
         startTime: event.startTime,
       }))
     case 'tool-execution-end':
-      return upsertTool(turn, event.toolCallId, event.toolName, (part) => ({
+      return tool(turn, event.toolCallId, event.toolName, (part) => ({
         ...part,
         endTime: event.endTime,
       }))
     case 'tool-result':
-      return upsertTool(turn, event.toolCallId, event.toolName, (part) => ({
-        ...part,
-        output: event.output,
-        state: event.isError ? 'rejected' : 'resolved',
-      }))
+      return tool(turn, event.toolCallId, event.toolName, (part) => {
+        const { suspendPayload: _answered, ...rest } = part
+        const result: ToolCallPart = { ...rest, output: event.output, state: 'resolved' }
+        if (event.canceled === true || event.isError === true) {
+          result.state = 'rejected'
+          result.error = event.canceled === true ? 'Cancelled' : errorText(event.output)
+        }
+        // A result ends the call, and with it every step its delegation still ran.
+        if (result.childTrace?.steps.some((step) => step.running)) {
+          const steps = result.childTrace.steps.map((step) => ({ ...step, running: false }))
+          result.childTrace = { ...result.childTrace, steps }
+        }
+        return result
+      })
     case 'tool-call-suspended': {
       const { payload } = event
-      const suspended = upsertTool(turn, payload.toolCallId, payload.toolName, (part) => ({
+      const suspended = tool(turn, payload.toolCallId, payload.toolName, (part) => ({
         ...part,
         input: payload.input,
         suspendPayload: payload,
@@ -118,8 +143,13 @@ export function applyTurnEvent(turn: LiveTurn, event: TurnEvent, options: TurnOp
       return end(turn, 'error', event.message)
     case 'done':
       return end(turn, 'success')
-    default:
-      // execution-started opens the turn (startTurn); steps and warnings change no part.
+    case 'execution-started':
+    case 'start-step':
+    case 'finish-step':
+    case 'text-end':
+    case 'tool-input-delta':
+    case 'warning':
+      // execution-started opens the turn (startTurn); the others change no part.
       return turn
   }
 }
@@ -135,18 +165,18 @@ export function applyTurnEvents(
 ): LiveTurn {
   let current = turn
   let pending: Extract<TurnEvent, { type: 'text-delta' | 'reasoning-delta' }> | null = null
-  let joined: string[] = []
+  let joined = ''
   const flush = () => {
-    if (pending) current = applyTurnEvent(current, { ...pending, delta: joined.join('') }, options)
+    if (pending) current = applyTurnEvent(current, { ...pending, delta: joined }, options)
     pending = null
-    joined = []
+    joined = ''
   }
   for (const event of events) {
     if (current.ended) break
     if (event.type === 'text-delta' || event.type === 'reasoning-delta') {
       if (pending && (pending.type !== event.type || pending.id !== event.id)) flush()
       pending ??= event
-      joined.push(event.delta)
+      joined += event.delta
       continue
     }
     flush()
@@ -156,12 +186,52 @@ export function applyTurnEvents(
   return current
 }
 
+/**
+ * The parts as the server records them: what only the client derives (`truncated`, which the
+ * client sets again on every read with `markTruncated`) left out.
+ */
+export function recordedParts(parts: readonly MessagePart[]): MessagePart[] {
+  return parts.map((part) => {
+    if (part.type !== 'tool-call' || part.childTrace?.truncated === undefined) return part
+    const { truncated: _derived, ...childTrace } = part.childTrace
+    return { ...part, childTrace }
+  })
+}
+
+/** The turn's messages in transcript order. */
+export function turnMessages(turn: LiveTurn): Message[] {
+  return turn.user ? [turn.user, turn.assistant] : [turn.assistant]
+}
+
+/** Characters of child text and reasoning in a trace. */
+export function childTraceChars(trace: ChildTrace): number {
+  return trace.reasoningSegments.reduce(
+    (sum, segment) => sum + segment.content.length,
+    trace.text.length,
+  )
+}
+
+function reasoningPart(options: TurnOptions): MessagePart {
+  return { type: 'reasoning', text: '', startTime: options.now() }
+}
+
+function errorText(output: unknown): string {
+  if (typeof output === 'string') return output
+  try {
+    return JSON.stringify(output) ?? 'The tool failed.'
+  } catch {
+    return 'The tool failed.'
+  }
+}
+
 function withContent(turn: LiveTurn, content: MessagePart[], streams = turn.streams): LiveTurn {
   return { ...turn, streams, assistant: { ...turn.assistant, content } }
 }
 
-function open(turn: LiveTurn, key: string, part: MessagePart): LiveTurn {
-  const content = [...turn.assistant.content, part]
+/** The turn with stream `key` open: as it is, or with a new part from `create` at the end. */
+function opened(turn: LiveTurn, key: string, create: () => MessagePart): LiveTurn {
+  if (turn.streams[key] !== undefined) return turn
+  const content = [...turn.assistant.content, create()]
   return withContent(turn, content, { ...turn.streams, [key]: content.length - 1 })
 }
 
@@ -174,18 +244,21 @@ function update(turn: LiveTurn, key: string, change: (part: MessagePart) => Mess
   return withContent(turn, content)
 }
 
-function upsertTool(
+/** Changes the tool call's part, opening it first (with the resumed call's name and input). */
+function tool(
   turn: LiveTurn,
   toolCallId: string,
   toolName: string,
   change: (part: ToolCallPart) => ToolCallPart,
 ): LiveTurn {
   const key = `tool:${toolCallId}`
-  const opened =
-    turn.streams[key] === undefined
-      ? open(turn, key, { type: 'tool-call', toolName, toolCallId })
-      : turn
-  return update(opened, key, (part) => (part.type === 'tool-call' ? change(part) : part))
+  const withPart = opened(turn, key, () => {
+    const resumed = turn.resumes?.toolCallId === toolCallId ? turn.resumes : null
+    return resumed
+      ? { type: 'tool-call', toolName: resumed.toolName, toolCallId, input: resumed.input }
+      : { type: 'tool-call', toolName, toolCallId }
+  })
+  return update(withPart, key, (part) => (part.type === 'tool-call' ? change(part) : part))
 }
 
 function end(turn: LiveTurn, status: 'success' | 'error', executionError?: string): LiveTurn {
@@ -195,48 +268,56 @@ function end(turn: LiveTurn, status: 'success' | 'error', executionError?: strin
   return { ...turn, ended: true, assistant, user }
 }
 
-const emptyTrace = (): ChildTrace => ({ text: '', reasoningSegments: [], steps: [] })
-
 /**
  * A delegation's child output. Text and reasoning share one budget per delegation (spec: "Child
  * text and reasoning share the existing 4,000-character limit for each delegation. Text beyond
- * that limit is not part of recovery."), so the live view keeps exactly what recovery will show.
+ * that limit is not part of recovery."); a delta that crosses the limit is cut at it.
  */
 function applyChildChunk(
   turn: LiveTurn,
   parentToolCallId: string,
   chunk: SubagentChunk,
   options: TurnOptions,
-) {
-  const used = turn.childChars[parentToolCallId] ?? 0
-  const limit = options.delegationCharLimit
-  let spent = 0
+): LiveTurn {
+  const state = turn.delegations[parentToolCallId] ?? { used: 0, openSegment: null }
+  let { used, openSegment } = state
   const budgeted = (delta: string) => {
-    const kept = delta.slice(0, Math.max(0, limit - used))
-    spent = kept.length
+    const kept = delta.slice(0, Math.max(0, options.delegationCharLimit - used))
+    used += kept.length
     return kept
+  }
+  const openSegmentIn = (trace: ChildTrace): ChildTrace => {
+    openSegment = trace.reasoningSegments.length
+    const segment = { id: `segment-${openSegment + 1}`, content: '', startTime: options.now() }
+    return { ...trace, reasoningSegments: [...trace.reasoningSegments, segment] }
+  }
+  const changeSegment = (trace: ChildTrace, change: (content: string) => object) => {
+    const segments = trace.reasoningSegments.slice()
+    const segment = openSegment === null ? undefined : segments[openSegment]
+    if (openSegment === null || !segment) return trace
+    segments[openSegment] = { ...segment, ...change(segment.content) }
+    return { ...trace, reasoningSegments: segments }
   }
   const changeTrace = (trace: ChildTrace): ChildTrace => {
     switch (chunk.type) {
       case 'text-delta':
         return { ...trace, text: trace.text + budgeted(chunk.delta) }
       case 'reasoning-start':
-        return {
-          ...trace,
-          reasoningSegments: [
-            ...trace.reasoningSegments,
-            { id: `segment-${trace.reasoningSegments.length + 1}`, content: '' },
-          ],
-        }
+        return openSegmentIn(trace)
       case 'reasoning-delta': {
-        const segments = trace.reasoningSegments.slice()
-        const last = segments.pop() ?? { id: 'segment-1', content: '' }
-        segments.push({ ...last, content: last.content + budgeted(chunk.delta) })
-        return { ...trace, reasoningSegments: segments }
+        const withSegment = openSegment === null ? openSegmentIn(trace) : trace
+        const delta = budgeted(chunk.delta)
+        return changeSegment(withSegment, (content) => ({ content: content + delta }))
+      }
+      case 'reasoning-end': {
+        const closed = changeSegment(trace, () => ({ endTime: options.now() }))
+        openSegment = null
+        return closed
       }
       case 'tool-input-start':
       case 'tool-execution-start':
       case 'tool-execution-end': {
+        // The latest event names the step (a step may be renamed once its input is known).
         const running = chunk.type !== 'tool-execution-end'
         const step = { toolCallId: chunk.toolCallId, toolName: chunk.toolName, running }
         const at = trace.steps.findIndex((existing) => existing.toolCallId === chunk.toolCallId)
@@ -245,29 +326,15 @@ function applyChildChunk(
         else steps[at] = step
         return { ...trace, steps }
       }
-      case 'reasoning-end':
-        return trace
     }
   }
-  const changed = upsertTool(turn, parentToolCallId, 'delegate', (part) => {
-    const trace = changeTrace(part.childTrace ?? emptyTrace())
-    if (used + spent >= limit) trace.truncated = true
+  const changed = tool(turn, parentToolCallId, 'delegate', (part) => {
+    const trace = changeTrace(part.childTrace ?? { text: '', reasoningSegments: [], steps: [] })
+    if (used >= options.delegationCharLimit) trace.truncated = true
     return { ...part, childTrace: trace }
   })
-  return spent === 0
-    ? changed
-    : { ...changed, childChars: { ...changed.childChars, [parentToolCallId]: used + spent } }
-}
-
-/** Characters of child text and reasoning in a recorded trace. */
-export function childTraceChars(trace: ChildTrace): number {
-  return trace.reasoningSegments.reduce(
-    (sum, segment) => sum + segment.content.length,
-    trace.text.length,
-  )
-}
-
-/** The turn's messages in transcript order. */
-export function turnMessages(turn: LiveTurn): Message[] {
-  return turn.user ? [turn.user, turn.assistant] : [turn.assistant]
+  return {
+    ...changed,
+    delegations: { ...changed.delegations, [parentToolCallId]: { used, openSegment } },
+  }
 }

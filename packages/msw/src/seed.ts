@@ -1,12 +1,13 @@
+import type { ThreadKey } from '@preview-chat/core'
+import { isTerminalEvent, parseTurnEvent, type TurnEvent } from '@preview-chat/core/contract'
 import {
   applyTurnEvent,
   DEFAULT_DELEGATION_CHAR_LIMIT,
+  readSse,
   recordCovers,
   startTurn,
   type LiveTurn,
-  type ThreadKey,
-  type TurnEvent,
-} from '@preview-chat/core'
+} from '@preview-chat/core/internal'
 import type { PreviewChatBackend } from '@preview-chat/server'
 import { createTurnGate, type InternalTurnGate, type TurnGate } from './turnGate'
 
@@ -93,35 +94,20 @@ async function readEvents(
   stopAt: (event: TurnEvent) => boolean,
   onEvent: (event: TurnEvent) => void = () => {},
 ): Promise<TurnEvent[]> {
-  const reader = body.getReader()
-  const decoder = new TextDecoder()
   const events: TurnEvent[] = []
-  let buffer = ''
-  try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) return events
-      buffer += decoder.decode(value, { stream: true })
-      let boundary = buffer.indexOf('\n\n')
-      while (boundary >= 0) {
-        const frame = buffer.slice(0, boundary)
-        buffer = buffer.slice(boundary + 2)
-        boundary = buffer.indexOf('\n\n')
-        if (!frame.startsWith('data:')) continue
-        const event = JSON.parse(frame.slice(5).trim()) as TurnEvent
-        events.push(event)
-        onEvent(event)
-        if (stopAt(event)) return events
-      }
+  // Leaving early is a client that went away: the turn runs on, as the contract says.
+  await readSse(body, (messages) => {
+    for (const data of messages) {
+      const parsed = parseTurnEvent(data)
+      if (parsed.kind !== 'event') continue
+      events.push(parsed.event)
+      onEvent(parsed.event)
+      if (stopAt(parsed.event)) return false
     }
-  } finally {
-    // Leaving early is a client that went away: the turn runs on, as the contract says.
-    void reader.cancel().catch(() => {})
-  }
+    return true
+  })
+  return events
 }
-
-const terminal = (event: TurnEvent) =>
-  event.type === 'done' || event.type === 'error' || event.type === 'tool-call-suspended'
 
 export function createSeeder(context: SeederContext): Seeder {
   const { backend, basePath } = context
@@ -206,7 +192,7 @@ export function createSeeder(context: SeederContext): Seeder {
   const finishedTurns = async (user: string, key: ThreadKey, messages: string[]) => {
     let executionId = ''
     for (const message of messages) {
-      const posted = await post(user, key, message, free(), terminal)
+      const posted = await post(user, key, message, free(), isTerminalEvent)
       executionId = posted.executionId
     }
     return executionId
@@ -227,8 +213,8 @@ export function createSeeder(context: SeederContext): Seeder {
       let live: LiveTurn | undefined
       let started: (executionId: string) => void = () => {}
       const executionStarted = new Promise<string>((done) => (started = done))
-      const turnOptions = { delegationCharLimit: DEFAULT_DELEGATION_CHAR_LIMIT }
-      const posting = post(user, key, message, { gate }, terminal, (event) => {
+      const turnOptions = { delegationCharLimit: DEFAULT_DELEGATION_CHAR_LIMIT, now: Date.now }
+      const posting = post(user, key, message, { gate }, isTerminalEvent, (event) => {
         if (event.type === 'execution-started') {
           live = startTurn({ ...event, message, createdAt: new Date().toISOString() })
           started(event.executionId)
@@ -251,7 +237,7 @@ export function createSeeder(context: SeederContext): Seeder {
 
     async suspension(options = {}) {
       const { user, key } = resolve(options)
-      const { executionId, events } = await post(user, key, '/suspend', free(), terminal)
+      const { executionId, events } = await post(user, key, '/suspend', free(), isTerminalEvent)
       const last = events[events.length - 1]
       if (last?.type !== 'tool-call-suspended') {
         throw new Error(

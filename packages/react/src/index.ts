@@ -4,6 +4,7 @@ export { usePreviewChat, usePreviewChatSelector } from './usePreviewChat'
 export type { PreviewChat, UsePreviewChatOptions } from './usePreviewChat'
 // The engine's API, so that an app needs one import.
 export {
+  broadcastChannelRelay,
   createPreviewChatClient,
   historyQueryKey,
   PreviewChatError,
@@ -11,18 +12,31 @@ export {
   websocketPushSource,
 } from '@preview-chat/core'
 export type {
+  ChildStep,
   ChildTrace,
+  DraftStorage,
+  ExecutionStatus,
+  FilePart,
+  HeadersOption,
   HistorySnapshot,
   Message,
   MessagePart,
   PreviewChatClient,
   PreviewChatClientOptions,
   PreviewChatErrorCode,
+  PreviewChatSession,
+  PushMessage,
   PushSource,
+  ReasoningPart,
+  ReasoningSegment,
   SessionState,
   SessionStatus,
   StopResult,
   SubmitResult,
   Suspension,
+  TabRelay,
+  TextPart,
+  ThreadKey,
+  Timestamp,
   ToolCallPart,
 } from '@preview-chat/core'

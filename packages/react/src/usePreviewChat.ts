@@ -1,12 +1,14 @@
 import {
   throttleState,
   type PreviewChatSession,
+  type ReadonlyStore,
   type SessionState,
-  type StateSource,
   type ThreadKey,
 } from '@preview-chat/core'
 import { QueryClientContext } from '@tanstack/react-query'
-import { useContext, useMemo, useRef, useSyncExternalStore } from 'react'
+import { useContext, useMemo } from 'react'
+import { useStore } from 'zustand'
+import { useStoreWithEqualityFn } from 'zustand/traditional'
 import { usePreviewChatClient } from './PreviewChatProvider'
 
 export interface UsePreviewChatOptions extends ThreadKey {
@@ -30,14 +32,17 @@ export interface PreviewChat extends SessionState {
 
 const noSubscription = () => () => {}
 
-/** The thread's session (shared by every component that follows the same thread) and its view. */
-function useSessionView(options: UsePreviewChatOptions): {
+/**
+ * The thread's session (shared by every component that follows the same thread) and the
+ * frame-throttled zustand store React reads it through.
+ */
+function useSessionStore(options: UsePreviewChatOptions): {
   session: PreviewChatSession
-  view: StateSource
+  store: ReadonlyStore<SessionState>
 } {
   const client = usePreviewChatClient()
   const queryClient = useContext(QueryClientContext)
-  const { projectId, agentId, threadId, isNew, throttleMs } = options
+  const { projectId, agentId, threadId, isNew, throttleMs, enabled } = options
   const session = client.session({
     projectId,
     agentId,
@@ -45,11 +50,15 @@ function useSessionView(options: UsePreviewChatOptions): {
     ...(isNew !== undefined && { isNew }),
     ...(queryClient && { queryClient }),
   })
-  const view = useMemo(
-    () => throttleState(session, { throttleMs: throttleMs ?? 'frame' }),
-    [session, throttleMs],
-  )
-  return { session, view }
+  const store = useMemo(() => {
+    const throttled = throttleState(session.store, {
+      throttleMs: throttleMs ?? 'frame',
+      timers: client.timers,
+    })
+    // Disabled: read the state, never subscribe (subscribing is what starts a session).
+    return enabled === false ? { ...throttled, subscribe: noSubscription } : throttled
+  }, [session, throttleMs, enabled, client])
+  return { session, store }
 }
 
 /**
@@ -58,12 +67,8 @@ function useSessionView(options: UsePreviewChatOptions): {
  * server's execution.
  */
 export function usePreviewChat(options: UsePreviewChatOptions): PreviewChat {
-  const { session, view } = useSessionView(options)
-  const state = useSyncExternalStore(
-    options.enabled === false ? noSubscription : view.subscribe,
-    view.getState,
-    session.getServerState,
-  )
+  const { session, store } = useSessionStore(options)
+  const state = useStore(store)
   return useMemo(
     () => ({
       ...state,
@@ -80,26 +85,15 @@ export function usePreviewChat(options: UsePreviewChatOptions): PreviewChat {
 
 /**
  * Subscribes to one slice of a thread's state (e.g. `(s) => s.status`): the component re-renders
- * only when that slice changes, not on every streamed delta. `isEqual` compares slices.
+ * only when that slice changes, not on every streamed delta. `isEqual` compares slices (e.g.
+ * zustand's `shallow`). Built on zustand's `useStoreWithEqualityFn`, so a new selector takes
+ * effect at once.
  */
 export function usePreviewChatSelector<T>(
   options: UsePreviewChatOptions,
   selector: (state: SessionState) => T,
   isEqual: (a: T, b: T) => boolean = Object.is,
 ): T {
-  const { session, view } = useSessionView(options)
-  const memo = useRef<{ state: SessionState; slice: T } | null>(null)
-  const select = (state: SessionState): T => {
-    const last = memo.current
-    if (last?.state === state) return last.slice
-    const slice = selector(state)
-    const kept = last && isEqual(last.slice, slice) ? last.slice : slice
-    memo.current = { state, slice: kept }
-    return kept
-  }
-  return useSyncExternalStore(
-    options.enabled === false ? noSubscription : view.subscribe,
-    () => select(view.getState()),
-    () => select(session.getServerState()),
-  )
+  const { store } = useSessionStore(options)
+  return useStoreWithEqualityFn(store, selector, isEqual)
 }

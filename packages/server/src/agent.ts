@@ -1,4 +1,4 @@
-import type { SuspendedPayload, TurnEvent } from '@preview-chat/core'
+import type { SuspendedPayload, TurnEvent } from '@preview-chat/core/contract'
 
 /** What the agent is asked to do: answer a message, or continue a suspended tool call. */
 export type AgentInput =

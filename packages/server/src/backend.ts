@@ -5,7 +5,7 @@ import {
   type PushMessage,
   type RunCancelAnswer,
   type StopAnswer,
-} from '@preview-chat/core'
+} from '@preview-chat/core/contract'
 import { scriptedAgent, type PreviewChatAgent } from './agent'
 import {
   startExecution,

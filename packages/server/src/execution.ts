@@ -1,9 +1,15 @@
-import type { Message, PushMessage, SuspendedPayload, TurnEvent } from '@preview-chat/core'
+import type { Message, PushMessage, SuspendedPayload, TurnEvent } from '@preview-chat/core/contract'
+import {
+  applyTurnEvent,
+  recordedParts,
+  startTurn,
+  type LiveTurn,
+  type TurnOptions,
+} from '@preview-chat/core/internal'
 import type { AgentInput, AgentOutcome, PreviewChatAgent } from './agent'
 import type { Sleep } from './sleep'
 import { createSseStream, type SseStream } from './sse'
 import type { ExecutionRecord, PreviewChatStore, ThreadRecord } from './store'
-import { createTranscript } from './transcript'
 
 /** Why an execution's abort signal fired. */
 export type AbortReason = 'stop' | 'close'
@@ -98,14 +104,22 @@ export function startExecution(
 
   const controller = new AbortController()
   const stream = createSseStream({ pingMs: settings.pingMs })
-  const transcript = createTranscript({
-    delegationCharLimit: settings.delegationCharLimit,
-    now,
+  // The recorder is the client's fold of the same events ("one fold"): live and recorded views of
+  // a turn cannot disagree. A resume completes the tool call of the execution it resumes.
+  const fold: TurnOptions = { delegationCharLimit: settings.delegationCharLimit, now }
+  let turn: LiveTurn = startTurn({
+    executionId,
+    sessionId: thread.id,
+    createdAt,
+    ...(start.resumes && {
+      resumes: {
+        toolCallId: start.resumes.toolCallId,
+        toolName: start.resumes.toolName,
+        input: start.resumes.input,
+      },
+    }),
   })
-  if (start.resumes) {
-    const { toolCallId, toolName, input } = start.resumes
-    transcript.seedToolCall(toolCallId, toolName, input)
-  }
+  let recordedContent = turn.assistant.content
 
   const push: PushMessage = {
     type: 'agentExecutionUpdated',
@@ -119,16 +133,20 @@ export function startExecution(
   // One recording: the latest retained timeline replaces the assistant message's parts, and every
   // tab of the owner hears of it ("It follows later agentExecutionUpdated notifications").
   const record = () => {
-    assistant.content = transcript.parts()
-    transcript.markRecorded()
+    recordedContent = turn.assistant.content
+    assistant.content = recordedParts(recordedContent)
     settings.onRecorded(executionId, execution.status)
     store.push.publish(thread.ownerId, structuredClone(push))
   }
 
+  /** One event: folded into the record's timeline and sent to whoever reads the live stream. */
+  const send = (event: TurnEvent) => {
+    turn = applyTurnEvent(turn, event, fold)
+    stream.send(event)
+  }
   const emit = (event: TurnEvent) => {
     controller.signal.throwIfAborted()
-    transcript.apply(event)
-    stream.send(event)
+    send(event)
   }
 
   let resolveFinished = () => {}
@@ -157,7 +175,7 @@ export function startExecution(
         execution.status = 'success'
         const { payload } = outcome
         terminal = { type: 'tool-call-suspended', payload }
-        transcript.apply(terminal)
+        turn = applyTurnEvent(turn, terminal, fold)
         store.runs.set(payload.runId, {
           runId: payload.runId,
           threadId: thread.id,
@@ -181,14 +199,13 @@ export function startExecution(
       case 'stop':
       case 'close': {
         execution.status = outcome.kind === 'stop' ? 'cancelled' : 'interrupted'
-        for (const part of transcript.rejectOpenToolCalls('Cancelled', endTime)) {
-          stream.send({
-            type: 'tool-result',
-            toolCallId: part.toolCallId,
-            toolName: part.toolName,
-            output: null,
-            canceled: true,
-          })
+        // Tool calls still open end as cancelled, through the same events a client sees.
+        for (const part of turn.assistant.content) {
+          if (part.type !== 'tool-call' || part.state || part.suspendPayload) continue
+          const { toolCallId, toolName } = part
+          if (part.startTime !== undefined && part.endTime === undefined)
+            send({ type: 'tool-execution-end', toolCallId, toolName, isError: true, endTime })
+          send({ type: 'tool-result', toolCallId, toolName, output: null, canceled: true })
         }
         // The live stream ends normally: "Recorded state determines completion".
         terminal = { type: 'done', sessionId: thread.id, executionId }
@@ -210,7 +227,7 @@ export function startExecution(
   const run = async () => {
     // "Snapshots are recorded in batches": a timer records what changed since the last one.
     const timer = setInterval(() => {
-      if (transcript.dirty) record()
+      if (turn.assistant.content !== recordedContent) record()
     }, settings.snapshotMs)
     let outcome: AgentOutcome | { kind: AbortReason }
     try {

@@ -1,4 +1,4 @@
-import type { RestErrorBody } from '@preview-chat/core'
+import type { RestErrorBody } from '@preview-chat/core/contract'
 
 /** REST error codes of the reference server, sent as `code` next to the HTTP status. */
 export type RestErrorCode =

@@ -1,4 +1,4 @@
-import type { PushMessage } from '@preview-chat/core'
+import type { PushMessage } from '@preview-chat/core/contract'
 
 export type PushListener = (message: PushMessage) => void
 

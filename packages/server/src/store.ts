@@ -4,7 +4,7 @@ import type {
   Message,
   SuspendedPayload,
   Suspension,
-} from '@preview-chat/core'
+} from '@preview-chat/core/contract'
 import { createPushHub, type PushHub } from './push'
 import { createInProcessRelay, type ExecutionRelay } from './relay'
 

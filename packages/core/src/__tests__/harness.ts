@@ -4,6 +4,7 @@
  * suite runs the real reference backend instead.)
  */
 import { afterEach, beforeEach, vi } from 'vitest'
+import type { TurnEvent } from '../contract'
 import type {
   HistorySnapshot,
   Message,
@@ -11,12 +12,13 @@ import type {
   PushListener,
   PushMessage,
   PushSource,
-  TurnEvent,
 } from '../index'
 import { createPreviewChatClient, type PreviewChatClientOptions } from '../index'
 import type { SessionState } from '../state'
 
 export const key = { projectId: 'p1', agentId: 'a1', threadId: 't1' }
+/** The wall clock of every scripted session. */
+export const now = Date.parse('2026-11-30T10:00:00.000Z')
 export const base = `/rest/projects/p1/agents/v2/a1/chat`
 
 interface Pending<T> {
@@ -33,8 +35,11 @@ export interface RecordedRequest {
 /** A turn stream the test writes to. */
 export class ScriptedStream {
   private controller!: ReadableStreamDefaultController<Uint8Array>
+  /** The client cancelled its read of the body (on some servers, that cancels the turn). */
+  cancelled = false
   readonly body = new ReadableStream<Uint8Array>({
     start: (controller) => void (this.controller = controller),
+    cancel: () => void (this.cancelled = true),
   })
   private encoder = new TextEncoder()
   send(...events: TurnEvent[]) {
@@ -170,7 +175,7 @@ export function setup(options: PreviewChatClientOptions & { isNew?: boolean } = 
     // Reads start as soon as asked; the spacing of reads has its own test.
     minReadIntervalMs: 0,
     resumeSignal: () => () => {},
-    now: () => Date.parse('2026-11-30T10:00:00.000Z'),
+    now: () => now,
     ...clientOptions,
   })
   const session = client.session({ ...key, ...(isNew !== undefined && { isNew }) })
@@ -269,7 +274,7 @@ export function runningTurn(
 /** Fake `setTimeout` and `clearTimeout` in every test of the file (the clock stays real). */
 export function useFakeTimersInEachTest() {
   beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
   })
   afterEach(() => {
     vi.useRealTimers()

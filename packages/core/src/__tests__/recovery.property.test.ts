@@ -9,10 +9,10 @@ import { isDeepStrictEqual } from 'node:util'
 import { describe, expect, it } from 'vitest'
 // A relative import keeps the workspace free of a core ⇄ server dependency cycle (test-only).
 import { createPreviewChatBackend, type PreviewChatBackend } from '../../../server/src/index'
+import { parseHistorySnapshot } from '../contract'
+import { markTruncated } from '../internal'
 import {
   createPreviewChatClient,
-  markTruncated,
-  parseHistorySnapshot,
   type HistorySnapshot,
   type Message,
   type PushSource,

@@ -3,6 +3,7 @@ import {
   assistantMessage,
   empty,
   finishedTurn,
+  now,
   settle,
   setup,
   snapshot,
@@ -45,7 +46,7 @@ describe('live stream (spec: "The original connection receives live SSE events")
     expect(live.messages.map((m) => m.id)).toEqual(['e1:user', 'e1:assistant'])
     expect(live.messages[0]).toMatchObject(userMessage('e1', 'Hello', 'running'))
     expect(live.messages[1]?.content).toEqual([
-      { type: 'reasoning', text: 'Let me think.' },
+      { type: 'reasoning', text: 'Let me think.', startTime: now, endTime: now },
       {
         type: 'tool-call',
         toolName: 'search',
@@ -221,15 +222,22 @@ describe('cut streams (spec: "The client does not submit the message or resume r
     t.session.dispose()
   })
 
-  it('treats a malformed event as a cut, keeping what was shown', async () => {
-    const t = setup()
+  it('skips a malformed event, reports it once and keeps the stream open (row i)', async () => {
+    const warnings: string[] = []
+    const t = setup({ onWarning: (message) => warnings.push(message) })
     const { stream } = await startTurn(t)
     stream.send({ type: 'text-delta', id: 't', delta: 'Good' })
     stream.raw('data: {"type":"text-delta","id":"t","delta":7}\n\n')
-    stream.send({ type: 'text-delta', id: 't', delta: ' ignored' })
+    stream.raw('data: {"type":"text-delta","id":"t","delta":7}\n\n')
+    stream.send({ type: 'text-delta', id: 't', delta: ' and more' })
     await settle()
-    expect(t.session.getState().status).toBe('recovering')
-    expect(t.session.getState().messages[1]?.content).toEqual([{ type: 'text', text: 'Good' }])
+    expect(t.session.getState().status).toBe('streaming')
+    expect(t.session.getState().messages[1]?.content).toEqual([
+      { type: 'text', text: 'Good and more' },
+    ])
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(/Skipped a turn stream event/)
+    expect(stream.cancelled).toBe(false)
     t.session.dispose()
   })
 

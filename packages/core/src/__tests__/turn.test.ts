@@ -5,7 +5,7 @@ import { markTruncated } from '../transcript'
 import { applyTurnEvent, applyTurnEvents, startTurn, type LiveTurn } from '../turn'
 import { assistantMessage, snapshot } from './harness'
 
-const options = { delegationCharLimit: 10 }
+const options = { delegationCharLimit: 10, now: () => 1 }
 const begin = () =>
   startTurn({
     executionId: 'e1',
@@ -49,7 +49,7 @@ describe('live turns, shaped like the record', () => {
     )
     expect(turn.assistant.content).toEqual([
       { type: 'text', text: 'one two' },
-      { type: 'reasoning', text: 'hmm' },
+      { type: 'reasoning', text: 'hmm', startTime: 1 },
       { type: 'text', text: 'three' },
     ])
   })
@@ -80,6 +80,7 @@ describe('live turns, shaped like the record', () => {
         endTime: 6,
         output: 'boom',
         state: 'rejected',
+        error: 'boom',
       },
     ])
   })
@@ -163,7 +164,10 @@ describe('delegations (spec: "Child text and reasoning share the existing 4,000-
       taskPath: 'x',
       chunk: { type: 'text-delta', delta: 'short' },
     })
-    expect(turn.childChars).toEqual({ d1: 10, d2: 5 })
+    expect(turn.delegations).toEqual({
+      d1: { used: 10, openSegment: null },
+      d2: { used: 5, openSegment: null },
+    })
   })
 
   it('flags the same delegation truncated when it is recovered from the record', () => {

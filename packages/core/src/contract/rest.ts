@@ -109,7 +109,12 @@ export function errorCodeForStatus(status: number): PreviewChatErrorCode {
  * Builds the typed error for a REST answer that is not a success, from its status and its body
  * (`{ code, message, hint? }` when the server sent one; anything else is tolerated).
  */
-export function errorFromResponse(status: number, body: unknown, what: string): PreviewChatError {
+export function errorFromResponse(
+  status: number,
+  body: unknown,
+  what: string,
+  retryAfterMs?: number,
+): PreviewChatError {
   const code = errorCodeForStatus(status)
   const parsed = parseRestError(body)
   const detail = parsed.success ? parsed.value : undefined
@@ -121,7 +126,19 @@ export function errorFromResponse(status: number, body: unknown, what: string): 
     .join(' ')
   return new PreviewChatError(code, message, {
     status,
+    ...(retryAfterMs !== undefined && { retryAfterMs }),
     ...(detail && { serverCode: detail.code }),
     ...(detail?.hint !== undefined && { hint: detail.hint }),
   })
+}
+
+/**
+ * The wait a `Retry-After` header asks for, in ms (RFC 9110 §10.2.3: a number of seconds or an
+ * HTTP date); `undefined` when absent or unreadable. `now` is the wall clock, for dates.
+ */
+export function parseRetryAfter(value: string | null, now: number): number | undefined {
+  if (value === null || value.trim() === '') return undefined
+  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }

@@ -1,4 +1,4 @@
-import type { Message, ToolCallPart, TurnEvent } from '@preview-chat/core'
+import type { Message, ToolCallPart, TurnEvent } from '@preview-chat/core/contract'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createPreviewChatBackend } from '../backend'
 import type { ExecutionRelay } from '../relay'

@@ -6,7 +6,7 @@ import {
   type HistorySnapshot,
   type PushMessage,
   type TurnEvent,
-} from '@preview-chat/core'
+} from '@preview-chat/core/contract'
 import { WebSocket } from 'ws'
 import {
   startPreviewChatServer,

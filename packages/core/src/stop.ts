@@ -1,0 +1,80 @@
+import type { Suspension } from './contract/snapshot'
+import { toPreviewChatError, type PreviewChatError } from './errors'
+import { selectActiveExecutionId, type EngineAction, type EngineState } from './state'
+import type { ThreadKey, Transport } from './transport'
+
+/** The outcome of `stop()`. `cancelRequested: true` means accepted, not ended: the record says when. */
+export interface StopResult {
+  cancelRequested: boolean
+  error?: PreviewChatError
+}
+
+/** What Stop needs from its session. */
+export interface StopContext {
+  key: ThreadKey
+  transport: Transport
+  getState(): EngineState
+  dispatch(action: EngineAction): void
+  /** Resolves with the first state that satisfies `predicate` (checked at once, then on changes). */
+  until(predicate: (state: EngineState) => boolean): Promise<EngineState>
+  sleep(ms: number): Promise<void>
+  now(): number
+  openSuspensions(): Suspension[]
+  /** The longest wait a server's `Retry-After` may impose. */
+  maxRetryAfterMs: number
+}
+
+/** Tries of a Stop that the server asked to repeat later (429 or 503 with `Retry-After`). */
+const STOP_TRIES = 3
+
+/**
+ * Asks the server to stop the running turn, naming the execution known now (never "the latest":
+ * spec, "A late request cannot cancel a later execution"). A Stop asked before the execution id is
+ * known waits for it (the reducer bounds the wait); a turn that is only suspended is cancelled
+ * through its run ("Suspended turns use the existing checkpoint cancellation path").
+ */
+export async function runStop(ctx: StopContext): Promise<StopResult> {
+  const state = ctx.getState()
+  let executionId = selectActiveExecutionId(state)
+  if (!executionId && state.own?.phase === 'posting' && !state.own.timedOut) {
+    ctx.dispatch({ type: 'stop-requested', executionId: null, at: ctx.now() })
+    const known = await ctx.until((s) => s.stop?.executionId !== null)
+    if (!known.stop?.executionId) return { cancelRequested: false }
+    executionId = known.stop.executionId
+  }
+  if (!executionId) return cancelSuspendedRuns(ctx)
+
+  ctx.dispatch({ type: 'stop-requested', executionId, at: ctx.now() })
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const answer = await ctx.transport.stopExecution(ctx.key, executionId)
+      ctx.dispatch({ type: 'stop-answered', executionId, ...answer })
+      return answer
+    } catch (cause) {
+      const error = toPreviewChatError(cause, 'network_error', 'Stop got no answer')
+      const stillAsked = ctx.getState().stop?.executionId === executionId
+      if (error.retryAfterMs !== undefined && attempt < STOP_TRIES && stillAsked) {
+        await ctx.sleep(Math.min(error.retryAfterMs, ctx.maxRetryAfterMs))
+        continue
+      }
+      ctx.dispatch({ type: 'stop-failed', error })
+      return { cancelRequested: false, error }
+    }
+  }
+}
+
+async function cancelSuspendedRuns(ctx: StopContext): Promise<StopResult> {
+  const runIds = [...new Set(ctx.openSuspensions().map((suspension) => suspension.runId))]
+  if (runIds.length === 0) return { cancelRequested: false }
+  try {
+    const answers = await Promise.all(
+      runIds.map((runId) => ctx.transport.cancelRun(ctx.key, runId)),
+    )
+    ctx.dispatch({ type: 'read-wanted', urgent: false })
+    return { cancelRequested: answers.some((answer) => answer.cancelled) }
+  } catch (cause) {
+    const error = toPreviewChatError(cause, 'network_error', 'Cancelling the suspended run failed')
+    ctx.dispatch({ type: 'stop-failed', error })
+    return { cancelRequested: false, error }
+  }
+}
