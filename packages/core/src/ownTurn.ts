@@ -41,21 +41,12 @@ const mayHaveBeenTaken = new Set(['network_error', 'server_error', 'invalid_resp
  * only by the server, by the session going quiet or disposed, or after the turn's terminal event:
  * never because of what it carries, since on some servers closing it cancels the person's turn.
  */
-export async function runOwnTurn(
+export function runOwnTurn(
   ctx: OwnTurnContext,
   request: TurnRequest,
   token: number,
   signal: AbortSignal,
 ): Promise<SubmitResult> {
-  let body: ReadableStream<Uint8Array>
-  try {
-    body = await ctx.transport.openTurn(ctx.key, request, signal)
-  } catch (cause) {
-    const error = toPreviewChatError(cause, 'network_error', 'Sending the message got no answer')
-    ctx.dispatch({ type: 'submit-failed', token, error, recover: mayHaveBeenTaken.has(error.code) })
-    return { outcome: 'failed', error }
-  }
-
   return new Promise<SubmitResult>((resolve) => {
     let decided = false
     const decide = (result: SubmitResult) => {
@@ -69,65 +60,90 @@ export async function runOwnTurn(
         if (s.own?.token === token && s.own.timedOut && s.error)
           decide({ outcome: 'failed', error: s.error })
       })
-
-    const onEvents = (events: TurnEvent[]) => {
-      const own = ctx.getState().own
-      if (own?.token !== token) return // a detached stream: read to its end, shown nowhere
-      let rest = events
-      if (own.phase === 'posting') {
-        const [first] = events
-        if (first?.type === 'error') {
-          // Refused before it started (e.g. turn_already_running): nothing was recorded.
-          const error = inBandError(first)
-          ctx.dispatch({ type: 'submit-failed', token, error, recover: false })
-          decide({ outcome: 'failed', error })
-          return
-        }
-        const announced = first?.type === 'execution-started' ? first : null
-        if (!announced)
-          ctx.warn(
-            `The turn stream began with "${first?.type}" instead of "execution-started"; ` +
-              'following it without an execution id until the server names one.',
-          )
+    ctx.transport.openTurn(ctx.key, request, signal).then(
+      (body) => readOwnStream(ctx, body, token, signal, decide),
+      (cause: unknown) => {
+        const error = toPreviewChatError(
+          cause,
+          'network_error',
+          'Sending the message got no answer',
+        )
         ctx.dispatch({
-          type: 'turn-started',
+          type: 'submit-failed',
           token,
-          executionId: announced?.executionId ?? null,
-          sessionId: announced?.sessionId ?? ctx.key.threadId,
-          at: ctx.at(),
-          stampedAt: ctx.stampedAt(),
+          error,
+          recover: mayHaveBeenTaken.has(error.code),
         })
-        decide({ outcome: 'accepted', executionId: announced?.executionId ?? null })
-        const live = ctx.getState().live
-        if (live) ctx.relay({ kind: 'turn', thread: ctx.relayThread, turn: live, seq: 0 })
-        rest = announced ? events.slice(1) : events
+        decide({ outcome: 'failed', error })
+      },
+    )
+  })
+}
+
+function readOwnStream(
+  ctx: OwnTurnContext,
+  body: ReadableStream<Uint8Array>,
+  token: number,
+  signal: AbortSignal,
+  decide: (result: SubmitResult) => void,
+): void {
+  const onEvents = (events: TurnEvent[]) => {
+    const own = ctx.getState().own
+    if (own?.token !== token) return // a detached stream: read to its end, shown nowhere
+    let rest = events
+    if (own.phase === 'posting') {
+      const [first] = events
+      if (first?.type === 'error') {
+        // Refused before it started (e.g. turn_already_running): nothing was recorded.
+        const error = inBandError(first)
+        ctx.dispatch({ type: 'submit-failed', token, error, recover: false })
+        decide({ outcome: 'failed', error })
+        return
       }
-      if (rest.length === 0) return
-      const state = ctx.getState()
-      const executionId = state.live?.executionId ?? ''
-      const seq = (state.own?.batches ?? 0) + 1
+      const announced = first?.type === 'execution-started' ? first : null
+      if (!announced)
+        ctx.warn(
+          `The turn stream began with "${first?.type}" instead of "execution-started"; ` +
+            'following it without an execution id until the server names one.',
+        )
       ctx.dispatch({
-        type: 'turn-events',
+        type: 'turn-started',
         token,
-        events: rest,
+        executionId: announced?.executionId ?? null,
+        sessionId: announced?.sessionId ?? ctx.key.threadId,
         at: ctx.at(),
         stampedAt: ctx.stampedAt(),
       })
-      ctx.relay({ kind: 'events', thread: ctx.relayThread, executionId, seq, events: rest })
+      decide({ outcome: 'accepted', executionId: announced?.executionId ?? null })
+      const live = ctx.getState().live
+      if (live) ctx.relay({ kind: 'turn', thread: ctx.relayThread, turn: live, seq: 0 })
+      rest = announced ? events.slice(1) : events
     }
+    if (rest.length === 0) return
+    const state = ctx.getState()
+    const executionId = state.live?.executionId ?? ''
+    const seq = (state.own?.batches ?? 0) + 1
+    ctx.dispatch({
+      type: 'turn-events',
+      token,
+      events: rest,
+      at: ctx.at(),
+      stampedAt: ctx.stampedAt(),
+    })
+    ctx.relay({ kind: 'events', thread: ctx.relayThread, executionId, seq, events: rest })
+  }
 
-    void readTurnStream(body, onEvents, signal, ctx.warn).then((end) => {
-      ctx.dispatch({ type: 'stream-ended', token, cut: end.kind !== 'terminal' })
-      decide({
-        outcome: 'failed',
-        error:
-          end.kind === 'cut'
-            ? end.error
-            : new PreviewChatError(
-                'disposed',
-                'The session was disposed before the server accepted the message.',
-              ),
-      })
+  void readTurnStream(body, onEvents, signal, ctx.warn).then((end) => {
+    ctx.dispatch({ type: 'stream-ended', token, cut: end.kind !== 'terminal' })
+    decide({
+      outcome: 'failed',
+      error:
+        end.kind === 'cut'
+          ? end.error
+          : new PreviewChatError(
+              'disposed',
+              'The session was disposed before the server accepted the message.',
+            ),
     })
   })
 }

@@ -151,6 +151,8 @@ export type EngineAction =
   | { type: 'stream-ended'; token: number; cut: boolean }
   | { type: 'relay-received'; message: RelayMessage; stampedAt: number }
   | { type: 'read-wanted'; urgent: boolean }
+  /** A push notification about this thread: a read is wanted, and the channel works. */
+  | { type: 'push-message' }
   | { type: 'read-started'; at: number }
   /** A snapshot reached the cache: a read's answer (`fromRead`) or the app's `setQueryData`. */
   | {
@@ -284,6 +286,8 @@ export function reduce(
       return receiveRelay(state, action.message, turnOptions(config, action.stampedAt))
     case 'read-wanted':
       return wantRead(state, action.urgent)
+    case 'push-message':
+      return wantRead({ ...state, reads: { ...state.reads, polls: 0 } })
     case 'read-started':
       return {
         ...state,
@@ -308,12 +312,9 @@ export function reduce(
         lost: state.push.lost || (state.push.connected && !action.connected),
       }
       if (!action.connected) return followUp({ ...state, push }, action.at, action.random, config)
-      // Notifications sent while the channel was down are lost: read once. Polling can stop.
-      const connected = {
-        ...state,
-        push: { connected: true, lost: false },
-        reads: { ...state.reads, polls: 0 },
-      }
+      // Notifications sent while the channel was down are lost: read once. Polling can stop
+      // (its backoff is kept: a channel that drops again at once must not restart it).
+      const connected = { ...state, push: { connected: true, lost: false } }
       const next = followUp(connected, action.at, action.random, config)
       return push.lost ? wantRead(next) : next
     }
@@ -584,7 +585,9 @@ function followUp(state: EngineState, at: number, random: number, config: Engine
     const delay = backoffDelay(reads.polls, config.poll.baseMs, config.poll.maxMs, jitter)
     return { ...state, reads: { ...reads, polls: reads.polls + 1, followUpAt: at + delay } }
   }
-  return { ...state, reads: { ...reads, polls: 0, followUpAt: null } }
+  // Nothing to poll for. The poll backoff starts afresh only once nothing runs.
+  const polls = running ? reads.polls : 0
+  return { ...state, reads: { ...reads, polls, followUpAt: null } }
 }
 
 /** The execution that runs now, as far as this tab knows. */

@@ -46,14 +46,15 @@ export async function runStop(ctx: StopContext): Promise<StopResult> {
 
   ctx.dispatch({ type: 'stop-requested', executionId, at: ctx.now() })
   for (let attempt = 1; ; attempt++) {
+    // The record may have shown the execution ended while a retry waited: nothing left to stop.
+    if (ctx.getState().stop?.executionId !== executionId) return { cancelRequested: false }
     try {
       const answer = await ctx.transport.stopExecution(ctx.key, executionId)
       ctx.dispatch({ type: 'stop-answered', executionId, ...answer })
       return answer
     } catch (cause) {
       const error = toPreviewChatError(cause, 'network_error', 'Stop got no answer')
-      const stillAsked = ctx.getState().stop?.executionId === executionId
-      if (error.retryAfterMs !== undefined && attempt < STOP_TRIES && stillAsked) {
+      if (error.retryAfterMs !== undefined && attempt < STOP_TRIES) {
         await ctx.sleep(Math.min(error.retryAfterMs, ctx.maxRetryAfterMs))
         continue
       }

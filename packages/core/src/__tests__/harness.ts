@@ -56,20 +56,25 @@ export class ScriptedStream {
   }
 }
 
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  })
 
 export function createScriptedServer() {
   const requests: RecordedRequest[] = []
   const reads: Pending<Response>[] = []
   const stops: Pending<Response>[] = []
   const posts: Pending<Response>[] = []
+  const postSignals: (AbortSignal | null | undefined)[] = []
 
   const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const url = new URL(String(input), 'http://test')
     const method = init?.method ?? 'GET'
     const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined
     requests.push({ method, path: url.pathname, body })
+    if (method === 'POST') postSignals.push(init?.signal)
     return new Promise<Response>((resolve, reject) => {
       const pending = { resolve, reject }
       const queue = method === 'GET' ? reads : method === 'DELETE' ? stops : posts
@@ -97,17 +102,31 @@ export function createScriptedServer() {
     pendingReads: () => reads.length,
     /** Answers the oldest waiting history read. */
     answerRead(
-      snapshot: HistorySnapshot | { status: number; body?: unknown } | 'network-error' | string,
+      snapshot:
+        | HistorySnapshot
+        | { status: number; body?: unknown; headers?: Record<string, string> }
+        | 'network-error'
+        | string,
     ) {
       const read = take(reads, 'history read')
       if (snapshot === 'network-error') read.reject(new TypeError('fetch failed'))
       else if (typeof snapshot === 'string') read.resolve(new Response(snapshot, { status: 200 }))
       else if ('status' in snapshot)
         read.resolve(
-          json(snapshot.status, snapshot.body ?? { code: snapshot.status, message: 'failed' }),
+          json(
+            snapshot.status,
+            snapshot.body ?? { code: snapshot.status, message: 'failed' },
+            snapshot.headers,
+          ),
         )
       else read.resolve(json(200, { data: snapshot }))
     },
+    /** Answers the oldest waiting POST with any response (a proxy's page, say). */
+    answerPost(response: Response) {
+      take(posts, 'POST').resolve(response)
+    },
+    /** The abort signal of every POST so far (a closed POST cancels the turn on some servers). */
+    postSignals: () => postSignals,
     /** Answers the oldest waiting POST with a turn stream the test then writes to. */
     openStream(): ScriptedStream {
       const stream = new ScriptedStream()
@@ -124,8 +143,8 @@ export function createScriptedServer() {
       if (status === 'network-error') post.reject(new TypeError('fetch failed'))
       else post.resolve(json(status, { code: status, message: 'refused' }))
     },
-    answerStop(body: unknown, status = 200) {
-      take(stops, 'DELETE').resolve(json(status, body))
+    answerStop(body: unknown, status = 200, headers: Record<string, string> = {}) {
+      take(stops, 'DELETE').resolve(json(status, body, headers))
     },
   }
 }

@@ -7,7 +7,7 @@ import {
 } from '../pushSource'
 
 beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] })
 })
 afterEach(() => {
   vi.useRealTimers()
@@ -146,6 +146,105 @@ describe('ssePushSource', () => {
     await vi.advanceTimersByTimeAsync(0)
     expect(log).toEqual([])
     await vi.advanceTimersByTimeAsync(50)
+    expect(fetch).toHaveBeenCalledTimes(2)
+    stop()
+  })
+})
+
+describe('a flapping channel (issue 11, row d: a proxy that drops it every 100 ms)', () => {
+  beforeEach(() => {
+    FakeSocket.sockets = []
+  })
+
+  /** Opens every socket at once and closes it 100 ms later, for `ms` of fake time. */
+  async function flap(ms: number, options: { stableAfterMs?: number } = {}) {
+    const { log, listener } = recorder()
+    const stop = websocketPushSource({
+      url: 'ws://x/rest/push',
+      WebSocket: FakeSocket as unknown as WebSocketLike,
+      random: () => 0.5,
+      ...options,
+    }).subscribe(listener)
+    let handled = 0
+    for (let elapsed = 0; elapsed < ms; elapsed += 100) {
+      for (const socket of FakeSocket.sockets.slice(handled)) socket.onopen?.()
+      const opened = FakeSocket.sockets.slice(handled)
+      handled = FakeSocket.sockets.length
+      await vi.advanceTimersByTimeAsync(100)
+      for (const socket of opened) if (!socket.closed) socket.close()
+    }
+    stop()
+    return { connections: FakeSocket.sockets.length, log }
+  }
+
+  it('backs off instead of reconnecting twice a second: a minute costs a handful of connections', async () => {
+    const { connections } = await flap(60_000)
+    // 0.5 s doubling to 15 s (with the jitter at its middle): about ten in the first minute.
+    expect(connections).toBeLessThanOrEqual(10)
+    expect(connections).toBeGreaterThanOrEqual(6)
+  })
+
+  it('starts the backoff afresh once a connection stayed up, or delivered a message', async () => {
+    const { log, listener } = recorder()
+    const stop = websocketPushSource({
+      url: 'ws://x/rest/push',
+      WebSocket: FakeSocket as unknown as WebSocketLike,
+      reconnectBaseMs: 100,
+      reconnectMaxMs: 10_000,
+      stableAfterMs: 1_000,
+      random: () => 1,
+    }).subscribe(listener)
+    // Three quick failures: 100, 200, 400 ms.
+    for (const wait of [100, 200, 400]) {
+      FakeSocket.sockets.at(-1)?.close()
+      await vi.advanceTimersByTimeAsync(wait - 1)
+      const before = FakeSocket.sockets.length
+      await vi.advanceTimersByTimeAsync(1)
+      expect(FakeSocket.sockets.length).toBe(before + 1)
+    }
+    // This one stays up past stableAfterMs: the next loss reconnects after the first step again.
+    FakeSocket.sockets.at(-1)?.onopen?.()
+    await vi.advanceTimersByTimeAsync(1_000)
+    FakeSocket.sockets.at(-1)?.close()
+    await vi.advanceTimersByTimeAsync(100)
+    expect(FakeSocket.sockets).toHaveLength(5)
+    // A short-lived one that delivered a message also counts as working.
+    FakeSocket.sockets.at(-1)?.onopen?.()
+    FakeSocket.sockets.at(-1)?.onmessage?.({ data: updated })
+    FakeSocket.sockets.at(-1)?.close()
+    await vi.advanceTimersByTimeAsync(100)
+    expect(FakeSocket.sockets).toHaveLength(6)
+    expect(log.filter((entry) => entry === 'connected')).toHaveLength(2)
+    stop()
+  })
+
+  it('counts only an event stream as connected (a proxy answering 200 text/html is a failure)', async () => {
+    const { log, listener } = recorder()
+    const fetch = vi.fn(
+      async () =>
+        new Response('<html>sign in</html>', { headers: { 'content-type': 'text/html' } }),
+    )
+    const stop = ssePushSource({ url: '/rest/push', fetch, random: () => 1 }).subscribe(listener)
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(log).toEqual([])
+    expect(fetch.mock.calls.length).toBeLessThanOrEqual(8)
+    stop()
+  })
+
+  it("honours the server's Retry-After before reconnecting, capped by reconnectMaxMs", async () => {
+    const fetch = vi.fn(
+      async () =>
+        new Response('{"code":503,"message":"later"}', {
+          status: 503,
+          headers: { 'content-type': 'application/json', 'retry-after': '8' },
+        }),
+    )
+    const stop = ssePushSource({ url: '/rest/push', fetch, random: () => 1 }).subscribe(
+      recorder().listener,
+    )
+    await vi.advanceTimersByTimeAsync(7_999)
+    expect(fetch).toHaveBeenCalledTimes(1)
+    await vi.advanceTimersByTimeAsync(1)
     expect(fetch).toHaveBeenCalledTimes(2)
     stop()
   })
