@@ -14,6 +14,7 @@ const react18Aliases = [
   'react',
   '@testing-library/react',
   '@tanstack/react-query',
+  'use-sync-external-store',
 ].map((name) => ({
   find: new RegExp(`^${name}(/.*)?$`),
   replacement: `${react18(name)}$1`,
@@ -45,8 +46,9 @@ export default defineConfig({
           name: 'react18',
           ...reactTests,
           env: { EXPECTED_REACT: '18' },
-          // zustand's hooks import react themselves: inline them so the alias gives them React 18.
-          server: { deps: { inline: ['zustand', 'use-sync-external-store'] } },
+          // zustand's hooks import react themselves: inline them so the aliases give them React 18
+          // (and use-sync-external-store's shim the copy installed beside React 18).
+          server: { deps: { inline: ['zustand'] } },
         },
       },
     ],

@@ -1,0 +1,59 @@
+import { act, render, waitFor } from '@testing-library/react'
+import { describe, expect, it } from 'vitest'
+import { usePreviewChatSelector } from '../usePreviewChat'
+import type { SessionState } from '../index'
+import { Providers, setupChat, tabClient, thread } from './harness'
+
+setupChat({ deltaMs: 0 })
+
+describe('usePreviewChatSelector (built on zustand’s useStoreWithEqualityFn)', () => {
+  it('takes a new selector at once, with the state unchanged (issue 11, row f)', async () => {
+    const client = tabClient()
+    const key = thread()
+    const seen: unknown[] = []
+    function Slice({ select }: { select: (state: SessionState) => unknown }) {
+      const value = usePreviewChatSelector(key, select)
+      seen.push(value)
+      return <p>{String(value)}</p>
+    }
+    const view = render(
+      <Providers client={client} queryClient={client.queryClient}>
+        <Slice select={(s) => s.draft} />
+      </Providers>,
+    )
+    act(() => client.session(key).setDraft('hello'))
+    await waitFor(() => expect(client.session(key).getState().status).toBe('idle'))
+    expect(seen.at(-1)).toBe('hello')
+    view.rerender(
+      <Providers client={client} queryClient={client.queryClient}>
+        <Slice select={(s) => s.status} />
+      </Providers>,
+    )
+    expect(seen.at(-1)).toBe('idle')
+    expect(view.container.textContent).toBe('idle')
+  })
+
+  it('re-renders only when its slice changes (isEqual compares slices)', () => {
+    const client = tabClient()
+    const key = thread()
+    const session = client.session(key)
+    let renders = 0
+    function Length() {
+      const length = usePreviewChatSelector({ ...key, throttleMs: 0 }, (s) => s.draft.length > 3)
+      renders++
+      return <p>{String(length)}</p>
+    }
+    const view = render(
+      <Providers client={client} queryClient={client.queryClient}>
+        <Length />
+      </Providers>,
+    )
+    const before = renders
+    act(() => session.setDraft('a'))
+    act(() => session.setDraft('ab'))
+    expect(renders).toBe(before)
+    act(() => session.setDraft('abcd'))
+    expect(view.container.textContent).toBe('true')
+    expect(renders).toBe(before + 1)
+  })
+})
