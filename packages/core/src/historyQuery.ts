@@ -1,15 +1,7 @@
 import { QueryObserver, type QueryClient } from '@tanstack/query-core'
 import type { HistorySnapshot } from './contract/snapshot'
-
-/** What the history query reports to its session. */
-export interface HistoryQueryEvents {
-  /** A read began (whoever started it: the session's scheduler, or the app through TanStack Query). */
-  started(): void
-  failed(cause: unknown): void
-  cancelled(): void
-  /** A snapshot reached the cache: a read's answer (`fromRead`) or the app's `setQueryData`. */
-  snapshot(snapshot: HistorySnapshot, fromRead: boolean): void
-}
+import { toPreviewChatError } from './errors'
+import type { EngineAction } from './state'
 
 export interface HistoryQuery {
   /** Observes the query while the session is active; returns the function that stops. */
@@ -20,13 +12,37 @@ export interface HistoryQuery {
   cancel(): void
 }
 
+/** The clocks and randomness a snapshot action carries, so that the reducer stays pure. */
+export interface ActionClock {
+  at(): number
+  stampedAt(): number
+  random(): number
+}
+
+/** The action of a snapshot reaching the session (from the cache, a read, or the app). */
+export function snapshotAction(
+  snapshot: HistorySnapshot,
+  origin: 'cache' | 'read' | 'app',
+  clock: ActionClock,
+): EngineAction {
+  return {
+    type: 'snapshot',
+    snapshot,
+    fresh: origin !== 'cache',
+    fromRead: origin === 'read',
+    at: clock.at(),
+    stampedAt: clock.stampedAt(),
+    random: clock.random(),
+  }
+}
+
 /**
  * A thread's recorded history as a TanStack Query query that the session observes. Every read
  * runs through its `queryFn`, so the cache, structural sharing (unchanged messages keep their
  * identity), Devtools (the query shows active while a session follows it) and the app's
  * `invalidateQueries`, `refetchQueries` and `setQueryData` all meet the one read path, and every
  * read is reported to the session's reducer. TanStack Query keeps one fetch in flight per query.
- * Its own triggers (focus, reconnect, staleness) are off: the session decides when to read.
+ * Its own triggers (focus, reconnect, staleness) are off: the session's scheduler decides.
  */
 export function createHistoryQuery(options: {
   queryClient: QueryClient
@@ -34,15 +50,16 @@ export function createHistoryQuery(options: {
   fetch: (signal: AbortSignal) => Promise<HistorySnapshot>
   /** The snapshot of a thread known to be new, so that observing it reads nothing. */
   initialData?: HistorySnapshot
-  events: HistoryQueryEvents
+  dispatch(action: EngineAction): void
+  clock: ActionClock
 }): HistoryQuery {
-  const { queryClient, queryKey, events } = options
+  const { queryClient, queryKey, dispatch, clock } = options
   let observer: QueryObserver<HistorySnapshot> | null = null
   const queryObserver = () =>
     (observer ??= new QueryObserver<HistorySnapshot>(queryClient, {
       queryKey,
       queryFn: async ({ signal }) => {
-        events.started()
+        dispatch({ type: 'read-started', at: clock.at() })
         try {
           return await options.fetch(signal)
         } finally {
@@ -50,7 +67,8 @@ export function createHistoryQuery(options: {
           // and answers are reported from the cache below, once the query itself has settled, so
           // that a read asked for at that moment starts afresh instead of joining the old one.
           const query = observer?.getCurrentQuery()
-          if (signal.aborted && query?.state.fetchStatus === 'idle') events.cancelled()
+          if (signal.aborted && query?.state.fetchStatus === 'idle')
+            dispatch({ type: 'read-cancelled' })
         }
       },
       ...(options.initialData && { initialData: options.initialData }),
@@ -71,8 +89,15 @@ export function createHistoryQuery(options: {
         if (event.type !== 'updated' || event.query !== current.getCurrentQuery()) return
         const { action } = event
         const data = event.query.state.data as HistorySnapshot | undefined
-        if (action.type === 'success' && data) events.snapshot(data, action.manual !== true)
-        else if (action.type === 'error') events.failed(action.error)
+        if (action.type === 'success' && data)
+          dispatch(snapshotAction(data, action.manual === true ? 'app' : 'read', clock))
+        else if (action.type === 'error')
+          dispatch({
+            type: 'read-failed',
+            error: toPreviewChatError(action.error, 'invalid_response', 'The history read failed'),
+            at: clock.at(),
+            random: clock.random(),
+          })
       })
       const stopObserver = current.subscribe(() => {})
       return () => {

@@ -1,8 +1,7 @@
 import type { TurnEvent } from './contract/events'
 import { inBandError, PreviewChatError, toPreviewChatError } from './errors'
-import type { EngineAction, EngineState } from './state'
-import type { RelayMessage } from './tabRelay'
-import { readTurnStream, type ThreadKey, type Transport, type TurnRequest } from './transport'
+import type { SessionEffects } from './effects'
+import { readTurnStream, type TurnRequest } from './transport'
 
 /** The outcome of `submit()` and `resume()`. */
 export type SubmitResult =
@@ -16,23 +15,6 @@ export type SubmitResult =
   /** Not accepted (or not confirmed in time); the draft is kept. `error.code` says why. */
   | { outcome: 'failed'; error: PreviewChatError }
 
-/** What running a turn needs from its session. */
-export interface OwnTurnContext {
-  key: ThreadKey
-  transport: Transport
-  getState(): EngineState
-  dispatch(action: EngineAction): void
-  until(predicate: (state: EngineState) => boolean): Promise<EngineState>
-  /** The scheduler's clock and the wall clock. */
-  at(): number
-  stampedAt(): number
-  /** Tells the other tabs (the relay), when there is one. */
-  relay(message: RelayMessage): void
-  relayThread: string
-  /** Reports a protocol oddity once (an unknown or malformed event, a turn never announced). */
-  warn(message: string): void
-}
-
 /** Codes of a POST that got no usable answer: the server may have taken the turn anyway. */
 const mayHaveBeenTaken = new Set(['network_error', 'server_error', 'invalid_response', 'timeout'])
 
@@ -42,7 +24,7 @@ const mayHaveBeenTaken = new Set(['network_error', 'server_error', 'invalid_resp
  * never because of what it carries, since on some servers closing it cancels the person's turn.
  */
 export function runOwnTurn(
-  ctx: OwnTurnContext,
+  ctx: SessionEffects,
   request: TurnRequest,
   token: number,
   signal: AbortSignal,
@@ -81,7 +63,7 @@ export function runOwnTurn(
 }
 
 function readOwnStream(
-  ctx: OwnTurnContext,
+  ctx: SessionEffects,
   body: ReadableStream<Uint8Array>,
   token: number,
   signal: AbortSignal,

@@ -1,53 +1,24 @@
-import type { QueryClient } from '@tanstack/query-core'
 import { createStore, type StoreApi } from 'zustand/vanilla'
+import { createAlarm, type Alarm } from './alarm'
 import type { HistorySnapshot, Suspension } from './contract/snapshot'
-import type { DraftStorage, ResumeSignal, Timers } from './environment'
-import { PreviewChatError, toPreviewChatError } from './errors'
-import { createHistoryQuery, type HistoryQuery } from './historyQuery'
+import type { ReadonlyStore, SessionContext, SessionEffects } from './effects'
+import { PreviewChatError } from './errors'
+import { createHistoryQuery, snapshotAction, type HistoryQuery } from './historyQuery'
 import { lingering, type Lingering } from './linger'
 import { runOwnTurn, type SubmitResult } from './ownTurn'
-import type { PushListener } from './pushSource'
 import { nextDeadline, nextRead } from './schedule'
 import {
   initialEngineState,
   reduce,
   selectSessionState,
   type EngineAction,
-  type EngineConfig,
   type EngineState,
   type SessionState,
 } from './state'
 import { runStop, type StopResult } from './stop'
-import type { RelayMessage, TabRelay } from './tabRelay'
+import { followRelay } from './tabRelay'
 import { markTruncated } from './transcript'
-import type { ThreadKey, Transport, TurnRequest } from './transport'
-
-/** A read-only zustand store: what `useStore` and `useStoreWithEqualityFn` take. */
-export type ReadonlyStore<T> = Pick<StoreApi<T>, 'getState' | 'getInitialState' | 'subscribe'>
-
-/** What a session needs from its client. */
-export interface SessionContext {
-  transport: Transport
-  queryClient: QueryClient
-  queryKey: readonly unknown[]
-  /** Registers for the user's push messages; returns the function that unregisters. */
-  listenToPush(listener: PushListener): () => void
-  pushConnected(): boolean
-  timers: Timers
-  now(): number
-  random(): number
-  resumeSignal: ResumeSignal
-  /** The channel to the other tabs of this origin, or null. */
-  relay: TabRelay | null
-  storage: DraftStorage
-  draftKey: string
-  config: EngineConfig
-  /** How long a session with no subscriber keeps running before it goes quiet (StrictMode remounts). */
-  lingerMs: number
-  warn(message: string): void
-  /** Called once the session went quiet for good (so the client can forget it). */
-  onIdle(session: PreviewChatSession): void
-}
+import type { ThreadKey, TurnRequest } from './transport'
 
 /**
  * One thread, followed: the recovery engine of the specification. It only wires things together:
@@ -69,17 +40,35 @@ export class PreviewChatSession {
   readonly #view: StoreApi<SessionState>
   readonly #history: HistoryQuery
   readonly #activity: Lingering
-  readonly #relayThread: string
+  readonly #effects: SessionEffects
   readonly #streams = new Set<AbortController>()
   #tokens = 0
-  #alarm: { at: number; handle: unknown } | null = null
+  readonly #alarm: Alarm
   #stopping: Promise<StopResult> | null = null
   #disposed = false
 
   constructor(key: ThreadKey & { isNew?: boolean }, ctx: SessionContext) {
     this.key = { projectId: key.projectId, agentId: key.agentId, threadId: key.threadId }
     this.#ctx = ctx
-    this.#relayThread = JSON.stringify([key.projectId, key.agentId, key.threadId])
+    const clock = {
+      at: () => ctx.timers.now(),
+      stampedAt: () => ctx.now(),
+      random: () => ctx.random(),
+    }
+    this.#effects = {
+      key: this.key,
+      transport: ctx.transport,
+      config: ctx.config,
+      getState: () => this.#engine.getState(),
+      dispatch: (action) => this.#dispatch(action),
+      until: (predicate) => this.#until(predicate),
+      at: clock.at,
+      stampedAt: clock.stampedAt,
+      sleep: (ms) => new Promise((resolve) => ctx.timers.setTimeout(resolve, ms)),
+      relay: (message) => ctx.relay?.post(message),
+      relayThread: JSON.stringify([key.projectId, key.agentId, key.threadId]),
+      warn: ctx.warn,
+    }
     const initial = initialEngineState({
       draft: ctx.storage.getItem(ctx.draftKey) ?? '',
       isNew: key.isNew ?? false,
@@ -87,7 +76,7 @@ export class PreviewChatSession {
     // Stale-while-revalidate: a cached snapshot shows at once; the gate waits for a fresh read.
     const cached = ctx.queryClient.getQueryData<HistorySnapshot>(ctx.queryKey)
     const engine = cached
-      ? reduce(initial, this.#snapshot(cached, false, false), ctx.config)
+      ? reduce(initial, snapshotAction(cached, 'cache', clock), ctx.config)
       : initial
     this.#engine = createStore<EngineState>()(() => engine)
     // The server render shows the cached transcript, not the draft that only the browser knows.
@@ -101,7 +90,9 @@ export class PreviewChatSession {
     this.#engine.subscribe((next, previous) => {
       const view = selectSessionState(next, { engine: previous, view: this.#view.getState() })
       if (view !== this.#view.getState()) this.#view.setState(view, true)
-      if (next.draft !== previous.draft) this.#persistDraft(next.draft)
+      if (next.draft === previous.draft) return
+      if (next.draft) ctx.storage.setItem(ctx.draftKey, next.draft)
+      else ctx.storage.removeItem(ctx.draftKey)
     })
     this.#history = createHistoryQuery({
       queryClient: ctx.queryClient,
@@ -113,20 +104,11 @@ export class PreviewChatSession {
         ),
       ...(key.isNew &&
         !cached && { initialData: { messages: [], openSuspensions: [], activeExecutionId: null } }),
-      events: {
-        started: () => this.#dispatch({ type: 'read-started', at: ctx.timers.now() }),
-        cancelled: () => this.#dispatch({ type: 'read-cancelled' }),
-        failed: (cause) =>
-          this.#dispatch({
-            type: 'read-failed',
-            error: toPreviewChatError(cause, 'invalid_response', 'The history read failed'),
-            at: ctx.timers.now(),
-            random: ctx.random(),
-          }),
-        snapshot: (snapshot, fromRead) => this.#dispatch(this.#snapshot(snapshot, true, fromRead)),
-      },
+      dispatch: this.#effects.dispatch,
+      clock,
     })
     this.#activity = lingering(() => this.#activate(), ctx.timers, ctx.lingerMs)
+    this.#alarm = createAlarm(ctx.timers, (due) => this.#wake(due))
   }
 
   /** The current state; the same object until something visible changes. */
@@ -201,17 +183,7 @@ export class PreviewChatSession {
    * it; a turn that is only suspended is cancelled through its run.
    */
   stop = (): Promise<StopResult> => {
-    this.#stopping ??= runStop({
-      key: this.key,
-      transport: this.#ctx.transport,
-      getState: () => this.#engine.getState(),
-      dispatch: (action) => this.#dispatch(action),
-      until: (predicate) => this.#until(predicate),
-      sleep: (ms) => new Promise((resolve) => this.#ctx.timers.setTimeout(resolve, ms)),
-      now: () => this.#ctx.timers.now(),
-      openSuspensions: () => this.getState().openSuspensions,
-      maxRetryAfterMs: this.#ctx.config.retry.maxMs,
-    }).finally(() => {
+    this.#stopping ??= runStop(this.#effects).finally(() => {
       this.#stopping = null
     })
     return this.#stopping
@@ -245,27 +217,16 @@ export class PreviewChatSession {
     this.#wake()
   }
 
-  /**
-   * Does what the scheduler says is due now, and sets one alarm for what is due later. `dueAt`:
-   * the alarm's time, which has come even if the clock reads a hair earlier.
-   */
-  #wake(dueAt = Number.NEGATIVE_INFINITY): void {
+  /** Does what the scheduler says is due now, and sets the alarm for what is due later. */
+  #wake(dueAt?: number): void {
     const state = this.#engine.getState()
-    const now = Math.max(this.#ctx.timers.now(), dueAt)
+    // The alarm's time has come, even if the clock reads a hair earlier.
+    const now = Math.max(this.#ctx.timers.now(), dueAt ?? Number.NEGATIVE_INFINITY)
     const deadline = nextDeadline(state, this.#ctx.config)
     if (deadline !== null && deadline <= now) return this.#dispatch({ type: 'tick', at: now })
     const readAt = nextRead(state, this.#ctx.config)
     if (readAt !== null && readAt <= now) return this.#history.read()
-    const due = Math.min(deadline ?? Infinity, readAt ?? Infinity)
-    if (this.#alarm && this.#alarm.at <= due) return
-    if (this.#alarm) this.#ctx.timers.clearTimeout(this.#alarm.handle)
-    this.#alarm = null
-    if (due === Infinity) return
-    const handle = this.#ctx.timers.setTimeout(() => {
-      this.#alarm = null
-      this.#wake(due)
-    }, due - now)
-    this.#alarm = { at: due, handle }
+    this.#alarm.set(Math.min(deadline ?? Infinity, readAt ?? Infinity), now)
   }
 
   #until(predicate: (state: EngineState) => boolean): Promise<EngineState> {
@@ -279,19 +240,6 @@ export class PreviewChatSession {
     })
   }
 
-  #snapshot(snapshot: HistorySnapshot, fresh: boolean, fromRead: boolean): EngineAction {
-    const { timers, now, random } = this.#ctx
-    return {
-      type: 'snapshot',
-      snapshot,
-      fresh,
-      fromRead,
-      at: timers.now(),
-      stampedAt: now(),
-      random: random(),
-    }
-  }
-
   #activate(): () => void {
     const ctx = this.#ctx
     const cleanups = [
@@ -303,7 +251,7 @@ export class PreviewChatSession {
             data.agentId === agentId &&
             data.threadId === threadId
           )
-            this.#dispatch({ type: 'read-wanted', urgent: false })
+            this.#dispatch({ type: 'push-message' })
         },
         onConnectionChange: (connected) =>
           this.#dispatch({
@@ -314,14 +262,13 @@ export class PreviewChatSession {
           }),
       }),
       ctx.resumeSignal(() => this.#dispatch({ type: 'read-wanted', urgent: false })),
-      ctx.relay?.listen((message) => this.#onRelay(message)) ?? (() => {}),
+      ctx.relay?.listen((message) => followRelay(message, this.#effects)) ?? (() => {}),
     ]
     this.#dispatch({ type: 'activated', at: ctx.timers.now(), pushConnected: ctx.pushConnected() })
     cleanups.push(this.#history.observe())
     return () => {
       for (const cleanup of cleanups) cleanup()
-      if (this.#alarm) ctx.timers.clearTimeout(this.#alarm.handle)
-      this.#alarm = null
+      this.#alarm.clear()
       // A read in flight is cancelled (its request aborted), not left to finish for nobody; the
       // live stream stops being read, while the turn goes on on the server.
       if (this.#engine.getState().reads.inFlight) this.#history.cancel()
@@ -335,52 +282,9 @@ export class PreviewChatSession {
     const controller = new AbortController()
     this.#streams.add(controller)
     try {
-      return await runOwnTurn(
-        {
-          key: this.key,
-          transport: this.#ctx.transport,
-          getState: () => this.#engine.getState(),
-          dispatch: (action) => this.#dispatch(action),
-          until: (predicate) => this.#until(predicate),
-          at: () => this.#ctx.timers.now(),
-          stampedAt: () => this.#ctx.now(),
-          relay: (message) => this.#ctx.relay?.post(message),
-          relayThread: this.#relayThread,
-          warn: this.#ctx.warn,
-        },
-        request,
-        token,
-        controller.signal,
-      )
+      return await runOwnTurn(this.#effects, request, token, controller.signal)
     } finally {
       this.#streams.delete(controller)
     }
-  }
-
-  /** Another tab's live turn, followed token by token (the reducer decides what to take). */
-  #onRelay(message: RelayMessage): void {
-    if (message.thread !== this.#relayThread) return
-    const before = this.#engine.getState()
-    const { own, live } = before
-    if (message.kind === 'sync') {
-      // A tab that joined mid-turn asks for the whole of the turn this tab streams.
-      if (own?.phase === 'streaming' && live?.executionId === message.executionId)
-        this.#ctx.relay?.post({
-          kind: 'turn',
-          thread: this.#relayThread,
-          turn: live,
-          seq: own.batches,
-        })
-      return
-    }
-    this.#dispatch({ type: 'relay-received', message, stampedAt: this.#ctx.now() })
-    const { syncAsked } = this.#engine.getState()
-    if (syncAsked && syncAsked !== before.syncAsked)
-      this.#ctx.relay?.post({ kind: 'sync', thread: this.#relayThread, executionId: syncAsked })
-  }
-
-  #persistDraft(draft: string): void {
-    if (draft) this.#ctx.storage.setItem(this.#ctx.draftKey, draft)
-    else this.#ctx.storage.removeItem(this.#ctx.draftKey)
   }
 }

@@ -631,7 +631,8 @@ export interface SessionState {
 
 const noSuspensions: Suspension[] = []
 
-function openSuspensions(state: EngineState): Suspension[] {
+/** The open suspensions, less those this tab answered already. */
+export function selectOpenSuspensions(state: EngineState): Suspension[] {
   const recorded = state.recorded?.openSuspensions ?? noSuspensions
   if (state.answered.length === 0) return recorded
   return recorded.filter((suspension) => !state.answered.includes(suspension.toolCallId))
@@ -660,7 +661,7 @@ export function selectSessionState(
   const view: SessionState = {
     status,
     messages,
-    openSuspensions: openSuspensions(state),
+    openSuspensions: selectOpenSuspensions(state),
     activeExecutionId,
     isRunning: (status !== 'idle' && status !== 'recovering') || activeExecutionId !== null,
     canSubmit: status === 'idle' && state.draft.trim().length > 0,

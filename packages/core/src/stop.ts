@@ -1,27 +1,11 @@
-import type { Suspension } from './contract/snapshot'
+import type { SessionEffects } from './effects'
 import { toPreviewChatError, type PreviewChatError } from './errors'
-import { selectActiveExecutionId, type EngineAction, type EngineState } from './state'
-import type { ThreadKey, Transport } from './transport'
+import { selectActiveExecutionId, selectOpenSuspensions } from './state'
 
 /** The outcome of `stop()`. `cancelRequested: true` means accepted, not ended: the record says when. */
 export interface StopResult {
   cancelRequested: boolean
   error?: PreviewChatError
-}
-
-/** What Stop needs from its session. */
-export interface StopContext {
-  key: ThreadKey
-  transport: Transport
-  getState(): EngineState
-  dispatch(action: EngineAction): void
-  /** Resolves with the first state that satisfies `predicate` (checked at once, then on changes). */
-  until(predicate: (state: EngineState) => boolean): Promise<EngineState>
-  sleep(ms: number): Promise<void>
-  now(): number
-  openSuspensions(): Suspension[]
-  /** The longest wait a server's `Retry-After` may impose. */
-  maxRetryAfterMs: number
 }
 
 /** Tries of a Stop that the server asked to repeat later (429 or 503 with `Retry-After`). */
@@ -33,18 +17,18 @@ const STOP_TRIES = 3
  * known waits for it (the reducer bounds the wait); a turn that is only suspended is cancelled
  * through its run ("Suspended turns use the existing checkpoint cancellation path").
  */
-export async function runStop(ctx: StopContext): Promise<StopResult> {
+export async function runStop(ctx: SessionEffects): Promise<StopResult> {
   const state = ctx.getState()
   let executionId = selectActiveExecutionId(state)
   if (!executionId && state.own?.phase === 'posting' && !state.own.timedOut) {
-    ctx.dispatch({ type: 'stop-requested', executionId: null, at: ctx.now() })
+    ctx.dispatch({ type: 'stop-requested', executionId: null, at: ctx.at() })
     const known = await ctx.until((s) => s.stop?.executionId !== null)
     if (!known.stop?.executionId) return { cancelRequested: false }
     executionId = known.stop.executionId
   }
   if (!executionId) return cancelSuspendedRuns(ctx)
 
-  ctx.dispatch({ type: 'stop-requested', executionId, at: ctx.now() })
+  ctx.dispatch({ type: 'stop-requested', executionId, at: ctx.at() })
   for (let attempt = 1; ; attempt++) {
     // The record may have shown the execution ended while a retry waited: nothing left to stop.
     if (ctx.getState().stop?.executionId !== executionId) return { cancelRequested: false }
@@ -55,7 +39,7 @@ export async function runStop(ctx: StopContext): Promise<StopResult> {
     } catch (cause) {
       const error = toPreviewChatError(cause, 'network_error', 'Stop got no answer')
       if (error.retryAfterMs !== undefined && attempt < STOP_TRIES) {
-        await ctx.sleep(Math.min(error.retryAfterMs, ctx.maxRetryAfterMs))
+        await ctx.sleep(Math.min(error.retryAfterMs, ctx.config.retry.maxMs))
         continue
       }
       ctx.dispatch({ type: 'stop-failed', error })
@@ -64,8 +48,8 @@ export async function runStop(ctx: StopContext): Promise<StopResult> {
   }
 }
 
-async function cancelSuspendedRuns(ctx: StopContext): Promise<StopResult> {
-  const runIds = [...new Set(ctx.openSuspensions().map((suspension) => suspension.runId))]
+async function cancelSuspendedRuns(ctx: SessionEffects): Promise<StopResult> {
+  const runIds = [...new Set(selectOpenSuspensions(ctx.getState()).map((s) => s.runId))]
   if (runIds.length === 0) return { cancelRequested: false }
   try {
     const answers = await Promise.all(

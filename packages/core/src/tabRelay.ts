@@ -1,4 +1,5 @@
 import type { TurnEvent } from './contract/events'
+import type { SessionEffects } from './effects'
 import type { Timers } from './environment'
 import { lingering } from './linger'
 import type { LiveTurn } from './turn'
@@ -61,4 +62,24 @@ export function broadcastChannelRelay(scope: string, timers: Timers, lingerMs: n
       }
     },
   }
+}
+
+/**
+ * Another tab's message about this thread. The reducer decides what to take; this answers a
+ * tab that asks for the whole of the turn this tab streams, and asks for it when the reducer
+ * found a batch missing (a tab that joined mid-turn, or missed one).
+ */
+export function followRelay(message: RelayMessage, effects: SessionEffects): void {
+  if (message.thread !== effects.relayThread) return
+  const before = effects.getState()
+  const { own, live } = before
+  if (message.kind === 'sync') {
+    if (own?.phase === 'streaming' && live?.executionId === message.executionId)
+      effects.relay({ kind: 'turn', thread: message.thread, turn: live, seq: own.batches })
+    return
+  }
+  effects.dispatch({ type: 'relay-received', message, stampedAt: effects.stampedAt() })
+  const { syncAsked } = effects.getState()
+  if (syncAsked && syncAsked !== before.syncAsked)
+    effects.relay({ kind: 'sync', thread: message.thread, executionId: syncAsked })
 }

@@ -1,5 +1,5 @@
 import { defaultTimers, type Timers } from './environment'
-import type { ReadonlyStore } from './session'
+import type { ReadonlyStore } from './effects'
 import type { SessionState } from './state'
 
 export interface ThrottleOptions {
