@@ -13,17 +13,16 @@ export { inBandError, toPreviewChatError } from './errors'
 export { createHistoryQuery } from './historyQuery'
 export { lingering } from './linger'
 export type { Lingering } from './linger'
-export { nextDeadline, nextRead } from './schedule'
+export { followUp, IDLE_READ_RETRIES, nextDeadline, nextRead } from './schedule'
 export { readSse } from './sse'
 export type { SseEnd } from './sse'
 export {
-  IDLE_READ_RETRIES,
-  initialEngineState,
-  reduce,
   selectActiveExecutionId,
+  selectOpenSuspensions,
   selectSessionState,
   selectStatus,
-} from './state'
+} from './select'
+export { initialEngineState, reduce } from './state'
 export type {
   EngineAction,
   EngineConfig,

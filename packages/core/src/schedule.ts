@@ -1,4 +1,9 @@
+import { backoffDelay } from './environment'
+import { selectActiveExecutionId } from './select'
 import type { EngineConfig, EngineState } from './state'
+
+/** Retries of a failed read while nothing runs (while a turn runs, reads retry without end). */
+export const IDLE_READ_RETRIES = 3
 
 /**
  * When the next history read may start (scheduler time), or `null` for no read: the one place
@@ -37,4 +42,38 @@ export function nextDeadline(state: EngineState, config: EngineConfig): number |
   if (own?.phase === 'posting' && !own.timedOut) deadlines.push(own.since + config.submitTimeoutMs)
   if (stop?.executionId === null) deadlines.push(stop.askedAt + config.stopWaitMs)
   return deadlines.length === 0 ? null : Math.min(...deadlines)
+}
+
+/**
+ * What follows a read or a change of the push channel: retry a failed read with bounded backoff
+ * while anything is unknown or running (and a few times even when nothing runs, so a passing fault
+ * leaves no stale `readError`); poll while an execution runs and no push channel is connected;
+ * and poll while the record lags behind a turn this tab saw end, since the notification of its
+ * last batch may already have been spent on an earlier read.
+ */
+export function followUp(state: EngineState, at: number, random: number, config: EngineConfig) {
+  const { reads } = state
+  const running = selectActiveExecutionId(state) !== null || state.stop !== null
+  const recordLags = state.live?.ended === true || state.settled.length > 0
+  const unknown = state.cut || !state.synced
+  const jitter = () => random
+  if (state.readError && state.readError.code !== 'not_found') {
+    if (running || recordLags || unknown || reads.failures <= IDLE_READ_RETRIES) {
+      const delay = backoffDelay(
+        reads.failures - 1,
+        config.retry.baseMs,
+        config.retry.maxMs,
+        jitter,
+      )
+      return { ...state, reads: { ...reads, followUpAt: Math.max(at + delay, reads.notBefore) } }
+    }
+    return { ...state, reads: { ...reads, followUpAt: null } }
+  }
+  if (recordLags || (running && !state.push.connected)) {
+    const delay = backoffDelay(reads.polls, config.poll.baseMs, config.poll.maxMs, jitter)
+    return { ...state, reads: { ...reads, polls: reads.polls + 1, followUpAt: at + delay } }
+  }
+  // Nothing to poll for. The poll backoff starts afresh only once nothing runs.
+  const polls = running ? reads.polls : 0
+  return { ...state, reads: { ...reads, polls, followUpAt: null } }
 }

@@ -7,14 +7,8 @@ import { createHistoryQuery, snapshotAction, type HistoryQuery } from './history
 import { lingering, type Lingering } from './linger'
 import { runOwnTurn, type SubmitResult } from './ownTurn'
 import { nextDeadline, nextRead } from './schedule'
-import {
-  initialEngineState,
-  reduce,
-  selectSessionState,
-  type EngineAction,
-  type EngineState,
-  type SessionState,
-} from './state'
+import { selectSessionState, type SessionState } from './select'
+import { initialEngineState, reduce, type EngineAction, type EngineState } from './state'
 import { runStop, type StopResult } from './stop'
 import { followRelay } from './tabRelay'
 import { markTruncated } from './transcript'

@@ -1,24 +1,11 @@
 import type { TurnEvent } from './contract/events'
-import type { HistorySnapshot, Message, Suspension } from './contract/snapshot'
-import { backoffDelay } from './environment'
+import type { HistorySnapshot, Message } from './contract/snapshot'
 import { inBandError, PreviewChatError } from './errors'
+import { followUp } from './schedule'
+import { selectActiveExecutionId } from './select'
 import type { RelayMessage } from './tabRelay'
-import { composeTranscript, recordSupersedes } from './transcript'
+import { recordSupersedes } from './transcript'
 import { applyTurnEvents, startTurn, type LiveTurn } from './turn'
-
-/**
- * Exactly one at a time:
- * - `idle`: nothing runs; a message may be sent.
- * - `submitting`: the message is posted; the server has not accepted it yet.
- * - `streaming`: this tab reads the turn's live stream.
- * - `recovering`: this tab does not know the thread's state (first read pending, its live stream
- *   was cut, or the server never confirmed the message) and reads the recorded transcript.
- * - `following`: a turn runs that this tab has no live stream of (another tab's, or one recovered
- *   after a reload); push notifications and reads keep the transcript current.
- * - `stopping`: Stop was asked; the turn runs until the record shows it ended.
- */
-export type SessionStatus =
-  'idle' | 'submitting' | 'streaming' | 'recovering' | 'following' | 'stopping'
 
 /** The settings the reducer and the scheduler decide with (all times in ms). */
 export interface EngineConfig {
@@ -36,9 +23,6 @@ export interface EngineConfig {
   /** How long this tab's own stream may stay silent before reads it defers run anyway. */
   streamSilenceMs: number
 }
-
-/** Retries of a failed read while nothing runs (while a turn runs, reads retry without end). */
-export const IDLE_READ_RETRIES = 3
 
 /** This tab's own turn request, from the POST until its stream ends. */
 export interface OwnTurn {
@@ -554,127 +538,4 @@ function failRead(
     }
   }
   return followUp({ ...state, reads, readError: error }, action.at, action.random, config)
-}
-
-/**
- * What follows a read or a change of the push channel: retry a failed read with bounded backoff
- * while anything is unknown or running (and a few times even when nothing runs, so a passing fault
- * leaves no stale `readError`); poll while an execution runs and no push channel is connected;
- * and poll while the record lags behind a turn this tab saw end, since the notification of its
- * last batch may already have been spent on an earlier read.
- */
-function followUp(state: EngineState, at: number, random: number, config: EngineConfig) {
-  const { reads } = state
-  const running = selectActiveExecutionId(state) !== null || state.stop !== null
-  const recordLags = state.live?.ended === true || state.settled.length > 0
-  const unknown = state.cut || !state.synced
-  const jitter = () => random
-  if (state.readError && state.readError.code !== 'not_found') {
-    if (running || recordLags || unknown || reads.failures <= IDLE_READ_RETRIES) {
-      const delay = backoffDelay(
-        reads.failures - 1,
-        config.retry.baseMs,
-        config.retry.maxMs,
-        jitter,
-      )
-      return { ...state, reads: { ...reads, followUpAt: Math.max(at + delay, reads.notBefore) } }
-    }
-    return { ...state, reads: { ...reads, followUpAt: null } }
-  }
-  if (recordLags || (running && !state.push.connected)) {
-    const delay = backoffDelay(reads.polls, config.poll.baseMs, config.poll.maxMs, jitter)
-    return { ...state, reads: { ...reads, polls: reads.polls + 1, followUpAt: at + delay } }
-  }
-  // Nothing to poll for. The poll backoff starts afresh only once nothing runs.
-  const polls = running ? reads.polls : 0
-  return { ...state, reads: { ...reads, polls, followUpAt: null } }
-}
-
-/** The execution that runs now, as far as this tab knows. */
-export function selectActiveExecutionId(state: EngineState): string | null {
-  const { live, recorded } = state
-  if (live && !live.ended) return live.executionId
-  const recordedId = recorded?.activeExecutionId ?? null
-  // This tab saw the turn end live; a record that still calls it active predates that end.
-  return live && recordedId === live.executionId ? null : recordedId
-}
-
-export function selectStatus(state: EngineState): SessionStatus {
-  if (state.stop) return 'stopping'
-  if (state.own && !state.own.timedOut)
-    return state.own.phase === 'posting' ? 'submitting' : 'streaming'
-  if (state.cut || !state.synced) return 'recovering'
-  return selectActiveExecutionId(state) ? 'following' : 'idle'
-}
-
-/** The public view of a session's state. */
-export interface SessionState {
-  status: SessionStatus
-  /** Recorded messages with the live turns in place; message ids match the record's. */
-  messages: Message[]
-  openSuspensions: Suspension[]
-  activeExecutionId: string | null
-  /** A turn runs or is being submitted: Stop is useful. */
-  isRunning: boolean
-  /** The gate: nothing runs, the thread's state is known, and the draft has text. */
-  canSubmit: boolean
-  draft: string
-  /** The last failed action (submit, Stop, an in-band turn error such as `turn_already_running`). */
-  error: PreviewChatError | null
-  /** The last failed read; the transcript shown is the last one known. Cleared by a good read. */
-  readError: PreviewChatError | null
-  /** The thread does not exist or is not this user's (a read answered 404). */
-  notFound: boolean
-  /** When the last fresh read succeeded (ms since the epoch). */
-  lastSyncedAt: number | null
-}
-
-const noSuspensions: Suspension[] = []
-
-/** The open suspensions, less those this tab answered already. */
-export function selectOpenSuspensions(state: EngineState): Suspension[] {
-  const recorded = state.recorded?.openSuspensions ?? noSuspensions
-  if (state.answered.length === 0) return recorded
-  return recorded.filter((suspension) => !state.answered.includes(suspension.toolCallId))
-}
-
-/**
- * Derives the public view. `previous` lets it keep the identity of what did not change: the
- * message list, and the whole view when nothing visible changed (the read bookkeeping, say), so
- * that subscribers comparing by reference stay quiet.
- */
-export function selectSessionState(
-  state: EngineState,
-  previous?: { engine: EngineState; view: SessionState },
-): SessionState {
-  const status = selectStatus(state)
-  const reuseMessages =
-    previous &&
-    previous.engine.recorded === state.recorded &&
-    previous.engine.live === state.live &&
-    previous.engine.settled === state.settled
-  const live = state.settled.length === 0 ? state.live : [...state.settled, state.live]
-  const messages = reuseMessages
-    ? previous.view.messages
-    : composeTranscript(state.recorded?.messages ?? [], live)
-  const activeExecutionId = selectActiveExecutionId(state)
-  const view: SessionState = {
-    status,
-    messages,
-    openSuspensions: selectOpenSuspensions(state),
-    activeExecutionId,
-    isRunning: (status !== 'idle' && status !== 'recovering') || activeExecutionId !== null,
-    canSubmit: status === 'idle' && state.draft.trim().length > 0,
-    draft: state.draft,
-    error: state.error,
-    readError: state.readError,
-    notFound: state.notFound,
-    lastSyncedAt: state.lastSyncedAt,
-  }
-  if (!previous) return view
-  const before = previous.view
-  for (const key of Object.keys(view) as (keyof SessionState)[]) {
-    if (view[key] !== before[key]) return view
-  }
-  return before
 }

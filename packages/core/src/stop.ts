@@ -1,6 +1,6 @@
 import type { SessionEffects } from './effects'
 import { toPreviewChatError, type PreviewChatError } from './errors'
-import { selectActiveExecutionId, selectOpenSuspensions } from './state'
+import { selectActiveExecutionId, selectOpenSuspensions } from './select'
 
 /** The outcome of `stop()`. `cancelRequested: true` means accepted, not ended: the record says when. */
 export interface StopResult {

@@ -1,6 +1,6 @@
 import { defaultTimers, type Timers } from './environment'
 import type { ReadonlyStore } from './effects'
-import type { SessionState } from './state'
+import type { SessionState } from './select'
 
 export interface ThrottleOptions {
   /**

@@ -14,7 +14,7 @@ import type {
   PushSource,
 } from '../index'
 import { createPreviewChatClient, type PreviewChatClientOptions } from '../index'
-import type { SessionState } from '../state'
+import type { SessionState } from '../index'
 
 export const key = { projectId: 'p1', agentId: 'a1', threadId: 't1' }
 /** The wall clock of every scripted session. */

@@ -1,0 +1,126 @@
+/** The scheduler on its own: pure functions of the engine state and the time. */
+import { describe, expect, it } from 'vitest'
+import { PreviewChatError } from '../errors'
+import { followUp, nextDeadline, nextRead } from '../schedule'
+import { initialEngineState, reduce, type EngineConfig, type EngineState } from '../state'
+import { runningTurn } from './harness'
+
+const config: EngineConfig = {
+  delegationCharLimit: 4000,
+  retry: { baseMs: 500, maxMs: 15_000 },
+  poll: { baseMs: 1_000, maxMs: 10_000 },
+  minReadIntervalMs: 250,
+  submitTimeoutMs: 30_000,
+  stopWaitMs: 10_000,
+  streamSilenceMs: 5_000,
+}
+
+const active = (patch: Partial<EngineState> = {}): EngineState => ({
+  ...reduce(
+    initialEngineState({ isNew: true }),
+    { type: 'activated', at: 0, pushConnected: true },
+    config,
+  ),
+  ...patch,
+})
+const reads = (state: EngineState, patch: Partial<EngineState['reads']>): EngineState => ({
+  ...state,
+  reads: { ...state.reads, ...patch },
+})
+
+describe('nextRead: when a read starts', () => {
+  it('never while the session is quiet, nor while a read is in flight', () => {
+    expect(
+      nextRead({ ...active(), active: false, reads: { ...active().reads, wanted: true } }, config),
+    ).toBeNull()
+    expect(nextRead(reads(active(), { wanted: true, inFlight: true }), config)).toBeNull()
+  })
+
+  it('a wanted read starts minReadIntervalMs after the last one began, or at once when urgent', () => {
+    const state = reads(active(), { wanted: true, lastStartedAt: 1_000 })
+    expect(nextRead(state, config)).toBe(1_250)
+    expect(nextRead(reads(state, { urgent: true }), config)).toBe(Number.NEGATIVE_INFINITY)
+  })
+
+  it("never before the server's Retry-After", () => {
+    const state = reads(active(), { wanted: true, urgent: true, notBefore: 9_000 })
+    expect(nextRead(state, config)).toBe(9_000)
+  })
+
+  it('a retry or a poll starts at its follow-up time', () => {
+    expect(nextRead(reads(active(), { followUpAt: 4_000 }), config)).toBe(4_000)
+    expect(nextRead(active(), config)).toBeNull()
+  })
+
+  it("this tab's own stream holds reads back until it is silent for streamSilenceMs", () => {
+    const own = {
+      token: 1,
+      text: 'Q',
+      resuming: null,
+      phase: 'streaming' as const,
+      since: 0,
+      lastEventAt: 2_000,
+      timedOut: false,
+      batches: 3,
+    }
+    const streaming = reads(active({ own }), { wanted: true })
+    expect(nextRead(streaming, config)).toBe(7_000)
+    // An accepted Stop: completion comes from the record, so nothing holds reads back.
+    const stopped = { ...streaming, stop: { executionId: 'e1', accepted: true, askedAt: 0 } }
+    expect(nextRead(stopped, config)).toBe(Number.NEGATIVE_INFINITY)
+    // A POST that timed out holds nothing back either.
+    expect(nextRead({ ...streaming, own: { ...own, timedOut: true } }, config)).toBe(
+      Number.NEGATIVE_INFINITY,
+    )
+  })
+})
+
+describe('nextDeadline', () => {
+  it('is the earliest of a posted message waiting for acceptance and a held Stop', () => {
+    const own = {
+      token: 1,
+      text: 'Q',
+      resuming: null,
+      phase: 'posting' as const,
+      since: 100,
+      lastEventAt: 100,
+      timedOut: false,
+      batches: 0,
+    }
+    expect(nextDeadline(active({ own }), config)).toBe(30_100)
+    const stop = { executionId: null, accepted: false, askedAt: 200 }
+    expect(nextDeadline(active({ own, stop }), config)).toBe(10_200)
+    expect(nextDeadline(active(), config)).toBeNull()
+  })
+})
+
+describe('followUp: retries and polls', () => {
+  const failed = (failures: number, running: boolean) =>
+    reads(
+      active({
+        recorded: running ? runningTurn() : null,
+        readError: new PreviewChatError('server_error', 'failed'),
+      }),
+      { failures },
+    )
+
+  it('retries a failed read with doubling backoff while a turn runs, without end', () => {
+    // Jitter at its top (random 1): base, then twice, up to the bound.
+    expect(followUp(failed(1, true), 0, 1, config).reads.followUpAt).toBe(500)
+    expect(followUp(failed(2, true), 0, 1, config).reads.followUpAt).toBe(1_000)
+    expect(followUp(failed(30, true), 0, 1, config).reads.followUpAt).toBe(15_000)
+  })
+
+  it('retries only three times while nothing runs', () => {
+    expect(followUp(failed(3, false), 0, 1, config).reads.followUpAt).not.toBeNull()
+    expect(followUp(failed(4, false), 0, 1, config).reads.followUpAt).toBeNull()
+  })
+
+  it('polls while a turn runs and no push channel is connected, with a growing interval', () => {
+    const offline = active({ recorded: runningTurn(), push: { connected: false, lost: true } })
+    const first = followUp(offline, 0, 1, config)
+    expect(first.reads).toMatchObject({ followUpAt: 1_000, polls: 1 })
+    expect(followUp(first, 1_000, 1, config).reads).toMatchObject({ followUpAt: 3_000, polls: 2 })
+    expect(followUp(active({ recorded: runningTurn() }), 0, 1, config).reads.followUpAt).toBeNull()
+  })
+})
