@@ -1,5 +1,5 @@
 import type { TurnEvent } from './contract/events'
-import type { HistorySnapshot, Message } from './contract/snapshot'
+import type { ExecutionStatus, HistorySnapshot, Message, MessagePart } from './contract/snapshot'
 import { inBandError, PreviewChatError } from './errors'
 import { followUp } from './schedule'
 import { selectActiveExecutionId } from './select'
@@ -259,7 +259,7 @@ export function reduce(
       // The turn's terminal event: this tab's part is over; the record says the rest.
       const failed = action.events.find((event) => event.type === 'error')
       const error = failed?.type === 'error' ? inBandError(failed) : state.error
-      return wantRead({ ...withLive, own: null, error })
+      return wantRead({ ...withLive, live: underStop(withLive.live, state.stop), own: null, error })
     }
     case 'stream-ended': {
       if (state.own?.token !== action.token) return state
@@ -308,12 +308,19 @@ export function reduce(
         stop: { executionId: action.executionId, accepted: false, askedAt: action.at },
         error: null,
       }
-    case 'stop-answered':
+    case 'stop-answered': {
       if (state.stop?.executionId !== action.executionId) return state
-      return wantRead({
-        ...state,
-        stop: action.cancelRequested ? { ...state.stop, accepted: true } : null,
-      })
+      const stop = action.cancelRequested ? { ...state.stop, accepted: true } : null
+      const { live } = state
+      // A turn whose end raced the answer: cancelled if the Stop was taken, else as it ended.
+      const settled =
+        live?.ended &&
+        live.executionId === action.executionId &&
+        live.assistant.executionStatus === 'running'
+          ? withStatus(live, stop ? 'cancelled' : 'success')
+          : underStop(live, stop)
+      return wantRead({ ...state, stop, live: settled })
+    }
     case 'stop-failed':
       return wantRead({ ...state, stop: null, error: action.error })
     case 'error-cleared':
@@ -404,6 +411,29 @@ function adoptAnnouncedId(turn: LiveTurn, events: readonly TurnEvent[]): LiveTur
   }
 }
 
+/**
+ * A turn that ends with `done` while this tab's Stop of it is pending did not end by itself: its
+ * status waits for the Stop's answer (`running`), or is `cancelled` once the Stop was taken, as
+ * the record will say (spec: "Recorded state determines completion").
+ */
+function underStop<T extends LiveTurn | null>(live: T, stop: StopState | null): T {
+  if (!live?.ended || stop?.executionId !== live.executionId) return live
+  if (live.assistant.executionStatus !== 'success' || live.assistant.content.some(isSuspended))
+    return live
+  return withStatus(live, stop.accepted ? 'cancelled' : 'running') as T
+}
+
+const isSuspended = (part: MessagePart) =>
+  part.type === 'tool-call' && part.suspendPayload !== undefined
+
+function withStatus(turn: LiveTurn, status: ExecutionStatus): LiveTurn {
+  return {
+    ...turn,
+    user: turn.user && { ...turn.user, executionStatus: status },
+    assistant: { ...turn.assistant, executionStatus: status },
+  }
+}
+
 function applyDeadlines(state: EngineState, at: number, config: EngineConfig): EngineState {
   let next = state
   const { own, stop } = state
@@ -449,11 +479,8 @@ function receiveRelay(
     relay?.executionId === message.executionId &&
     relay.seq === message.seq - 1
   ) {
-    return {
-      ...state,
-      live: live.ended ? live : applyTurnEvents(live, message.events, options),
-      relay: { ...relay, seq: message.seq },
-    }
+    const next = live.ended ? live : applyTurnEvents(live, message.events, options)
+    return { ...state, live: underStop(next, state.stop), relay: { ...relay, seq: message.seq } }
   }
   // Joined mid-turn or missed a batch: ask the streaming tab for the whole turn (once).
   return state.syncAsked === message.executionId
@@ -493,8 +520,15 @@ function applySnapshot(
   if (!action.fresh) return next
   // Spec: "Recorded state determines completion." A Stop settles once its execution is not the
   // active one any more.
-  const stopId = state.stop?.executionId
-  const stop = stopId && snapshot.activeExecutionId !== stopId ? null : state.stop
+  let { stop } = state
+  if (stop?.executionId) {
+    if (snapshot.activeExecutionId !== stop.executionId) stop = null
+  } else if (stop && next.own?.phase !== 'posting') {
+    // A Stop held for a message whose stream ended (or timed out) before naming its execution:
+    // the record names what runs now, or shows that nothing does.
+    const active = snapshot.activeExecutionId
+    stop = active ? { ...stop, executionId: active } : null
+  }
   next = {
     ...next,
     stop,

@@ -1,16 +1,23 @@
 /**
  * The recovery guarantees, over random scripts, against the real reference backend in-process:
- * the live stream is cut at every event position, reads are delayed and failed at random, and
- * each run must end with the server's record on screen, one POST, a transcript that never went
- * backwards, the draft never lost, and nothing left running after dispose().
+ * the live stream is cut at every event position, reads are delayed, failed and rate-limited at
+ * random, Stop is pressed at any point, a second message is sent the moment the gate opens, and
+ * the push channel flaps. After every state, not only at the end: the transcript never shrinks,
+ * never shows what the record later contradicts, the draft is never lost; each run ends with the
+ * server's record on screen, one POST per turn, and nothing left running after dispose().
  */
 import fc from 'fast-check'
 import { isDeepStrictEqual } from 'node:util'
 import { describe, expect, it } from 'vitest'
-// A relative import keeps the workspace free of a core ⇄ server dependency cycle (test-only).
-import { createPreviewChatBackend, type PreviewChatBackend } from '../../../server/src/index'
+// Relative imports keep the workspace free of a core ⇄ server ⇄ msw cycle (test-only).
+import { cutAfterEvents } from '../../../msw/src/streamCut'
+import {
+  createPreviewChatBackend,
+  scriptedAgent,
+  type PreviewChatAgent,
+  type PreviewChatBackend,
+} from '../../../server/src/index'
 import { parseHistorySnapshot } from '../contract'
-import { markTruncated } from '../internal'
 import {
   createPreviewChatClient,
   type HistorySnapshot,
@@ -19,62 +26,49 @@ import {
   type SessionState,
   type Timers,
 } from '../index'
+import { markTruncated } from '../internal'
 
 const limit = 40 // a small delegation budget, so that truncation happens often
 const key = { projectId: 'p', agentId: 'a' }
 
 interface Faults {
-  /** Cut the turn stream after this many events (`undefined`: never). */
+  /** Cut the first turn stream after this many events (`undefined`: never). */
   cutAfter: number | undefined
   /** Cut by closing cleanly (true) or by a network error (false). */
   cleanCut: boolean
   /** Per history read, in order: fail it (and how), and how long it takes. */
-  reads: { fail: 'no' | '500' | 'network'; delayMs: number }[]
+  reads: { fail: 'no' | '500' | '429' | 'network'; delayMs: number }[]
+  /** Press Stop once this many states were seen while a turn runs (`undefined`: never). */
+  stopAfter?: number | undefined
+  /** A second message, sent the moment the gate opens after the first turn. */
+  second?: string | undefined
+  /** The push channel drops and comes back every few milliseconds. */
+  flap?: boolean
 }
 
-/** Passes `n` SSE events through, then closes or errors; the server's turn goes on regardless. */
-function cutStream(
-  body: ReadableStream<Uint8Array>,
-  n: number,
-  clean: boolean,
-): ReadableStream<Uint8Array> {
-  const reader = body.getReader()
-  const decoder = new TextDecoder()
-  const encoder = new TextEncoder()
-  let buffer = ''
-  let passed = 0
-  return new ReadableStream({
-    async pull(controller) {
-      for (;;) {
-        const blocks = buffer.split('\n\n')
-        buffer = blocks.pop() ?? ''
-        for (const block of blocks) {
-          if (block.startsWith('data:')) {
-            if (passed === n) {
-              void reader.cancel()
-              if (clean) controller.close()
-              else controller.error(new TypeError('network connection lost'))
-              return
-            }
-            passed++
-          }
-          controller.enqueue(encoder.encode(`${block}\n\n`))
-        }
-        if (blocks.length > 0) return
-        const { done, value } = await reader.read()
-        if (done) {
-          controller.close()
-          return
-        }
-        buffer += decoder.decode(value, { stream: true })
-      }
-    },
-    cancel: () => reader.cancel(),
+/** The scripted agent, plus `/tool-error`: a tool call that fails, then an answer. */
+const agent: PreviewChatAgent = async (input, context) => {
+  if (input.kind !== 'message' || input.message !== '/tool-error')
+    return scriptedAgent(input, context)
+  const toolCallId = context.id('call')
+  context.emit({ type: 'tool-call', toolCallId, toolName: 'fetch_page', input: { url: 'x' } })
+  await context.pause()
+  context.emit({
+    type: 'tool-result',
+    toolCallId,
+    toolName: 'fetch_page',
+    output: 'HTTP 502',
+    isError: true,
   })
+  const id = context.id('text')
+  context.emit({ type: 'text-delta', id, delta: 'The page failed to load.' })
+  await context.pause()
+  return { kind: 'done' }
 }
 
 function faultyFetch(backend: PreviewChatBackend, faults: Faults) {
   let read = 0
+  let posts = 0
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(new URL(String(input), 'http://localhost'), init)
     const isRead = request.method === 'GET' && request.url.endsWith('/messages')
@@ -92,10 +86,22 @@ function faultyFetch(backend: PreviewChatBackend, faults: Faults) {
       if (fault.fail === 'network') throw new TypeError('fetch failed')
       if (fault.fail === '500')
         return Response.json({ code: 500, message: 'injected' }, { status: 500 })
+      if (fault.fail === '429')
+        return Response.json(
+          { code: 429, message: 'slow down' },
+          { status: 429, headers: { 'retry-after': '1' } },
+        )
     }
     const response = await backend.fetch(request)
-    if (request.method === 'POST' && faults.cutAfter !== undefined && response.body) {
-      return new Response(cutStream(response.body, faults.cutAfter, faults.cleanCut), response)
+    const cut = request.method === 'POST' && posts++ === 0 && faults.cutAfter !== undefined
+    if (cut && response.body) {
+      const mode = faults.cleanCut ? 'close' : 'error'
+      const body = cutAfterEvents(
+        response.body,
+        { afterEvents: faults.cutAfter ?? 0, mode },
+        () => {},
+      )
+      return new Response(body, response)
     }
     return response
   }
@@ -122,16 +128,32 @@ function countingTimers(): Timers & { pending(): number } {
   }
 }
 
-function pushFrom(backend: PreviewChatBackend, user: string): PushSource & { open(): number } {
+/** The user's push channel; a flapping one loses what is sent while it is down. */
+function pushFrom(
+  backend: PreviewChatBackend,
+  user: string,
+  flap: boolean,
+): PushSource & { open(): number } {
   let open = 0
   return {
     open: () => open,
     subscribe(listener) {
       open++
-      const unsubscribe = backend.subscribePush(user, (message) => listener.onMessage(message))
+      let up = true
+      let flapper: ReturnType<typeof setTimeout> | undefined
+      const toggle = () => {
+        up = !up
+        listener.onConnectionChange?.(up)
+        flapper = setTimeout(toggle, 2 + Math.floor(Math.random() * 6))
+      }
+      const unsubscribe = backend.subscribePush(user, (message) => {
+        if (up) listener.onMessage(message)
+      })
       queueMicrotask(() => listener.onConnectionChange?.(true))
+      if (flap) flapper = setTimeout(toggle, 3)
       return () => {
         open--
+        clearTimeout(flapper)
         unsubscribe()
       }
     },
@@ -148,7 +170,7 @@ const progress = (message: Message) =>
 async function until(
   condition: () => boolean,
   what: string,
-  ms = 2_000,
+  ms = 5_000,
   detail: () => unknown = () => '',
 ) {
   const started = Date.now()
@@ -161,11 +183,12 @@ async function until(
 
 async function run(message: string, faults: Faults) {
   const backend = createPreviewChatBackend({
+    agent,
     deltaMs: 0,
     snapshotMs: 3,
     delegationCharLimit: limit,
   })
-  const push = pushFrom(backend, 'alice')
+  const push = pushFrom(backend, 'alice', faults.flap ?? false)
   const timers = countingTimers()
   const client = createPreviewChatClient({
     fetch: faultyFetch(backend, faults),
@@ -179,19 +202,46 @@ async function run(message: string, faults: Faults) {
     retry: { baseMs: 2, maxMs: 10 },
     minReadIntervalMs: 5,
     poll: { baseMs: 2, maxMs: 10 },
+    streamSilenceMs: 50,
   })
   const threadId = crypto.randomUUID()
   const session = client.session({ ...key, threadId })
   const seen: SessionState[] = []
-  const unsubscribe = session.subscribe((state) => seen.push(state))
+  let submits = 0
+  let secondSent = false
+  let firstAccepted = false
+  let stopped = false
+  const unsubscribe = session.subscribe((state) => {
+    seen.push(state)
+    if (
+      faults.stopAfter !== undefined &&
+      !stopped &&
+      state.isRunning &&
+      seen.length >= faults.stopAfter
+    ) {
+      stopped = true
+      void session.stop()
+    }
+    // The moment the gate opens after the first turn, the second message goes.
+    if (faults.second && firstAccepted && !secondSent && state.canSubmit) {
+      secondSent = true
+      void session.submit().then((result) => {
+        if (result.outcome !== 'busy') submits++
+      })
+    }
+  })
   await until(() => session.getState().status === 'idle', 'the first read')
 
   session.setDraft(message)
   const result = await session.submit()
+  submits++
   const accepted = result.outcome === 'accepted'
+  // The draft stays editable while the turn runs: the next message is typed at once.
+  if (accepted && faults.second) {
+    firstAccepted = true
+    session.setDraft(faults.second)
+  }
 
-  // Converged: the server finished, and this tab shows its record with nothing pending.
-  await until(() => backend.inspect.running().length === 0, 'the server to finish the turn')
   // The record as a client receives it: through the wire format and the contract's parser.
   const recorded = (): HistorySnapshot => {
     const parsed = parseHistorySnapshot(
@@ -200,17 +250,20 @@ async function run(message: string, faults: Faults) {
     if (!parsed.success) throw parsed.error
     return markTruncated(parsed.value, limit)
   }
+  // Converged: the server finished every turn, and this tab shows its record with nothing pending.
   await until(
     () => {
       const state = session.getState()
       return (
+        backend.inspect.running().length === 0 &&
+        (!firstAccepted || secondSent) &&
         state.status === 'idle' &&
         state.readError === null &&
         isDeepStrictEqual(state.messages, recorded().messages)
       )
     },
     'the tab to show the record',
-    2_000,
+    5_000,
     () => ({ state: session.getState(), recorded: recorded() }),
   )
 
@@ -224,35 +277,52 @@ async function run(message: string, faults: Faults) {
     liveStreams: backend.inspect.running().length,
   }
   await backend.close()
-  return { accepted, result, final, seen, recorded: recorded(), backend, leftovers }
+  return { accepted, submits, final, seen, recorded: recorded(), backend, leftovers }
 }
 
-function assertInvariants(outcome: Awaited<ReturnType<typeof run>>, message: string) {
-  const { accepted, final, seen, recorded, backend, leftovers } = outcome
+function assertInvariants(outcome: Awaited<ReturnType<typeof run>>, drafts: string[]) {
+  const { final, seen, recorded, backend, leftovers, submits } = outcome
   // The final transcript is the server's record.
   expect(final.messages).toEqual(recorded.messages)
   expect(final.activeExecutionId).toBeNull()
-  // Exactly one POST per accepted submission; never sent again.
-  expect(backend.inspect.countRequests({ route: 'chat', method: 'POST' })).toBe(1)
-  // The draft is never lost: cleared only by acceptance. (A stream cut before execution-started
-  // leaves the client unsure, so it keeps the draft even though the server took the turn.)
-  for (const state of seen) expect(state.draft === '' || state.draft === message).toBe(true)
-  expect(final.draft).toBe(accepted ? '' : message)
-  // The visible transcript never goes backwards: no message vanishes, none shrinks.
+  // One POST per submission that was sent; never sent again.
+  expect(backend.inspect.countRequests({ route: 'chat', method: 'POST' })).toBe(submits)
+  // The draft is never lost: it holds a message until that message is accepted.
+  for (const state of seen) expect(['', ...drafts]).toContain(state.draft)
+  const finalById = new Map(recorded.messages.map((m) => [m.id, m]))
   const best = new Map<string, number>()
   for (const state of seen) {
+    // Never goes backwards: no message vanishes, none shrinks.
     const ids = new Set(state.messages.map((m) => m.id))
     for (const id of best.keys()) expect(ids.has(id), `message ${id} vanished`).toBe(true)
     for (const m of state.messages) {
       expect(progress(m), `message ${m.id} shrank`).toBeGreaterThanOrEqual(best.get(m.id) ?? 0)
       best.set(m.id, progress(m))
+      // Never shows what the record later contradicts: no phantom message, no more text than
+      // the record keeps, no ending other than the recorded one.
+      const recordedMessage = finalById.get(m.id)
+      expect(recordedMessage, `message ${m.id} is not in the record`).toBeDefined()
+      expect(progress(m), `message ${m.id} showed more than the record`).toBeLessThanOrEqual(
+        progress(recordedMessage ?? m),
+      )
+      if (m.executionStatus !== 'running')
+        expect(m.executionStatus, `message ${m.id} ended otherwise`).toBe(
+          recordedMessage?.executionStatus,
+        )
     }
   }
   // Nothing left behind by dispose().
   expect(leftovers).toEqual({ timers: 0, pushConnections: 0, liveStreams: 0 })
 }
 
-const scripts = ['hello there, general', '/long 6', '/delegate 90', '/fail', '/suspend']
+const scripts = [
+  'hello there, general',
+  '/long 6',
+  '/delegate 90',
+  '/fail',
+  '/suspend',
+  '/tool-error',
+]
 
 describe('recovery under faults (property suite, real backend in-process)', () => {
   it('a cut at every event position of a turn ends with the record on screen and one POST', async () => {
@@ -260,30 +330,47 @@ describe('recovery under faults (property suite, real backend in-process)', () =
     for (let cutAfter = 0; cutAfter <= 12; cutAfter++) {
       for (const cleanCut of [true, false]) {
         const outcome = await run('/long 6', { cutAfter, cleanCut, reads: [] })
-        assertInvariants(outcome, '/long 6')
+        assertInvariants(outcome, ['/long 6'])
       }
     }
   }, 60_000)
 
-  it('random scripts, cuts and read faults converge to the record', async () => {
+  it('Stop pressed at every point of a turn ends with the recorded ending, never contradicted', async () => {
+    for (let stopAfter = 1; stopAfter <= 14; stopAfter++) {
+      const outcome = await run('/long 6', {
+        cutAfter: undefined,
+        cleanCut: true,
+        reads: [],
+        stopAfter,
+      })
+      assertInvariants(outcome, ['/long 6'])
+    }
+  }, 60_000)
+
+  it('random scripts, cuts, Stops, back-to-back turns, a flapping push and read faults converge', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...scripts),
-        fc.option(fc.nat({ max: 30 }), { nil: undefined }),
-        fc.boolean(),
-        fc.array(
-          fc.record({
-            fail: fc.constantFrom('no', 'no', '500', 'network'),
-            delayMs: fc.nat({ max: 8 }),
-          }),
-          { maxLength: 6 },
-        ),
-        async (message, cutAfter, cleanCut, reads) => {
-          const outcome = await run(message, { cutAfter, cleanCut, reads })
-          assertInvariants(outcome, message)
+        fc.record({
+          cutAfter: fc.option(fc.nat({ max: 30 }), { nil: undefined }),
+          cleanCut: fc.boolean(),
+          reads: fc.array(
+            fc.record({
+              fail: fc.constantFrom('no', 'no', '500', '429', 'network'),
+              delayMs: fc.nat({ max: 8 }),
+            }),
+            { maxLength: 6 },
+          ),
+          stopAfter: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined, freq: 3 }),
+          second: fc.option(fc.constantFrom(...scripts), { nil: undefined }),
+          flap: fc.boolean(),
+        }),
+        async (message, faults) => {
+          const outcome = await run(message, faults)
+          assertInvariants(outcome, faults.second ? [message, faults.second] : [message])
         },
       ),
       { numRuns: 100, endOnFailure: true },
     )
-  }, 60_000)
+  }, 120_000)
 })

@@ -118,6 +118,51 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
     t.session.dispose()
   })
 
+  it('a Stop held for a message whose stream was cut stops what the record shows running', async () => {
+    const t = setup()
+    t.server.answerRead(empty)
+    await settle()
+    t.session.setDraft('Q')
+    void t.session.submit()
+    await settle()
+    const result = t.session.stop()
+    await settle()
+    const stream = t.server.openStream()
+    stream.close()
+    await settle()
+    expect(t.session.getState().status).toBe('stopping')
+    expect(t.server.count('DELETE')).toBe(0)
+    // The server took the message after all: the record names its execution.
+    t.server.answerRead(running('e3'))
+    await settle()
+    expect(t.server.requests.at(-1)).toMatchObject({
+      method: 'DELETE',
+      path: expect.stringMatching(/executions\/e3$/),
+    })
+    t.server.answerStop({ cancelRequested: true })
+    expect(await result).toEqual({ cancelRequested: true })
+    t.session.dispose()
+  })
+
+  it('a Stop held for a message the server never took ends when the record shows nothing runs', async () => {
+    const t = setup()
+    t.server.answerRead(empty)
+    await settle()
+    t.session.setDraft('Q')
+    void t.session.submit()
+    await settle()
+    const result = t.session.stop()
+    await settle()
+    t.server.failPost('network-error')
+    await settle()
+    t.server.answerRead(empty)
+    expect(await result).toEqual({ cancelRequested: false })
+    await settle()
+    expect(t.session.getState()).toMatchObject({ status: 'idle', draft: 'Q' })
+    expect(t.server.count('DELETE')).toBe(0)
+    t.session.dispose()
+  })
+
   it('a held Stop gives up after its bounded wait and recovers from history', async () => {
     const t = setup({ stopWaitMs: 2_000 })
     t.server.answerRead(empty)
