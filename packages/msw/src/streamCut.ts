@@ -5,6 +5,8 @@
  * closes").
  */
 
+import { readSse } from '@preview-chat/core/internal'
+
 /** How a cut stream ends for the client. */
 export type CutMode =
   /** The body ends cleanly, without a terminal event (a proxy that closed the connection). */
@@ -25,60 +27,52 @@ export interface CutStreamOptions {
 
 const encoder = new TextEncoder()
 
-/** Wraps an SSE body: forwards whole frames until `afterEvents` events went through, then cuts. */
+/**
+ * Wraps an SSE body: forwards its events (through core's one SSE reader) until `afterEvents`
+ * went through, then cuts.
+ */
 export function cutAfterEvents(
   body: ReadableStream<Uint8Array>,
   options: CutStreamOptions,
   onCut: () => void,
 ): ReadableStream<Uint8Array> {
-  const reader = body.getReader()
-  const decoder = new TextDecoder()
-  let buffer = ''
-  let events = 0
   const mode = options.mode ?? 'close'
-
-  const cut = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    // Cancelling the backend's body is what a real disconnect does; the turn runs on.
-    void reader.cancel().catch(() => {})
-    onCut()
-    if (mode === 'error') controller.error(new TypeError('network error (cut by the MSW scenario)'))
-    else controller.close()
-  }
-
+  const reading = new AbortController()
   return new ReadableStream<Uint8Array>({
     start(controller) {
+      // The opening comment goes through first, so the response is a real, started stream.
+      controller.enqueue(encoder.encode(':ok\n\n'))
+      let events = 0
+      const cut = () => {
+        // Cancelling the backend's body is what a real disconnect does; the turn runs on.
+        onCut()
+        if (mode === 'error')
+          controller.error(new TypeError('network error (cut by the MSW scenario)'))
+        else controller.close()
+      }
       if (options.afterEvents <= 0) {
-        // Let the opening comment through first, so the response is a real, started stream.
-        controller.enqueue(encoder.encode(':ok\n\n'))
-        cut(controller)
+        void body.cancel().catch(() => {})
+        cut()
+        return
       }
-    },
-    async pull(controller) {
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) {
-          controller.close()
-          return
-        }
-        buffer += decoder.decode(value, { stream: true })
-        let boundary = buffer.indexOf('\n\n')
-        let forwarded = false
-        while (boundary >= 0) {
-          const frame = buffer.slice(0, boundary + 2)
-          buffer = buffer.slice(boundary + 2)
-          controller.enqueue(encoder.encode(frame))
-          forwarded = true
-          if (frame.startsWith('data:') && ++events >= options.afterEvents) {
-            cut(controller)
-            return
+      void readSse(
+        body,
+        (messages) => {
+          for (const data of messages) {
+            controller.enqueue(encoder.encode(`data: ${data}\n\n`))
+            if (++events >= options.afterEvents) return false
           }
-          boundary = buffer.indexOf('\n\n')
-        }
-        if (forwarded) return
-      }
+          return true
+        },
+        reading.signal,
+      ).then((end) => {
+        if (end.kind === 'stopped') cut()
+        else if (end.kind === 'closed') controller.close()
+        else if (end.kind === 'failed') controller.error(end.cause)
+      })
     },
     cancel() {
-      void reader.cancel().catch(() => {})
+      reading.abort()
     },
   })
 }
