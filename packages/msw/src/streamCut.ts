@@ -46,6 +46,7 @@ export function cutAfterEvents(
       const cut = () => {
         // Cancelling the backend's body is what a real disconnect does; the turn runs on.
         onCut()
+        if (reading.signal.aborted) return // the client let go first
         if (mode === 'error')
           controller.error(new TypeError('network error (cut by the MSW scenario)'))
         else controller.close()
@@ -59,6 +60,7 @@ export function cutAfterEvents(
         body,
         (messages) => {
           for (const data of messages) {
+            if (reading.signal.aborted) return false
             controller.enqueue(encoder.encode(`data: ${data}\n\n`))
             if (++events >= options.afterEvents) return false
           }
@@ -66,6 +68,7 @@ export function cutAfterEvents(
         },
         reading.signal,
       ).then((end) => {
+        if (reading.signal.aborted) return
         if (end.kind === 'stopped') cut()
         else if (end.kind === 'closed') controller.close()
         else if (end.kind === 'failed') controller.error(end.cause)
