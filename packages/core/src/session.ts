@@ -38,7 +38,6 @@ export class PreviewChatSession {
   readonly #streams = new Set<AbortController>()
   #tokens = 0
   readonly #alarm: Alarm
-  #stopping: Promise<StopResult> | null = null
   #disposed = false
 
   constructor(key: ThreadKey & { isNew?: boolean }, ctx: SessionContext) {
@@ -176,12 +175,7 @@ export class PreviewChatSession {
    * latest"). Repeated calls share one request; a Stop asked before `execution-started` waits for
    * it; a turn that is only suspended is cancelled through its run.
    */
-  stop = (): Promise<StopResult> => {
-    this.#stopping ??= runStop(this.#effects).finally(() => {
-      this.#stopping = null
-    })
-    return this.#stopping
-  }
+  stop = (): Promise<StopResult> => runStop(this.#effects)
 
   /** Forgets the last failed action's `error` (e.g. once the person dismissed its banner). */
   clearError = (): void => {

@@ -19,6 +19,14 @@ const STOP_TRIES = 3
  */
 export async function runStop(ctx: SessionEffects): Promise<StopResult> {
   const state = ctx.getState()
+  if (state.stop) {
+    // Asked already: repeated calls share the one request, and its outcome is the state's.
+    const settled = await ctx.until((s) => s.stop === null || s.stop.accepted)
+    if (settled.stop?.accepted) return { cancelRequested: true }
+    return settled.error
+      ? { cancelRequested: false, error: settled.error }
+      : { cancelRequested: false }
+  }
   let executionId = selectActiveExecutionId(state)
   if (!executionId && state.own?.phase === 'posting' && !state.own.timedOut) {
     ctx.dispatch({ type: 'stop-requested', executionId: null, at: ctx.at() })

@@ -80,6 +80,25 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
     t.session.dispose()
   })
 
+  it('repeated Stops share one request, also once it was accepted and the record lags', async () => {
+    const t = setup()
+    t.server.answerRead(running('e1'))
+    await settle()
+    const first = t.session.stop()
+    const second = t.session.stop()
+    await settle()
+    expect(t.server.count('DELETE')).toBe(1)
+    t.server.answerStop({ cancelRequested: true })
+    expect(await first).toEqual({ cancelRequested: true })
+    expect(await second).toEqual({ cancelRequested: true })
+    // Accepted, the record not caught up yet: pressing Stop again sends nothing more.
+    expect(await t.session.stop()).toEqual({ cancelRequested: true })
+    await settle()
+    expect(t.server.count('DELETE')).toBe(1)
+    expect(t.session.getState().status).toBe('stopping')
+    t.session.dispose()
+  })
+
   it('a late Stop names the execution it was asked for, never a later one', async () => {
     const t = setup()
     t.server.answerRead(running('e1'))
