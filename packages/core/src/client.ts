@@ -25,12 +25,33 @@ export interface PreviewChatClientOptions {
   /** REST base of the agents v2 API. Default `/rest`. */
   baseUrl?: string
   fetch?: typeof globalThis.fetch
-  /** Headers for every request (e.g. `Authorization`); a function is called per request. */
+  /**
+   * Headers for every request (e.g. `Authorization`, or n8n's `browser-id`); a function is called
+   * per request. They reach the push channel too: with `headers`, the default push is SSE over
+   * fetch, since a browser WebSocket cannot carry headers.
+   */
   headers?: HeadersOption
   /**
+   * `fetch`'s `credentials` for every request and the SSE push, e.g. `'include'` for cookie auth
+   * (n8n's `n8n-auth` cookie) against a server on another origin. Default: the platform's.
+   */
+  credentials?: RequestCredentials
+  /**
+   * The push channel's URL. Default `{baseUrl}/push`. n8n needs a `pushRef` of the tab's own:
+   * `` `/rest/push?pushRef=${crypto.randomUUID()}` ``.
+   */
+  pushUrl?: string
+  /**
+   * What the server can do, when the app knows better than the first turn shows: whether a turn
+   * survives its POST closing, and whether Stop by execution id exists. Both are `true` on the
+   * spec's servers and `false` on the released n8n 2.41; by default the client learns them.
+   */
+  server?: { keepsTurnOnDisconnect?: boolean; stopsByExecutionId?: boolean }
+  /**
    * The push channel: a `PushSource` of your own, `'websocket'` or `'sse'` for the built-in
-   * adapters on `GET {baseUrl}/push`, or `false` for none (the session then polls while a turn
-   * runs). Default: `'websocket'` where `WebSocket` exists, else `false`.
+   * adapters on `pushUrl`, or `false` for none (the session then polls while a turn runs).
+   * Default: `'sse'` when `headers` are given (a browser WebSocket cannot send them), else
+   * `'websocket'` where `WebSocket` exists, else `false`.
    */
   push?: PushSource | 'websocket' | 'sse' | false
   /** Child text and reasoning budget per delegation. Default 4,000, as the server records. */
@@ -122,6 +143,7 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
     baseUrl,
     fetch: fetchImpl,
     ...(options.headers && { headers: options.headers }),
+    ...(options.credentials && { credentials: options.credentials }),
     requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
     timers,
   })
@@ -184,6 +206,7 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
           config,
           lingerMs,
           warn,
+          ...(options.server && { server: options.server }),
           onIdle: (idle) => {
             if (byKey.get(id) === idle) byKey.delete(id)
           },
@@ -201,16 +224,19 @@ function resolvePush(
   fetchImpl: typeof fetch,
   timers: Timers,
 ): PushSource | null {
-  const push = options.push ?? (typeof globalThis.WebSocket === 'function' ? 'websocket' : false)
+  const push =
+    options.push ??
+    (options.headers ? 'sse' : typeof globalThis.WebSocket === 'function' ? 'websocket' : false)
   if (push === false) return null
   if (typeof push === 'object') return push
-  const url = `${baseUrl.replace(/\/+$/, '')}/push`
+  const url = options.pushUrl ?? `${baseUrl.replace(/\/+$/, '')}/push`
   if (push === 'sse')
     return ssePushSource({
       url,
       fetch: fetchImpl,
       timers,
       ...(options.headers && { headers: options.headers }),
+      ...(options.credentials && { credentials: options.credentials }),
     })
   return websocketPushSource({ url: toWebSocketUrl(url), timers })
 }

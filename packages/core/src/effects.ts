@@ -3,7 +3,7 @@ import type { StoreApi } from 'zustand/vanilla'
 import type { DraftStorage, ResumeSignal, Timers } from './environment'
 import type { PushListener } from './pushSource'
 import type { PreviewChatSession } from './session'
-import type { EngineAction, EngineConfig, EngineState } from './state'
+import type { EngineAction, EngineConfig, EngineState, ServerTraits } from './state'
 import type { RelayMessage, TabRelay } from './tabRelay'
 import type { ThreadKey, Transport } from './transport'
 
@@ -30,6 +30,8 @@ export interface SessionContext {
   /** How long a session with no subscriber keeps running before it goes quiet (StrictMode remounts). */
   lingerMs: number
   warn(message: string): void
+  /** What the app says the server can do (else learnt from its first turn). */
+  server?: Partial<ServerTraits>
   /** Called once the session went quiet for good (so the client can forget it). */
   onIdle(session: PreviewChatSession): void
 }
@@ -57,4 +59,9 @@ export interface SessionEffects {
   relayThread: string
   /** Reports a protocol oddity once. */
   warn(message: string): void
+  /**
+   * Closes this tab's own turn stream — on a server without Stop by execution id, that is how a
+   * turn is stopped. Returns whether there was one to close.
+   */
+  closeOwnStream(): boolean
 }

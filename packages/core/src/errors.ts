@@ -12,6 +12,8 @@
  * - `turn_already_running`: the thread already runs a turn; the draft is kept.
  * - `agent_error`: the turn ended with an in-band `error` event (see `serverCode`).
  * - `disposed`: the session was disposed while the operation was under way.
+ * - `unsupported`: the server cannot do what was asked (e.g. Stop from a tab that does not hold
+ *   the turn's stream, on a server without Stop by execution id).
  */
 export type PreviewChatErrorCode =
   | 'bad_request'
@@ -30,6 +32,7 @@ export type PreviewChatErrorCode =
   | 'turn_already_running'
   | 'agent_error'
   | 'disposed'
+  | 'unsupported'
 
 export interface PreviewChatErrorOptions {
   /** The HTTP status, when the error is an HTTP answer. */
@@ -42,6 +45,8 @@ export interface PreviewChatErrorOptions {
   issues?: readonly string[]
   /** How long the server asked to wait before trying again (`Retry-After`), in ms. */
   retryAfterMs?: number
+  /** The answer was a page, not the API: the route does not exist there (or a proxy answered). */
+  routeMissing?: boolean
   cause?: unknown
 }
 
@@ -58,6 +63,8 @@ export class PreviewChatError extends Error {
   readonly issues: readonly string[]
   /** The server's `Retry-After`, in ms, when it sent one (429, 503). */
   readonly retryAfterMs: number | undefined
+  /** The answer was an HTML page, not the API: a missing route, or a proxy's page. */
+  readonly routeMissing: boolean
 
   constructor(code: PreviewChatErrorCode, message: string, options: PreviewChatErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
@@ -67,6 +74,7 @@ export class PreviewChatError extends Error {
     this.hint = options.hint
     this.issues = options.issues ?? []
     this.retryAfterMs = options.retryAfterMs
+    this.routeMissing = options.routeMissing ?? false
     Object.defineProperty(this, brand, { value: true })
   }
 

@@ -28,6 +28,8 @@ export function runOwnTurn(
   request: TurnRequest,
   token: number,
   signal: AbortSignal,
+  /** Called once the stream is read to its end (or the POST failed). */
+  onEnded: () => void,
 ): Promise<SubmitResult> {
   return new Promise<SubmitResult>((resolve) => {
     let decided = false
@@ -43,8 +45,9 @@ export function runOwnTurn(
           decide({ outcome: 'failed', error: s.error })
       })
     ctx.transport.openTurn(ctx.key, request, signal).then(
-      (body) => readOwnStream(ctx, body, token, signal, decide),
+      (body) => readOwnStream(ctx, body, token, signal, decide, onEnded),
       (cause: unknown) => {
+        onEnded()
         const error = toPreviewChatError(
           cause,
           'network_error',
@@ -68,6 +71,7 @@ function readOwnStream(
   token: number,
   signal: AbortSignal,
   decide: (result: SubmitResult) => void,
+  onEnded: () => void,
 ): void {
   const onEvents = (events: TurnEvent[]) => {
     const own = ctx.getState().own
@@ -116,6 +120,7 @@ function readOwnStream(
   }
 
   void readTurnStream(body, onEvents, signal, ctx.warn).then((end) => {
+    onEnded()
     ctx.dispatch({ type: 'stream-ended', token, cut: end.kind !== 'terminal' })
     decide({
       outcome: 'failed',

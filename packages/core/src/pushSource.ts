@@ -156,6 +156,8 @@ export function ssePushSource(
     url: string
     fetch?: typeof globalThis.fetch
     headers?: HeadersOption
+    /** `fetch`'s `credentials`, e.g. `'include'` for a cookie on another origin. */
+    credentials?: RequestCredentials
   },
 ): PushSource {
   return reconnecting(({ opened, message, closed }) => {
@@ -167,6 +169,7 @@ export function ssePushSource(
         const response = await (options.fetch ?? globalThis.fetch)(options.url, {
           headers: { ...headers, accept: 'text/event-stream' },
           signal: controller.signal,
+          ...(options.credentials && { credentials: options.credentials }),
         })
         const isEventStream = /^text\/event-stream\b/i.test(
           response.headers.get('content-type') ?? '',

@@ -1,6 +1,6 @@
 import type { Message, Suspension } from './contract/snapshot'
 import type { PreviewChatError } from './errors'
-import type { EngineState } from './state'
+import type { EngineState, ServerTraits } from './state'
 import { composeTranscript } from './transcript'
 
 /**
@@ -17,13 +17,30 @@ import { composeTranscript } from './transcript'
 export type SessionStatus =
   'idle' | 'submitting' | 'streaming' | 'recovering' | 'following' | 'stopping'
 
+/**
+ * How long a derived active execution (released n8n: a person's message with no answer yet) counts
+ * as running without any output. A turn cancelled before its first output leaves no assistant
+ * message at all; past this age, such a message no longer blocks the gate.
+ */
+export const SILENT_TURN_MAX_AGE_MS = 120_000
+
 /** The execution that runs now, as far as this tab knows. */
 export function selectActiveExecutionId(state: EngineState): string | null {
   const { live, recorded } = state
   if (live && !live.ended) return live.executionId
   const recordedId = recorded?.activeExecutionId ?? null
   // This tab saw the turn end live; a record that still calls it active predates that end.
-  return live && recordedId === live.executionId ? null : recordedId
+  if (live && recordedId === live.executionId) return null
+  if (recordedId && recorded?.derived && isSilentAndOld(state, recordedId)) return null
+  return recordedId
+}
+
+function isSilentAndOld(state: EngineState, executionId: string): boolean {
+  const messages = state.recorded?.messages ?? []
+  if (messages.some((message) => message.id === `${executionId}:assistant`)) return false
+  const user = messages.find((message) => message.id === `${executionId}:user`)
+  const sentAt = user ? Date.parse(user.createdAt) : Number.NaN
+  return state.lastSyncedAt !== null && state.lastSyncedAt - sentAt > SILENT_TURN_MAX_AGE_MS
 }
 
 export function selectStatus(state: EngineState): SessionStatus {
@@ -54,6 +71,17 @@ export interface SessionState {
   notFound: boolean
   /** When the last fresh read succeeded (ms since the epoch). */
   lastSyncedAt: number | null
+  /**
+   * What the server can do, as learned from its first turn or snapshot (`null`: not known yet).
+   * `keepsTurnOnDisconnect: false` (released n8n 2.41): a reload, `dispose()` or closing the tab
+   * cancels a turn this tab streams — say so rather than promise recovery.
+   */
+  server: ServerTraits
+  /**
+   * Stop can be pressed here: a turn runs and either the server stops by execution id, or this
+   * tab holds the turn's stream (a server without Stop by id stops a turn when its POST closes).
+   */
+  canStop: boolean
 }
 
 const noSuspensions: Suspension[] = []
@@ -97,6 +125,11 @@ export function selectSessionState(
     readError: state.readError,
     notFound: state.notFound,
     lastSyncedAt: state.lastSyncedAt,
+    server: state.server,
+    canStop:
+      status !== 'stopping' &&
+      (activeExecutionId !== null || state.own !== null) &&
+      (state.server.stopsByExecutionId !== false || (state.own !== null && !state.own.timedOut)),
   }
   if (!previous) return view
   const before = previous.view

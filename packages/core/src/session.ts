@@ -35,7 +35,8 @@ export class PreviewChatSession {
   readonly #history: HistoryQuery
   readonly #activity: Lingering
   readonly #effects: SessionEffects
-  readonly #streams = new Set<AbortController>()
+  /** The open turn streams of this tab, by their POST's token. */
+  readonly #streams = new Map<number, AbortController>()
   #tokens = 0
   readonly #alarm: Alarm
   #disposed = false
@@ -61,10 +62,17 @@ export class PreviewChatSession {
       relay: (message) => ctx.relay?.post(message),
       relayThread: JSON.stringify([key.projectId, key.agentId, key.threadId]),
       warn: ctx.warn,
+      closeOwnStream: () => {
+        const token = this.#engine.getState().own?.token
+        const stream = token === undefined ? undefined : this.#streams.get(token)
+        stream?.abort()
+        return stream !== undefined
+      },
     }
     const initial = initialEngineState({
       draft: ctx.storage.getItem(ctx.draftKey) ?? '',
       isNew: key.isNew ?? false,
+      ...(ctx.server && { server: ctx.server }),
     })
     // Stale-while-revalidate: a cached snapshot shows at once; the gate waits for a fresh read.
     const cached = ctx.queryClient.getQueryData<HistorySnapshot>(ctx.queryKey)
@@ -188,9 +196,15 @@ export class PreviewChatSession {
     await this.#until((s) => !s.active || (!s.reads.inFlight && !s.reads.wanted))
   }
 
-  /** Stops reading and listening for good. Never cancels the server's execution. */
+  /**
+   * Stops reading and listening for good. On the spec's servers it never cancels the execution;
+   * on one where closing a POST cancels its turn (released n8n 2.41, `server.keepsTurnOnDisconnect`
+   * false), disposing while this tab streams a turn cancels that turn.
+   */
   dispose = (): void => {
     if (this.#disposed) return
+    // Explicit: the streams close even where that cancels the turn (documented).
+    for (const stream of this.#streams.values()) stream.abort()
     this.#activity.close()
     this.#disposed = true
     // The client hands out a fresh session for this thread from now on.
@@ -260,7 +274,10 @@ export class PreviewChatSession {
       // A read in flight is cancelled (its request aborted), not left to finish for nobody; the
       // live stream stops being read, while the turn goes on on the server.
       if (this.#engine.getState().reads.inFlight) this.#history.cancel()
-      for (const stream of this.#streams) stream.abort()
+      // Where a closed POST cancels the turn (released n8n), or nobody knows yet, the stream is
+      // read to its end instead: only Stop or dispose() may cancel a person's turn.
+      if (this.#engine.getState().server.keepsTurnOnDisconnect === true)
+        for (const stream of this.#streams.values()) stream.abort()
       this.#dispatch({ type: 'deactivated' })
       ctx.onIdle(this)
     }
@@ -268,11 +285,9 @@ export class PreviewChatSession {
 
   async #runTurn(request: TurnRequest, token: number): Promise<SubmitResult> {
     const controller = new AbortController()
-    this.#streams.add(controller)
-    try {
-      return await runOwnTurn(this.#effects, request, token, controller.signal)
-    } finally {
-      this.#streams.delete(controller)
-    }
+    this.#streams.set(token, controller)
+    return runOwnTurn(this.#effects, request, token, controller.signal, () =>
+      this.#streams.delete(token),
+    )
   }
 }

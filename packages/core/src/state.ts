@@ -70,6 +70,16 @@ export interface StopState {
   askedAt: number
 }
 
+/**
+ * What the server can do, as far as this tab has learned (or the client's `server` option says).
+ * `null`: not known yet. The spec's protocol keeps a turn alive when its POST closes and stops by
+ * execution id; the released n8n 2.41 does neither (its turns begin without `execution-started`).
+ */
+export interface ServerTraits {
+  keepsTurnOnDisconnect: boolean | null
+  stopsByExecutionId: boolean | null
+}
+
 /** Everything the engine knows about one thread. Changed only by `reduce`. */
 export interface EngineState {
   /** The session is listened to: it reads, follows push and streams. */
@@ -87,6 +97,7 @@ export interface EngineState {
   own: OwnTurn | null
   stop: StopState | null
   reads: ReadState
+  server: ServerTraits
   /** The push channel is connected; `lost`: it was, and notifications may have been missed. */
   push: { connected: boolean; lost: boolean }
   /** Following another tab's live turn: the last event batch taken, and a sync asked for. */
@@ -167,7 +178,9 @@ const idleReads: ReadState = {
   notBefore: Number.NEGATIVE_INFINITY,
 }
 
-export function initialEngineState(init: { draft?: string; isNew?: boolean } = {}): EngineState {
+export function initialEngineState(
+  init: { draft?: string; isNew?: boolean; server?: Partial<ServerTraits> } = {},
+): EngineState {
   return {
     active: false,
     recorded: null,
@@ -187,6 +200,10 @@ export function initialEngineState(init: { draft?: string; isNew?: boolean } = {
     error: null,
     readError: null,
     lastSyncedAt: null,
+    server: {
+      keepsTurnOnDisconnect: init.server?.keepsTurnOnDisconnect ?? null,
+      stopsByExecutionId: init.server?.stopsByExecutionId ?? null,
+    },
   }
 }
 
@@ -321,8 +338,11 @@ export function reduce(
           : underStop(live, stop)
       return wantRead({ ...state, stop, live: settled })
     }
-    case 'stop-failed':
-      return wantRead({ ...state, stop: null, error: action.error })
+    case 'stop-failed': {
+      // No Stop route (an HTML 404): the server stops a turn only when its POST closes.
+      const server = action.error.routeMissing ? learn(state.server, false) : state.server
+      return wantRead({ ...state, stop: null, error: action.error, server })
+    }
     case 'error-cleared':
       return { ...state, error: null }
   }
@@ -379,6 +399,8 @@ function startOwnTurn(
     draft,
     stop,
     own: { ...own, phase: 'streaming', lastEventAt: action.at, timedOut: false },
+    // The spec's servers announce every turn; one that does not speaks the released protocol.
+    server: learn(state.server, action.executionId !== null),
     answered: own.resuming ? [...state.answered, own.resuming] : state.answered,
     relay: null,
     cut: false,
@@ -397,7 +419,27 @@ function adoptAnnouncedId(turn: LiveTurn, events: readonly TurnEvent[]): LiveTur
   if (!isUnannounced(turn)) return turn
   const done = events.find((event) => event.type === 'done')
   const executionId = done?.type === 'done' ? done.executionId : undefined
-  if (!executionId) return turn
+  return executionId ? renamed(turn, executionId) : turn
+}
+
+/**
+ * The same for a turn whose stream never named it (cut, or still running): the record's last
+ * message with the person's text is this turn's, whose id the live view then takes.
+ */
+function adoptRecordedId(turn: LiveTurn, snapshot: HistorySnapshot): LiveTurn {
+  const text = turn.user?.content[0]
+  if (!isUnannounced(turn) || text?.type !== 'text') return turn
+  const recorded = snapshot.messages.findLast(
+    (message) =>
+      message.role === 'user' &&
+      message.content.length === 1 &&
+      message.content[0]?.type === 'text' &&
+      message.content[0].text === text.text,
+  )
+  return recorded ? renamed(turn, recorded.executionId) : turn
+}
+
+function renamed(turn: LiveTurn, executionId: string): LiveTurn {
   const rename = (message: Message): Message => ({
     ...message,
     id: `${executionId}:${message.role}`,
@@ -431,6 +473,15 @@ function withStatus(turn: LiveTurn, status: ExecutionStatus): LiveTurn {
     ...turn,
     user: turn.user && { ...turn.user, executionStatus: status },
     assistant: { ...turn.assistant, executionStatus: status },
+  }
+}
+
+/** Fills in what the server showed of itself, keeping what the client's options said. */
+function learn(server: ServerTraits, speaksSpec: boolean): ServerTraits {
+  if (server.keepsTurnOnDisconnect !== null && server.stopsByExecutionId !== null) return server
+  return {
+    keepsTurnOnDisconnect: server.keepsTurnOnDisconnect ?? speaksSpec,
+    stopsByExecutionId: server.stopsByExecutionId ?? speaksSpec,
   }
 }
 
@@ -496,7 +547,7 @@ function applySnapshot(
   const { snapshot } = action
   const reads = action.fromRead ? { ...state.reads, inFlight: false, failures: 0 } : state.reads
   const ownStreaming = state.own?.phase === 'streaming'
-  const { live } = state
+  const live = state.live && adoptRecordedId(state.live, snapshot)
   // Drop the live overlay once the record has caught up with it: while this tab still streams,
   // only when the record shows the turn ended (its own deltas are newer than any batch).
   const liveEndedInRecord = live !== null && recordEnded(snapshot, live.executionId)
@@ -516,11 +567,17 @@ function applySnapshot(
     ),
     // The record shows this tab's turn ended: its stream has nothing more to say.
     own: ownStreaming && liveEndedInRecord ? null : state.own,
+    // A Stop of a turn that went by a stand-in id names it as the record does.
+    stop:
+      state.stop && state.live && live && state.stop.executionId === state.live.executionId
+        ? { ...state.stop, executionId: live.executionId }
+        : state.stop,
+    server: snapshot.derived ? learn(state.server, false) : state.server,
   }
   if (!action.fresh) return next
   // Spec: "Recorded state determines completion." A Stop settles once its execution is not the
   // active one any more.
-  let { stop } = state
+  let { stop } = next
   if (stop?.executionId) {
     if (snapshot.activeExecutionId !== stop.executionId) stop = null
   } else if (stop && next.own?.phase !== 'posting') {
@@ -560,7 +617,10 @@ function failRead(
       ? state.reads.notBefore
       : action.at + Math.min(error.retryAfterMs, config.retry.maxMs)
   const reads = { ...state.reads, inFlight: false, failures, notBefore }
-  if (error.code === 'not_found') {
+  // A thread this tab just posted to may not be recorded yet (n8n 2.41 answers 404 until the
+  // first output): not found is an answer only when this tab knows of no turn there.
+  const justPosted = state.own !== null || state.live !== null || state.settled.length > 0
+  if (error.code === 'not_found' && !justPosted) {
     // An answer, not a failure to retry.
     return {
       ...state,

@@ -1,5 +1,5 @@
 import type { SessionEffects } from './effects'
-import { toPreviewChatError, type PreviewChatError } from './errors'
+import { PreviewChatError, toPreviewChatError } from './errors'
 import { selectActiveExecutionId, selectOpenSuspensions } from './select'
 
 /** The outcome of `stop()`. `cancelRequested: true` means accepted, not ended: the record says when. */
@@ -28,6 +28,9 @@ export async function runStop(ctx: SessionEffects): Promise<StopResult> {
       : { cancelRequested: false }
   }
   let executionId = selectActiveExecutionId(state)
+  // No Stop by id (released n8n), or nothing to name yet a server of that kind would know.
+  if (state.server.stopsByExecutionId === false || executionId?.startsWith('unannounced:'))
+    return stopByClosing(ctx, executionId)
   if (!executionId && state.own?.phase === 'posting' && !state.own.timedOut) {
     ctx.dispatch({ type: 'stop-requested', executionId: null, at: ctx.at() })
     const known = await ctx.until((s) => s.stop?.executionId !== null)
@@ -51,9 +54,35 @@ export async function runStop(ctx: SessionEffects): Promise<StopResult> {
         continue
       }
       ctx.dispatch({ type: 'stop-failed', error })
+      // No such route: this server stops a turn when its POST closes (the reducer learnt it).
+      if (error.routeMissing) return stopByClosing(ctx, executionId)
       return { cancelRequested: false, error }
     }
   }
+}
+
+/**
+ * On a server without Stop by execution id, a turn stops when the connection of its POST closes:
+ * only the tab holding that stream can stop it. Closing it is the Stop request; the record says
+ * when it ended.
+ */
+function stopByClosing(ctx: SessionEffects, executionId: string | null): StopResult {
+  const { own, live } = ctx.getState()
+  const named = executionId ?? live?.executionId ?? null
+  if (!own || own.timedOut || !ctx.closeOwnStream()) {
+    const error = new PreviewChatError(
+      'unsupported',
+      'This server stops a turn only from the tab that sent it (it has no Stop by execution id). ' +
+        'Stop it there, or let it finish.',
+    )
+    ctx.dispatch({ type: 'stop-failed', error })
+    return { cancelRequested: false, error }
+  }
+  if (named) {
+    ctx.dispatch({ type: 'stop-requested', executionId: named, at: ctx.at() })
+    ctx.dispatch({ type: 'stop-answered', executionId: named, cancelRequested: true })
+  }
+  return { cancelRequested: true }
 }
 
 async function cancelSuspendedRuns(ctx: SessionEffects): Promise<StopResult> {

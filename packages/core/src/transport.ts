@@ -31,6 +31,7 @@ export interface TransportOptions {
   baseUrl: string
   fetch: typeof globalThis.fetch
   headers?: HeadersOption
+  credentials?: RequestCredentials
   /** How long a history read or a Stop may take before it counts as failed. */
   requestTimeoutMs: number
   timers: Timers
@@ -67,7 +68,12 @@ export function createTransport(options: TransportOptions) {
       ...(init.headers as Record<string, string>),
     }
     try {
-      return await options.fetch(`${base}${path}`, { ...init, headers, signal: signal ?? null })
+      return await options.fetch(`${base}${path}`, {
+        ...init,
+        headers,
+        signal: signal ?? null,
+        ...(options.credentials && { credentials: options.credentials }),
+      })
     } catch (cause) {
       if (signal?.aborted && signal.reason instanceof PreviewChatError) throw signal.reason
       throw new PreviewChatError(

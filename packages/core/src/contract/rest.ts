@@ -26,9 +26,12 @@ export interface RunCancelAnswer {
   cancelled: boolean
 }
 
-/** A REST error body: `{ code, message, hint? }` with the HTTP status. */
+/**
+ * A REST error body: `{ code, message, hint? }` with the HTTP status. `code` is a string on the
+ * reference server, a number on n8n, and absent from n8n's 401 (`{ status: "error", message }`).
+ */
 export interface RestErrorBody {
-  code: number | string
+  code?: number | string
   message: string
   hint?: string
 }
@@ -53,7 +56,7 @@ const resumeRequestSchema = v.object({
 const stopAnswerSchema = v.object({ cancelRequested: v.boolean() })
 const runCancelAnswerSchema = v.object({ cancelled: v.boolean() })
 const restErrorSchema = v.object({
-  code: v.union([v.number(), v.string()]),
+  code: v.optional(v.union([v.number(), v.string()])),
   message: v.string(),
   hint: v.optional(v.string()),
 })
@@ -118,17 +121,22 @@ export function errorFromResponse(
   const code = errorCodeForStatus(status)
   const parsed = parseRestError(body)
   const detail = parsed.success ? parsed.value : undefined
+  // A page instead of the API's JSON: a route the server does not have, or a proxy's answer.
+  const page = !detail && typeof body === 'string' && /^\s*</.test(body)
   const message = [
     `${what} failed with HTTP ${status}${detail ? `: ${detail.message.replace(/\.+$/, '')}` : ''}.`,
-    advice[code],
+    page
+      ? 'The server answered with an HTML page, not the API: check the baseUrl and any proxy, or the server does not have this route.'
+      : advice[code],
   ]
     .filter(Boolean)
     .join(' ')
   return new PreviewChatError(code, message, {
     status,
     ...(retryAfterMs !== undefined && { retryAfterMs }),
-    ...(detail && { serverCode: detail.code }),
+    ...(detail?.code !== undefined && { serverCode: detail.code }),
     ...(detail?.hint !== undefined && { hint: detail.hint }),
+    ...(page && { routeMissing: true }),
   })
 }
 

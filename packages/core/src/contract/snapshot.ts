@@ -103,6 +103,11 @@ export interface HistorySnapshot {
   openSuspensions: Suspension[]
   /** Set from the moment an execution is recorded, before any output; `null` when none runs. */
   activeExecutionId: string | null
+  /**
+   * Set by the client, never sent: the server sent no `activeExecutionId` nor the user messages'
+   * `executionStatus` (the released n8n 2.41), so the client derived them from the messages.
+   */
+  derived?: true
 }
 
 const timestamp = v.union([v.number(), v.string()])
@@ -161,7 +166,10 @@ const messageSchema = v.object({
     v.array(v.variant('type', [textPart, reasoningPart, toolCallPart, filePart])),
   ),
   executionId: v.string(),
-  executionStatus: v.picklist(['running', 'success', 'error', 'cancelled', 'interrupted']),
+  // Optional on the wire: the released n8n 2.41 sends none on user messages (derived below).
+  executionStatus: v.optional(
+    v.picklist(['running', 'success', 'error', 'cancelled', 'interrupted']),
+  ),
   executionError: v.optional(v.string()),
   createdAt: v.string(),
 })
@@ -175,10 +183,42 @@ const suspensionSchema = v.object({
 const snapshotSchema = v.object({
   messages: v.array(messageSchema),
   openSuspensions: v.array(suspensionSchema),
-  activeExecutionId: v.nullable(v.string()),
-}) satisfies v.GenericSchema<unknown, HistorySnapshot>
+  // Optional on the wire: the released n8n 2.41 does not send it (derived below).
+  activeExecutionId: v.optional(v.nullable(v.string())),
+})
+
+type WireSnapshot = v.InferOutput<typeof snapshotSchema>
 
 /** Turns the JSON body of a history read (wrapped in `{ data }` or bare) into a snapshot. */
 export function parseHistorySnapshot(body: unknown): ParseResult<HistorySnapshot> {
-  return validate(snapshotSchema, unwrapEnvelope(body), 'The history snapshot')
+  const result = validate(snapshotSchema, unwrapEnvelope(body), 'The history snapshot')
+  return result.success ? { success: true, value: completeSnapshot(result.value) } : result
+}
+
+/**
+ * Fills in what an older server leaves out. A message's status is its execution's: the assistant
+ * message's, or `running` while the execution has no assistant message yet (n8n 2.41 writes it
+ * with the first output). The active execution is the last one whose assistant message is absent
+ * or running. A snapshot the server completed itself is returned as it is.
+ */
+function completeSnapshot(wire: WireSnapshot): HistorySnapshot {
+  const complete =
+    wire.activeExecutionId !== undefined &&
+    wire.messages.every((message) => message.executionStatus !== undefined)
+  if (complete) return wire as HistorySnapshot
+  const statusOf = new Map<string, ExecutionStatus>()
+  for (const message of wire.messages)
+    if (message.role === 'assistant' && message.executionStatus)
+      statusOf.set(message.executionId, message.executionStatus)
+  const messages = wire.messages.map((message): Message =>
+    message.executionStatus
+      ? (message as Message)
+      : { ...message, executionStatus: statusOf.get(message.executionId) ?? 'running' },
+  )
+  const running = messages.filter((message) => message.executionStatus === 'running')
+  const activeExecutionId =
+    wire.activeExecutionId === undefined
+      ? (running.at(-1)?.executionId ?? null)
+      : wire.activeExecutionId
+  return { messages, openSuspensions: wire.openSuspensions, activeExecutionId, derived: true }
 }

@@ -112,7 +112,6 @@ describe('parseHistorySnapshot', () => {
     ['null', null],
     ['a string', 'oops'],
     ['an array', []],
-    ['missing activeExecutionId', { messages: [], openSuspensions: [] }],
     ['activeExecutionId of the wrong type', { ...snapshot, activeExecutionId: 3 }],
     ['messages that are not an array', { ...snapshot, messages: {} }],
     ['an unknown role', { ...snapshot, messages: [{ ...userMessage, role: 'system' }] }],
@@ -159,6 +158,36 @@ describe('parseHistorySnapshot', () => {
     if (result.success) return
     expect(result.error.code).toBe('invalid_response')
     expect(result.error.issues.length).toBeGreaterThan(0)
+  })
+
+  it('derives what the released n8n 2.41 leaves out: the active execution and the user statuses', () => {
+    const assistant = { ...userMessage, id: 'e2:assistant', role: 'assistant', executionId: 'e2' }
+    const result = parseHistorySnapshot({
+      messages: [
+        { ...userMessage, executionStatus: undefined },
+        { ...userMessage, id: 'e1:assistant', role: 'assistant', executionStatus: 'cancelled' },
+        { ...userMessage, id: 'e2:user', executionId: 'e2', executionStatus: undefined },
+        { ...assistant, executionStatus: 'running' },
+        { ...userMessage, id: 'e3:user', executionId: 'e3', executionStatus: undefined },
+      ],
+      openSuspensions: [],
+    })
+    expect(result.success).toBe(true)
+    if (!result.success) return
+    expect(result.value.derived).toBe(true)
+    expect(result.value.messages.map((m) => [m.id, m.executionStatus])).toEqual([
+      ['exec-1:user', 'cancelled'],
+      ['e1:assistant', 'cancelled'],
+      ['e2:user', 'running'],
+      ['e2:assistant', 'running'],
+      // No answer yet: n8n writes the assistant message with the first output.
+      ['e3:user', 'running'],
+    ])
+    expect(result.value.activeExecutionId).toBe('e3')
+    expect(parseHistorySnapshot({ messages: [], openSuspensions: [] })).toEqual({
+      success: true,
+      value: { messages: [], openSuspensions: [], activeExecutionId: null, derived: true },
+    })
   })
 
   it('says where the snapshot is wrong', () => {
