@@ -57,7 +57,8 @@ export function followUp(state: EngineState, at: number, random: number, config:
   const recordLags = state.live?.ended === true || state.settled.length > 0
   const unknown = state.cut || !state.synced
   const jitter = () => random
-  if (state.readError && state.readError.code !== 'not_found') {
+  // A 404 that says the thread is not there is an answer; any other failure is retried.
+  if (state.readError && !(state.readError.code === 'not_found' && state.notFound)) {
     if (running || recordLags || unknown || reads.failures <= IDLE_READ_RETRIES) {
       const delay = backoffDelay(
         reads.failures - 1,

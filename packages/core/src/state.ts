@@ -340,7 +340,9 @@ export function reduce(
     }
     case 'stop-failed': {
       // No Stop route (an HTML 404): the server stops a turn only when its POST closes.
-      const server = action.error.routeMissing ? learn(state.server, false) : state.server
+      const server = action.error.routeMissing
+        ? { ...state.server, stopsByExecutionId: false }
+        : state.server
       return wantRead({ ...state, stop: null, error: action.error, server })
     }
     case 'error-cleared':

@@ -143,6 +143,10 @@ export function createScriptedServer() {
       if (status === 'network-error') post.reject(new TypeError('fetch failed'))
       else post.resolve(json(status, { code: status, message: 'refused' }))
     },
+    /** Answers the oldest waiting DELETE with any response (an HTML 404, say). */
+    answerStopRaw(response: Response) {
+      take(stops, 'DELETE').resolve(response)
+    },
     answerStop(body: unknown, status = 200, headers: Record<string, string> = {}) {
       take(stops, 'DELETE').resolve(json(status, body, headers))
     },

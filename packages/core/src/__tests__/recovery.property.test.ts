@@ -270,7 +270,10 @@ async function run(message: string, faults: Faults) {
   const final = session.getState()
   unsubscribe()
   session.dispose()
-  await new Promise((resolve) => setTimeout(resolve, 5))
+  // What dispose() leaves must wind down at once (a linger of 0 ms; a loaded machine is slow).
+  await until(() => timers.pending() === 0 && push.open() === 0, 'dispose to wind down', 500).catch(
+    () => {},
+  )
   const leftovers = {
     timers: timers.pending(),
     pushConnections: push.open(),
