@@ -26,7 +26,14 @@ import {
   type PreviewChatStore,
   type ThreadRecord,
 } from './store'
-import { authenticate, builtInUsers, hasScope, type PreviewChatUser, type Scope } from './users'
+import {
+  authenticate,
+  builtInUsers,
+  hasScope,
+  unauthorized,
+  type PreviewChatUser,
+  type Scope,
+} from './users'
 
 export interface PreviewChatBackendOptions {
   /** Pause between streamed deltas, in ms (40 by default: a demo turn lasts a few seconds). */
@@ -155,13 +162,7 @@ export function createPreviewChatBackend(
 
   const requireUser = (request: Request, scope: Scope): PreviewChatUser => {
     const user = authenticate(request.headers, users)
-    if (!user) {
-      throw new RestError(
-        'unauthorized',
-        'No known user. This development server knows alice, bob and carol.',
-        'Send "Authorization: Bearer alice" or the cookie "preview-chat-user=alice".',
-      )
-    }
+    if (!user) throw unauthorized()
     if (!hasScope(user, scope)) {
       throw new RestError('forbidden', `The user "${user.id}" lacks the scope ${scope}.`)
     }
@@ -379,38 +380,31 @@ export function createPreviewChatBackend(
       ? url.pathname.slice(basePath.length)
       : undefined
     const matched = path === undefined ? undefined : matchRoute(path)
-    if (!matched) {
-      return {
-        route: 'unknown',
-        response: errorResponse(
-          new RestError(
-            'not_found',
-            `No route ${request.method} ${url.pathname}.`,
-            `The API lives under ${basePath}/projects/:projectId/agents/v2/:agentId/chat.`,
-          ),
-        ),
-      }
-    }
-    const method = routeMethods[matched.name]
-    if (request.method !== method) {
-      return {
-        route: matched.name,
-        response: errorResponse(
-          new RestError(
-            'method_not_allowed',
-            `${url.pathname} answers ${method}, not ${request.method}.`,
-          ),
-          { Allow: method },
-        ),
-      }
-    }
+    const name = matched?.name ?? 'unknown'
+    // Whatever goes wrong becomes an answer: `fetch` never rejects, so the host never drops a
+    // socket without answering.
     try {
-      return { route: matched.name, response: await route(request, matched) }
+      if (!matched) {
+        throw new RestError(
+          'not_found',
+          `No route ${request.method} ${url.pathname}.`,
+          `The API lives under ${basePath}/projects/:projectId/agents/v2/:agentId/chat.`,
+        )
+      }
+      const method = routeMethods[matched.name]
+      if (request.method !== method) {
+        const error = new RestError(
+          'method_not_allowed',
+          `${url.pathname} answers ${method}, not ${request.method}.`,
+        )
+        return { route: name, response: errorResponse(error, { Allow: method }) }
+      }
+      return { route: name, response: await route(request, matched) }
     } catch (error) {
-      if (error instanceof RestError) return { route: matched.name, response: errorResponse(error) }
-      if (request.signal.aborted) return { route: matched.name, response: abandoned() }
+      if (error instanceof RestError) return { route: name, response: errorResponse(error) }
+      if (request.signal.aborted) return { route: name, response: abandoned() }
       return {
-        route: matched.name,
+        route: name,
         response: errorResponse(
           new RestError('server_error', 'The reference server failed on this request; try again.'),
         ),

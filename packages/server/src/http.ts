@@ -8,7 +8,9 @@ export type RestErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'request_timeout'
   | 'payload_too_large'
+  | 'headers_too_large'
   | 'server_error'
 
 const statusOf: Record<RestErrorCode, number> = {
@@ -18,7 +20,9 @@ const statusOf: Record<RestErrorCode, number> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  request_timeout: 408,
   payload_too_large: 413,
+  headers_too_large: 431,
   server_error: 500,
 }
 
@@ -37,7 +41,7 @@ export class RestError extends Error {
   }
 }
 
-const jsonHeaders = { 'Content-Type': 'application/json; charset=UTF-8' }
+export const jsonHeaders = { 'Content-Type': 'application/json; charset=UTF-8' }
 
 /** Successful REST answers are wrapped `{ data }` (wire contract, "JSON envelope"). */
 export function dataResponse(data: unknown, status = 200): Response {
@@ -45,13 +49,16 @@ export function dataResponse(data: unknown, status = 200): Response {
 }
 
 /** Errors are `{ code, message, hint? }` with the HTTP status (wire contract, "JSON envelope"). */
-export function errorResponse(error: RestError, headers: Record<string, string> = {}): Response {
-  const body: RestErrorBody = {
+export function errorBody(error: RestError): RestErrorBody {
+  return {
     code: error.code,
     message: error.message,
     ...(error.hint !== undefined && { hint: error.hint }),
   }
-  return new Response(JSON.stringify(body), {
+}
+
+export function errorResponse(error: RestError, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(errorBody(error)), {
     status: error.status,
     headers: { ...jsonHeaders, ...headers },
   })

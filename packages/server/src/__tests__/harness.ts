@@ -1,3 +1,4 @@
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { connect } from 'node:net'
 import {
   parseHistorySnapshot,
@@ -258,4 +259,93 @@ export function sendRawAndClose(server: PreviewChatServer, bytes: string): Promi
     socket.on('error', () => undefined)
     socket.on('close', () => resolve())
   })
+}
+
+/** What `send` got back: the answer, and whether it came over a connection opened before. */
+export interface Answer {
+  status: number
+  headers: IncomingHttpHeaders
+  body: string
+  reusedSocket: boolean
+}
+
+export interface SendOptions {
+  method?: string
+  path: string
+  headers?: Record<string, string>
+  body?: string | Buffer
+  /** A keep-alive agent with one socket sends every request over the same connection. */
+  agent?: Agent
+  timeoutMs?: number
+}
+
+/**
+ * One request through `node:http`, which (unlike fetch) sends any method, header, cookie or body
+ * as given and says whether the request went over a reused connection. An upgrade that succeeds
+ * resolves with status 101 (its socket closed at once). Rejects when no answer comes.
+ */
+export function send(
+  server: Pick<PreviewChatServer, 'port'>,
+  options: SendOptions,
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port: server.port,
+      method: options.method ?? 'GET',
+      path: options.path,
+      headers: options.headers,
+      agent: options.agent,
+      timeout: options.timeoutMs ?? 5000,
+    })
+    req.on('response', (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('error', reject)
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          reusedSocket: req.reusedSocket,
+        }),
+      )
+    })
+    req.on('upgrade', (res, socket) => {
+      socket.destroy()
+      resolve({ status: 101, headers: res.headers, body: '', reusedSocket: req.reusedSocket })
+    })
+    req.on('timeout', () => req.destroy(new Error(`no answer to ${options.method} in time`)))
+    req.on('error', reject)
+    req.end(options.body)
+  })
+}
+
+/** The headers of a WebSocket handshake (RFC 6455's sample key). */
+export const upgradeHeaders = {
+  Connection: 'Upgrade',
+  Upgrade: 'websocket',
+  'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+  'Sec-WebSocket-Version': '13',
+}
+
+/** An agent that sends every request over one kept-alive connection (while the server keeps it). */
+export const oneConnection = () => new Agent({ keepAlive: true, maxSockets: 1 })
+
+/** Every 4xx and 5xx answer is a JSON `{ code, message, hint? }` (wire contract). */
+export function errorBodyOf(answer: Pick<Answer, 'headers' | 'body'>): {
+  code: string
+  message: string
+  hint?: string
+} {
+  const type = answer.headers['content-type'] ?? ''
+  if (!type.startsWith('application/json')) throw new Error(`error answer typed "${type}"`)
+  const body = JSON.parse(answer.body) as Record<string, unknown>
+  const { code, message, hint, ...rest } = body
+  if (typeof code !== 'string' || typeof message !== 'string') {
+    throw new Error(`error body without code and message: ${answer.body}`)
+  }
+  if (hint !== undefined && typeof hint !== 'string') throw new Error(`hint is not text`)
+  if (Object.keys(rest).length > 0) throw new Error(`error body with more: ${answer.body}`)
+  return { code, message, ...(hint !== undefined && { hint }) }
 }
