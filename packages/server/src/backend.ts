@@ -22,6 +22,7 @@ import { createSseStream, sseResponse } from './sse'
 import {
   createPreviewChatStore,
   snapshotOf,
+  threadKey,
   type ExecutionRecord,
   type PreviewChatStore,
   type ThreadRecord,
@@ -80,8 +81,11 @@ export interface RecordingLogEntry {
 export interface PreviewChatInspection {
   /** Every thread of the store (all mains), as copies. */
   threads(): ThreadRecord[]
-  /** The history snapshot of a thread, as its owner would read it. */
-  history(threadId: string): HistorySnapshot | undefined
+  /**
+   * The history snapshot of a thread, as its owner would read it. Thread ids are scoped to their
+   * owner: name `ownerId` when two users may have used the same id (the first one found otherwise).
+   */
+  history(threadId: string, ownerId?: string): HistorySnapshot | undefined
   /** Every execution of the store (all mains), as copies. */
   executions(): ExecutionRecord[]
   /** The ids of the executions this main runs now. */
@@ -169,19 +173,21 @@ export function createPreviewChatBackend(
     return user
   }
 
-  // "Other users cannot read or cancel a private preview turn": not yours reads as not found.
+  // "Other users cannot read or cancel a private preview turn": a user only ever looks among
+  // their own threads, so another user's thread is exactly as absent as one that never existed.
+  const scopeOf = (route: { projectId: string; agentId: string }, user: PreviewChatUser) => ({
+    ownerId: user.id,
+    projectId: route.projectId,
+    agentId: route.agentId,
+  })
+
   const ownedThread = (
     threadId: string,
     route: { projectId: string; agentId: string },
     user: PreviewChatUser,
   ): ThreadRecord => {
-    const thread = store.threads.get(threadId)
-    if (
-      !thread ||
-      thread.ownerId !== user.id ||
-      thread.projectId !== route.projectId ||
-      thread.agentId !== route.agentId
-    ) {
+    const thread = store.threads.get(threadKey(scopeOf(route, user), threadId))
+    if (!thread) {
       throw new RestError(
         'not_found',
         `No conversation "${threadId}" for this user and agent.`,
@@ -214,9 +220,9 @@ export function createPreviewChatBackend(
     const body = parsed.value
     if (request.signal.aborted) return abandoned()
     const threadId = body.sessionId ?? crypto.randomUUID()
-    let thread = store.threads.get(threadId)
+    const key = threadKey(scopeOf(route, user), threadId)
+    let thread = store.threads.get(key)
     if (thread) {
-      thread = ownedThread(threadId, route, user)
       // "New-message submission stays blocked while a turn runs."
       if (thread.activeExecutionId !== null) return turnAlreadyRunning()
     } else if (body.sessionId !== undefined && body.newSession !== true) {
@@ -232,7 +238,7 @@ export function createPreviewChatBackend(
         openSuspensions: [],
         activeExecutionId: null,
       }
-      store.threads.set(threadId, thread)
+      store.threads.set(key, thread)
     }
     const stream = begin({
       thread,
@@ -291,7 +297,8 @@ export function createPreviewChatBackend(
     const user = requireUser(request, 'agent:execute')
     const thread = ownedThread(route.threadId, route, user)
     const execution = store.executions.get(route.executionId)
-    if (!execution || execution.threadId !== thread.id) {
+    // The execution's own thread, not merely one with the same id (another user may have one).
+    if (!execution || threadKey(execution, execution.threadId) !== threadKey(thread, thread.id)) {
       throw new RestError('not_found', `No execution "${route.executionId}" in this conversation.`)
     }
     // "A late request cannot cancel a later execution": only the named execution is considered.
@@ -431,9 +438,13 @@ export function createPreviewChatBackend(
     basePath,
     inspect: {
       threads: () => structuredClone([...store.threads.values()]),
-      history: (threadId) => {
-        const thread = store.threads.get(threadId)
-        return thread && snapshotOf(thread)
+      history: (threadId, ownerId) => {
+        for (const thread of store.threads.values()) {
+          if (thread.id === threadId && (ownerId === undefined || thread.ownerId === ownerId)) {
+            return snapshotOf(thread)
+          }
+        }
+        return undefined
       },
       executions: () => structuredClone([...store.executions.values()]),
       running: () => [...running.keys()],

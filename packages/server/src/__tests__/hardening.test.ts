@@ -1,13 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createPreviewChatBackend } from '../backend'
 import {
+  chat,
   chatPath,
   closeHosts,
+  createGate,
   errorBodyOf,
   oneConnection,
+  readHistory,
   send,
   startHost,
   stopPath,
+  turn,
   upgradeHeaders,
 } from './harness'
 
@@ -154,5 +158,77 @@ describe('d. headers or a path over what the parser accepts', () => {
     }
     const after = await send(server, { path: '/rest/none' })
     expect(after.status).toBe(404)
+  })
+})
+
+describe("e. another user's thread reads exactly like no thread at all", () => {
+  /** The answer with `id` written as ID, so that two answers about two ids can be compared. */
+  const about = async (response: Response, id: string) => ({
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: (await response.text()).replaceAll(id, 'ID').replace(/"executionId":"[^"]+"/g, ''),
+  })
+
+  it("answers a message naming alice's thread as one naming an unknown id, and the same for a read", async () => {
+    const server = await startHost()
+    await (
+      await turn(chat(server, { message: 'mine', sessionId: 'alice-t', newSession: true }))
+    ).rest()
+    const bobOnAlice = await about(
+      await chat(server, { message: 'hi', sessionId: 'alice-t' }, 'bob'),
+      'alice-t',
+    )
+    const bobOnNothing = await about(
+      await chat(server, { message: 'hi', sessionId: 'no-such-t' }, 'bob'),
+      'no-such-t',
+    )
+    expect(bobOnAlice).toEqual(bobOnNothing)
+    expect(bobOnAlice.status).toBe(200)
+    expect(bobOnAlice.body).toContain('"errorCode":"session_not_found"')
+
+    const read = (id: string) =>
+      fetch(`${server.url}${chatPath}/${id}/messages`, { headers: { Authorization: 'Bearer bob' } })
+    const readAlice = await about(await read('alice-t'), 'alice-t')
+    expect(readAlice).toEqual(await about(await read('no-such-t'), 'no-such-t'))
+    expect(readAlice.status).toBe(404)
+  })
+
+  it('never lets a user claim, stop or read the thread id of another, even with newSession', async () => {
+    const gate = createGate()
+    const server = await startHost({ sleep: gate.sleep })
+    const alices = await turn(chat(server, { message: 'alice', sessionId: 'x', newSession: true }))
+    const { executionId } = await alices.until('execution-started')
+
+    // bob names alice's id as new: he gets a thread of his own, hers is untouched.
+    const bobs = await turn(
+      chat(server, { message: 'bob', sessionId: 'x', newSession: true }, 'bob'),
+    )
+    expect((await bobs.until('execution-started')).sessionId).toBe('x')
+    const bobStop = await fetch(`${server.url}${stopPath('x', executionId)}`, {
+      method: 'DELETE',
+      headers: { Authorization: 'Bearer bob' },
+    })
+    expect(bobStop.status).toBe(404)
+    expect(server.backend.inspect.running()).toContain(executionId)
+
+    // bob minted an id first: alice may still start her thread under it.
+    await (
+      await turn(chat(server, { message: 'first', sessionId: 'minted', newSession: true }, 'bob'))
+    ).until('execution-started')
+    const alicesMinted = await turn(
+      chat(server, { message: 'second', sessionId: 'minted', newSession: true }),
+    )
+    expect((await alicesMinted.until('execution-started')).sessionId).toBe('minted')
+
+    gate.open()
+    await Promise.all([alices.rest(), bobs.rest(), alicesMinted.rest()])
+    const texts = async (id: string, user: string) =>
+      (await readHistory(server, id, user)).messages
+        .filter((message) => message.role === 'user')
+        .map((message) => message.content)
+    expect(await texts('x', 'alice')).toEqual([[{ type: 'text', text: 'alice' }]])
+    expect(await texts('x', 'bob')).toEqual([[{ type: 'text', text: 'bob' }]])
+    expect(await texts('minted', 'alice')).toEqual([[{ type: 'text', text: 'second' }]])
+    expect(await texts('minted', 'bob')).toEqual([[{ type: 'text', text: 'first' }]])
   })
 })
