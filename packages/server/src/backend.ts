@@ -57,6 +57,11 @@ export interface PreviewChatBackendOptions {
   basePath?: string
   /** Replaces the scripted agent. */
   agent?: PreviewChatAgent
+  /**
+   * How many entries `inspect.requests` and `inspect.recordings` keep: the latest 1,000 by
+   * default, so that a long-running server does not grow with them. `countRequests` counts all.
+   */
+  logLimit?: number
   /** Idle time before an SSE `:ping` comment (30 s by default). */
   pingMs?: number
   now?: () => number
@@ -92,10 +97,11 @@ export interface PreviewChatInspection {
   running(): string[]
   /** Whether a running execution of this main still has a client reading its live stream. */
   hasListener(executionId: string): boolean
-  /** The snapshots this main recorded, in order. */
+  /** The latest snapshots this main recorded (up to `logLimit`), in order. */
   readonly recordings: readonly RecordingLogEntry[]
-  /** The requests this main handled, in order. */
+  /** The latest requests this main handled (up to `logLimit`), in order. */
   readonly requests: readonly RequestLogEntry[]
+  /** How many requests this main handled, all of them (not only those `requests` still holds). */
   countRequests(filter: { route?: RouteName | 'unknown'; method?: string }): number
 }
 
@@ -130,8 +136,14 @@ export function createPreviewChatBackend(
   const pingMs = options.pingMs ?? 30_000
   const running = new Map<string, RunningExecution>()
   const pushStreams = new Set<() => void>()
+  const logLimit = options.logLimit ?? 1000
   const requests: RequestLogEntry[] = []
   const recordings: RecordingLogEntry[] = []
+  // Per route and method: few keys, as there are few routes and an HTTP parser knows few methods.
+  const requestCounts = new Map<
+    string,
+    { route: RouteName | 'unknown'; method: string; count: number }
+  >()
 
   const settings: ExecutionSettings = {
     store,
@@ -144,7 +156,7 @@ export function createPreviewChatBackend(
     pingMs,
     now,
     newId: () => crypto.randomUUID(),
-    onRecorded: (executionId, status) => recordings.push({ executionId, status }),
+    onRecorded: (executionId, status) => keepLatest(recordings, { executionId, status }, logLimit),
   }
 
   // The local half of Stop; the relay calls it for Stops that reached another main.
@@ -422,13 +434,18 @@ export function createPreviewChatBackend(
   return {
     async fetch(request) {
       const { response, route: name } = await handle(request)
-      requests.push({
+      const entry: RequestLogEntry = {
         method: request.method,
         path: new URL(request.url).pathname,
         route: name,
         userId: authenticate(request.headers, users)?.id,
         status: response.status,
-      })
+      }
+      keepLatest(requests, entry, logLimit)
+      const countKey = `${entry.route} ${entry.method}`
+      const counted = requestCounts.get(countKey)
+      if (counted) counted.count++
+      else requestCounts.set(countKey, { route: entry.route, method: entry.method, count: 1 })
       return response
     },
     subscribePush: (userId, listener) => store.push.subscribe(userId, listener),
@@ -451,12 +468,15 @@ export function createPreviewChatBackend(
       hasListener: (executionId) => running.get(executionId)?.stream.cancelled === false,
       recordings,
       requests,
-      countRequests: ({ route: name, method }) =>
-        requests.filter(
-          (entry) =>
-            (name === undefined || entry.route === name) &&
-            (method === undefined || entry.method === method),
-        ).length,
+      countRequests: ({ route: name, method }) => {
+        let total = 0
+        for (const counted of requestCounts.values()) {
+          if (name !== undefined && counted.route !== name) continue
+          if (method !== undefined && counted.method !== method) continue
+          total += counted.count
+        }
+        return total
+      },
     },
     async close() {
       unregisterRelay()
@@ -485,4 +505,10 @@ function closeSuspension(thread: ThreadRecord, runId: string, rejection?: string
       }
     }
   }
+}
+
+/** Appends to a log that keeps only its latest `limit` entries. */
+function keepLatest<T>(log: T[], entry: T, limit: number): void {
+  log.push(entry)
+  if (log.length > limit) log.splice(0, log.length - limit)
 }

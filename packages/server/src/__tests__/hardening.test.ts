@@ -232,3 +232,35 @@ describe("e. another user's thread reads exactly like no thread at all", () => {
     expect(await texts('minted', 'bob')).toEqual([[{ type: 'text', text: 'first' }]])
   })
 })
+
+describe('f. the inspection logs stay bounded on a long-running server', () => {
+  it('keeps the latest logLimit requests and recordings, and still counts every request', async () => {
+    const server = await startHost({ logLimit: 10 })
+    for (let index = 0; index < 25; index++) {
+      await send(server, { path: `/rest/none/${index}` })
+    }
+    for (let index = 0; index < 4; index++) {
+      await (
+        await turn(chat(server, { message: 'hi', sessionId: `f${index}`, newSession: true }))
+      ).rest()
+    }
+    const { inspect } = server.backend
+    expect(inspect.requests).toHaveLength(10)
+    expect(inspect.requests.at(-1)).toMatchObject({ route: 'chat', method: 'POST', status: 200 })
+    expect(inspect.requests[0]).toMatchObject({ route: 'unknown', path: '/rest/none/19' })
+    expect(inspect.countRequests({ route: 'unknown' })).toBe(25)
+    expect(inspect.countRequests({ route: 'chat', method: 'POST' })).toBe(4)
+    expect(inspect.countRequests({})).toBe(29)
+    expect(inspect.recordings.length).toBeLessThanOrEqual(10)
+    expect(inspect.recordings.at(-1)).toMatchObject({ status: 'success' })
+  })
+
+  it('keeps 1,000 entries by default', async () => {
+    const backend = createPreviewChatBackend()
+    for (let index = 0; index < 1200; index++) {
+      await backend.fetch(new Request(`http://x/rest/none/${index}`))
+    }
+    expect(backend.inspect.requests).toHaveLength(1000)
+    expect(backend.inspect.countRequests({ route: 'unknown', method: 'GET' })).toBe(1200)
+  })
+})
