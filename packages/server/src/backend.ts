@@ -13,6 +13,7 @@ import {
   type RunningExecution,
   type StartExecution,
 } from './execution'
+import { checkCorsOrigin, corsHeaders, preflightResponse } from './cors'
 import { dataResponse, errorResponse, readJsonBody, RestError } from './http'
 import type { PushListener } from './push'
 import type { ExecutionRelay } from './relay'
@@ -62,6 +63,12 @@ export interface PreviewChatBackendOptions {
    * default, so that a long-running server does not grow with them. `countRequests` counts all.
    */
   logLimit?: number
+  /**
+   * Lets pages of another origin call this server: one origin (`http://localhost:5173`, whose
+   * pages may send cookies too) or `*` (any origin, no credentials). Preflights are answered and
+   * every answer carries the Access-Control headers. Off by default.
+   */
+  cors?: string
   /** Idle time before an SSE `:ping` comment (30 s by default). */
   pingMs?: number
   now?: () => number
@@ -115,6 +122,8 @@ export interface PreviewChatBackend {
   readonly mainId: string
   readonly store: PreviewChatStore
   readonly basePath: string
+  /** The `cors` option, checked; undefined when off. */
+  readonly cors: string | undefined
   readonly inspect: PreviewChatInspection
   /**
    * Ends this main: its running turns stop at their next pause and are recorded as `interrupted`,
@@ -136,6 +145,7 @@ export function createPreviewChatBackend(
   const pingMs = options.pingMs ?? 30_000
   const running = new Map<string, RunningExecution>()
   const pushStreams = new Set<() => void>()
+  const cors = options.cors === undefined ? undefined : checkCorsOrigin(options.cors)
   const logLimit = options.logLimit ?? 1000
   const requests: RequestLogEntry[] = []
   const recordings: RecordingLogEntry[] = []
@@ -411,6 +421,9 @@ export function createPreviewChatBackend(
         )
       }
       const method = routeMethods[matched.name]
+      if (cors !== undefined && request.method === 'OPTIONS') {
+        return { route: name, response: preflightResponse(cors, method, request) }
+      }
       if (request.method !== method) {
         const error = new RestError(
           'method_not_allowed',
@@ -431,21 +444,28 @@ export function createPreviewChatBackend(
     }
   }
 
+  const allowOrigin = corsHeaders(cors)
+
+  const log = (request: Request, route: RouteName | 'unknown', status: number) => {
+    const entry: RequestLogEntry = {
+      method: request.method,
+      path: new URL(request.url).pathname,
+      route,
+      userId: authenticate(request.headers, users)?.id,
+      status,
+    }
+    keepLatest(requests, entry, logLimit)
+    const countKey = `${route} ${request.method}`
+    const counted = requestCounts.get(countKey)
+    if (counted) counted.count++
+    else requestCounts.set(countKey, { route, method: request.method, count: 1 })
+  }
+
   return {
     async fetch(request) {
       const { response, route: name } = await handle(request)
-      const entry: RequestLogEntry = {
-        method: request.method,
-        path: new URL(request.url).pathname,
-        route: name,
-        userId: authenticate(request.headers, users)?.id,
-        status: response.status,
-      }
-      keepLatest(requests, entry, logLimit)
-      const countKey = `${entry.route} ${entry.method}`
-      const counted = requestCounts.get(countKey)
-      if (counted) counted.count++
-      else requestCounts.set(countKey, { route: entry.route, method: entry.method, count: 1 })
+      log(request, name, response.status)
+      for (const [header, value] of Object.entries(allowOrigin)) response.headers.set(header, value)
       return response
     },
     subscribePush: (userId, listener) => store.push.subscribe(userId, listener),
@@ -453,6 +473,7 @@ export function createPreviewChatBackend(
     mainId,
     store,
     basePath,
+    cors,
     inspect: {
       threads: () => structuredClone([...store.threads.values()]),
       history: (threadId, ownerId) => {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { send, upgradeHeaders } from './harness'
+import { errorBodyOf, send, upgradeHeaders } from './harness'
 
 // The CLI as a user runs it: its own process, so "the process exits" is something a test can see.
 const cli = fileURLToPath(new URL('../cli.ts', import.meta.url))
@@ -58,5 +58,35 @@ describe('the CLI', () => {
     const after = await send(server, { path: '/rest/none' })
     expect(after.status).toBe(404)
     expect(server.child.exitCode).toBeNull()
+  })
+
+  it('--cors answers the preflight and puts the origin on every answer', async () => {
+    const origin = 'http://127.0.0.1:5173'
+    const server = await startCli(['--cors', origin])
+    const path = '/rest/projects/p/agents/v2/a/chat'
+    const preflight = await send(server, {
+      method: 'OPTIONS',
+      path,
+      headers: {
+        Origin: origin,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type',
+      },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers['access-control-allow-origin']).toBe(origin)
+    expect(preflight.headers['access-control-allow-methods']).toContain('POST')
+    expect(preflight.headers['access-control-allow-headers']).toMatch(/authorization/i)
+    expect(preflight.headers['access-control-allow-credentials']).toBe('true')
+    const refused = await send(server, { method: 'POST', path, headers: { Origin: origin } })
+    expect(refused.status).toBe(401)
+    expect(refused.headers['access-control-allow-origin']).toBe(origin)
+    errorBodyOf(refused)
+  })
+
+  it('refuses a --cors value that is not an origin', async () => {
+    const run = runCli(['--port', '0', '--cors', 'http://example.com/path'])
+    expect(await run.exited).toBe(2)
+    expect(run.output()).toMatch(/--cors/)
   })
 })

@@ -6,6 +6,7 @@ import {
   type PreviewChatBackend,
   type PreviewChatBackendOptions,
 } from '../backend'
+import { corsHeaders } from '../cors'
 import { errorResponse, RestError } from '../http'
 import { attachWebSocketPush } from './push'
 import { refuseSocket } from './refuse'
@@ -54,7 +55,7 @@ export async function startPreviewChatServer(
     } catch (error) {
       const refusal =
         error instanceof RestError ? error : new RestError('bad_request', String(error))
-      void writeFetchResponse(errorResponse(refusal), res)
+      void writeFetchResponse(errorResponse(refusal, corsHeaders(backend.cors)), res)
       return
     }
     backend
@@ -77,7 +78,7 @@ export async function startPreviewChatServer(
       return
     }
     refused.add(socket)
-    refuseSocket(socket, refusal)
+    refuseSocket(socket, refusal, corsHeaders(backend.cors))
   })
   server.on('connection', (socket: Socket) => {
     sockets.add(socket)

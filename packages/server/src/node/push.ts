@@ -2,6 +2,7 @@ import type { IncomingMessage, Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { PreviewChatBackend } from '../backend'
+import { corsHeaders } from '../cors'
 import { RestError } from '../http'
 import { unauthorized } from '../users'
 import { refuseSocket } from './refuse'
@@ -14,9 +15,11 @@ import { headersOf, requestUrl } from './request'
  */
 export function attachWebSocketPush(server: Server, backend: PreviewChatBackend): () => void {
   const wss = new WebSocketServer({ noServer: true })
+  const cors = corsHeaders(backend.cors)
   // ws refuses a malformed handshake itself, in text/html, unless someone listens here.
   wss.on('wsClientError', (error, socket) =>
     refuseSocket(socket, new RestError('bad_request', error.message), {
+      ...cors,
       'Sec-WebSocket-Version': '13, 8',
     }),
   )
@@ -27,17 +30,18 @@ export function attachWebSocketPush(server: Server, backend: PreviewChatBackend)
       return refuseSocket(
         socket,
         new RestError('not_found', `The only WebSocket here is ${pushPath}.`),
+        cors,
       )
     }
     if (req.method !== 'GET') {
       return refuseSocket(
         socket,
         new RestError('method_not_allowed', `${pushPath} answers GET, not ${req.method}.`),
-        { Allow: 'GET' },
+        { ...cors, Allow: 'GET' },
       )
     }
     const user = backend.authenticate(headersOf(req))
-    if (!user) return refuseSocket(socket, unauthorized())
+    if (!user) return refuseSocket(socket, unauthorized(), cors)
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
       const unsubscribe = backend.subscribePush(user.id, (message) => {
         if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message))
@@ -57,6 +61,7 @@ export function attachWebSocketPush(server: Server, backend: PreviewChatBackend)
         refuseSocket(
           socket,
           new RestError('server_error', 'The reference server failed on this request; try again.'),
+          cors,
         )
       } else socket.destroy()
     }
