@@ -43,9 +43,21 @@ export class RestError extends Error {
 
 export const jsonHeaders = { 'Content-Type': 'application/json; charset=UTF-8' }
 
+/**
+ * A JSON answer with its length: the connection stays reusable even where the body is not sent
+ * (a client that asked with HEAD cannot tell where a body of unknown length would have ended).
+ */
+function jsonResponse(value: unknown, status: number, headers: Record<string, string>): Response {
+  const bytes = new TextEncoder().encode(JSON.stringify(value))
+  return new Response(bytes, {
+    status,
+    headers: { ...jsonHeaders, 'Content-Length': String(bytes.byteLength), ...headers },
+  })
+}
+
 /** Successful REST answers are wrapped `{ data }` (wire contract, "JSON envelope"). */
 export function dataResponse(data: unknown, status = 200): Response {
-  return new Response(JSON.stringify({ data }), { status, headers: jsonHeaders })
+  return jsonResponse({ data }, status, {})
 }
 
 /** Errors are `{ code, message, hint? }` with the HTTP status (wire contract, "JSON envelope"). */
@@ -58,10 +70,7 @@ export function errorBody(error: RestError): RestErrorBody {
 }
 
 export function errorResponse(error: RestError, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(errorBody(error)), {
-    status: error.status,
-    headers: { ...jsonHeaders, ...headers },
-  })
+  return jsonResponse(errorBody(error), error.status, headers)
 }
 
 /** 1 MiB: a chat message is text, anything larger is refused with 413 before it is parsed. */

@@ -277,6 +277,8 @@ export interface SendOptions {
   /** A keep-alive agent with one socket sends every request over the same connection. */
   agent?: Agent
   timeoutMs?: number
+  /** Resolve an SSE answer with its first chunk, and leave (for a stream that never ends). */
+  untilFirstChunk?: boolean
 }
 
 /**
@@ -299,17 +301,24 @@ export function send(
       timeout: options.timeoutMs ?? 5000,
     })
     req.on('response', (res) => {
+      const answer = (body: string): Answer => ({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        body,
+        reusedSocket: req.reusedSocket,
+      })
+      // A push stream never ends: its first chunk (`:ok`) is the answer.
+      if (options.untilFirstChunk && res.headers['content-type']?.startsWith('text/event-stream')) {
+        res.once('data', (chunk: Buffer) => {
+          resolve(answer(chunk.toString('utf8')))
+          req.destroy()
+        })
+        return
+      }
       const chunks: Buffer[] = []
       res.on('data', (chunk: Buffer) => chunks.push(chunk))
       res.on('error', reject)
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-          reusedSocket: req.reusedSocket,
-        }),
-      )
+      res.on('end', () => resolve(answer(Buffer.concat(chunks).toString('utf8'))))
     })
     req.on('upgrade', (res, socket) => {
       socket.destroy()
@@ -348,4 +357,44 @@ export function errorBodyOf(answer: Pick<Answer, 'headers' | 'body'>): {
   if (hint !== undefined && typeof hint !== 'string') throw new Error(`hint is not text`)
   if (Object.keys(rest).length > 0) throw new Error(`error body with more: ${answer.body}`)
   return { code, message, ...(hint !== undefined && { hint }) }
+}
+
+/**
+ * Writes raw bytes to the host and collects what it answers. Once the host has said nothing for
+ * `quietMs` (it may still be answering a request it parsed), the client ends its side; the
+ * exchange is over when the host closes. `closed` is false if it had not closed `timeoutMs` later.
+ */
+export function rawExchange(
+  server: Pick<PreviewChatServer, 'port'>,
+  bytes: string | Uint8Array,
+  { quietMs = 50, timeoutMs = 3000 } = {},
+): Promise<{ answer: string; closed: boolean }> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    let quiet: ReturnType<typeof setTimeout> | undefined
+    let deadline: ReturnType<typeof setTimeout> | undefined
+    const endWhenQuiet = () => {
+      clearTimeout(quiet)
+      quiet = setTimeout(() => {
+        socket.end()
+        deadline = setTimeout(() => finish(false), timeoutMs)
+      }, quietMs)
+    }
+    const socket = connect(server.port, '127.0.0.1', () => {
+      socket.write(typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes)
+      endWhenQuiet()
+    })
+    const finish = (closed: boolean) => {
+      clearTimeout(quiet)
+      clearTimeout(deadline)
+      socket.destroy()
+      resolve({ answer: Buffer.concat(chunks).toString('latin1'), closed })
+    }
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk)
+      if (deadline === undefined) endWhenQuiet()
+    })
+    socket.on('error', () => undefined)
+    socket.on('close', () => finish(true))
+  })
 }

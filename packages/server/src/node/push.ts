@@ -19,29 +19,29 @@ export function attachWebSocketPush(server: Server, backend: PreviewChatBackend)
   // ws refuses a malformed handshake itself, in text/html, unless someone listens here.
   wss.on('wsClientError', (error, socket) =>
     refuseSocket(socket, new RestError('bad_request', error.message), {
-      ...cors,
-      'Sec-WebSocket-Version': '13, 8',
+      headers: { ...cors, 'Sec-WebSocket-Version': '13, 8' },
     }),
   )
 
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refuse = { method: req.method, headers: cors }
     const pushPath = `${backend.basePath}/push`
     if (requestUrl(req, 'http://localhost')?.pathname !== pushPath) {
       return refuseSocket(
         socket,
         new RestError('not_found', `The only WebSocket here is ${pushPath}.`),
-        cors,
+        refuse,
       )
     }
     if (req.method !== 'GET') {
       return refuseSocket(
         socket,
         new RestError('method_not_allowed', `${pushPath} answers GET, not ${req.method}.`),
-        { ...cors, Allow: 'GET' },
+        { ...refuse, headers: { ...cors, Allow: 'GET' } },
       )
     }
     const user = backend.authenticate(headersOf(req))
-    if (!user) return refuseSocket(socket, unauthorized(), cors)
+    if (!user) return refuseSocket(socket, unauthorized(), refuse)
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
       const unsubscribe = backend.subscribePush(user.id, (message) => {
         if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message))
@@ -61,7 +61,7 @@ export function attachWebSocketPush(server: Server, backend: PreviewChatBackend)
         refuseSocket(
           socket,
           new RestError('server_error', 'The reference server failed on this request; try again.'),
-          cors,
+          { method: req.method, headers: cors },
         )
       } else socket.destroy()
     }
