@@ -2,7 +2,8 @@
  * The server half of the load benchmark (`load.ts` forks it): the Node host in a process of its
  * own, so that the load clients do not share its event loop, and so that its memory is its own.
  * It answers `{ type: 'measure' }` with its memory after two full collections (when Node runs with
- * --expose-gc) and the sizes of what it keeps.
+ * --expose-gc) and the sizes of what it keeps. `{ type: 'forget' }` first drops the recorded threads,
+ * executions and runs: what is left above the start then is held by something else (a leak).
  */
 import { startPreviewChatServer } from '../src/node/host'
 
@@ -22,7 +23,13 @@ const server = await startPreviewChatServer({ port: 0, host: '127.0.0.1', deltaM
 const gc = (globalThis as { gc?: () => void }).gc
 
 process.on('message', (message: { type: string }) => {
-  if (message.type === 'measure') {
+  if (message.type === 'forget') {
+    const { store } = server.backend
+    store.threads.clear()
+    store.executions.clear()
+    store.runs.clear()
+  }
+  if (message.type === 'measure' || message.type === 'forget') {
     gc?.()
     gc?.()
     const { heapUsed, rss } = process.memoryUsage()
