@@ -11,6 +11,8 @@ export interface ServerMeasure {
   type: 'measure'
   heapUsed: number
   rss: number
+  /** The server's CPU time so far (user + system), in µs. */
+  cpu: number
   threads: number
   executions: number
   requestLog: number
@@ -33,11 +35,13 @@ process.on('message', (message: { type: string }) => {
     gc?.()
     gc?.()
     const { heapUsed, rss } = process.memoryUsage()
+    const { user, system } = process.cpuUsage()
     const { inspect, store } = server.backend
     const answer: ServerMeasure = {
       type: 'measure',
       heapUsed,
       rss,
+      cpu: user + system,
       threads: store.threads.size,
       executions: store.executions.size,
       requestLog: inspect.requests.length,

@@ -181,6 +181,7 @@ requests     ${run.requests} (${turns} turns, ${run.readLatencies.length} reads)
 errors       ${run.errors}${run.firstErrors.map((line) => `\n  ${line}`).join('')}
 read         p50 ${percentile(run.readLatencies, 50)}, p99 ${percentile(run.readLatencies, 99)}
 turn         p50 ${percentile(run.turnLatencies, 50)}, p99 ${percentile(run.turnLatencies, 99)}
+server cpu   ${((after.cpu - before.cpu) / 1000 / seconds).toFixed(0)} ms per s, ${((after.cpu - before.cpu) / Math.max(1, run.requests)).toFixed(0)} µs per request
 heap (gc'd)  before ${mb(before.heapUsed)}, after ${mb(after.heapUsed)}, after ${settleSeconds} s ${mb(settled.heapUsed)} (${turns > 0 ? `${((settled.heapUsed - before.heapUsed) / turns / 1024).toFixed(2)} KB per turn` : 'no turns'})
 rss          before ${mb(before.rss)}, after ${mb(after.rss)}, after ${settleSeconds} s ${mb(settled.rss)}
 held         ${settled.threads} threads, ${settled.executions} executions, request log ${settled.requestLog}, recording log ${settled.recordingLog}
