@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import type { PreviewChatServer } from '../node/host'
 import {
   chat,
@@ -12,6 +12,7 @@ import {
   turn,
   upgradeHeaders,
   type Answer,
+  collectUnhandled,
 } from './harness'
 
 // Issue 12: arbitrary requests against the Node host, over loopback only. Bounded: a fixed number
@@ -21,16 +22,7 @@ const timeLimitMs = 8000
 const runs = (numRuns: number) => ({ numRuns, interruptAfterTimeLimit: timeLimitMs })
 
 // "The process never exits": an exception that would end it lands here and fails the test.
-const unhandled: unknown[] = []
-const collect = (error: unknown) => unhandled.push(error)
-beforeAll(() => {
-  process.on('unhandledRejection', collect)
-  process.on('uncaughtException', collect)
-})
-afterAll(() => {
-  process.off('unhandledRejection', collect)
-  process.off('uncaughtException', collect)
-})
+const unhandled = collectUnhandled()
 afterEach(async () => {
   await closeHosts()
   expect(unhandled).toEqual([])

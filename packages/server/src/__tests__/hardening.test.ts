@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { createPreviewChatBackend } from '../backend'
 import {
   chat,
@@ -13,19 +13,11 @@ import {
   stopPath,
   turn,
   upgradeHeaders,
+  collectUnhandled,
 } from './harness'
 
 // Issue 12, a–f: each a request that crashed, jammed or told one user about another's threads.
-const unhandled: unknown[] = []
-const collect = (error: unknown) => unhandled.push(error)
-beforeAll(() => {
-  process.on('unhandledRejection', collect)
-  process.on('uncaughtException', collect)
-})
-afterAll(() => {
-  process.off('unhandledRejection', collect)
-  process.off('uncaughtException', collect)
-})
+const unhandled = collectUnhandled()
 afterEach(closeHosts)
 
 const malformedCookies = [

@@ -8,6 +8,7 @@ import {
   type PushMessage,
   type TurnEvent,
 } from '@preview-chat/core'
+import { afterAll, beforeAll } from 'vitest'
 import { WebSocket } from 'ws'
 import {
   startPreviewChatServer,
@@ -38,6 +39,24 @@ export async function startHost(
 
 export async function closeHosts(): Promise<void> {
   await Promise.all(hosts.splice(0).map((host) => host.close()))
+}
+
+/**
+ * Collects, while the calling file's tests run, what would otherwise end the process (an uncaught
+ * exception, an unhandled rejection), so that a test can say nothing was left unhandled.
+ */
+export function collectUnhandled(): unknown[] {
+  const unhandled: unknown[] = []
+  const collect = (error: unknown) => unhandled.push(error)
+  beforeAll(() => {
+    process.on('unhandledRejection', collect)
+    process.on('uncaughtException', collect)
+  })
+  afterAll(() => {
+    process.off('unhandledRejection', collect)
+    process.off('uncaughtException', collect)
+  })
+  return unhandled
 }
 
 /** Polls `check` until it holds; fails after `timeoutMs` (a bound, not a timing assertion). */
