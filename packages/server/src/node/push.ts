@@ -24,24 +24,24 @@ export function attachWebSocketPush(server: Server, backend: PreviewChatBackend)
   )
 
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const refuse = { method: req.method, headers: cors }
+    const answer = { method: req.method, headers: cors }
     const pushPath = `${backend.basePath}/push`
     if (requestUrl(req, 'http://localhost')?.pathname !== pushPath) {
       return refuseSocket(
         socket,
         new RestError('not_found', `The only WebSocket here is ${pushPath}.`),
-        refuse,
+        answer,
       )
     }
     if (req.method !== 'GET') {
       return refuseSocket(
         socket,
         new RestError('method_not_allowed', `${pushPath} answers GET, not ${req.method}.`),
-        { ...refuse, headers: { ...cors, Allow: 'GET' } },
+        { ...answer, headers: { ...cors, Allow: 'GET' } },
       )
     }
     const user = backend.authenticate(headersOf(req))
-    if (!user) return refuseSocket(socket, unauthorized(), refuse)
+    if (!user) return refuseSocket(socket, unauthorized(), answer)
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
       const unsubscribe = backend.subscribePush(user.id, (message) => {
         if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message))
