@@ -13,6 +13,7 @@ import {
   type RunningExecution,
   type StartExecution,
 } from './execution'
+import { checkCorsOrigin, corsHeaders, preflightResponse } from './cors'
 import { dataResponse, errorResponse, readJsonBody, RestError } from './http'
 import type { PushListener } from './push'
 import type { ExecutionRelay } from './relay'
@@ -22,11 +23,19 @@ import { createSseStream, sseResponse } from './sse'
 import {
   createPreviewChatStore,
   snapshotOf,
+  threadKey,
   type ExecutionRecord,
   type PreviewChatStore,
   type ThreadRecord,
 } from './store'
-import { authenticate, builtInUsers, hasScope, type PreviewChatUser, type Scope } from './users'
+import {
+  authenticate,
+  builtInUsers,
+  hasScope,
+  unauthorized,
+  type PreviewChatUser,
+  type Scope,
+} from './users'
 
 export interface PreviewChatBackendOptions {
   /** Pause between streamed deltas, in ms (40 by default: a demo turn lasts a few seconds). */
@@ -49,6 +58,17 @@ export interface PreviewChatBackendOptions {
   basePath?: string
   /** Replaces the scripted agent. */
   agent?: PreviewChatAgent
+  /**
+   * How many entries `inspect.requests` and `inspect.recordings` keep: the latest 1,000 by
+   * default, so that a long-running server does not grow with them. `countRequests` counts all.
+   */
+  logLimit?: number
+  /**
+   * Lets pages of another origin call this server: one origin (`http://localhost:5173`, whose
+   * pages may send cookies too) or `*` (any origin, no credentials). Preflights are answered and
+   * every answer carries the Access-Control headers. Off by default.
+   */
+  cors?: string
   /** Idle time before an SSE `:ping` comment (30 s by default). */
   pingMs?: number
   now?: () => number
@@ -73,18 +93,22 @@ export interface RecordingLogEntry {
 export interface PreviewChatInspection {
   /** Every thread of the store (all mains), as copies. */
   threads(): ThreadRecord[]
-  /** The history snapshot of a thread, as its owner would read it. */
-  history(threadId: string): HistorySnapshot | undefined
+  /**
+   * The history snapshot of a thread, as its owner would read it. Thread ids are scoped to their
+   * owner: name `ownerId` when two users may have used the same id (the first one found otherwise).
+   */
+  history(threadId: string, ownerId?: string): HistorySnapshot | undefined
   /** Every execution of the store (all mains), as copies. */
   executions(): ExecutionRecord[]
   /** The ids of the executions this main runs now. */
   running(): string[]
   /** Whether a running execution of this main still has a client reading its live stream. */
   hasListener(executionId: string): boolean
-  /** The snapshots this main recorded, in order. */
+  /** The latest snapshots this main recorded (up to `logLimit`), in order. */
   readonly recordings: readonly RecordingLogEntry[]
-  /** The requests this main handled, in order. */
+  /** The latest requests this main handled (up to `logLimit`), in order. */
   readonly requests: readonly RequestLogEntry[]
+  /** How many requests this main handled, all of them (not only those `requests` still holds). */
   countRequests(filter: { route?: RouteName | 'unknown'; method?: string }): number
 }
 
@@ -98,6 +122,8 @@ export interface PreviewChatBackend {
   readonly mainId: string
   readonly store: PreviewChatStore
   readonly basePath: string
+  /** The `cors` option, checked; undefined when off. */
+  readonly cors: string | undefined
   readonly inspect: PreviewChatInspection
   /**
    * Ends this main: its running turns stop at their next pause and are recorded as `interrupted`,
@@ -119,8 +145,15 @@ export function createPreviewChatBackend(
   const pingMs = options.pingMs ?? 30_000
   const running = new Map<string, RunningExecution>()
   const pushStreams = new Set<() => void>()
+  const cors = options.cors === undefined ? undefined : checkCorsOrigin(options.cors)
+  const logLimit = options.logLimit ?? 1000
   const requests: RequestLogEntry[] = []
   const recordings: RecordingLogEntry[] = []
+  // Per route and method: few keys, as there are few routes and an HTTP parser knows few methods.
+  const requestCounts = new Map<
+    string,
+    { route: RouteName | 'unknown'; method: string; count: number }
+  >()
 
   const settings: ExecutionSettings = {
     store,
@@ -133,7 +166,7 @@ export function createPreviewChatBackend(
     pingMs,
     now,
     newId: () => crypto.randomUUID(),
-    onRecorded: (executionId, status) => recordings.push({ executionId, status }),
+    onRecorded: (executionId, status) => keepLatest(recordings, { executionId, status }, logLimit),
   }
 
   // The local half of Stop; the relay calls it for Stops that reached another main.
@@ -155,32 +188,28 @@ export function createPreviewChatBackend(
 
   const requireUser = (request: Request, scope: Scope): PreviewChatUser => {
     const user = authenticate(request.headers, users)
-    if (!user) {
-      throw new RestError(
-        'unauthorized',
-        'No known user. This development server knows alice, bob and carol.',
-        'Send "Authorization: Bearer alice" or the cookie "preview-chat-user=alice".',
-      )
-    }
+    if (!user) throw unauthorized()
     if (!hasScope(user, scope)) {
       throw new RestError('forbidden', `The user "${user.id}" lacks the scope ${scope}.`)
     }
     return user
   }
 
-  // "Other users cannot read or cancel a private preview turn": not yours reads as not found.
+  // "Other users cannot read or cancel a private preview turn": a user only ever looks among
+  // their own threads, so another user's thread is exactly as absent as one that never existed.
+  const scopeOf = (route: { projectId: string; agentId: string }, user: PreviewChatUser) => ({
+    ownerId: user.id,
+    projectId: route.projectId,
+    agentId: route.agentId,
+  })
+
   const ownedThread = (
     threadId: string,
     route: { projectId: string; agentId: string },
     user: PreviewChatUser,
   ): ThreadRecord => {
-    const thread = store.threads.get(threadId)
-    if (
-      !thread ||
-      thread.ownerId !== user.id ||
-      thread.projectId !== route.projectId ||
-      thread.agentId !== route.agentId
-    ) {
+    const thread = store.threads.get(threadKey(scopeOf(route, user), threadId))
+    if (!thread) {
       throw new RestError(
         'not_found',
         `No conversation "${threadId}" for this user and agent.`,
@@ -213,9 +242,9 @@ export function createPreviewChatBackend(
     const body = parsed.value
     if (request.signal.aborted) return abandoned()
     const threadId = body.sessionId ?? crypto.randomUUID()
-    let thread = store.threads.get(threadId)
+    const key = threadKey(scopeOf(route, user), threadId)
+    let thread = store.threads.get(key)
     if (thread) {
-      thread = ownedThread(threadId, route, user)
       // "New-message submission stays blocked while a turn runs."
       if (thread.activeExecutionId !== null) return turnAlreadyRunning()
     } else if (body.sessionId !== undefined && body.newSession !== true) {
@@ -231,7 +260,7 @@ export function createPreviewChatBackend(
         openSuspensions: [],
         activeExecutionId: null,
       }
-      store.threads.set(threadId, thread)
+      store.threads.set(key, thread)
     }
     const stream = begin({
       thread,
@@ -290,7 +319,8 @@ export function createPreviewChatBackend(
     const user = requireUser(request, 'agent:execute')
     const thread = ownedThread(route.threadId, route, user)
     const execution = store.executions.get(route.executionId)
-    if (!execution || execution.threadId !== thread.id) {
+    // The execution's own thread, not merely one with the same id (another user may have one).
+    if (!execution || threadKey(execution, execution.threadId) !== threadKey(thread, thread.id)) {
       throw new RestError('not_found', `No execution "${route.executionId}" in this conversation.`)
     }
     // "A late request cannot cancel a later execution": only the named execution is considered.
@@ -379,38 +409,34 @@ export function createPreviewChatBackend(
       ? url.pathname.slice(basePath.length)
       : undefined
     const matched = path === undefined ? undefined : matchRoute(path)
-    if (!matched) {
-      return {
-        route: 'unknown',
-        response: errorResponse(
-          new RestError(
-            'not_found',
-            `No route ${request.method} ${url.pathname}.`,
-            `The API lives under ${basePath}/projects/:projectId/agents/v2/:agentId/chat.`,
-          ),
-        ),
-      }
-    }
-    const method = routeMethods[matched.name]
-    if (request.method !== method) {
-      return {
-        route: matched.name,
-        response: errorResponse(
-          new RestError(
-            'method_not_allowed',
-            `${url.pathname} answers ${method}, not ${request.method}.`,
-          ),
-          { Allow: method },
-        ),
-      }
-    }
+    const name = matched?.name ?? 'unknown'
+    // Whatever goes wrong becomes an answer: `fetch` never rejects, so the host never drops a
+    // socket without answering.
     try {
-      return { route: matched.name, response: await route(request, matched) }
+      if (!matched) {
+        throw new RestError(
+          'not_found',
+          `No route ${request.method} ${url.pathname}.`,
+          `The API lives under ${basePath}/projects/:projectId/agents/v2/:agentId/chat.`,
+        )
+      }
+      const method = routeMethods[matched.name]
+      if (cors !== undefined && request.method === 'OPTIONS') {
+        return { route: name, response: preflightResponse(cors, method, request) }
+      }
+      if (request.method !== method) {
+        const error = new RestError(
+          'method_not_allowed',
+          `${url.pathname} answers ${method}, not ${request.method}.`,
+        )
+        return { route: name, response: errorResponse(error, { Allow: method }) }
+      }
+      return { route: name, response: await route(request, matched) }
     } catch (error) {
-      if (error instanceof RestError) return { route: matched.name, response: errorResponse(error) }
-      if (request.signal.aborted) return { route: matched.name, response: abandoned() }
+      if (error instanceof RestError) return { route: name, response: errorResponse(error) }
+      if (request.signal.aborted) return { route: name, response: abandoned() }
       return {
-        route: matched.name,
+        route: name,
         response: errorResponse(
           new RestError('server_error', 'The reference server failed on this request; try again.'),
         ),
@@ -418,16 +444,28 @@ export function createPreviewChatBackend(
     }
   }
 
+  const allowOrigin = corsHeaders(cors)
+
+  const log = (request: Request, route: RouteName | 'unknown', status: number) => {
+    const entry: RequestLogEntry = {
+      method: request.method,
+      path: new URL(request.url).pathname,
+      route,
+      userId: authenticate(request.headers, users)?.id,
+      status,
+    }
+    keepLatest(requests, entry, logLimit)
+    const countKey = `${route} ${request.method}`
+    const counted = requestCounts.get(countKey)
+    if (counted) counted.count++
+    else requestCounts.set(countKey, { route, method: request.method, count: 1 })
+  }
+
   return {
     async fetch(request) {
       const { response, route: name } = await handle(request)
-      requests.push({
-        method: request.method,
-        path: new URL(request.url).pathname,
-        route: name,
-        userId: authenticate(request.headers, users)?.id,
-        status: response.status,
-      })
+      log(request, name, response.status)
+      for (const [header, value] of Object.entries(allowOrigin)) response.headers.set(header, value)
       return response
     },
     subscribePush: (userId, listener) => store.push.subscribe(userId, listener),
@@ -435,23 +473,31 @@ export function createPreviewChatBackend(
     mainId,
     store,
     basePath,
+    cors,
     inspect: {
       threads: () => structuredClone([...store.threads.values()]),
-      history: (threadId) => {
-        const thread = store.threads.get(threadId)
-        return thread && snapshotOf(thread)
+      history: (threadId, ownerId) => {
+        for (const thread of store.threads.values()) {
+          if (thread.id === threadId && (ownerId === undefined || thread.ownerId === ownerId)) {
+            return snapshotOf(thread)
+          }
+        }
+        return undefined
       },
       executions: () => structuredClone([...store.executions.values()]),
       running: () => [...running.keys()],
       hasListener: (executionId) => running.get(executionId)?.stream.cancelled === false,
       recordings,
       requests,
-      countRequests: ({ route: name, method }) =>
-        requests.filter(
-          (entry) =>
-            (name === undefined || entry.route === name) &&
-            (method === undefined || entry.method === method),
-        ).length,
+      countRequests: ({ route: name, method }) => {
+        let total = 0
+        for (const counted of requestCounts.values()) {
+          if (name !== undefined && counted.route !== name) continue
+          if (method !== undefined && counted.method !== method) continue
+          total += counted.count
+        }
+        return total
+      },
     },
     async close() {
       unregisterRelay()
@@ -480,4 +526,10 @@ function closeSuspension(thread: ThreadRecord, runId: string, rejection?: string
       }
     }
   }
+}
+
+/** Appends to a log that keeps only its latest `limit` entries. */
+function keepLatest<T>(log: T[], entry: T, limit: number): void {
+  log.push(entry)
+  if (log.length > limit) log.splice(0, log.length - limit)
 }

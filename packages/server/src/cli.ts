@@ -1,16 +1,18 @@
 #!/usr/bin/env node
 /**
- * `pnpm server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250] [--mains 1]`
+ * `preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250]
+ * [--mains 1] [--cors <origin>]` (`pnpm run server …` in this repository)
  *
  * Serves the reference backend for development. Users are named by `Authorization: Bearer <user>`
  * or the cookie `preview-chat-user=<user>` (alice, bob, carol): no real authentication.
  */
 import { parseArgs } from 'node:util'
 import { createPreviewChatBackend } from './backend'
+import { checkCorsOrigin } from './cors'
 import { startPreviewChatServer, type PreviewChatServer } from './node/host'
 import { createPreviewChatStore } from './store'
 
-const usage = `Usage: pnpm server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250] [--mains 1]`
+const usage = `Usage: preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250] [--mains 1] [--cors <origin>|*]`
 
 function numberOption(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback
@@ -22,6 +24,16 @@ function numberOption(value: string | undefined, name: string, fallback: number)
   return parsed
 }
 
+function corsOption(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  try {
+    return checkCorsOrigin(value)
+  } catch (error) {
+    console.error(`--${(error as Error).message}\n${usage}`)
+    process.exit(2)
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -30,6 +42,7 @@ async function main(): Promise<void> {
       'delta-ms': { type: 'string' },
       'snapshot-ms': { type: 'string' },
       mains: { type: 'string' },
+      cors: { type: 'string' },
       help: { type: 'boolean' },
     },
   })
@@ -42,6 +55,7 @@ async function main(): Promise<void> {
   const deltaMs = numberOption(values['delta-ms'], 'delta-ms', 40)
   const snapshotMs = numberOption(values['snapshot-ms'], 'snapshot-ms', 250)
   const mains = Math.max(1, numberOption(values.mains, 'mains', 1))
+  const cors = corsOption(values.cors)
 
   // Several mains share one store and relay Stops to each other, on consecutive ports.
   const store = createPreviewChatStore()
@@ -52,6 +66,7 @@ async function main(): Promise<void> {
       deltaMs,
       snapshotMs,
       mainId: `main-${index + 1}`,
+      cors,
     })
     const server = await startPreviewChatServer({
       backend,

@@ -8,7 +8,9 @@ export type RestErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'request_timeout'
   | 'payload_too_large'
+  | 'headers_too_large'
   | 'server_error'
 
 const statusOf: Record<RestErrorCode, number> = {
@@ -18,7 +20,9 @@ const statusOf: Record<RestErrorCode, number> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  request_timeout: 408,
   payload_too_large: 413,
+  headers_too_large: 431,
   server_error: 500,
 }
 
@@ -37,24 +41,36 @@ export class RestError extends Error {
   }
 }
 
-const jsonHeaders = { 'Content-Type': 'application/json; charset=UTF-8' }
+export const jsonHeaders = { 'Content-Type': 'application/json; charset=UTF-8' }
+
+/**
+ * A JSON answer with its length: the connection stays reusable even where the body is not sent
+ * (a client that asked with HEAD cannot tell where a body of unknown length would have ended).
+ */
+function jsonResponse(value: unknown, status: number, headers: Record<string, string>): Response {
+  const bytes = new TextEncoder().encode(JSON.stringify(value))
+  return new Response(bytes, {
+    status,
+    headers: { ...jsonHeaders, 'Content-Length': String(bytes.byteLength), ...headers },
+  })
+}
 
 /** Successful REST answers are wrapped `{ data }` (wire contract, "JSON envelope"). */
 export function dataResponse(data: unknown, status = 200): Response {
-  return new Response(JSON.stringify({ data }), { status, headers: jsonHeaders })
+  return jsonResponse({ data }, status, {})
 }
 
 /** Errors are `{ code, message, hint? }` with the HTTP status (wire contract, "JSON envelope"). */
-export function errorResponse(error: RestError, headers: Record<string, string> = {}): Response {
-  const body: RestErrorBody = {
+export function errorBody(error: RestError): RestErrorBody {
+  return {
     code: error.code,
     message: error.message,
     ...(error.hint !== undefined && { hint: error.hint }),
   }
-  return new Response(JSON.stringify(body), {
-    status: error.status,
-    headers: { ...jsonHeaders, ...headers },
-  })
+}
+
+export function errorResponse(error: RestError, headers: Record<string, string> = {}): Response {
+  return jsonResponse(errorBody(error), error.status, headers)
 }
 
 /** 1 MiB: a chat message is text, anything larger is refused with 413 before it is parsed. */

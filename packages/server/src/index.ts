@@ -13,8 +13,14 @@ export type {
 } from './backend'
 export { scriptedAgent } from './agent'
 export type { AgentContext, AgentInput, AgentOutcome, PreviewChatAgent } from './agent'
-export { createPreviewChatStore, snapshotOf } from './store'
-export type { ExecutionRecord, PreviewChatStore, RunRecord, ThreadRecord } from './store'
+export { createPreviewChatStore, snapshotOf, threadKey } from './store'
+export type {
+  ExecutionRecord,
+  PreviewChatStore,
+  RunRecord,
+  ThreadRecord,
+  ThreadScope,
+} from './store'
 export { createInProcessRelay } from './relay'
 export type { ExecutionRelay } from './relay'
 export { createPushHub } from './push'

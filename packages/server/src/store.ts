@@ -54,11 +54,28 @@ export interface RunRecord {
  * Stop relay. Two backends given the same store behave as two mains of one deployment.
  */
 export interface PreviewChatStore {
+  /** Keyed by `threadKey`: a thread id is only ever looked up within its owner's threads. */
   readonly threads: Map<string, ThreadRecord>
   readonly executions: Map<string, ExecutionRecord>
   readonly runs: Map<string, RunRecord>
   readonly push: PushHub
   readonly relay: ExecutionRelay
+}
+
+/** Where a thread lives: its owner, and the project and agent its path names. */
+export interface ThreadScope {
+  ownerId: string
+  projectId: string
+  agentId: string
+}
+
+/**
+ * The store key of a thread. Thread ids are the client's (it may mint them), so they are scoped to
+ * their owner, project and agent: one user's ids can never be read, stopped, or claimed by
+ * another, and naming another user's id answers exactly as naming an unknown one.
+ */
+export function threadKey(scope: ThreadScope, threadId: string): string {
+  return JSON.stringify([scope.ownerId, scope.projectId, scope.agentId, threadId])
 }
 
 export function createPreviewChatStore(): PreviewChatStore {

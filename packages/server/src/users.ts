@@ -3,6 +3,8 @@
  * `Authorization: Bearer <user>` or the cookie `preview-chat-user=<user>`. Never deploy this.
  */
 
+import { RestError } from './http'
+
 export type Scope = 'agent:read' | 'agent:execute'
 
 export interface PreviewChatUser {
@@ -28,12 +30,18 @@ export function claimedUserName(headers: Headers): string | undefined {
   if (!cookie) return undefined
   for (const pair of cookie.split(';')) {
     const [name, ...rest] = pair.trim().split('=')
-    if (name === userCookieName) {
-      const value = decodeURIComponent(rest.join('=').trim())
-      return value || undefined
-    }
+    if (name === userCookieName) return decodeCookieValue(rest.join('=').trim()) || undefined
   }
   return undefined
+}
+
+/** A malformed escape (`%`, `%E0%A4%A`) names nobody: a 401, never a thrown URIError. */
+function decodeCookieValue(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return undefined
+  }
 }
 
 /** The known user the headers name; an unknown name counts as no user (401). */
@@ -48,4 +56,13 @@ export function authenticate(
 
 export function hasScope(user: PreviewChatUser, scope: Scope): boolean {
   return user.scopes.includes(scope)
+}
+
+/** The 401 of every route and of the WebSocket upgrade. */
+export function unauthorized(): RestError {
+  return new RestError(
+    'unauthorized',
+    'No known user. This development server knows alice, bob and carol.',
+    'Send "Authorization: Bearer alice" or the cookie "preview-chat-user=alice".',
+  )
 }

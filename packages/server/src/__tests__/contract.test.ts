@@ -1,5 +1,5 @@
 import type { Message, ToolCallPart, TurnEvent } from '@preview-chat/core/contract'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { createPreviewChatBackend } from '../backend'
 import type { ExecutionRelay } from '../relay'
 import { createPreviewChatStore } from '../store'
@@ -18,19 +18,11 @@ import {
   stopPath,
   turn,
   waitFor,
+  collectUnhandled,
 } from './harness'
 
 // "Bad input never crashes it": any unhandled error anywhere in this file fails the last test.
-const unhandled: unknown[] = []
-const collect = (error: unknown) => unhandled.push(error)
-beforeAll(() => {
-  process.on('unhandledRejection', collect)
-  process.on('uncaughtException', collect)
-})
-afterAll(() => {
-  process.off('unhandledRejection', collect)
-  process.off('uncaughtException', collect)
-})
+const unhandled = collectUnhandled()
 afterEach(closeHosts)
 
 const assistantOf = (messages: Message[], executionId: string) =>

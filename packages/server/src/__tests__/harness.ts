@@ -1,3 +1,4 @@
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { connect } from 'node:net'
 import {
   parseHistorySnapshot,
@@ -7,6 +8,7 @@ import {
   type PushMessage,
   type TurnEvent,
 } from '@preview-chat/core/contract'
+import { afterAll, beforeAll } from 'vitest'
 import { WebSocket } from 'ws'
 import {
   startPreviewChatServer,
@@ -37,6 +39,24 @@ export async function startHost(
 
 export async function closeHosts(): Promise<void> {
   await Promise.all(hosts.splice(0).map((host) => host.close()))
+}
+
+/**
+ * Collects, while the calling file's tests run, what would otherwise end the process (an uncaught
+ * exception, an unhandled rejection), so that a test can say nothing was left unhandled.
+ */
+export function collectUnhandled(): unknown[] {
+  const unhandled: unknown[] = []
+  const collect = (error: unknown) => unhandled.push(error)
+  beforeAll(() => {
+    process.on('unhandledRejection', collect)
+    process.on('uncaughtException', collect)
+  })
+  afterAll(() => {
+    process.off('unhandledRejection', collect)
+    process.off('uncaughtException', collect)
+  })
+  return unhandled
 }
 
 /** Polls `check` until it holds; fails after `timeoutMs` (a bound, not a timing assertion). */
@@ -257,5 +277,143 @@ export function sendRawAndClose(server: PreviewChatServer, bytes: string): Promi
     })
     socket.on('error', () => undefined)
     socket.on('close', () => resolve())
+  })
+}
+
+/** What `send` got back: the answer, and whether it came over a connection opened before. */
+export interface Answer {
+  status: number
+  headers: IncomingHttpHeaders
+  body: string
+  reusedSocket: boolean
+}
+
+export interface SendOptions {
+  method?: string
+  path: string
+  headers?: Record<string, string>
+  body?: string | Buffer
+  /** A keep-alive agent with one socket sends every request over the same connection. */
+  agent?: Agent
+  timeoutMs?: number
+  /** Resolve an SSE answer with its first chunk, and leave (for a stream that never ends). */
+  untilFirstChunk?: boolean
+}
+
+/**
+ * One request through `node:http`, which (unlike fetch) sends any method, header, cookie or body
+ * as given and says whether the request went over a reused connection. An upgrade that succeeds
+ * resolves with status 101 (its socket closed at once). Rejects when no answer comes.
+ */
+export function send(
+  server: Pick<PreviewChatServer, 'port'>,
+  options: SendOptions,
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port: server.port,
+      method: options.method ?? 'GET',
+      path: options.path,
+      headers: options.headers,
+      agent: options.agent,
+      timeout: options.timeoutMs ?? 5000,
+    })
+    req.on('response', (res) => {
+      const answer = (body: string): Answer => ({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        body,
+        reusedSocket: req.reusedSocket,
+      })
+      // A push stream never ends: its first chunk (`:ok`) is the answer.
+      if (options.untilFirstChunk && res.headers['content-type']?.startsWith('text/event-stream')) {
+        res.once('data', (chunk: Buffer) => {
+          resolve(answer(chunk.toString('utf8')))
+          req.destroy()
+        })
+        return
+      }
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('error', reject)
+      res.on('end', () => resolve(answer(Buffer.concat(chunks).toString('utf8'))))
+    })
+    req.on('upgrade', (res, socket) => {
+      socket.destroy()
+      resolve({ status: 101, headers: res.headers, body: '', reusedSocket: req.reusedSocket })
+    })
+    req.on('timeout', () => req.destroy(new Error(`no answer to ${options.method} in time`)))
+    req.on('error', reject)
+    req.end(options.body)
+  })
+}
+
+/** The headers of a WebSocket handshake (RFC 6455's sample key). */
+export const upgradeHeaders = {
+  Connection: 'Upgrade',
+  Upgrade: 'websocket',
+  'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+  'Sec-WebSocket-Version': '13',
+}
+
+/** An agent that sends every request over one kept-alive connection (while the server keeps it). */
+export const oneConnection = () => new Agent({ keepAlive: true, maxSockets: 1 })
+
+/** Every 4xx and 5xx answer is a JSON `{ code, message, hint? }` (wire contract). */
+export function errorBodyOf(answer: Pick<Answer, 'headers' | 'body'>): {
+  code: string
+  message: string
+  hint?: string
+} {
+  const type = answer.headers['content-type'] ?? ''
+  if (!type.startsWith('application/json')) throw new Error(`error answer typed "${type}"`)
+  const body = JSON.parse(answer.body) as Record<string, unknown>
+  const { code, message, hint, ...rest } = body
+  if (typeof code !== 'string' || typeof message !== 'string') {
+    throw new Error(`error body without code and message: ${answer.body}`)
+  }
+  if (hint !== undefined && typeof hint !== 'string') throw new Error(`hint is not text`)
+  if (Object.keys(rest).length > 0) throw new Error(`error body with more: ${answer.body}`)
+  return { code, message, ...(hint !== undefined && { hint }) }
+}
+
+/**
+ * Writes raw bytes to the host and collects what it answers. Once the host has said nothing for
+ * `quietMs` (it may still be answering a request it parsed), the client ends its side; the
+ * exchange is over when the host closes. `closed` is false if it had not closed `timeoutMs` later.
+ */
+export function rawExchange(
+  server: Pick<PreviewChatServer, 'port'>,
+  bytes: string | Uint8Array,
+  { quietMs = 50, timeoutMs = 3000 } = {},
+): Promise<{ answer: string; closed: boolean }> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    let quiet: ReturnType<typeof setTimeout> | undefined
+    let deadline: ReturnType<typeof setTimeout> | undefined
+    const endWhenQuiet = () => {
+      clearTimeout(quiet)
+      quiet = setTimeout(() => {
+        socket.end()
+        deadline = setTimeout(() => finish(false), timeoutMs)
+      }, quietMs)
+    }
+    const socket = connect(server.port, '127.0.0.1', () => {
+      socket.write(typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes)
+      endWhenQuiet()
+    })
+    const finish = (closed: boolean) => {
+      clearTimeout(quiet)
+      clearTimeout(deadline)
+      socket.destroy()
+      resolve({ answer: Buffer.concat(chunks).toString('latin1'), closed })
+    }
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk)
+      if (deadline === undefined) endWhenQuiet()
+    })
+    socket.on('error', () => undefined)
+    socket.on('close', () => finish(true))
   })
 }

@@ -1,10 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import {
   createPreviewChatBackend,
   type PreviewChatBackend,
   type PreviewChatBackendOptions,
 } from '../backend'
+import { corsHeaders } from '../cors'
+import { errorResponse, RestError } from '../http'
+import { answerClientErrors } from './client-errors'
 import { attachWebSocketPush } from './push'
 import { toFetchRequest, writeFetchResponse } from './request'
 
@@ -35,11 +38,20 @@ export async function startPreviewChatServer(
   const { port = 4317, host = '127.0.0.1', onError = () => undefined } = options
   const ownsBackend = options.backend === undefined
   const backend = options.backend ?? createPreviewChatBackend(options)
+  const cors = corsHeaders(backend.cors)
   let origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     res.on('error', () => undefined)
-    const request = toFetchRequest(req, res, origin)
+    let request: Request
+    try {
+      request = toFetchRequest(req, res, origin)
+    } catch (error) {
+      const refusal =
+        error instanceof RestError ? error : new RestError('bad_request', String(error))
+      void writeFetchResponse(errorResponse(refusal, cors), res)
+      return
+    }
     backend
       .fetch(request)
       .then((response) => writeFetchResponse(response, res))
@@ -49,7 +61,13 @@ export async function startPreviewChatServer(
         res.destroy()
       })
   })
-  server.on('clientError', (_error, socket) => socket.destroy())
+  answerClientErrors(server, cors)
+  // Every connection, to drop them all on close: also refused ones that no HTTP response owns.
+  const sockets = new Set<Socket>()
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket)
+    socket.once('close', () => sockets.delete(socket))
+  })
   const detachPush = attachWebSocketPush(server, backend)
 
   await new Promise<void>((resolve, reject) => {
@@ -69,7 +87,7 @@ export async function startPreviewChatServer(
     async close() {
       detachPush()
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-      server.closeAllConnections()
+      for (const socket of sockets) socket.destroy()
       if (ownsBackend) await backend.close()
       await closed
     },

@@ -2,22 +2,46 @@ import type { IncomingMessage, Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { PreviewChatBackend } from '../backend'
-import { headersOf } from './request'
+import { corsHeaders } from '../cors'
+import { RestError } from '../http'
+import { unauthorized } from '../users'
+import { refuseSocket } from './refuse'
+import { headersOf, requestUrl } from './request'
 
 /**
  * Serves `GET <base>/push` as a WebSocket: each of the user's connections (every tab) receives
  * `agentExecutionUpdated` for that user's executions only. It authenticates like REST; a browser
- * sends the cookie with the upgrade request.
+ * sends the cookie with the upgrade request. Every refusal is the contract's JSON error.
  */
 export function attachWebSocketPush(server: Server, backend: PreviewChatBackend): () => void {
   const wss = new WebSocketServer({ noServer: true })
+  const cors = corsHeaders(backend.cors)
+  // ws refuses a malformed handshake itself, in text/html, unless someone listens here.
+  wss.on('wsClientError', (error, socket) =>
+    refuseSocket(socket, new RestError('bad_request', error.message), {
+      headers: { ...cors, 'Sec-WebSocket-Version': '13, 8' },
+    }),
+  )
 
-  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on('error', () => socket.destroy())
-    const url = new URL(req.url ?? '/', 'http://localhost')
-    if (url.pathname !== `${backend.basePath}/push`) return refuse(socket, 404, 'Not Found')
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const answer = { method: req.method, headers: cors }
+    const pushPath = `${backend.basePath}/push`
+    if (requestUrl(req, 'http://localhost')?.pathname !== pushPath) {
+      return refuseSocket(
+        socket,
+        new RestError('not_found', `The only WebSocket here is ${pushPath}.`),
+        answer,
+      )
+    }
+    if (req.method !== 'GET') {
+      return refuseSocket(
+        socket,
+        new RestError('method_not_allowed', `${pushPath} answers GET, not ${req.method}.`),
+        { ...answer, headers: { ...cors, Allow: 'GET' } },
+      )
+    }
     const user = backend.authenticate(headersOf(req))
-    if (!user) return refuse(socket, 401, 'Unauthorized')
+    if (!user) return refuseSocket(socket, unauthorized(), answer)
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
       const unsubscribe = backend.subscribePush(user.id, (message) => {
         if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message))
@@ -26,6 +50,22 @@ export function attachWebSocketPush(server: Server, backend: PreviewChatBackend)
       ws.on('error', () => ws.terminate())
     })
   }
+
+  // An exception in an `upgrade` listener would end the process: none may escape.
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy())
+    try {
+      upgrade(req, socket, head)
+    } catch {
+      if (socket.writable) {
+        refuseSocket(
+          socket,
+          new RestError('server_error', 'The reference server failed on this request; try again.'),
+          { method: req.method, headers: cors },
+        )
+      } else socket.destroy()
+    }
+  }
   server.on('upgrade', onUpgrade)
 
   return () => {
@@ -33,14 +73,4 @@ export function attachWebSocketPush(server: Server, backend: PreviewChatBackend)
     for (const client of wss.clients) client.terminate()
     wss.close()
   }
-}
-
-function refuse(socket: Duplex, status: number, reason: string): void {
-  const body = JSON.stringify({
-    code: status === 401 ? 'unauthorized' : 'not_found',
-    message: reason,
-  })
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  )
 }

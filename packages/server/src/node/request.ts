@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { RestError } from '../http'
 
 /** The Fetch `Headers` of a Node request. */
 export function headersOf(req: IncomingMessage): Headers {
@@ -11,14 +12,41 @@ export function headersOf(req: IncomingMessage): Headers {
 }
 
 /**
+ * The URL a request names on `origin`, or undefined for a target that is not a path (`*`, or
+ * garbage). A path stays a path even when it starts with `//`, which `new URL(path, origin)` would
+ * read as another host; an absolute target (`http://host/path`, as sent to a proxy) keeps only its
+ * path and query.
+ */
+export function requestUrl(req: IncomingMessage, origin: string): URL | undefined {
+  const target = req.url ?? '/'
+  try {
+    if (target.startsWith('/')) return new URL(`${origin}${target}`)
+    const absolute = new URL(target)
+    return new URL(`${origin}${absolute.pathname}${absolute.search}`)
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * The request body as a web stream. Unlike `Readable.toWeb`, cancelling it (a body refused as too
  * large) drains the rest instead of destroying the socket, so the 413 answer still reaches the
  * client.
  */
-function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
+function bodyOf(req: IncomingMessage, res: ServerResponse): ReadableStream<Uint8Array> {
   let finished = false
   return new ReadableStream<Uint8Array>({
     start(controller) {
+      // Once the answer is complete, what the handler left unread (a 401 before the body, a 413
+      // at its declared length) is read and dropped, as Node does for a body nobody listens to:
+      // left in the socket, it would sit in front of the next request on this keep-alive
+      // connection, which would then never be parsed.
+      res.once('finish', () => {
+        if (finished) return
+        finished = true
+        controller.error(new Error('The answer was sent before the body was read.'))
+        req.resume()
+      })
       req.pause()
       req.on('data', (chunk: Buffer) => {
         if (finished) return
@@ -49,9 +77,12 @@ function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
 
 /**
  * Converts a Node request into a Fetch `Request` whose signal aborts when the client goes away
- * before the answer is complete (the backend then knows that nobody listens any more).
+ * before the answer is complete (the backend then knows that nobody listens any more). Throws a
+ * `RestError` (400) when the request target is not a path.
  */
 export function toFetchRequest(req: IncomingMessage, res: ServerResponse, origin: string): Request {
+  const url = requestUrl(req, origin)
+  if (!url) throw new RestError('bad_request', 'The request target is not a path.')
   const controller = new AbortController()
   res.on('close', () => {
     if (!res.writableFinished) controller.abort()
@@ -63,9 +94,9 @@ export function toFetchRequest(req: IncomingMessage, res: ServerResponse, origin
     method,
     headers: headersOf(req),
     signal: controller.signal,
-    ...(hasBody && { body: bodyOf(req), duplex: 'half' }),
+    ...(hasBody && { body: bodyOf(req, res), duplex: 'half' }),
   }
-  return new Request(new URL(req.url ?? '/', origin), init)
+  return new Request(url, init)
 }
 
 /**

@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { errorBodyOf, send, upgradeHeaders } from './harness'
+
+// The CLI as a user runs it: its own process, so "the process exits" is something a test can see.
+const cli = fileURLToPath(new URL('../cli.ts', import.meta.url))
+const packageRoot = fileURLToPath(new URL('../..', import.meta.url))
+const children: ChildProcess[] = []
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill()
+})
+
+interface Cli {
+  child: ChildProcess
+  port: number
+  /** Resolves with the exit code once the process ends. */
+  exited: Promise<number | null>
+  output: () => string
+}
+
+function runCli(args: string[]): Cli & { listening: Promise<number> } {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=@preview-chat/source', cli, ...args],
+    { cwd: packageRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  children.push(child)
+  let output = ''
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  const listening = new Promise<number>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8')
+      const port = output.match(/listening on http:\/\/127\.0\.0\.1:(\d+)/)?.[1]
+      if (port) resolve(Number(port))
+    }
+    child.stdout?.on('data', onData)
+    child.stderr?.on('data', onData)
+    void exited.then((code) => reject(new Error(`the CLI exited (${code}): ${output}`)))
+  })
+  listening.catch(() => undefined) // a run that is meant to exit never listens
+  return { child, port: 0, exited, listening, output: () => output }
+}
+
+async function startCli(args: string[]): Promise<Cli> {
+  const started = runCli(['--port', '0', ...args])
+  return { ...started, port: await started.listening }
+}
+
+describe('the CLI', () => {
+  it('stays up after a WebSocket upgrade whose cookie is a malformed percent-escape (a)', async () => {
+    const server = await startCli([])
+    const refused = await send(server, {
+      path: '/rest/push',
+      headers: { ...upgradeHeaders, Cookie: 'preview-chat-user=%' },
+    })
+    expect(refused.status).toBe(401)
+    const after = await send(server, { path: '/rest/none' })
+    expect(after.status).toBe(404)
+    expect(server.child.exitCode).toBeNull()
+  })
+
+  it('--cors answers the preflight and puts the origin on every answer', async () => {
+    const origin = 'http://127.0.0.1:5173'
+    const server = await startCli(['--cors', origin])
+    const path = '/rest/projects/p/agents/v2/a/chat'
+    const preflight = await send(server, {
+      method: 'OPTIONS',
+      path,
+      headers: {
+        Origin: origin,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type',
+      },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers['access-control-allow-origin']).toBe(origin)
+    expect(preflight.headers['access-control-allow-methods']).toContain('POST')
+    expect(preflight.headers['access-control-allow-headers']).toMatch(/authorization/i)
+    expect(preflight.headers['access-control-allow-credentials']).toBe('true')
+    const refused = await send(server, { method: 'POST', path, headers: { Origin: origin } })
+    expect(refused.status).toBe(401)
+    expect(refused.headers['access-control-allow-origin']).toBe(origin)
+    errorBodyOf(refused)
+  })
+
+  it('refuses a --cors value that is not an origin', async () => {
+    const run = runCli(['--port', '0', '--cors', 'http://example.com/path'])
+    expect(await run.exited).toBe(2)
+    expect(run.output()).toMatch(/--cors/)
+  })
+})

@@ -1,0 +1,258 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createPreviewChatBackend } from '../backend'
+import {
+  chat,
+  chatPath,
+  closeHosts,
+  createGate,
+  errorBodyOf,
+  oneConnection,
+  readHistory,
+  send,
+  startHost,
+  stopPath,
+  turn,
+  upgradeHeaders,
+  collectUnhandled,
+} from './harness'
+
+// Issue 12, a–f: each a request that crashed, jammed or told one user about another's threads.
+const unhandled = collectUnhandled()
+afterEach(closeHosts)
+
+const malformedCookies = [
+  'preview-chat-user=%',
+  'preview-chat-user=%E0%A4%A',
+  'preview-chat-user=a%zz',
+]
+
+describe('a. a WebSocket upgrade whose cookie is a malformed percent-escape', () => {
+  it('answers 401 with a JSON error, and the server goes on serving upgrades', async () => {
+    const server = await startHost()
+    for (const cookie of malformedCookies) {
+      const answer = await send(server, {
+        path: '/rest/push',
+        headers: { ...upgradeHeaders, Cookie: cookie },
+      })
+      expect(answer.status).toBe(401)
+      expect(errorBodyOf(answer)).toMatchObject({ code: 'unauthorized' })
+    }
+    const alice = await send(server, {
+      path: '/rest/push',
+      headers: { ...upgradeHeaders, Cookie: 'preview-chat-user=alice' },
+    })
+    expect(alice.status).toBe(101)
+    expect(unhandled).toEqual([])
+  })
+})
+
+describe('b. a REST request whose cookie is a malformed percent-escape', () => {
+  it('answers 401 with a JSON error on every route, and backend.fetch resolves', async () => {
+    const server = await startHost()
+    const requests = [
+      { method: 'POST', path: chatPath, body: JSON.stringify({ message: 'hi' }) },
+      { method: 'GET', path: `${chatPath}/t/messages` },
+      { method: 'DELETE', path: stopPath('t', 'e') },
+      { method: 'GET', path: '/rest/push', headers: { Accept: 'text/event-stream' } },
+    ]
+    for (const cookie of malformedCookies) {
+      for (const { headers, ...request } of requests) {
+        const answer = await send(server, { ...request, headers: { ...headers, Cookie: cookie } })
+        expect(answer.status, `${request.method} ${request.path}`).toBe(401)
+        expect(errorBodyOf(answer)).toMatchObject({ code: 'unauthorized' })
+      }
+    }
+    const direct = await createPreviewChatBackend().fetch(
+      new Request(`http://x${chatPath}/t/messages`, { headers: { Cookie: malformedCookies[0]! } }),
+    )
+    expect(direct.status).toBe(401)
+    expect(unhandled).toEqual([])
+  })
+})
+
+describe('c. a body the answer leaves unread does not jam the keep-alive connection', () => {
+  const kb300 = 'x'.repeat(300 * 1024)
+  const overMiB = JSON.stringify({ message: 'x'.repeat(1536 * 1024) })
+  const cases = [
+    { name: '401 (no user)', status: 401, method: 'POST', path: chatPath, user: null },
+    { name: '403 (carol)', status: 403, method: 'POST', path: chatPath, user: 'carol' },
+    { name: '404 (unknown route)', status: 404, method: 'POST', path: '/rest/none', user: 'bob' },
+    { name: '405 (other method)', status: 405, method: 'PUT', path: chatPath, user: 'bob' },
+  ].map((item) => ({ ...item, body: kb300, headers: {} }))
+  cases.push(
+    {
+      name: '413 (Content-Length over 1 MiB)',
+      status: 413,
+      method: 'POST',
+      path: chatPath,
+      user: 'bob',
+      body: overMiB,
+      headers: {},
+    },
+    {
+      name: '413 (chunked, counted over 1 MiB)',
+      status: 413,
+      method: 'POST',
+      path: chatPath,
+      user: 'bob',
+      body: overMiB,
+      headers: { 'Transfer-Encoding': 'chunked' },
+    },
+  )
+
+  it.each(cases)(
+    'answers the next request on the connection after a $name',
+    async ({ status, method, path, user, body, headers }) => {
+      const server = await startHost()
+      const agent = oneConnection()
+      try {
+        const first = await send(server, {
+          method,
+          path,
+          agent,
+          body,
+          headers: {
+            'Content-Type': 'application/json',
+            ...headers,
+            ...(user && { Authorization: `Bearer ${user}` }),
+          },
+        })
+        expect(first.status).toBe(status)
+        errorBodyOf(first)
+        const next = await send(server, {
+          path: `${chatPath}/none/messages`,
+          agent,
+          headers: { Authorization: 'Bearer bob' },
+        })
+        expect(next.status).toBe(404)
+        expect(next.reusedSocket).toBe(true)
+      } finally {
+        agent.destroy()
+      }
+    },
+  )
+})
+
+describe('d. headers or a path over what the parser accepts', () => {
+  it('answers 431 with a JSON error to 64 KB of headers and to a 60 KB path', async () => {
+    const server = await startHost()
+    const bigHeader = await send(server, {
+      path: `${chatPath}/t/messages`,
+      headers: { Authorization: 'Bearer alice', 'X-Padding': 'a'.repeat(64 * 1024) },
+    })
+    const bigPath = await send(server, {
+      path: `/rest/${'p'.repeat(60 * 1024)}`,
+      headers: { Authorization: 'Bearer alice' },
+    })
+    for (const answer of [bigHeader, bigPath]) {
+      expect(answer.status).toBe(431)
+      expect(errorBodyOf(answer)).toMatchObject({ code: 'headers_too_large' })
+    }
+    const after = await send(server, { path: '/rest/none' })
+    expect(after.status).toBe(404)
+  })
+})
+
+describe("e. another user's thread reads exactly like no thread at all", () => {
+  /** The answer with `id` written as ID, so that two answers about two ids can be compared. */
+  const about = async (response: Response, id: string) => ({
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: (await response.text()).replaceAll(id, 'ID').replace(/"executionId":"[^"]+"/g, ''),
+  })
+
+  it("answers a message naming alice's thread as one naming an unknown id, and the same for a read", async () => {
+    const server = await startHost()
+    await (
+      await turn(chat(server, { message: 'mine', sessionId: 'alice-t', newSession: true }))
+    ).rest()
+    const bobOnAlice = await about(
+      await chat(server, { message: 'hi', sessionId: 'alice-t' }, 'bob'),
+      'alice-t',
+    )
+    const bobOnNothing = await about(
+      await chat(server, { message: 'hi', sessionId: 'no-such-t' }, 'bob'),
+      'no-such-t',
+    )
+    expect(bobOnAlice).toEqual(bobOnNothing)
+    expect(bobOnAlice.status).toBe(200)
+    expect(bobOnAlice.body).toContain('"errorCode":"session_not_found"')
+
+    const read = (id: string) =>
+      fetch(`${server.url}${chatPath}/${id}/messages`, { headers: { Authorization: 'Bearer bob' } })
+    const readAlice = await about(await read('alice-t'), 'alice-t')
+    expect(readAlice).toEqual(await about(await read('no-such-t'), 'no-such-t'))
+    expect(readAlice.status).toBe(404)
+  })
+
+  it('never lets a user claim, stop or read the thread id of another, even with newSession', async () => {
+    const gate = createGate()
+    const server = await startHost({ sleep: gate.sleep })
+    const alices = await turn(chat(server, { message: 'alice', sessionId: 'x', newSession: true }))
+    const { executionId } = await alices.until('execution-started')
+
+    // bob names alice's id as new: he gets a thread of his own, hers is untouched.
+    const bobs = await turn(
+      chat(server, { message: 'bob', sessionId: 'x', newSession: true }, 'bob'),
+    )
+    expect((await bobs.until('execution-started')).sessionId).toBe('x')
+    const bobStop = await fetch(`${server.url}${stopPath('x', executionId)}`, {
+      method: 'DELETE',
+      headers: { Authorization: 'Bearer bob' },
+    })
+    expect(bobStop.status).toBe(404)
+    expect(server.backend.inspect.running()).toContain(executionId)
+
+    // bob minted an id first: alice may still start her thread under it.
+    await (
+      await turn(chat(server, { message: 'first', sessionId: 'minted', newSession: true }, 'bob'))
+    ).until('execution-started')
+    const alicesMinted = await turn(
+      chat(server, { message: 'second', sessionId: 'minted', newSession: true }),
+    )
+    expect((await alicesMinted.until('execution-started')).sessionId).toBe('minted')
+
+    gate.open()
+    await Promise.all([alices.rest(), bobs.rest(), alicesMinted.rest()])
+    const texts = async (id: string, user: string) =>
+      (await readHistory(server, id, user)).messages
+        .filter((message) => message.role === 'user')
+        .map((message) => message.content)
+    expect(await texts('x', 'alice')).toEqual([[{ type: 'text', text: 'alice' }]])
+    expect(await texts('x', 'bob')).toEqual([[{ type: 'text', text: 'bob' }]])
+    expect(await texts('minted', 'alice')).toEqual([[{ type: 'text', text: 'second' }]])
+    expect(await texts('minted', 'bob')).toEqual([[{ type: 'text', text: 'first' }]])
+  })
+})
+
+describe('f. the inspection logs stay bounded on a long-running server', () => {
+  it('keeps the latest logLimit requests and recordings, and still counts every request', async () => {
+    const server = await startHost({ logLimit: 10 })
+    for (let index = 0; index < 25; index++) {
+      await send(server, { path: `/rest/none/${index}` })
+    }
+    for (let index = 0; index < 4; index++) {
+      await (
+        await turn(chat(server, { message: 'hi', sessionId: `f${index}`, newSession: true }))
+      ).rest()
+    }
+    const { inspect } = server.backend
+    expect(inspect.requests).toHaveLength(10)
+    expect(inspect.requests.at(-1)).toMatchObject({ route: 'chat', method: 'POST', status: 200 })
+    expect(inspect.requests[0]).toMatchObject({ route: 'unknown', path: '/rest/none/19' })
+    expect(inspect.countRequests({ route: 'unknown' })).toBe(25)
+    expect(inspect.countRequests({ route: 'chat', method: 'POST' })).toBe(4)
+    expect(inspect.countRequests({})).toBe(29)
+    expect(inspect.recordings.length).toBeLessThanOrEqual(10)
+    expect(inspect.recordings.at(-1)).toMatchObject({ status: 'success' })
+  })
+
+  it('keeps 1,000 entries by default', async () => {
+    const backend = createPreviewChatBackend()
+    for (let index = 0; index < 1200; index++) {
+      await backend.fetch(new Request(`http://x/rest/none/${index}`))
+    }
+    expect(backend.inspect.requests).toHaveLength(1000)
+    expect(backend.inspect.countRequests({ route: 'unknown', method: 'GET' })).toBe(1200)
+  })
+})
