@@ -4,7 +4,16 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/coverage/**', '**/storybook-static/**', '**/node_modules/**'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/coverage/**',
+      '**/storybook-static/**',
+      '**/node_modules/**',
+      // README blocks, checked by tsc (examples/readme-code).
+      'examples/readme-code/generated/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {

@@ -622,7 +622,8 @@ function failRead(
   // A thread this tab just posted to may not be recorded yet (n8n 2.41 answers 404 until the
   // first output): not found is an answer only when this tab knows of no turn there.
   const justPosted = state.own !== null || state.live !== null || state.settled.length > 0
-  if (error.code === 'not_found' && !justPosted) {
+  // A page instead of the API's JSON is a wrong URL or a proxy, not a missing thread.
+  if (error.code === 'not_found' && !error.routeMissing && !justPosted) {
     // An answer, not a failure to retry.
     return {
       ...state,
