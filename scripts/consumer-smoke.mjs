@@ -1,0 +1,97 @@
+// `pnpm test:consumer`: the setup a user has, not the workspace's. Packs the four packages (built by
+// `pnpm build`), installs the tarballs with npm into a fresh app outside the repository, and there
+// type-checks and runs the MSW component test of @preview-chat/msw's README, verbatim.
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const packages = ['core', 'react', 'server', 'msw']
+const work = mkdtempSync(join(tmpdir(), 'preview-chat-consumer-'))
+const tarballs = join(work, 'tarballs')
+const app = join(work, 'app')
+mkdirSync(tarballs)
+mkdirSync(join(app, 'src'), { recursive: true })
+
+const run = (command, args, cwd) => {
+  console.log(`$ ${command} ${args.join(' ')}`)
+  execFileSync(command, args, { cwd, stdio: 'inherit', env: { ...process.env, CI: 'true' } })
+}
+
+try {
+  for (const name of packages)
+    run('npx', ['-y', 'pnpm@10.34.9', 'pack', '--pack-destination', tarballs], join(root, 'packages', name))
+  const tarball = (name) => {
+    const file = readdirSync(tarballs).find((f) => f.startsWith(`preview-chat-${name}-`))
+    if (!file) throw new Error(`no tarball for @preview-chat/${name}`)
+    return `file:${join(tarballs, file)}`
+  }
+
+  // What a user's app declares: our packages, their peers, and the test tools of the msw README.
+  const manifest = {
+    name: 'preview-chat-consumer',
+    private: true,
+    type: 'module',
+    dependencies: {
+      '@preview-chat/core': tarball('core'),
+      '@preview-chat/react': tarball('react'),
+      '@tanstack/query-core': '^5.80.0',
+      '@tanstack/react-query': '^5.80.0',
+      react: '^19.0.0',
+      'react-dom': '^19.0.0',
+    },
+    devDependencies: {
+      '@preview-chat/msw': tarball('msw'),
+      '@preview-chat/server': tarball('server'),
+      '@testing-library/dom': '^10.4.0',
+      '@testing-library/react': '^16.3.0',
+      '@types/react': '^19.0.0',
+      '@types/react-dom': '^19.0.0',
+      jsdom: '^26.1.0',
+      msw: '^2.10.0',
+      typescript: '~5.9.0',
+      vitest: '^4.1.0',
+    },
+    scripts: { typecheck: 'tsc --noEmit', test: 'vitest run' },
+  }
+  writeFileSync(join(app, 'package.json'), JSON.stringify(manifest, null, 2))
+  writeFileSync(
+    join(app, 'tsconfig.json'),
+    JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'ES2022',
+          lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+          module: 'ESNext',
+          moduleResolution: 'Bundler',
+          jsx: 'react-jsx',
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+          types: [],
+        },
+        include: ['src'],
+      },
+      null,
+      2,
+    ),
+  )
+  // The environment the msw README asks for.
+  writeFileSync(
+    join(app, 'vitest.config.ts'),
+    "import { defineConfig } from 'vitest/config'\n\nexport default defineConfig({ test: { environment: 'jsdom' } })\n",
+  )
+  const readme = readFileSync(join(root, 'packages/msw/README.md'), 'utf8')
+  const example = readme.match(/<!-- example: react -->\n+```tsx\n([\s\S]*?)\n```/)?.[1]
+  if (!example) throw new Error('the React example of the msw README is missing')
+  writeFileSync(join(app, 'src/chat.test.tsx'), `${example}\n`)
+
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], app)
+  run('npx', ['tsc', '--noEmit'], app)
+  run('npx', ['vitest', 'run'], app)
+  console.log('consumer smoke: the packed packages install, type-check and pass the README test')
+} finally {
+  rmSync(work, { recursive: true, force: true })
+}
