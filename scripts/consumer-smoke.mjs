@@ -22,7 +22,11 @@ const run = (command, args, cwd) => {
 
 try {
   for (const name of packages)
-    run('npx', ['-y', 'pnpm@10.34.9', 'pack', '--pack-destination', tarballs], join(root, 'packages', name))
+    run(
+      'npx',
+      ['-y', 'pnpm@10.34.9', 'pack', '--pack-destination', tarballs],
+      join(root, 'packages', name),
+    )
   const tarball = (name) => {
     const file = readdirSync(tarballs).find((f) => f.startsWith(`preview-chat-${name}-`))
     if (!file) throw new Error(`no tarball for @preview-chat/${name}`)
