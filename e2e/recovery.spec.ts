@@ -280,3 +280,34 @@ test('9. a draft typed before a reload is still in the composer after it', async
   await expect(sendButton(page)).toBeEnabled()
   await expect(composer(page)).toHaveValue('a draft for later\nwith two lines')
 })
+
+test('10. a newcomer’s setup — Bearer auth and the default push — streams, and a second tab follows live', async ({
+  browser,
+  stack,
+}) => {
+  // No cookie at all: the header is the only credential, on every request and the push channel.
+  const context = await browser.newContext({ baseURL: stack.app.url })
+  const pushRequests: string[] = []
+  context.on('request', (request) => {
+    if (request.url().includes('/rest/push'))
+      pushRequests.push(request.headers()['authorization'] ?? 'none')
+  })
+  const page = await context.newPage()
+  await page.goto('/?auth=bearer&user=alice')
+  await expect(page).toHaveURL(/\?.*thread=/)
+  await expect(status(page)).toHaveAttribute('data-status', 'idle')
+  const url = page.url()
+
+  const second = await context.newPage()
+  await second.goto(url)
+  await expect(status(second)).toHaveAttribute('data-status', 'idle')
+
+  await send(page, '/long 120')
+  // The second tab hears of the turn through the push channel and follows it to the end.
+  await expect(status(second)).toHaveAttribute('data-status', 'following')
+  await expect(lastAnswer(second)).toContainText('delta 120.', { timeout: 20_000 })
+  await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
+  expect(pushRequests.length).toBeGreaterThan(0)
+  expect(new Set(pushRequests)).toEqual(new Set(['Bearer alice']))
+  await context.close()
+})

@@ -10,9 +10,10 @@ import {
   useStoredThreads,
   writeThreadToUrl,
 } from './threads'
-import { readUserCookie, users, writeUserCookie } from './user'
+import { authMode, readUserCookie, users, writeUserCookie } from './user'
 
 function initialUser(): string {
+  if (authMode === 'bearer') return new URLSearchParams(location.search).get('user') ?? 'alice'
   const user = readUserCookie() ?? 'alice'
   writeUserCookie(user)
   return user
@@ -39,11 +40,15 @@ export function App() {
   const [threadId, setThreadId] = useState(() => startupThread(user))
   const { threads, add, patch } = useStoredThreads(user)
 
-  // One client per user: `scope` keeps drafts and the tab relay apart, and its push WebSocket
-  // connects with this user's cookie.
+  // One client per user: `scope` keeps drafts and the tab relay apart, and its push channel
+  // connects as this user (the WebSocket with the cookie; SSE with the bearer header).
   const { client, queryClient } = useMemo(
     () => ({
-      client: createPreviewChatClient({ baseUrl: '/rest', scope: user }),
+      client: createPreviewChatClient({
+        baseUrl: '/rest',
+        scope: user,
+        ...(authMode === 'bearer' && { headers: { authorization: `Bearer ${user}` } }),
+      }),
       queryClient: new QueryClient(),
     }),
     [user],
@@ -70,7 +75,11 @@ export function App() {
     setThreadId(id)
   }
   const changeUser = (next: string) => {
-    writeUserCookie(next)
+    if (authMode === 'bearer') {
+      const url = new URL(location.href)
+      url.searchParams.set('user', next)
+      history.replaceState(null, '', url)
+    } else writeUserCookie(next)
     setUser(next)
   }
   const onStarted = useCallback(

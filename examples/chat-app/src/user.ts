@@ -12,3 +12,13 @@ export function readUserCookie(): string | null {
 export function writeUserCookie(user: string): void {
   document.cookie = `${cookieName}=${encodeURIComponent(user)}; path=/; SameSite=Lax`
 }
+
+/**
+ * How this page proves who it is: the cookie (the default: the push WebSocket sends it too), or
+ * with `?auth=bearer` an `Authorization` header on every request, as an app with tokens does (the
+ * push channel is then SSE over fetch, which carries it; no cookie is written).
+ */
+export const authMode: 'cookie' | 'bearer' =
+  typeof location !== 'undefined' && new URLSearchParams(location.search).get('auth') === 'bearer'
+    ? 'bearer'
+    : 'cookie'
