@@ -94,6 +94,8 @@ test('3. a second tab follows the running turn, and Stop there ends it; both tab
   for (const page of [first, second]) {
     await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'cancelled')
     await expect(lastAnswer(page)).toContainText('Cancelled')
+    // A cut answer never looks finished.
+    await expect(lastAnswer(page).getByRole('note')).toHaveText('Stopped — the answer ends here.')
     await expect(status(page)).toHaveAttribute('data-status', 'idle')
     await expect(stopButton(page)).toHaveCount(0)
   }

@@ -9,6 +9,12 @@ const statusLabels: Record<Message['executionStatus'], string | null> = {
   interrupted: 'Interrupted',
 }
 
+/** Said under an answer that did not end by itself, so a cut answer never looks finished. */
+const endNotes: Partial<Record<Message['executionStatus'], string>> = {
+  cancelled: 'Stopped — the answer ends here.',
+  interrupted: 'Interrupted — the server stopped before the answer was finished.',
+}
+
 export interface MessageViewProps {
   message: Message
   suspensions?: readonly Suspension[]
@@ -36,6 +42,11 @@ export function MessageView({ message, suspensions = [], onAnswer }: MessageView
       ))}
       {message.executionError && (
         <p className="tool-error">The agent failed: {message.executionError}</p>
+      )}
+      {message.role === 'assistant' && endNotes[message.executionStatus] && (
+        <p className="turn-end" role="note">
+          {endNotes[message.executionStatus]}
+        </p>
       )}
     </article>
   )
