@@ -24,6 +24,26 @@ const cancelled = (id: string) =>
     null,
   )
 
+/** A message is posted and Stop pressed before the server accepted it. */
+async function stopBeforeAcceptance(t: ReturnType<typeof setup>) {
+  t.server.answerRead(empty)
+  await settle()
+  t.session.setDraft('Q')
+  void t.session.submit()
+  await settle()
+  const result = t.session.stop()
+  await settle()
+  return { result }
+}
+
+/** The last request was the Stop of `executionId`. */
+function expectStopOf(t: ReturnType<typeof setup>, executionId: string) {
+  expect(t.server.requests.at(-1)).toMatchObject({
+    method: 'DELETE',
+    path: expect.stringMatching(new RegExp(`executions/${executionId}$`)),
+  })
+}
+
 describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded state determines completion.")', () => {
   it('names the running execution, goes stopping, and completes only when the record says so', async () => {
     const t = setup()
@@ -116,22 +136,13 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
 
   it('a Stop asked before execution-started is held until it arrives, then names it', async () => {
     const t = setup()
-    t.server.answerRead(empty)
-    await settle()
-    t.session.setDraft('Q')
-    void t.session.submit()
-    await settle()
-    const result = t.session.stop()
-    await settle()
+    const { result } = await stopBeforeAcceptance(t)
     expect(t.session.getState().status).toBe('stopping')
     expect(t.server.count('DELETE')).toBe(0)
     const stream = t.server.openStream()
     stream.send({ type: 'execution-started', executionId: 'e7', sessionId: 't1' })
     await settle()
-    expect(t.server.requests.at(-1)).toMatchObject({
-      method: 'DELETE',
-      path: expect.stringMatching(/executions\/e7$/),
-    })
+    expectStopOf(t, 'e7')
     t.server.answerStop({ cancelRequested: true })
     expect(await result).toEqual({ cancelRequested: true })
     t.session.dispose()
@@ -139,13 +150,7 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
 
   it('a Stop held for a message whose stream was cut stops what the record shows running', async () => {
     const t = setup()
-    t.server.answerRead(empty)
-    await settle()
-    t.session.setDraft('Q')
-    void t.session.submit()
-    await settle()
-    const result = t.session.stop()
-    await settle()
+    const { result } = await stopBeforeAcceptance(t)
     const stream = t.server.openStream()
     stream.close()
     await settle()
@@ -154,10 +159,7 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
     // The server took the message after all: the record names its execution.
     t.server.answerRead(running('e3'))
     await settle()
-    expect(t.server.requests.at(-1)).toMatchObject({
-      method: 'DELETE',
-      path: expect.stringMatching(/executions\/e3$/),
-    })
+    expectStopOf(t, 'e3')
     t.server.answerStop({ cancelRequested: true })
     expect(await result).toEqual({ cancelRequested: true })
     t.session.dispose()
@@ -165,13 +167,7 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
 
   it('a Stop held for a message the server never took ends when the record shows nothing runs', async () => {
     const t = setup()
-    t.server.answerRead(empty)
-    await settle()
-    t.session.setDraft('Q')
-    void t.session.submit()
-    await settle()
-    const result = t.session.stop()
-    await settle()
+    const { result } = await stopBeforeAcceptance(t)
     t.server.failPost('network-error')
     await settle()
     t.server.answerRead(empty)
