@@ -46,30 +46,37 @@ export function ChatView({ user, threadId, isNew, onStarted }: ChatViewProps) {
   return (
     <main className="chat" aria-label="Chat">
       <StatusBar status={chat.status} lastSyncedAt={chat.lastSyncedAt} user={user} />
-      {chat.notFound ? (
+      {chat.notFound && (
         <ErrorBanner
           kind="not_found"
-          message={`There is no conversation ${threadId} for ${user}: it does not exist, or it belongs to another user.`}
+          message={`No conversation ${threadId} for ${user} yet (or it is another user's): your first message starts one.`}
         />
-      ) : (
-        <>
-          {chat.readError && (
-            <ErrorBanner
-              kind="read_failed"
-              message={`Reading the recorded transcript failed (${chat.readError.message}). The last known transcript stays on screen; it is read again on its own (without end while a turn runs), and when the page comes back online.`}
-              onRetry={() => void chat.refresh()}
-            />
-          )}
-          {error && (
-            <ErrorBanner kind={error.kind} message={error.message} onDismiss={chat.clearError} />
-          )}
-          <Transcript
-            messages={chat.messages}
-            openSuspensions={chat.openSuspensions}
-            busy={chat.isRunning}
-            onAnswer={chat.status === 'idle' ? answer : undefined}
-          />
-        </>
+      )}
+      {chat.server.keepsTurnOnDisconnect === false && (
+        <p className="server-note" role="note" data-testid="server-note">
+          This server cancels a turn when its page reloads or loses the connection
+          {chat.server.stopsByExecutionId === false &&
+            ', and only the tab that sent it can stop it'}
+          .
+        </p>
+      )}
+      {chat.readError && (
+        <ErrorBanner
+          kind="read_failed"
+          message={`Reading the recorded transcript failed (${chat.readError.message}). The last known transcript stays on screen; it is read again on its own (without end while a turn runs), and when the page comes back online.`}
+          onRetry={() => void chat.refresh()}
+        />
+      )}
+      {error && (
+        <ErrorBanner kind={error.kind} message={error.message} onDismiss={chat.clearError} />
+      )}
+      {!chat.notFound && (
+        <Transcript
+          messages={chat.messages}
+          openSuspensions={chat.openSuspensions}
+          busy={chat.isRunning}
+          onAnswer={chat.status === 'idle' ? answer : undefined}
+        />
       )}
       <Composer
         draft={chat.draft}
@@ -78,11 +85,11 @@ export function ChatView({ user, threadId, isNew, onStarted }: ChatViewProps) {
           onStarted(chat.draft.trim().slice(0, 60))
           void chat.submit()
         }}
-        canSubmit={chat.canSubmit && !chat.notFound}
-        isRunning={chat.isRunning && !chat.notFound}
+        canSubmit={chat.canSubmit}
+        isRunning={chat.isRunning}
+        canStop={chat.canStop}
         onStop={() => void chat.stop()}
         stopping={chat.status === 'stopping'}
-        disabled={chat.notFound}
       />
     </main>
   )

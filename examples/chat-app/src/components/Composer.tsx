@@ -7,8 +7,10 @@ export interface ComposerProps {
   onSubmit: () => void
   /** The gate: nothing runs, the thread's state is known, and the draft has text. */
   canSubmit: boolean
-  /** A turn runs: show Stop. */
+  /** A turn runs. */
   isRunning: boolean
+  /** Stop can be pressed here (on some servers only the tab that sent the message can). */
+  canStop?: boolean
   onStop: () => void
   stopping?: boolean
   /** The whole composer is off (e.g. the thread was not found). */
@@ -25,6 +27,7 @@ export function Composer({
   onSubmit,
   canSubmit,
   isRunning,
+  canStop = isRunning,
   onStop,
   stopping = false,
   disabled = false,
@@ -61,7 +64,7 @@ export function Composer({
             ? 'A turn is running: you can keep typing, and send once it ends.'
             : 'Enter sends, Shift+Enter adds a line.'}
         </span>
-        {isRunning && (
+        {(canStop || stopping) && (
           <button type="button" className="danger" onClick={onStop} disabled={stopping}>
             {stopping ? 'Stopping…' : 'Stop'}
           </button>
