@@ -15,6 +15,9 @@ const option = (name, fallback) => {
   return index >= 0 && args[index + 1] ? Number(args[index + 1]) : fallback
 }
 const serverPort = option('server-port', 4317)
+// `--flavor n8n-2.41`: the server emulates the released n8n 2.41, and the app talks to it as to one.
+const flavorIndex = args.indexOf('--flavor')
+const flavor = flavorIndex >= 0 ? args[flavorIndex + 1] : undefined
 const appPort = option('port', 5173)
 const serverUrl = `http://127.0.0.1:${serverPort}`
 
@@ -22,7 +25,14 @@ const serverUrl = `http://127.0.0.1:${serverPort}`
 const tsxCli = createRequire(`${serverDir}/package.json`).resolve('tsx/cli')
 const server = spawn(
   process.execPath,
-  [tsxCli, '--conditions=@preview-chat/source', 'src/cli.ts', '--port', String(serverPort)],
+  [
+    tsxCli,
+    '--conditions=@preview-chat/source',
+    'src/cli.ts',
+    '--port',
+    String(serverPort),
+    ...(flavor ? ['--flavor', flavor] : []),
+  ],
   { cwd: serverDir, stdio: ['ignore', 'pipe', 'inherit'] },
 )
 
@@ -78,7 +88,7 @@ console.log(`
   Users: alice, bob (read + execute), carol (read only); pick one at the top right.
   Try: "/long 60" then reload, open a second tab, or press Stop; "/delegate 5000"; "/suspend".
 
-  Open http://localhost:${appPort}
+  Open http://localhost:${appPort}${flavor ? `/?server=${flavor}` : ''}
 
   Press Ctrl-C to stop.
 `)

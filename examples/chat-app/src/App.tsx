@@ -10,13 +10,39 @@ import {
   useStoredThreads,
   writeThreadToUrl,
 } from './threads'
-import { authMode, readUserCookie, users, writeUserCookie } from './user'
+import {
+  authMode,
+  browserId,
+  n8nMode,
+  readUserCookie,
+  users,
+  writeN8nCookie,
+  writeUserCookie,
+} from './user'
 
 function initialUser(): string {
   if (authMode === 'bearer') return new URLSearchParams(location.search).get('user') ?? 'alice'
   const user = readUserCookie() ?? 'alice'
   writeUserCookie(user)
+  if (n8nMode) writeN8nCookie(user)
   return user
+}
+
+/** The client of `user`, as the server this page talks to wants it. */
+function clientFor(user: string) {
+  if (n8nMode)
+    return createPreviewChatClient({
+      baseUrl: '/rest',
+      scope: user,
+      headers: { 'browser-id': browserId() },
+      pushUrl: `/rest/push?pushRef=${crypto.randomUUID()}`,
+      push: 'sse',
+    })
+  return createPreviewChatClient({
+    baseUrl: '/rest',
+    scope: user,
+    ...(authMode === 'bearer' && { headers: { authorization: `Bearer ${user}` } }),
+  })
 }
 
 let startup: string | null = null
@@ -44,11 +70,7 @@ export function App() {
   // connects as this user (the WebSocket with the cookie; SSE with the bearer header).
   const { client, queryClient } = useMemo(
     () => ({
-      client: createPreviewChatClient({
-        baseUrl: '/rest',
-        scope: user,
-        ...(authMode === 'bearer' && { headers: { authorization: `Bearer ${user}` } }),
-      }),
+      client: clientFor(user),
       queryClient: new QueryClient(),
     }),
     [user],
@@ -80,6 +102,7 @@ export function App() {
       url.searchParams.set('user', next)
       history.replaceState(null, '', url)
     } else writeUserCookie(next)
+    if (n8nMode) writeN8nCookie(next)
     setUser(next)
   }
   const onStarted = useCallback(

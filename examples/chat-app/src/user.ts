@@ -22,3 +22,25 @@ export const authMode: 'cookie' | 'bearer' =
   typeof location !== 'undefined' && new URLSearchParams(location.search).get('auth') === 'bearer'
     ? 'bearer'
     : 'cookie'
+
+/**
+ * `?server=n8n-2.41`: talk to a server of the released n8n 2.41 protocol (the reference server's
+ * `--flavor n8n-2.41`): its `n8n-auth` cookie and `browser-id` header, and a `pushRef` per tab.
+ */
+export const n8nMode =
+  typeof location !== 'undefined' &&
+  new URLSearchParams(location.search).get('server') === 'n8n-2.41'
+
+/** The browser id n8n's login pairs with its cookie (one per browser, kept in localStorage). */
+export function browserId(): string {
+  const stored = localStorage.getItem('preview-chat:browser-id')
+  if (stored) return stored
+  const id = crypto.randomUUID()
+  localStorage.setItem('preview-chat:browser-id', id)
+  return id
+}
+
+/** The emulated n8n knows the user by its `n8n-auth` cookie (a real n8n sets it at login). */
+export function writeN8nCookie(user: string): void {
+  document.cookie = `n8n-auth=${encodeURIComponent(user)}; path=/; SameSite=Lax`
+}
