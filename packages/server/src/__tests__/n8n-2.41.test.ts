@@ -29,7 +29,7 @@ const unhandled = collectUnhandled()
 afterEach(closeHosts)
 
 const n8nExecutionId = /^[A-Za-z0-9]{16}$/
-type Done = Extract<TurnEvent, { type: 'done' }>
+type Done = Required<Extract<TurnEvent, { type: 'done' }>>
 
 describe('the turn stream', () => {
   it('starts with :ok and the agent’s events (no execution-started), ends with done {sessionId, executionId}, with the SSE headers', async () => {
@@ -329,7 +329,7 @@ describe('errors', () => {
       { Authorization: 'Bearer alice', 'browser-id': 'b' },
       { Cookie: 'preview-chat-user=alice', 'browser-id': 'b' },
       { Cookie: 'n8n-auth=mallory', 'browser-id': 'b' },
-    ]) {
+    ] as Record<string, string>[]) {
       const answer = await n8nSend(server, { path, headers })
       expect(answer.status).toBe(401)
       expect(JSON.parse(answer.body)).toEqual({ status: 'error', message: 'Unauthorized' })

@@ -17,9 +17,9 @@ export function n8nAuth(user: string | null = 'alice'): Record<string, string> {
 export async function n8nTurn(
   server: PreviewChatServer,
   body: unknown,
-  options: { user?: string; signal?: AbortSignal } = {},
+  options: { user?: string; signal?: AbortSignal; path?: string } = {},
 ): Promise<TurnReader> {
-  const response = await fetch(`${server.url}${chatPath}`, {
+  const response = await fetch(`${server.url}${options.path ?? chatPath}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...n8nAuth(options.user ?? 'alice') },
     body: JSON.stringify(body),
@@ -45,14 +45,15 @@ export function n8nSend(
   })
 }
 
-export const historyPath = (threadId: string) => `${chatPath}/${threadId}/messages`
+export const historyPath = (threadId: string, path = chatPath) => `${path}/${threadId}/messages`
 
 /** A history read: the status and the parsed JSON body. */
 export async function n8nHistory(
   server: PreviewChatServer,
   threadId: string,
+  path = chatPath,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const answer = await n8nSend(server, { path: historyPath(threadId) })
+  const answer = await n8nSend(server, { path: historyPath(threadId, path) })
   return { status: answer.status, body: JSON.parse(answer.body) as Record<string, unknown> }
 }
 
@@ -60,8 +61,9 @@ export async function n8nHistory(
 export async function n8nMessages(
   server: PreviewChatServer,
   threadId: string,
+  path = chatPath,
 ): Promise<Record<string, unknown>[]> {
-  const { status, body } = await n8nHistory(server, threadId)
+  const { status, body } = await n8nHistory(server, threadId, path)
   if (status !== 200) throw new Error(`history read answered ${status}: ${JSON.stringify(body)}`)
   return (body.data as { messages: Record<string, unknown>[] }).messages
 }
