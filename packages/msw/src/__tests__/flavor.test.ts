@@ -81,6 +81,22 @@ describe("the backend's flavor, passed through", () => {
     running.turn.release()
   })
 
+  it('a cut stream cancels the turn, as closing it does on n8n', async () => {
+    const turn = chat.mock.holdTurns()
+    const cut = chat.mock.cutNextStream({ afterEvents: 2 })
+    const response = await fetch(`${base}/projects/p/agents/v2/a/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: '/words 5', sessionId: 'cut' }),
+    })
+    await cut
+    await expect.poll(() => chat.mock.backend.inspect.executions()[0]?.status).toBe('cancelled')
+    const events = (await response.text()).split('\n\n').filter(Boolean)
+    expect(events.slice(0, 2)).toEqual([':ok', 'data: {"type":"start-step"}'])
+    expect(events).toHaveLength(3)
+    turn.release()
+  })
+
   it("serves n8n's WebSocket push with pushBackend 'websocket', only with ?pushRef=", async () => {
     const open = (query: string) => {
       const socket = new WebSocket(`ws://localhost/rest/push${query}`)
