@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { scriptedAgent, type PreviewChatAgent } from '../agent'
 import { closeHosts, collectUnhandled, createGate, send, waitFor, type Answer } from './harness'
 import {
-  n8nAuth,
+  n8nExecutionId,
   n8nHistory,
   n8nSend,
   n8nTurn,
@@ -32,7 +32,6 @@ const projectId = 'JOjlApLQT2v9sOCT'
 const agentId = 'blaR2mgf27HEeA8W'
 const threadId = 'd37ffaa6-30f6-4f61-a4d6-018f1b755aaa'
 const chatPath = `/rest/projects/${projectId}/agents/v2/${agentId}/chat`
-const n8nExecutionId = /^[A-Za-z0-9]{16}$/
 
 /** The captures' model answered every message with `word1 … word50`; so does this agent. */
 const fiftyWords: PreviewChatAgent = (input, context) =>
@@ -367,7 +366,7 @@ describe('fixtures/n8n-2.41 replayed against the n8n-2.41 flavor', () => {
     const status = Number(comment?.match(/HTTP (\d+)/)?.[1])
     const path = page.join('\n').match(/<pre>Cannot DELETE (\S+)<\/pre>/)?.[1]
     expect(path).toBe(`${chatPath}/${threadId}/executions/mAaZcGyePtNFWPef`)
-    const answer = await n8nSend(server, { method: 'DELETE', path: path!, headers: n8nAuth() })
+    const answer = await n8nSend(server, { method: 'DELETE', path: path! })
     expect(answer.status).toBe(status)
     expect(answer.headers['content-type']).toBe('text/html; charset=utf-8')
     // Byte for byte, but for the capture's trailing newline.

@@ -14,6 +14,7 @@ import {
 import {
   historyPath,
   n8nAuth,
+  n8nExecutionId,
   n8nHistory,
   n8nMessages,
   n8nPushSocket,
@@ -28,7 +29,6 @@ import {
 const unhandled = collectUnhandled()
 afterEach(closeHosts)
 
-const n8nExecutionId = /^[A-Za-z0-9]{16}$/
 type Done = Required<Extract<TurnEvent, { type: 'done' }>>
 
 describe('the turn stream', () => {

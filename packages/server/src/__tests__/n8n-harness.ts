@@ -5,6 +5,9 @@ import { chatPath, send, startHost, TurnReader, type Answer } from './harness'
 
 /** Clients of the n8n-2.41 flavor, over real HTTP against the Node host (see `harness.ts`). */
 
+/** n8n's execution ids: 16 letters and digits (`mAaZcGyePtNFWPef`). */
+export const n8nExecutionId = /^[A-Za-z0-9]{16}$/
+
 export const startN8nHost = (options: StartPreviewChatServerOptions = {}) =>
   startHost({ flavor: 'n8n-2.41', ...options })
 
