@@ -2,7 +2,6 @@ import {
   createPreviewChatBackend,
   scriptedAgent,
   timerSleep,
-  userCookieName,
   type PreviewChatBackend,
   type PreviewChatBackendOptions,
 } from '@preview-chat/server'
@@ -11,7 +10,10 @@ import { createSeeder, type Seeder, type TurnMode } from './seed'
 import { cutAfterEvents, type CutStreamOptions } from './streamCut'
 import { createTurnGate, type InternalTurnGate, type TurnGate } from './turnGate'
 
-/** Options of `createPreviewChatHandlers`: the backend's, plus where and as whom it answers. */
+/**
+ * Options of `createPreviewChatHandlers`: the backend's (`flavor: 'n8n-2.41'` and its
+ * `pushBackend` included), plus where and as whom it answers.
+ */
 export interface PreviewChatHandlersOptions extends Omit<PreviewChatBackendOptions, 'basePath'> {
   /**
    * The REST base the client uses (its `baseUrl`), `/rest` by default. A path matches any origin;
@@ -20,13 +22,15 @@ export interface PreviewChatHandlersOptions extends Omit<PreviewChatBackendOptio
   baseUrl?: string
   /**
    * The user of requests that name none (no `Authorization: Bearer <user>`, no
-   * `preview-chat-user` cookie). Set it for stories, where the browser's client sends no
+   * `preview-chat-user` cookie; with `flavor: 'n8n-2.41'`, no `n8n-auth` cookie: they get that
+   * cookie and a `browser-id`). Set it for stories, where the browser's client sends no
    * credentials; switch it later with `actAs`. No default: such requests get 401.
    */
   user?: string
   /**
    * Also mock the WebSocket push channel (`ws(s)://…{base}/push`) with msw's `ws.link`. On by
-   * default; it only takes effect where a global `WebSocket` exists (browsers, Node 22+).
+   * default; it only takes effect where a global `WebSocket` exists (browsers, Node 22+). The
+   * n8n-2.41 flavor serves it only with `pushBackend: 'websocket'`, and only with `?pushRef=`.
    */
   websocketPush?: boolean
 }
@@ -88,14 +92,6 @@ function classify(method: string, path: string, basePath: string): Traffic {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-}
-
-/** Whether the request names its user (a bearer header or the development cookie). */
-function namesUser(headers: Headers): boolean {
-  if (headers.has('authorization')) return true
-  return (headers.get('cookie') ?? '').split(';').some((pair) => {
-    return pair.trim().startsWith(`${userCookieName}=`)
-  })
 }
 
 /**
@@ -171,11 +167,19 @@ export function createPreviewChatHandlers(
     },
   })
 
+  // The mock's user, in the backend flavor's own credentials (a cookie joins the others).
+  const credentialsOf = (userId: string, headers = new Headers()): Headers => {
+    for (const [name, value] of Object.entries(backend.credentials(userId))) {
+      const cookie = name.toLowerCase() === 'cookie' ? headers.get('cookie') : null
+      headers.set(name, cookie ? `${cookie}; ${value}` : value)
+    }
+    return headers
+  }
   const withUser = (request: Request): Request => {
-    if (currentUser === undefined || namesUser(request.headers)) return request
-    const headers = new Headers(request.headers)
-    headers.set('authorization', `Bearer ${currentUser}`)
-    return new Request(request, { headers })
+    if (currentUser === undefined || backend.namesUser(request.headers)) return request
+    return new Request(request, {
+      headers: credentialsOf(currentUser, new Headers(request.headers)),
+    })
   }
 
   const restPattern = absolute ? `${absolute.origin}${basePath}/*` : `*${basePath}/*`
@@ -211,24 +215,33 @@ export function createPreviewChatHandlers(
   const handlers: (RequestHandler | WebSocketHandler)[] = [rest]
   if (websocketPush) {
     const host = absolute ? escapeRegExp(absolute.host) : '[^/]+'
-    const push = ws.link(new RegExp(`^wss?://${host}${escapeRegExp(basePath)}/push/?$`))
+    const push = ws.link(new RegExp(`^wss?://${host}${escapeRegExp(basePath)}/push/?(\\?.*)?$`))
     handlers.push(
       push.addEventListener('connection', ({ client }) => {
-        // A browser's WebSocket sends the page's cookies; without them, the mock's user.
+        // A browser's WebSocket sends the page's cookies; without a known user there, the mock's.
+        const url = new URL(client.url)
         const cookie = typeof document === 'undefined' ? '' : document.cookie
-        const named = backend.authenticate(new Headers({ cookie }))
-        const userId = named?.id ?? currentUser
-        if (
-          userId === undefined ||
-          !backend.authenticate(new Headers({ authorization: `Bearer ${userId}` }))
-        ) {
-          client.close(4401, "No known user: set the preview-chat-user cookie or the mock's user.")
-          return
+        let admission = backend.admitPushSocket(url, new Headers({ cookie }))
+        if (admission.kind !== 'accept' && currentUser !== undefined) {
+          admission = backend.admitPushSocket(url, credentialsOf(currentUser))
         }
-        const unsubscribe = backend.subscribePush(userId, (message) => {
-          client.send(JSON.stringify(message))
-        })
-        client.addEventListener('close', unsubscribe)
+        switch (admission.kind) {
+          case 'accept': {
+            const unsubscribe = backend.subscribePush(admission.userId, (message) => {
+              client.send(JSON.stringify(message))
+            })
+            client.addEventListener('close', unsubscribe)
+            return
+          }
+          case 'refuse':
+            return client.close(4000 + admission.error.status, admission.error.message)
+          case 'close':
+            if (admission.message !== undefined) client.send(admission.message)
+            // No status: what a browser reports as 1005.
+            return client.close(admission.code ?? 1005)
+          case 'drop':
+            return client.close(1006)
+        }
       }),
     )
   }

@@ -127,17 +127,25 @@ export function createSeeder(context: SeederContext): Seeder {
     message: string,
     mode: TurnMode,
     stopAt: (event: TurnEvent) => boolean,
-    onEvent?: (event: TurnEvent) => void,
+    onEvent?: (event: TurnEvent, executionId: string) => void,
   ): Promise<Posted> => {
     const enc = encodeURIComponent
     const url = `http://seed.invalid${basePath}/projects/${enc(key.projectId)}/agents/v2/${enc(key.agentId)}/chat`
     const isNew = !backend.inspect.threads().some((thread) => thread.id === key.threadId)
+    // A flavor without `execution-started` (n8n-2.41) names the execution only at its end: the
+    // backend's record of the execution this post started names it from the first event on.
+    const before = new Set(backend.inspect.executions().map((execution) => execution.id))
+    const started = () =>
+      backend.inspect
+        .executions()
+        .find((execution) => !before.has(execution.id) && execution.threadId === key.threadId)?.id
+    let executionId: string | undefined
     context.startTurn(mode)
     const response = await backend.fetch(
       new Request(url, {
         method: 'POST',
         headers: {
-          authorization: `Bearer ${user}`,
+          ...backend.credentials(user),
           'content-type': 'application/json',
           accept: 'text/event-stream',
         },
@@ -153,14 +161,16 @@ export function createSeeder(context: SeederContext): Seeder {
         `Seeding failed: posting "${message}" as ${user} answered HTTP ${response.status} (${await response.text()}). Check the user exists and may execute.`,
       )
     }
-    const events = await readEvents(response.body, stopAt, onEvent)
-    const first = events[0]
-    if (first?.type !== 'execution-started') {
+    const events = await readEvents(response.body, stopAt, (event) => {
+      executionId ??= event.type === 'execution-started' ? event.executionId : started()
+      if (executionId !== undefined) onEvent?.(event, executionId)
+    })
+    if (executionId === undefined) {
       throw new Error(
-        `Seeding failed: posting "${message}" as ${user} was refused (${JSON.stringify(first)}). Seed a thread whose turn is not running, or use a fresh threadId.`,
+        `Seeding failed: posting "${message}" as ${user} was refused (${JSON.stringify(events[0])}). Seed a thread whose turn is not running, or use a fresh threadId.`,
       )
     }
-    return { executionId: first.executionId, events }
+    return { executionId, events }
   }
 
   const free = (): TurnMode => ({ gate: createTurnGate(false) })
@@ -214,11 +224,13 @@ export function createSeeder(context: SeederContext): Seeder {
       let started: (executionId: string) => void = () => {}
       const executionStarted = new Promise<string>((done) => (started = done))
       const turnOptions = { delegationCharLimit: DEFAULT_DELEGATION_CHAR_LIMIT, now: Date.now }
-      const posting = post(user, key, message, { gate }, isTerminalEvent, (event) => {
-        if (event.type === 'execution-started') {
-          live = startTurn({ ...event, message, createdAt: new Date().toISOString() })
-          started(event.executionId)
-        } else if (live) live = applyTurnEvent(live, event, turnOptions)
+      const posting = post(user, key, message, { gate }, isTerminalEvent, (event, executionId) => {
+        if (!live) {
+          const createdAt = new Date().toISOString()
+          live = startTurn({ executionId, sessionId: key.threadId, message, createdAt })
+          started(executionId)
+        }
+        if (event.type !== 'execution-started') live = applyTurnEvent(live, event, turnOptions)
       })
       const executionId = await Promise.race([
         executionStarted,

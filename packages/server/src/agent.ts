@@ -31,6 +31,8 @@ export type PreviewChatAgent = (input: AgentInput, context: AgentContext) => Pro
  * - any ordinary message: a reasoning block, a `word_count` tool call with its result, then text
  *   that quotes the message, word by word;
  * - `/long N`: N text deltas (default 20);
+ * - `/words N`: the text `word1 word2 … wordN` (default 50), one delta per word: what the mock
+ *   model behind `fixtures/n8n-2.41/` streamed, so a turn can be compared with those captures;
  * - `/delegate N`: a `delegate` tool call whose child agent streams N characters (default 5,000),
  *   half reasoning then half text, through `subagent-chunk`, to exercise the 4,000 budget;
  * - `/suspend`: a `request_approval` tool call that suspends for a person; resume it with
@@ -42,7 +44,15 @@ export const scriptedAgent: PreviewChatAgent = async (input, context) => {
   const [command, argument] = input.message.trim().split(/\s+/)
   switch (command) {
     case '/long':
-      return long(count(argument, 20), context)
+      return textDeltas(
+        numbered(count(argument, 20), (n) => `delta ${n}. `),
+        context,
+      )
+    case '/words':
+      return textDeltas(
+        numbered(count(argument, 50), (n, last) => (last ? `word${n}` : `word${n} `)),
+        context,
+      )
     case '/delegate':
       return delegate(count(argument, 5000), context)
     case '/suspend':
@@ -125,13 +135,19 @@ async function answer(message: string, context: AgentContext): Promise<AgentOutc
   return { kind: 'done' }
 }
 
-async function long(deltas: number, context: AgentContext): Promise<AgentOutcome> {
+/** `count` texts, numbered from 1. */
+function numbered(count: number, text: (n: number, last: boolean) => string): string[] {
+  return Array.from({ length: count }, (_, index) => text(index + 1, index === count - 1))
+}
+
+/** One step of one text stream: a delta per text, after a pause each. */
+async function textDeltas(deltas: string[], context: AgentContext): Promise<AgentOutcome> {
   context.emit({ type: 'start-step' })
   const id = context.id('text')
   context.emit({ type: 'text-start', id })
-  for (let index = 1; index <= deltas; index++) {
+  for (const delta of deltas) {
     await context.pause()
-    context.emit({ type: 'text-delta', id, delta: `delta ${index}. ` })
+    context.emit({ type: 'text-delta', id, delta })
   }
   context.emit({ type: 'text-end', id })
   context.emit({ type: 'finish-step' })

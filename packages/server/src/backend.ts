@@ -1,10 +1,8 @@
-import {
-  parseChatRequest,
-  parseResumeRequest,
-  type HistorySnapshot,
-  type PushMessage,
-  type RunCancelAnswer,
-  type StopAnswer,
+import type {
+  HistorySnapshot,
+  PushMessage,
+  RunCancelAnswer,
+  StopAnswer,
 } from '@preview-chat/core/contract'
 import { scriptedAgent, type PreviewChatAgent } from './agent'
 import {
@@ -14,12 +12,13 @@ import {
   type StartExecution,
 } from './execution'
 import { checkCorsOrigin, corsHeaders, preflightResponse } from './cors'
-import { dataResponse, errorResponse, readJsonBody, RestError } from './http'
+import { createFlavor, type FlavorName, type PushBackend, type PushSocketAdmission } from './flavor'
+import { dataResponse, readJsonBody, ReadyAnswer, RestError } from './http'
 import type { PushListener } from './push'
 import type { ExecutionRelay } from './relay'
 import { matchRoute, routeMethods, type Route, type RouteName } from './routes'
 import { timerSleep, type Sleep } from './sleep'
-import { createSseStream, sseResponse } from './sse'
+import { createSseStream, sseAnswer, sseResponse } from './sse'
 import {
   createPreviewChatStore,
   snapshotOf,
@@ -28,14 +27,7 @@ import {
   type PreviewChatStore,
   type ThreadRecord,
 } from './store'
-import {
-  authenticate,
-  builtInUsers,
-  hasScope,
-  unauthorized,
-  type PreviewChatUser,
-  type Scope,
-} from './users'
+import { builtInUsers, hasScope, unauthorized, type PreviewChatUser, type Scope } from './users'
 
 export interface PreviewChatBackendOptions {
   /** Pause between streamed deltas, in ms (40 by default: a demo turn lasts a few seconds). */
@@ -72,6 +64,19 @@ export interface PreviewChatBackendOptions {
   /** Idle time before an SSE `:ping` comment (30 s by default). */
   pingMs?: number
   now?: () => number
+  /**
+   * Which server to behave as: `'spec'` (the default), the preview-chat contract, or
+   * `'n8n-2.41'`, the released n8n 2.41's preview chat as `fixtures/n8n-2.41/` captured it (no
+   * `execution-started`, closing the stream cancels the turn, no Stop route, no
+   * `activeExecutionId`, concurrent turns, cookie + `browser-id` auth, its error bodies). See the
+   * README's "Emulating the released n8n 2.41".
+   */
+  flavor?: FlavorName
+  /**
+   * The n8n-2.41 flavor's push transport (n8n's `N8N_PUSH_BACKEND`): `'sse'` (the default) or
+   * `'websocket'`, whatever the client asks. The spec flavor serves both and refuses this option.
+   */
+  pushBackend?: PushBackend
 }
 
 /** One handled request, for tests: e.g. "exactly one POST reached the chat route". */
@@ -117,8 +122,23 @@ export interface PreviewChatBackend {
   fetch(request: Request): Promise<Response>
   /** Receives the push messages of `userId` (what each of that user's tabs receives). */
   subscribePush(userId: string, listener: PushListener): () => void
-  /** The user a request's headers name (`Authorization: Bearer <user>` or the cookie). */
+  /**
+   * The user a request's headers name: `Authorization: Bearer <user>` or the cookie
+   * `preview-chat-user=<user>` (spec); the cookie `n8n-auth=<user>` with a `browser-id` header
+   * (n8n-2.41).
+   */
   authenticate(headers: Headers): PreviewChatUser | undefined
+  /** Which server this backend behaves as. */
+  readonly flavor: FlavorName
+  /** Headers that authenticate as `userId` in this flavor (for mocks that act as a user). */
+  credentials(userId: string): Record<string, string>
+  /** Whether the headers carry this flavor's credentials at all, known or not. */
+  namesUser(headers: Headers): boolean
+  /**
+   * Whether a WebSocket upgrade to the push channel (`url`, with `headers`) is accepted, and as
+   * whom; the Node host and the MSW mock ask before (or instead of) the handshake.
+   */
+  admitPushSocket(url: URL, headers: Headers): PushSocketAdmission
   readonly mainId: string
   readonly store: PreviewChatStore
   readonly basePath: string
@@ -143,6 +163,13 @@ export function createPreviewChatBackend(
   const mainId = options.mainId ?? `main-${crypto.randomUUID().slice(0, 8)}`
   const now = options.now ?? Date.now
   const pingMs = options.pingMs ?? 30_000
+  // Every way the released n8n differs from the spec is the flavor's; the rest is shared.
+  const flavor = createFlavor({
+    flavor: options.flavor,
+    pushBackend: options.pushBackend,
+    users,
+    basePath,
+  })
   const running = new Map<string, RunningExecution>()
   const pushStreams = new Set<() => void>()
   const cors = options.cors === undefined ? undefined : checkCorsOrigin(options.cors)
@@ -166,6 +193,8 @@ export function createPreviewChatBackend(
     pingMs,
     now,
     newId: () => crypto.randomUUID(),
+    newExecutionId: flavor.newExecutionId,
+    rules: flavor.turn,
     onRecorded: (executionId, status) => keepLatest(recordings, { executionId, status }, logLimit),
   }
 
@@ -186,14 +215,15 @@ export function createPreviewChatBackend(
       (id) => running.delete(id),
     ).stream
 
-  const requireUser = (request: Request, scope: Scope): PreviewChatUser => {
-    const user = authenticate(request.headers, users)
+  const withScope = (user: PreviewChatUser | undefined, scope: Scope): PreviewChatUser => {
     if (!user) throw unauthorized()
     if (!hasScope(user, scope)) {
       throw new RestError('forbidden', `The user "${user.id}" lacks the scope ${scope}.`)
     }
     return user
   }
+  const requireUser = (request: Request, scope: Scope) =>
+    withScope(flavor.authenticate(request.headers), scope)
 
   // "Other users cannot read or cancel a private preview turn": a user only ever looks among
   // their own threads, so another user's thread is exactly as absent as one that never existed.
@@ -209,25 +239,19 @@ export function createPreviewChatBackend(
     user: PreviewChatUser,
   ): ThreadRecord => {
     const thread = store.threads.get(threadKey(scopeOf(route, user), threadId))
-    if (!thread) {
-      throw new RestError(
-        'not_found',
-        `No conversation "${threadId}" for this user and agent.`,
-        'Start a new conversation with newSession: true.',
-      )
-    }
+    if (!thread) throw flavor.threadNotFound(threadId)
     return thread
   }
 
-  const inBandError = (message: string, errorCode: string): Response => {
-    const stream = createSseStream({ pingMs })
-    stream.send({ type: 'error', message, errorCode })
-    stream.close()
-    return sseResponse(stream)
-  }
-
   const turnAlreadyRunning = () =>
-    inBandError('A turn is already running in this conversation.', 'turn_already_running')
+    sseAnswer({
+      type: 'error',
+      message: 'A turn is already running in this conversation.',
+      errorCode: 'turn_already_running',
+    })
+  // "New-message submission stays blocked while a turn runs" (where the flavor refuses them).
+  const refusesTurn = (thread: ThreadRecord) =>
+    flavor.refusesConcurrentTurns && thread.activeExecutionId !== null
 
   // "Closing before execution-started abandons the request": nothing is recorded.
   const abandoned = () => new Response(null, { status: 499 })
@@ -237,18 +261,19 @@ export function createPreviewChatBackend(
     route: Extract<Route, { name: 'chat' }>,
   ): Promise<Response> => {
     const user = requireUser(request, 'agent:execute')
-    const parsed = parseChatRequest(await readJsonBody(request))
-    if (!parsed.success) throw new RestError('bad_request', parsed.error.message)
-    const body = parsed.value
+    const body = flavor.parseChat(await readJsonBody(request))
     if (request.signal.aborted) return abandoned()
     const threadId = body.sessionId ?? crypto.randomUUID()
     const key = threadKey(scopeOf(route, user), threadId)
     let thread = store.threads.get(key)
     if (thread) {
-      // "New-message submission stays blocked while a turn runs."
-      if (thread.activeExecutionId !== null) return turnAlreadyRunning()
-    } else if (body.sessionId !== undefined && body.newSession !== true) {
-      return inBandError('Session not found', 'session_not_found')
+      if (refusesTurn(thread)) return turnAlreadyRunning()
+    } else if (!flavor.createsThread(body)) {
+      return sseAnswer({
+        type: 'error',
+        message: 'Session not found',
+        errorCode: 'session_not_found',
+      })
     } else {
       thread = {
         id: threadId,
@@ -267,6 +292,7 @@ export function createPreviewChatBackend(
       kind: 'message',
       input: { kind: 'message', message: body.message },
       userText: body.message,
+      signal: request.signal,
     })
     return sseResponse(stream)
   }
@@ -276,15 +302,10 @@ export function createPreviewChatBackend(
     route: Extract<Route, { name: 'resume' }>,
   ): Promise<Response> => {
     const user = requireUser(request, 'agent:execute')
-    const parsed = parseResumeRequest(await readJsonBody(request))
-    if (!parsed.success) throw new RestError('bad_request', parsed.error.message)
-    const body = parsed.value
+    const body = flavor.parseResume(await readJsonBody(request))
     const run = store.runs.get(body.runId)
     if (!run || run.ownerId !== user.id || run.payload.toolCallId !== body.toolCallId) {
-      throw new RestError(
-        'not_found',
-        `No suspended tool call "${body.toolCallId}" in run "${body.runId}".`,
-      )
+      return flavor.runNotFound(body.runId, 'resume', body.toolCallId)
     }
     const thread = ownedThread(run.threadId, route, user)
     if (run.state !== 'open') {
@@ -294,7 +315,7 @@ export function createPreviewChatBackend(
         'Read the conversation again to see its current state.',
       )
     }
-    if (thread.activeExecutionId !== null) return turnAlreadyRunning()
+    if (refusesTurn(thread)) return turnAlreadyRunning()
     if (request.signal.aborted) return abandoned()
     run.state = 'resumed'
     closeSuspension(thread, run.runId)
@@ -303,13 +324,16 @@ export function createPreviewChatBackend(
       kind: 'resume',
       input: { kind: 'resume', payload: run.payload, resumeData: body.resumeData },
       resumes: run.payload,
+      signal: request.signal,
     })
     return sseResponse(stream)
   }
 
   const messages = (request: Request, route: Extract<Route, { name: 'messages' }>): Response => {
     const user = requireUser(request, 'agent:read')
-    return dataResponse(snapshotOf(ownedThread(route.threadId, route, user)))
+    const body = flavor.history(ownedThread(route.threadId, route, user))
+    if (body === undefined) throw flavor.threadNotFound(route.threadId)
+    return dataResponse(body)
   }
 
   const stop = async (
@@ -339,9 +363,7 @@ export function createPreviewChatBackend(
   const cancelRun = (request: Request, route: Extract<Route, { name: 'cancelRun' }>): Response => {
     const user = requireUser(request, 'agent:execute')
     const run = store.runs.get(route.runId)
-    if (!run || run.ownerId !== user.id) {
-      throw new RestError('not_found', `No suspended run "${route.runId}".`)
-    }
+    if (!run || run.ownerId !== user.id) return flavor.runNotFound(route.runId, 'cancel')
     const thread = ownedThread(run.threadId, route, user)
     let cancelled = false
     if (run.state === 'open') {
@@ -364,13 +386,9 @@ export function createPreviewChatBackend(
 
   // The push channel as SSE (the Node host also serves it as a WebSocket).
   const push = (request: Request): Response => {
-    const user = requireUser(request, 'agent:read')
-    if (!(request.headers.get('accept') ?? '').includes('text/event-stream')) {
-      throw new RestError(
-        'bad_request',
-        'The push channel is a WebSocket, or SSE when asked with Accept: text/event-stream.',
-      )
-    }
+    const user = withScope(flavor.pushUser(request.headers), 'agent:read')
+    const refusal = flavor.pushStreamRefusal(request)
+    if (refusal) return refusal
     let unsubscribe = () => {}
     const end = () => {
       unsubscribe()
@@ -381,7 +399,7 @@ export function createPreviewChatBackend(
     unsubscribe = store.push.subscribe(user.id, (message: PushMessage) => stream.send(message))
     pushStreams.add(end)
     request.signal.addEventListener('abort', end, { once: true })
-    return sseResponse(stream)
+    return sseResponse(stream, flavor.pushStreamHeaders)
   }
 
   const route = async (request: Request, matched: Route): Promise<Response> => {
@@ -409,38 +427,33 @@ export function createPreviewChatBackend(
       ? url.pathname.slice(basePath.length)
       : undefined
     const matched = path === undefined ? undefined : matchRoute(path)
+    // A route the flavor lacks is logged under its name (a client's Stop attempt stays countable).
     const name = matched?.name ?? 'unknown'
     // Whatever goes wrong becomes an answer: `fetch` never rejects, so the host never drops a
     // socket without answering.
     try {
-      if (!matched) {
-        throw new RestError(
-          'not_found',
-          `No route ${request.method} ${url.pathname}.`,
-          `The API lives under ${basePath}/projects/:projectId/agents/v2/:agentId/chat.`,
-        )
+      if (!matched || !flavor.serves(matched.name)) {
+        return { route: name, response: flavor.noRoute(request.method, url.pathname) }
       }
       const method = routeMethods[matched.name]
       if (cors !== undefined && request.method === 'OPTIONS') {
         return { route: name, response: preflightResponse(cors, method, request) }
       }
       if (request.method !== method) {
-        const error = new RestError(
-          'method_not_allowed',
-          `${url.pathname} answers ${method}, not ${request.method}.`,
-        )
-        return { route: name, response: errorResponse(error, { Allow: method }) }
+        return { route: name, response: flavor.noRoute(request.method, url.pathname, method) }
       }
       return { route: name, response: await route(request, matched) }
     } catch (error) {
-      if (error instanceof RestError) return { route: name, response: errorResponse(error) }
-      if (request.signal.aborted) return { route: name, response: abandoned() }
-      return {
-        route: name,
-        response: errorResponse(
-          new RestError('server_error', 'The reference server failed on this request; try again.'),
-        ),
+      if (error instanceof ReadyAnswer) return { route: name, response: error.response }
+      if (error instanceof RestError) {
+        return { route: name, response: flavor.errorResponse(error, request) }
       }
+      if (request.signal.aborted) return { route: name, response: abandoned() }
+      const failure = new RestError(
+        'server_error',
+        'The reference server failed on this request; try again.',
+      )
+      return { route: name, response: flavor.errorResponse(failure, request) }
     }
   }
 
@@ -451,7 +464,7 @@ export function createPreviewChatBackend(
       method: request.method,
       path: new URL(request.url).pathname,
       route,
-      userId: authenticate(request.headers, users)?.id,
+      userId: flavor.authenticate(request.headers)?.id,
       status,
     }
     keepLatest(requests, entry, logLimit)
@@ -469,7 +482,11 @@ export function createPreviewChatBackend(
       return response
     },
     subscribePush: (userId, listener) => store.push.subscribe(userId, listener),
-    authenticate: (headers) => authenticate(headers, users),
+    authenticate: (headers) => flavor.authenticate(headers),
+    flavor: flavor.name,
+    credentials: (userId) => flavor.credentials(userId),
+    namesUser: (headers) => flavor.namesUser(headers),
+    admitPushSocket: (url, headers) => flavor.admitPushSocket(url, flavor.pushUser(headers)),
     mainId,
     store,
     basePath,

@@ -1,18 +1,21 @@
 #!/usr/bin/env node
 /**
  * `preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250]
- * [--mains 1] [--cors <origin>]` (`pnpm run server …` in this repository)
+ * [--mains 1] [--cors <origin>] [--flavor spec|n8n-2.41] [--push-backend sse|websocket]`
+ * (`pnpm run server …` in this repository)
  *
  * Serves the reference backend for development. Users are named by `Authorization: Bearer <user>`
- * or the cookie `preview-chat-user=<user>` (alice, bob, carol): no real authentication.
+ * or the cookie `preview-chat-user=<user>` (alice, bob, carol): no real authentication. With
+ * `--flavor n8n-2.41`, by the cookie `n8n-auth=<user>` and a `browser-id` header.
  */
 import { parseArgs } from 'node:util'
 import { createPreviewChatBackend } from './backend'
 import { checkCorsOrigin } from './cors'
+import { flavorNames, pushBackends, type FlavorName, type PushBackend } from './flavor'
 import { startPreviewChatServer, type PreviewChatServer } from './node/host'
 import { createPreviewChatStore } from './store'
 
-const usage = `Usage: preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250] [--mains 1] [--cors <origin>|*]`
+const usage = `Usage: preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250] [--mains 1] [--cors <origin>|*] [--flavor spec|n8n-2.41] [--push-backend sse|websocket]`
 
 function numberOption(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback
@@ -34,6 +37,18 @@ function corsOption(value: string | undefined): string | undefined {
   }
 }
 
+function choice<T extends string>(
+  value: string | undefined,
+  name: string,
+  choices: readonly T[],
+): T | undefined {
+  if (value === undefined || (choices as readonly string[]).includes(value)) {
+    return value as T | undefined
+  }
+  console.error(`--${name} must be one of ${choices.join(', ')}, not "${value}".\n${usage}`)
+  process.exit(2)
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -43,6 +58,8 @@ async function main(): Promise<void> {
       'snapshot-ms': { type: 'string' },
       mains: { type: 'string' },
       cors: { type: 'string' },
+      flavor: { type: 'string' },
+      'push-backend': { type: 'string' },
       help: { type: 'boolean' },
     },
   })
@@ -56,6 +73,12 @@ async function main(): Promise<void> {
   const snapshotMs = numberOption(values['snapshot-ms'], 'snapshot-ms', 250)
   const mains = Math.max(1, numberOption(values.mains, 'mains', 1))
   const cors = corsOption(values.cors)
+  const flavor = choice<FlavorName>(values.flavor, 'flavor', flavorNames)
+  const pushBackend = choice<PushBackend>(values['push-backend'], 'push-backend', pushBackends)
+  if (pushBackend !== undefined && flavor !== 'n8n-2.41') {
+    console.error(`--push-backend goes with --flavor n8n-2.41 only.\n${usage}`)
+    process.exit(2)
+  }
 
   // Several mains share one store and relay Stops to each other, on consecutive ports.
   const store = createPreviewChatStore()
@@ -67,6 +90,8 @@ async function main(): Promise<void> {
       snapshotMs,
       mainId: `main-${index + 1}`,
       cors,
+      ...(flavor !== undefined && { flavor }),
+      ...(pushBackend !== undefined && { pushBackend }),
     })
     const server = await startPreviewChatServer({
       backend,
@@ -75,7 +100,11 @@ async function main(): Promise<void> {
       onError: (error) => console.error(error),
     })
     servers.push(server)
-    console.log(`listening on ${server.url}`)
+    const emulating =
+      backend.flavor === 'n8n-2.41'
+        ? ` (emulating n8n 2.41, push over ${pushBackend ?? 'sse'})`
+        : ''
+    console.log(`listening on ${server.url}${emulating}`)
   }
 
   let closing = false

@@ -7,12 +7,16 @@ import {
   type TurnOptions,
 } from '@preview-chat/core/internal'
 import type { AgentInput, AgentOutcome, PreviewChatAgent } from './agent'
+import type { TurnRules } from './flavor'
 import type { Sleep } from './sleep'
 import { createSseStream, type SseStream } from './sse'
 import type { ExecutionRecord, PreviewChatStore, ThreadRecord } from './store'
 
-/** Why an execution's abort signal fired. */
-export type AbortReason = 'stop' | 'close'
+/**
+ * Why an execution's abort signal fired: a Stop, the backend closing, or the client leaving the
+ * turn's stream under a flavor that cancels then.
+ */
+export type AbortReason = 'stop' | 'close' | 'left'
 
 export interface ExecutionSettings {
   store: PreviewChatStore
@@ -24,7 +28,11 @@ export interface ExecutionSettings {
   delegationCharLimit: number
   pingMs: number
   now: () => number
+  /** Ids of the agent's streams, tool calls and runs. */
   newId: () => string
+  newExecutionId: () => string
+  /** What the flavor decides about a turn. */
+  rules: TurnRules
   /** Called after each recorded snapshot (for the inspection log). */
   onRecorded: (executionId: string, status: ExecutionRecord['status']) => void
 }
@@ -37,6 +45,8 @@ export interface StartExecution {
   userText?: string
   /** A resume completes the tool call that suspended in an earlier execution. */
   resumes?: SuspendedPayload
+  /** The request's signal: its abort is the client leaving (see `TurnRules.cancelsOnClose`). */
+  signal?: AbortSignal
 }
 
 /** A running execution, as its main holds it. */
@@ -55,6 +65,9 @@ export interface RunningExecution {
  * cancellation handle before it sends `execution-started`"). The agent then runs on its own: the
  * turn does not depend on anyone reading `stream` ("An accepted preview turn continues when its
  * browser connection closes").
+ *
+ * The flavor's `rules` can leave out the start (no first snapshot, no `execution-started`: the
+ * first snapshot is then the first timer tick's) and make a client that leaves cancel the turn.
  */
 export function startExecution(
   settings: ExecutionSettings,
@@ -64,7 +77,7 @@ export function startExecution(
 ): RunningExecution {
   const { store, now } = settings
   const { thread } = start
-  const executionId = settings.newId()
+  const executionId = settings.newExecutionId()
   const createdAt = new Date(now()).toISOString()
   const execution: ExecutionRecord = {
     id: executionId,
@@ -99,11 +112,18 @@ export function startExecution(
     createdAt,
   }
   turnMessages.push(assistant)
-  thread.messages.push(...turnMessages)
   thread.activeExecutionId = executionId
 
   const controller = new AbortController()
-  const stream = createSseStream({ pingMs: settings.pingMs })
+  const { rules } = settings
+  const leave = () => {
+    if (!controller.signal.aborted) controller.abort('left' satisfies AbortReason)
+  }
+  const stream = createSseStream({
+    pingMs: settings.pingMs,
+    ...(rules.cancelsOnClose && { onCancel: leave }),
+  })
+  if (rules.cancelsOnClose) start.signal?.addEventListener('abort', leave, { once: true })
   // The recorder is the client's fold of the same events ("one fold"): live and recorded views of
   // a turn cannot disagree. A resume completes the tool call of the execution it resumes.
   const fold: TurnOptions = { delegationCharLimit: settings.delegationCharLimit, now }
@@ -131,8 +151,12 @@ export function startExecution(
     },
   }
   // One recording: the latest retained timeline replaces the assistant message's parts, and every
-  // tab of the owner hears of it ("It follows later agentExecutionUpdated notifications").
+  // tab of the owner hears of it ("It follows later agentExecutionUpdated notifications"). The
+  // turn's messages join the thread's record with its first recording.
+  let recorded = false
   const record = () => {
+    if (!recorded) thread.messages.push(...turnMessages)
+    recorded = true
     recordedContent = turn.assistant.content
     assistant.content = recordedParts(recordedContent)
     settings.onRecorded(executionId, execution.status)
@@ -159,8 +183,10 @@ export function startExecution(
     }),
   }
   register(running)
-  record()
-  stream.send({ type: 'execution-started', executionId, sessionId: thread.id })
+  if (rules.announcesStart) {
+    record()
+    stream.send({ type: 'execution-started', executionId, sessionId: thread.id })
+  }
 
   const finish = (outcome: AgentOutcome | { kind: AbortReason }) => {
     const endTime = now()
@@ -197,8 +223,9 @@ export function startExecution(
         terminal = { type: 'error', message: outcome.message, errorCode: outcome.errorCode }
         break
       case 'stop':
+      case 'left':
       case 'close': {
-        execution.status = outcome.kind === 'stop' ? 'cancelled' : 'interrupted'
+        execution.status = outcome.kind === 'close' ? 'interrupted' : 'cancelled'
         // Tool calls still open end as cancelled, through the same events a client sees.
         for (const part of turn.assistant.content) {
           if (part.type !== 'tool-call' || part.state || part.suspendPayload) continue
@@ -220,6 +247,9 @@ export function startExecution(
     if (thread.activeExecutionId === executionId) thread.activeExecutionId = null
     unregister(executionId)
     record()
+    for (let extra = 1; extra < rules.endAnnouncements; extra++) {
+      store.push.publish(thread.ownerId, structuredClone(push))
+    }
     stream.send(terminal)
     stream.close()
   }
@@ -227,7 +257,7 @@ export function startExecution(
   const run = async () => {
     // "Snapshots are recorded in batches": a timer records what changed since the last one.
     const timer = setInterval(() => {
-      if (turn.assistant.content !== recordedContent) record()
+      if (!recorded || turn.assistant.content !== recordedContent) record()
     }, settings.snapshotMs)
     let outcome: AgentOutcome | { kind: AbortReason }
     try {
@@ -240,7 +270,7 @@ export function startExecution(
       controller.signal.throwIfAborted()
     } catch (error) {
       outcome = controller.signal.aborted
-        ? { kind: controller.signal.reason === 'close' ? 'close' : 'stop' }
+        ? { kind: abortReason(controller.signal) }
         : {
             kind: 'error',
             message: `The agent crashed: ${error instanceof Error ? error.message : String(error)}`,
@@ -255,4 +285,9 @@ export function startExecution(
     .catch(() => undefined)
     .finally(resolveFinished)
   return running
+}
+
+function abortReason(signal: AbortSignal): AbortReason {
+  const reason: unknown = signal.reason
+  return reason === 'close' || reason === 'left' ? reason : 'stop'
 }

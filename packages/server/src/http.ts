@@ -41,17 +41,41 @@ export class RestError extends Error {
   }
 }
 
+/**
+ * Thrown inside a handler to answer with a response built in advance: a flavor's own error body
+ * that `RestError` cannot express (n8n's validation issues).
+ */
+export class ReadyAnswer extends Error {
+  constructor(readonly response: Response) {
+    super(`HTTP ${response.status}`)
+    this.name = 'ReadyAnswer'
+  }
+}
+
 export const jsonHeaders = { 'Content-Type': 'application/json; charset=UTF-8' }
 
 /**
  * A JSON answer with its length: the connection stays reusable even where the body is not sent
  * (a client that asked with HEAD cannot tell where a body of unknown length would have ended).
  */
-function jsonResponse(value: unknown, status: number, headers: Record<string, string>): Response {
-  const bytes = new TextEncoder().encode(JSON.stringify(value))
+export function jsonResponse(
+  value: unknown,
+  status: number,
+  headers: Record<string, string> = {},
+): Response {
+  return textResponse(JSON.stringify(value), status, { ...jsonHeaders, ...headers })
+}
+
+/** A text answer with its length (see `jsonResponse`). */
+export function textResponse(
+  text: string,
+  status: number,
+  headers: Record<string, string>,
+): Response {
+  const bytes = new TextEncoder().encode(text)
   return new Response(bytes, {
     status,
-    headers: { ...jsonHeaders, 'Content-Length': String(bytes.byteLength), ...headers },
+    headers: { ...headers, 'Content-Length': String(bytes.byteLength) },
   })
 }
 

@@ -92,6 +92,17 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
   }
 }
 
-export function sseResponse(stream: SseStream): Response {
-  return new Response(stream.body, { status: 200, headers: sseHeaders })
+export function sseResponse(
+  stream: SseStream,
+  headers: Readonly<Record<string, string>> = sseHeaders,
+): Response {
+  return new Response(stream.body, { status: 200, headers })
+}
+
+/** A turn stream that carries only these events and ends: an in-band answer. */
+export function sseAnswer(...events: unknown[]): Response {
+  const stream = createSseStream()
+  for (const event of events) stream.send(event)
+  stream.close()
+  return sseResponse(stream)
 }

@@ -26,11 +26,16 @@ export function claimedUserName(headers: Headers): string | undefined {
   const authorization = headers.get('authorization')
   const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1]
   if (bearer) return bearer
+  return cookieValue(headers, userCookieName) || undefined
+}
+
+/** The decoded value of the cookie `name`, if the request sends it (and it decodes). */
+export function cookieValue(headers: Headers, name: string): string | undefined {
   const cookie = headers.get('cookie')
   if (!cookie) return undefined
   for (const pair of cookie.split(';')) {
-    const [name, ...rest] = pair.trim().split('=')
-    if (name === userCookieName) return decodeCookieValue(rest.join('=').trim()) || undefined
+    const [key, ...rest] = pair.trim().split('=')
+    if (key === name) return decodeCookieValue(rest.join('=').trim())
   }
   return undefined
 }
@@ -49,7 +54,14 @@ export function authenticate(
   headers: Headers,
   users: Readonly<Record<string, PreviewChatUser>>,
 ): PreviewChatUser | undefined {
-  const name = claimedUserName(headers)
+  return userNamed(claimedUserName(headers), users)
+}
+
+/** The known user of that name; undefined for no name or an unknown one. */
+export function userNamed(
+  name: string | undefined,
+  users: Readonly<Record<string, PreviewChatUser>>,
+): PreviewChatUser | undefined {
   if (name === undefined || !Object.prototype.hasOwnProperty.call(users, name)) return undefined
   return users[name]
 }

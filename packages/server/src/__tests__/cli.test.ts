@@ -84,6 +84,50 @@ describe('the CLI', () => {
     errorBodyOf(refused)
   })
 
+  it('--flavor n8n-2.41 serves the emulation of the released n8n 2.41', async () => {
+    const server = await startCli(['--flavor', 'n8n-2.41', '--delta-ms', '0'])
+    expect(server.output()).toContain('(emulating n8n 2.41, push over sse)')
+    const auth = { Cookie: 'n8n-auth=alice', 'browser-id': 'cli-test' }
+    const turn = await send(server, {
+      method: 'POST',
+      path: '/rest/projects/p/agents/v2/a/chat',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ message: '/words 2', sessionId: 'cli' }),
+    })
+    expect(turn.body).toMatch(/^:ok\n\ndata: \{"type":"start-step"\}/)
+    expect(turn.body).toMatch(/"type":"done","sessionId":"cli","executionId":"[A-Za-z0-9]{16}"/)
+    const bearer = await send(server, {
+      path: '/rest/projects/p/agents/v2/a/chat/cli/messages',
+      headers: { Authorization: 'Bearer alice' },
+    })
+    expect(JSON.parse(bearer.body)).toEqual({ status: 'error', message: 'Unauthorized' })
+    const push = await send(server, { path: '/rest/push', headers: auth })
+    expect(push.status).toBe(500)
+  })
+
+  it('--push-backend websocket serves the n8n push channel as a WebSocket only', async () => {
+    const server = await startCli(['--flavor', 'n8n-2.41', '--push-backend', 'websocket'])
+    const upgraded = await send(server, {
+      path: '/rest/push?pushRef=cli',
+      headers: { ...upgradeHeaders, Cookie: 'n8n-auth=alice' },
+    })
+    expect(upgraded.status).toBe(101)
+    const plain = await send(server, {
+      path: '/rest/push?pushRef=cli',
+      headers: { Cookie: 'n8n-auth=alice' },
+    })
+    expect([plain.status, plain.body]).toEqual([401, 'Unauthorized'])
+  })
+
+  it('refuses an unknown --flavor, and --push-backend without --flavor n8n-2.41', async () => {
+    const unknown = runCli(['--port', '0', '--flavor', 'n8n-1.0'])
+    expect(await unknown.exited).toBe(2)
+    expect(unknown.output()).toMatch(/--flavor must be one of spec, n8n-2.41/)
+    const alone = runCli(['--port', '0', '--push-backend', 'websocket'])
+    expect(await alone.exited).toBe(2)
+    expect(alone.output()).toMatch(/--push-backend goes with --flavor n8n-2.41/)
+  })
+
   it('refuses a --cors value that is not an origin', async () => {
     const run = runCli(['--port', '0', '--cors', 'http://example.com/path'])
     expect(await run.exited).toBe(2)

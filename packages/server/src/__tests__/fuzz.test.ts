@@ -198,6 +198,50 @@ async function expectConnectionUsable(
   if (previous.headers.connection !== 'close') expect(next.reusedSocket).toBe(true)
 }
 
+/** n8n's errors: its JSON bodies (`{ code | status, message }`) or Express's HTML page. */
+function expectN8nWellFormed(requestMethod: string, answer: Answer): void {
+  expect(answer.status).toBeGreaterThanOrEqual(100)
+  expect(answer.status).toBeLessThan(600)
+  expect(answer.status).not.toBe(499)
+  if (answer.status < 400 || requestMethod === 'HEAD') return
+  if (answer.headers['content-type']?.startsWith('text/html')) {
+    expect(answer.body).toMatch(/^<!DOCTYPE html>\n[\s\S]*<pre>[\s\S]*<\/pre>/)
+  } else {
+    const error = JSON.parse(answer.body) as { message?: unknown }
+    expect(typeof error.message).toBe('string')
+  }
+}
+
+/** One request on its own connection: its answer passes `wellFormed`, the connection stays usable. */
+async function expectAnswered(
+  server: PreviewChatServer,
+  { method: verb, path: target, body: bytes }: FuzzRequest,
+  head: Record<string, string>,
+  wellFormed: (requestMethod: string, answer: Answer) => void,
+): Promise<void> {
+  const agent = oneConnection()
+  try {
+    const answer = await send(server, {
+      method: verb,
+      path: target,
+      // Node's client sends a GET's body without a length (as a next request): say it.
+      headers: {
+        ...head,
+        ...(bytes !== undefined && { 'Content-Length': String(Buffer.byteLength(bytes)) }),
+      },
+      body: bytes,
+      agent,
+      // A push stream (GET with Accept: text/event-stream) never ends; turn streams do.
+      untilFirstChunk: verb === 'GET',
+    })
+    wellFormed(verb, answer)
+    const pushStream = answer.headers['content-type']?.startsWith('text/event-stream')
+    if (!(verb === 'GET' && pushStream)) await expectConnectionUsable(server, agent, answer)
+  } finally {
+    agent.destroy()
+  }
+}
+
 // Raw answers follow each other directly: a sized body ends without a line break.
 const statusLine = /HTTP\/1\.1 (\d{3}) [A-Z]/g
 
@@ -214,32 +258,8 @@ describe('fuzz: the host answers every request and stays up', () => {
   it('REST: arbitrary methods, paths, headers, cookies and bodies', async () => {
     const server = await startHost()
     await fc.assert(
-      fc.asyncProperty(
-        request,
-        headers,
-        async ({ method: verb, path: target, body: bytes }, head) => {
-          const agent = oneConnection()
-          try {
-            const answer = await send(server, {
-              method: verb,
-              path: target,
-              // Node's client sends a GET's body without a length (as a next request): say it.
-              headers: {
-                ...head,
-                ...(bytes !== undefined && { 'Content-Length': String(Buffer.byteLength(bytes)) }),
-              },
-              body: bytes,
-              agent,
-              // A push stream (GET with Accept: text/event-stream) never ends; turn streams do.
-              untilFirstChunk: verb === 'GET',
-            })
-            expectWellFormed(verb, answer)
-            const pushStream = answer.headers['content-type']?.startsWith('text/event-stream')
-            if (!(verb === 'GET' && pushStream)) await expectConnectionUsable(server, agent, answer)
-          } finally {
-            agent.destroy()
-          }
-        },
+      fc.asyncProperty(request, headers, (fuzzed, head) =>
+        expectAnswered(server, fuzzed, head, expectWellFormed),
       ),
       runs(300),
     )
@@ -292,6 +312,47 @@ describe('fuzz: the host answers every request and stays up', () => {
       runs(100),
     )
     expect((await send(server, { path: '/rest/none' })).status).toBe(404)
+  })
+
+  it('the n8n-2.41 flavor: arbitrary requests with its cookie, browser-id and pushRef', async () => {
+    const server = await startHost({ flavor: 'n8n-2.41' })
+    const n8nHeaders = fc
+      .record({
+        Cookie: fc.option(
+          fc.oneof(
+            userName.map((name) => `n8n-auth=${name}`),
+            headerText.map((value) => `n8n-auth=${value}`),
+            cookie,
+          ),
+          { freq: 5 },
+        ),
+        'browser-id': fc.option(mostly(fc.constant('b1'), headerText), { freq: 5 }),
+        'Content-Type': fc.option(contentType, { freq: 2 }),
+      })
+      .map((record) =>
+        Object.fromEntries(
+          Object.entries(record).filter((entry): entry is [string, string] => entry[1] !== null),
+        ),
+      )
+    const target = fc.oneof(
+      { arbitrary: request, weight: 4 },
+      {
+        arbitrary: fc
+          .option(fc.oneof(headerText, fc.constant('')), { nil: undefined })
+          .map((ref): FuzzRequest => ({
+            method: 'GET',
+            path:
+              ref === undefined ? '/rest/push' : `/rest/push?pushRef=${encodeURIComponent(ref)}`,
+          })),
+        weight: 1,
+      },
+    )
+    await fc.assert(
+      fc.asyncProperty(target, n8nHeaders, (fuzzed, head) =>
+        expectAnswered(server, fuzzed, head, expectN8nWellFormed),
+      ),
+      runs(200),
+    )
   })
 
   it('raw bytes: a request head cut short is a JSON 400, any answer is HTTP, the connection closes', async () => {

@@ -4,14 +4,15 @@ import { WebSocketServer, type WebSocket } from 'ws'
 import type { PreviewChatBackend } from '../backend'
 import { corsHeaders } from '../cors'
 import { RestError } from '../http'
-import { unauthorized } from '../users'
 import { refuseSocket } from './refuse'
 import { headersOf, requestUrl } from './request'
 
 /**
  * Serves `GET <base>/push` as a WebSocket: each of the user's connections (every tab) receives
  * `agentExecutionUpdated` for that user's executions only. It authenticates like REST; a browser
- * sends the cookie with the upgrade request. Every refusal is the contract's JSON error.
+ * sends the cookie with the upgrade request. Every refusal is the contract's JSON error, but for
+ * what the backend's flavor decides otherwise (`admitPushSocket`: n8n 2.41 completes the handshake
+ * and closes, or serves no WebSocket at all).
  */
 export function attachWebSocketPush(server: Server, backend: PreviewChatBackend): () => void {
   const wss = new WebSocketServer({ noServer: true })
@@ -26,7 +27,8 @@ export function attachWebSocketPush(server: Server, backend: PreviewChatBackend)
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const answer = { method: req.method, headers: cors }
     const pushPath = `${backend.basePath}/push`
-    if (requestUrl(req, 'http://localhost')?.pathname !== pushPath) {
+    const url = requestUrl(req, 'http://localhost')
+    if (url?.pathname !== pushPath) {
       return refuseSocket(
         socket,
         new RestError('not_found', `The only WebSocket here is ${pushPath}.`),
@@ -40,15 +42,27 @@ export function attachWebSocketPush(server: Server, backend: PreviewChatBackend)
         { ...answer, headers: { ...cors, Allow: 'GET' } },
       )
     }
-    const user = backend.authenticate(headersOf(req))
-    if (!user) return refuseSocket(socket, unauthorized(), answer)
-    wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-      const unsubscribe = backend.subscribePush(user.id, (message) => {
-        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message))
-      })
-      ws.on('close', unsubscribe)
-      ws.on('error', () => ws.terminate())
-    })
+    const admission = backend.admitPushSocket(url, headersOf(req))
+    switch (admission.kind) {
+      case 'refuse':
+        return refuseSocket(socket, admission.error, answer)
+      case 'drop':
+        return socket.destroy()
+      case 'close':
+        return wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+          ws.on('error', () => ws.terminate())
+          if (admission.message !== undefined) ws.send(admission.message)
+          ws.close(admission.code)
+        })
+      case 'accept':
+        return wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+          const unsubscribe = backend.subscribePush(admission.userId, (message) => {
+            if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message))
+          })
+          ws.on('close', unsubscribe)
+          ws.on('error', () => ws.terminate())
+        })
+    }
   }
 
   // An exception in an `upgrade` listener would end the process: none may escape.

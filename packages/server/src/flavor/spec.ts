@@ -1,0 +1,82 @@
+import { parseChatRequest, parseResumeRequest } from '@preview-chat/core/contract'
+import { errorResponse, RestError } from '../http'
+import { sseHeaders } from '../sse'
+import { snapshotOf } from '../store'
+import { authenticate, unauthorized, userCookieName, type PreviewChatUser } from '../users'
+import type { Flavor } from './index'
+
+/** The preview-chat contract (`shared/spec/`), as the reference server has always served it. */
+export function specFlavor(
+  users: Readonly<Record<string, PreviewChatUser>>,
+  basePath: string,
+): Flavor {
+  return {
+    name: 'spec',
+    serves: () => true,
+    authenticate: (headers) => authenticate(headers, users),
+    namesUser: (headers) =>
+      headers.has('authorization') ||
+      (headers.get('cookie') ?? '')
+        .split(';')
+        .some((pair) => pair.trim().startsWith(`${userCookieName}=`)),
+    credentials: (userId) => ({ authorization: `Bearer ${userId}` }),
+    errorResponse: (error) => errorResponse(error),
+    noRoute: (method, pathname, allow) =>
+      allow === undefined
+        ? errorResponse(
+            new RestError(
+              'not_found',
+              `No route ${method} ${pathname}.`,
+              `The API lives under ${basePath}/projects/:projectId/agents/v2/:agentId/chat.`,
+            ),
+          )
+        : errorResponse(
+            new RestError('method_not_allowed', `${pathname} answers ${allow}, not ${method}.`),
+            { Allow: allow },
+          ),
+    threadNotFound: (threadId) =>
+      new RestError(
+        'not_found',
+        `No conversation "${threadId}" for this user and agent.`,
+        'Start a new conversation with newSession: true.',
+      ),
+    parseChat: (body) => {
+      const parsed = parseChatRequest(body)
+      if (!parsed.success) throw new RestError('bad_request', parsed.error.message)
+      return parsed.value
+    },
+    parseResume: (body) => {
+      const parsed = parseResumeRequest(body)
+      if (!parsed.success) throw new RestError('bad_request', parsed.error.message)
+      return parsed.value
+    },
+    // "A message naming an unknown thread without newSession is refused in-band".
+    createsThread: (body) => body.sessionId === undefined || body.newSession === true,
+    refusesConcurrentTurns: true,
+    newExecutionId: () => crypto.randomUUID(),
+    turn: { announcesStart: true, cancelsOnClose: false, endAnnouncements: 1 },
+    runNotFound: (runId, action, toolCallId) =>
+      errorResponse(
+        new RestError(
+          'not_found',
+          action === 'resume'
+            ? `No suspended tool call "${toolCallId}" in run "${runId}".`
+            : `No suspended run "${runId}".`,
+        ),
+      ),
+    history: (thread) => snapshotOf(thread),
+    pushUser: (headers) => authenticate(headers, users),
+    pushStreamRefusal: (request) =>
+      (request.headers.get('accept') ?? '').includes('text/event-stream')
+        ? undefined
+        : errorResponse(
+            new RestError(
+              'bad_request',
+              'The push channel is a WebSocket, or SSE when asked with Accept: text/event-stream.',
+            ),
+          ),
+    pushStreamHeaders: sseHeaders,
+    admitPushSocket: (_url, user) =>
+      user ? { kind: 'accept', userId: user.id } : { kind: 'refuse', error: unauthorized() },
+  }
+}
