@@ -1,0 +1,99 @@
+// The example app against the reference server emulating the released n8n 2.41 (`--flavor
+// n8n-2.41`): what a person sees where a closed connection cancels the turn and there is no Stop by
+// execution id. The app runs with `?server=n8n-2.41` (n8n-auth cookie, browser-id, pushRef).
+import { test as base, expect, type BrowserContext } from '@playwright/test'
+import { startPreviewChatServer, type PreviewChatServer } from '@preview-chat/server/node'
+import { fileURLToPath } from 'node:url'
+import { startAppServer, type AppServer } from './app-server'
+import { composer, lastAnswer, send, status, stopButton } from './fixtures'
+
+const appRoot = fileURLToPath(new URL('../examples/chat-app/dist', import.meta.url))
+
+const test = base.extend<
+  { alice: BrowserContext },
+  { stack: { server: PreviewChatServer; app: AppServer } }
+>({
+  stack: [
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const server = await startPreviewChatServer({
+        port: 0,
+        deltaMs: 25,
+        snapshotMs: 100,
+        flavor: 'n8n-2.41',
+      })
+      const app = await startAppServer({ root: appRoot, target: server.url })
+      await use({ server, app })
+      await app.close()
+      await server.close()
+    },
+    { scope: 'worker' },
+  ],
+  alice: async ({ browser, stack }, use) => {
+    const context = await browser.newContext({ baseURL: stack.app.url })
+    await context.addCookies([{ name: 'preview-chat-user', value: 'alice', url: stack.app.url }])
+    await use(context)
+    await context.close()
+  },
+})
+
+const posts = (server: PreviewChatServer) =>
+  server.backend.inspect.countRequests({ route: 'chat', method: 'POST' })
+
+test('n8n 2.41: a turn streams; the app then says what this server does on a reload', async ({
+  alice,
+}) => {
+  const page = await alice.newPage()
+  await page.goto('/?server=n8n-2.41')
+  await expect(status(page)).toHaveAttribute('data-status', 'idle')
+  await send(page, '/long 40')
+  await expect(status(page)).toHaveAttribute('data-status', 'streaming')
+  await expect(lastAnswer(page)).toContainText('delta 40.')
+  await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
+  await expect(page.getByTestId('server-note')).toContainText(
+    'This server cancels a turn when its page reloads',
+  )
+})
+
+test('n8n 2.41: Stop in the tab that sent the message cancels the turn; another tab cannot stop it', async ({
+  alice,
+  stack,
+}) => {
+  const page = await alice.newPage()
+  await page.goto('/?server=n8n-2.41')
+  await expect(status(page)).toHaveAttribute('data-status', 'idle')
+  const before = posts(stack.server)
+  await send(page, '/long 400')
+  await expect(lastAnswer(page)).toContainText('delta 5.')
+
+  const second = await alice.newPage()
+  await second.goto(page.url())
+  await expect(status(second)).toHaveAttribute('data-status', 'following')
+  // Only the tab holding the turn's stream can stop it here.
+  await expect(stopButton(second)).toHaveCount(0)
+  await expect(composer(second)).toBeEnabled()
+
+  await stopButton(page).click()
+  for (const tab of [page, second]) {
+    await expect(lastAnswer(tab)).toHaveAttribute('data-execution-status', 'cancelled')
+    await expect(status(tab)).toHaveAttribute('data-status', 'idle')
+  }
+  expect(posts(stack.server)).toBe(before + 1)
+})
+
+test('n8n 2.41: a reload mid-answer cancels the turn there; the reloaded page shows it cancelled, sent once', async ({
+  alice,
+  stack,
+}) => {
+  const page = await alice.newPage()
+  await page.goto('/?server=n8n-2.41')
+  await expect(status(page)).toHaveAttribute('data-status', 'idle')
+  const before = posts(stack.server)
+  await send(page, '/long 400')
+  await expect(lastAnswer(page)).toContainText('delta 5.')
+  await page.reload()
+  await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'cancelled')
+  await expect(lastAnswer(page).getByRole('note')).toHaveText('Stopped — the answer ends here.')
+  await expect(status(page)).toHaveAttribute('data-status', 'idle')
+  expect(posts(stack.server)).toBe(before + 1)
+})

@@ -1,0 +1,268 @@
+/**
+ * The client against the reference server's emulation of the released n8n 2.41
+ * (`flavor: 'n8n-2.41'`), through the scenarios the spec flavor passes where they apply: a turn
+ * streams; a reload (a closed connection) cancels it there, and the reloaded tab shows that; another
+ * tab follows via push; Stop from the tab that sent the message; Stop from another tab; a competing
+ * message from a second tab; failed reads.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+// A relative import keeps the workspace free of a core ⇄ server dependency cycle (test-only).
+import { createPreviewChatBackend, type PreviewChatBackend } from '../../../server/src/index'
+import {
+  createPreviewChatClient,
+  type PreviewChatSession,
+  type RelayMessage,
+  type SessionState,
+  type TabRelay,
+} from '../index'
+
+const key = { projectId: 'p', agentId: 'a' }
+let backend: PreviewChatBackend
+
+afterEach(async () => {
+  await backend.close()
+})
+
+/** BroadcastChannel between the tabs of one test (each tab hears the others, not itself). */
+function tabsRelay() {
+  const tabs = new Set<(message: RelayMessage) => void>()
+  return (): TabRelay => {
+    let own: ((message: RelayMessage) => void) | null = null
+    return {
+      post: (message) =>
+        tabs.forEach((listener) => listener !== own && listener(structuredClone(message))),
+      listen(listener) {
+        own = listener
+        tabs.add(listener)
+        return () => tabs.delete(listener)
+      },
+    }
+  }
+}
+
+/** A browser tab of alice on the emulated n8n: its cookie and browser-id, SSE push, its own cache. */
+function tab(options: { relay?: TabRelay; failReads?: number } = {}) {
+  let posts = 0
+  let failReads = options.failReads ?? 0
+  const client = createPreviewChatClient({
+    headers: { cookie: 'n8n-auth=alice', 'browser-id': 'browser-1' },
+    fetch: async (input, init) => {
+      const request = new Request(new URL(String(input), 'http://localhost'), init)
+      if (request.method === 'POST') posts++
+      if (request.method === 'GET' && request.url.endsWith('/messages') && failReads > 0) {
+        failReads--
+        throw new TypeError('fetch failed')
+      }
+      return backend.fetch(request)
+    },
+    push: {
+      subscribe(listener) {
+        queueMicrotask(() => listener.onConnectionChange?.(true))
+        return backend.subscribePush('alice', (message) => listener.onMessage(message))
+      },
+    },
+    relay: options.relay ?? false,
+    storage: null,
+    lingerMs: 0,
+    minReadIntervalMs: 5,
+    retry: { baseMs: 5, maxMs: 20 },
+    poll: { baseMs: 10, maxMs: 40 },
+    resumeSignal: () => () => {},
+  })
+  return { client, posts: () => posts }
+}
+
+function watch(session: PreviewChatSession) {
+  const states: SessionState[] = []
+  const stop = session.subscribe((state) => states.push(state))
+  const statuses = () =>
+    states.map((s) => s.status).filter((status, i, all) => i === 0 || all[i - 1] !== status)
+  return { states, statuses, stop }
+}
+
+async function until(session: PreviewChatSession, done: (s: SessionState) => boolean, ms = 4_000) {
+  const started = Date.now()
+  while (!done(session.getState())) {
+    if (Date.now() - started > ms)
+      throw new Error(
+        `timed out: ${JSON.stringify({ ...session.getState(), messages: undefined })}`,
+      )
+    await new Promise((resolve) => setTimeout(resolve, 2))
+  }
+  return session.getState()
+}
+
+const answer = (s: SessionState) => {
+  const last = s.messages.at(-1)
+  return last?.role === 'assistant'
+    ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+    : ''
+}
+const ended = (s: SessionState) =>
+  s.status === 'idle' && s.activeExecutionId === null && s.messages.at(-1)?.role === 'assistant'
+const thread = () => ({ ...key, threadId: crypto.randomUUID() })
+
+describe('the released protocol (n8n 2.41, emulated): the client does what the server allows', () => {
+  it('streams a turn that begins without execution-started, and takes the id done names', async () => {
+    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 2, snapshotMs: 5 })
+    const a = tab()
+    const session = a.client.session({ ...thread(), isNew: true })
+    const seen = watch(session)
+    session.setDraft('/long 20')
+    expect(await session.submit()).toEqual({ outcome: 'accepted', executionId: null })
+    const final = await until(session, ended)
+    expect(seen.statuses()).toEqual(['idle', 'submitting', 'streaming', 'idle'])
+    expect(answer(final)).toContain('delta 20.')
+    expect(final.messages.at(-1)?.id).toMatch(/^[A-Za-z0-9]{16}:assistant$/)
+    expect(final.server).toEqual({ keepsTurnOnDisconnect: false, stopsByExecutionId: false })
+    expect(a.posts()).toBe(1)
+    seen.stop()
+    session.dispose()
+  })
+
+  it('a reload there cancels the turn; the reloaded tab shows it cancelled and posts nothing', async () => {
+    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 5, snapshotMs: 5 })
+    const key = thread()
+    const a = tab()
+    const first = a.client.session({ ...key, isNew: true })
+    first.setDraft('/long 200')
+    await first.submit()
+    await until(first, (s) => answer(s).includes('delta 3.'))
+    first.dispose() // a reload closes the page's connections
+    const reloaded = tab()
+    const session = reloaded.client.session(key)
+    const seen = watch(session)
+    const final = await until(session, ended)
+    expect(final.messages.at(-1)?.executionStatus).toBe('cancelled')
+    expect(answer(final)).not.toContain('delta 200.')
+    expect(reloaded.posts()).toBe(0)
+    seen.stop()
+    session.dispose()
+  })
+
+  it('a session going quiet (unmounted) never closes the stream: the turn runs to its end', async () => {
+    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 2, snapshotMs: 5 })
+    const key = thread()
+    const a = tab()
+    const session = a.client.session({ ...key, isNew: true })
+    const unsubscribe = session.subscribe(() => {})
+    session.setDraft('/long 40')
+    await session.submit()
+    await until(session, (s) => answer(s).includes('delta 2.'))
+    unsubscribe() // lingerMs 0: the session goes quiet at once
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const later = tab().client.session(key)
+    const seen = watch(later)
+    const final = await until(later, ended)
+    expect(final.messages.at(-1)?.executionStatus).toBe('success')
+    expect(answer(final)).toContain('delta 40.')
+    seen.stop()
+    later.dispose()
+  })
+
+  it('another tab follows the turn through push and reads, with the gate shut', async () => {
+    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 3, snapshotMs: 5 })
+    const key = thread()
+    const a = tab()
+    const b = tab()
+    const sessionA = a.client.session({ ...key, isNew: true })
+    sessionA.setDraft('/long 60')
+    await sessionA.submit()
+    await until(sessionA, (s) => answer(s).includes('delta 2.'))
+    const sessionB = b.client.session(key)
+    const seen = watch(sessionB)
+    await until(sessionB, (s) => s.status === 'following')
+    expect(sessionB.getState()).toMatchObject({ canSubmit: false, isRunning: true, canStop: false })
+    const final = await until(sessionB, (s) => ended(s) && answer(s).includes('delta 60.'))
+    expect(final.messages).toHaveLength(2)
+    expect(b.posts()).toBe(0)
+    seen.stop()
+    sessionA.dispose()
+    sessionB.dispose()
+  })
+
+  it('Stop from the tab that sent the message closes its POST: the record says cancelled', async () => {
+    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 5, snapshotMs: 5 })
+    const a = tab()
+    const session = a.client.session({ ...thread(), isNew: true })
+    const seen = watch(session)
+    session.setDraft('/long 200')
+    await session.submit()
+    await until(session, (s) => answer(s).includes('delta 3.'))
+    expect(session.getState().canStop).toBe(true)
+    expect(await session.stop()).toEqual({ cancelRequested: true })
+    const final = await until(session, ended)
+    expect(final.messages.at(-1)?.executionStatus).toBe('cancelled')
+    expect(seen.statuses()).toEqual(['idle', 'submitting', 'streaming', 'stopping', 'idle'])
+    // The live view never claimed the turn succeeded.
+    for (const state of seen.states)
+      expect(state.messages.at(-1)?.executionStatus).not.toBe('success')
+    seen.stop()
+    session.dispose()
+  })
+
+  it('Stop from another tab is not possible there: canStop false, an unsupported error, the turn goes on', async () => {
+    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 3, snapshotMs: 5 })
+    const key = thread()
+    const sessionA = tab().client.session({ ...key, isNew: true })
+    sessionA.setDraft('/long 40')
+    await sessionA.submit()
+    await until(sessionA, (s) => answer(s).includes('delta 2.'))
+    const sessionB = tab().client.session(key)
+    const seen = watch(sessionB)
+    await until(sessionB, (s) => s.status === 'following')
+    expect(sessionB.getState().canStop).toBe(false)
+    const stopped = await sessionB.stop()
+    expect(stopped).toMatchObject({ cancelRequested: false, error: { code: 'unsupported' } })
+    const final = await until(sessionB, (s) => ended(s) && answer(s).includes('delta 40.'))
+    expect(final.messages.at(-1)?.executionStatus).toBe('success')
+    seen.stop()
+    sessionA.dispose()
+    sessionB.dispose()
+  })
+
+  it('a competing message from a second tab is held by the client (the server would take it)', async () => {
+    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 3, snapshotMs: 5 })
+    const key = thread()
+    const relay = tabsRelay()
+    const a = tab({ relay: relay() })
+    const b = tab({ relay: relay() })
+    const sessionA = a.client.session({ ...key, isNew: true })
+    const sessionB = b.client.session({ ...key, isNew: true })
+    const seenA = watch(sessionA)
+    const seenB = watch(sessionB)
+    sessionA.setDraft('/long 30')
+    await sessionA.submit()
+    await until(sessionB, (s) => s.status === 'following')
+    sessionB.setDraft('Me too')
+    expect(await sessionB.submit()).toEqual({ outcome: 'busy' })
+    await until(sessionA, ended)
+    const final = await until(sessionB, ended)
+    expect(final.messages.filter((m) => m.role === 'user')).toHaveLength(1)
+    expect(final.draft).toBe('Me too')
+    expect(b.posts()).toBe(0)
+    seenA.stop()
+    seenB.stop()
+    sessionA.dispose()
+    sessionB.dispose()
+  })
+
+  it('failed reads keep the transcript and recover', async () => {
+    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 1, snapshotMs: 5 })
+    const key = thread()
+    const sessionA = tab().client.session({ ...key, isNew: true })
+    sessionA.setDraft('/long 5')
+    await sessionA.submit()
+    await until(sessionA, ended)
+    sessionA.dispose()
+    const c = tab({ failReads: 2 })
+    const session = c.client.session(key)
+    const seen = watch(session)
+    const final = await until(session, ended)
+    expect(seen.states.some((s) => s.readError?.code === 'network_error')).toBe(true)
+    expect(final).toMatchObject({ readError: null })
+    expect(answer(final)).toContain('delta 5.')
+    seen.stop()
+    session.dispose()
+  })
+})
