@@ -1,3 +1,4 @@
+import type { Timers } from '@preview-chat/core'
 import type {
   HistorySnapshot,
   PushMessage,
@@ -17,7 +18,7 @@ import { dataResponse, readJsonBody, ReadyAnswer, RestError } from './http'
 import type { PushListener } from './push'
 import type { ExecutionRelay } from './relay'
 import { matchRoute, routeMethods, type Route, type RouteName } from './routes'
-import { timerSleep, type Sleep } from './sleep'
+import { platformTimers, sleepOn, type Sleep } from './sleep'
 import { createSseStream, sseAnswer, sseResponse } from './sse'
 import {
   createPreviewChatStore,
@@ -46,6 +47,11 @@ export interface PreviewChatBackendOptions {
   users?: Readonly<Record<string, PreviewChatUser>>
   /** Every pause of the agent goes through it, so tests can pace a turn step by step. */
   sleep?: Sleep
+  /**
+   * The timers of the snapshot batches, the SSE pings and the default `sleep` (the platform's by
+   * default), so a test can drive the server's clock too.
+   */
+  timers?: Timers
   /** The REST base (`/rest` by default). */
   basePath?: string
   /** Replaces the scripted agent. */
@@ -162,6 +168,7 @@ export function createPreviewChatBackend(
   const basePath = (options.basePath ?? '/rest').replace(/\/+$/, '')
   const mainId = options.mainId ?? `main-${crypto.randomUUID().slice(0, 8)}`
   const now = options.now ?? Date.now
+  const timers = options.timers ?? platformTimers
   const pingMs = options.pingMs ?? 30_000
   // Every way the released n8n differs from the spec is the flavor's; the rest is shared.
   const flavor = createFlavor({
@@ -186,12 +193,13 @@ export function createPreviewChatBackend(
     store,
     mainId,
     agent: options.agent ?? scriptedAgent,
-    sleep: options.sleep ?? timerSleep,
+    sleep: options.sleep ?? sleepOn(timers),
     deltaMs: options.deltaMs ?? 40,
     snapshotMs: options.snapshotMs ?? 250,
     delegationCharLimit: options.delegationCharLimit ?? 4000,
     pingMs,
     now,
+    timers,
     newId: () => crypto.randomUUID(),
     newExecutionId: flavor.newExecutionId,
     rules: flavor.turn,
@@ -395,7 +403,7 @@ export function createPreviewChatBackend(
       pushStreams.delete(end)
       stream.close()
     }
-    const stream = createSseStream({ pingMs, onCancel: end })
+    const stream = createSseStream({ pingMs, timers, onCancel: end })
     unsubscribe = store.push.subscribe(user.id, (message: PushMessage) => stream.send(message))
     pushStreams.add(end)
     request.signal.addEventListener('abort', end, { once: true })

@@ -9,6 +9,7 @@ import {
 import type { AgentInput, AgentOutcome, PreviewChatAgent } from './agent'
 import type { TurnRules } from './flavor'
 import type { Sleep } from './sleep'
+import type { Timers } from '@preview-chat/core'
 import { createSseStream, type SseStream } from './sse'
 import type { ExecutionRecord, PreviewChatStore, ThreadRecord } from './store'
 
@@ -28,6 +29,8 @@ export interface ExecutionSettings {
   delegationCharLimit: number
   pingMs: number
   now: () => number
+  /** The timers of the snapshot loop and the SSE ping (injected, like the agent's sleep). */
+  timers: Timers
   /** Ids of the agent's streams, tool calls and runs. */
   newId: () => string
   newExecutionId: () => string
@@ -121,6 +124,7 @@ export function startExecution(
   }
   const stream = createSseStream({
     pingMs: settings.pingMs,
+    timers: settings.timers,
     ...(rules.cancelsOnClose && { onCancel: leave }),
   })
   if (rules.cancelsOnClose) start.signal?.addEventListener('abort', leave, { once: true })
@@ -256,9 +260,12 @@ export function startExecution(
 
   const run = async () => {
     // "Snapshots are recorded in batches": a timer records what changed since the last one.
-    const timer = setInterval(() => {
+    let timer: unknown
+    const batch = () => {
       if (!recorded || turn.assistant.content !== recordedContent) record()
-    }, settings.snapshotMs)
+      timer = settings.timers.setTimeout(batch, settings.snapshotMs)
+    }
+    timer = settings.timers.setTimeout(batch, settings.snapshotMs)
     let outcome: AgentOutcome | { kind: AbortReason }
     try {
       outcome = await settings.agent(start.input, {
@@ -277,7 +284,7 @@ export function startExecution(
             errorCode: 'agent_crashed',
           }
     } finally {
-      clearInterval(timer)
+      settings.timers.clearTimeout(timer)
     }
     finish(outcome)
   }

@@ -1,22 +1,37 @@
+import type { Timers } from '@preview-chat/core'
+
 /**
  * Every pause of the scripted agent goes through a `Sleep`, so that tests and scenarios can pace a
  * turn step by step instead of waiting on the clock. It must reject once `signal` aborts (a Stop).
  */
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>
 
-export const timerSleep: Sleep = (ms, signal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason as Error)
-      return
-    }
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal.reason as Error)
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
+/** A `Sleep` on the given timers. */
+export const sleepOn =
+  (timers: Pick<Timers, 'setTimeout' | 'clearTimeout'>): Sleep =>
+  (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal.aborted) {
+        reject(signal.reason as Error)
+        return
+      }
+      const onAbort = () => {
+        timers.clearTimeout(timer)
+        reject(signal.reason as Error)
+      }
+      const timer = timers.setTimeout(() => {
+        signal.removeEventListener('abort', onAbort)
+        resolve()
+      }, ms)
+      signal.addEventListener('abort', onAbort, { once: true })
+    })
+
+/** The platform's timers, as the server uses them unless a test injects others. */
+export const platformTimers: Timers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  now: () => performance.now(),
+}
+
+/** A `Sleep` on the platform's timers. */
+export const timerSleep: Sleep = sleepOn(platformTimers)

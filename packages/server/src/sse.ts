@@ -1,3 +1,6 @@
+import type { Timers } from '@preview-chat/core'
+import { platformTimers } from './sleep'
+
 /**
  * One server-sent-events response body, framed per the wire contract ("The turn stream"): the
  * comment `:ok` first, `:ping` every 30 s while idle, one `data: <JSON>` block per event.
@@ -24,6 +27,8 @@ export interface SseStreamOptions {
   pingMs?: number
   /** Called once when the reader cancels the body. */
   onCancel?: () => void
+  /** The timers of the idle ping (the platform's by default). */
+  timers?: Pick<Timers, 'setTimeout' | 'clearTimeout'>
 }
 
 export function createSseStream(options: SseStreamOptions = {}): SseStream {
@@ -32,16 +37,17 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined
   let open = true
   let cancelled = false
-  let pingTimer: ReturnType<typeof setTimeout> | undefined
+  const timers = options.timers ?? platformTimers
+  let pingTimer: unknown
 
   const stopPing = () => {
-    if (pingTimer !== undefined) clearTimeout(pingTimer)
+    if (pingTimer !== undefined) timers.clearTimeout(pingTimer)
     pingTimer = undefined
   }
   const schedulePing = () => {
     stopPing()
     if (!open || pingMs <= 0) return
-    pingTimer = setTimeout(() => {
+    pingTimer = timers.setTimeout(() => {
       write(':ping\n\n')
     }, pingMs)
   }
