@@ -90,7 +90,11 @@ try {
   const readme = readFileSync(join(root, 'packages/msw/README.md'), 'utf8')
   const example = readme.match(/<!-- example: react -->\n+```tsx\n([\s\S]*?)\n```/)?.[1]
   if (!example) throw new Error('the React example of the msw README is missing')
-  writeFileSync(join(app, 'src/chat.test.tsx'), `${example}\n`)
+  // The README's test, and once more under another name: the second renders afresh only if the
+  // first test's components were cleaned up (without Vitest globals, setupPreviewChatServer does it).
+  const test = example.slice(example.indexOf('\nit('))
+  const again = test.replace(/\nit\('[^']*'/, "\nit('renders afresh in a second test'")
+  writeFileSync(join(app, 'src/chat.test.tsx'), `${example}\n${again}\n`)
 
   run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], app)
   run('npx', ['tsc', '--noEmit'], app)

@@ -33,6 +33,12 @@ export interface PreviewChatHandlersOptions extends Omit<PreviewChatBackendOptio
    * n8n-2.41 flavor serves it only with `pushBackend: 'websocket'`, and only with `?pushRef=`.
    */
   websocketPush?: boolean
+  /**
+   * The project and agent the seeders put threads in unless told otherwise: your component's ids,
+   * so that it reads what was seeded. `demo-project` and `demo-agent` by default.
+   */
+  projectId?: string
+  agentId?: string
 }
 
 /** How failed history reads fail. */
@@ -106,7 +112,14 @@ function escapeRegExp(text: string): string {
 export function createPreviewChatHandlers(
   options: PreviewChatHandlersOptions = {},
 ): PreviewChatMock {
-  const { baseUrl: rawBaseUrl, user, websocketPush = true, ...backendOptions } = options
+  const {
+    baseUrl: rawBaseUrl,
+    user,
+    websocketPush = true,
+    projectId = 'demo-project',
+    agentId = 'demo-agent',
+    ...backendOptions
+  } = options
   const baseUrl = (rawBaseUrl ?? '/rest').replace(/\/+$/, '')
   const absolute = /^https?:\/\//i.test(baseUrl) ? new URL(baseUrl) : undefined
   const basePath = absolute ? absolute.pathname.replace(/\/+$/, '') : baseUrl
@@ -250,6 +263,8 @@ export function createPreviewChatHandlers(
     backend,
     basePath,
     defaultUser: () => currentUser ?? 'alice',
+    projectId,
+    agentId,
     startTurn: (mode) => {
       nextTurnMode = mode
     },

@@ -15,9 +15,9 @@ import { createTurnGate, type InternalTurnGate, type TurnGate } from './turnGate
 export interface SeedOptions {
   /** The owner, who posts the turns: the mock's `user`, else `alice`. */
   user?: string
-  /** `demo-project` by default. */
+  /** The mock's `projectId` option (`demo-project` by default). */
   projectId?: string
-  /** `demo-agent` by default. */
+  /** The mock's `agentId` option (`demo-agent` by default). */
   agentId?: string
   /** A fresh UUID by default. */
   threadId?: string
@@ -79,6 +79,9 @@ export interface SeederContext {
   backend: PreviewChatBackend
   basePath: string
   defaultUser(): string
+  /** Where seeded threads live unless a seeder names it. */
+  projectId: string
+  agentId: string
   /** The next agent that starts is the seeder's: run its pauses through `mode`. */
   startTurn(mode: TurnMode): void
 }
@@ -115,8 +118,8 @@ export function createSeeder(context: SeederContext): Seeder {
   const resolve = (options: SeedOptions = {}) => ({
     user: options.user ?? context.defaultUser(),
     key: {
-      projectId: options.projectId ?? 'demo-project',
-      agentId: options.agentId ?? 'demo-agent',
+      projectId: options.projectId ?? context.projectId,
+      agentId: options.agentId ?? context.agentId,
       threadId: options.threadId ?? crypto.randomUUID(),
     },
   })

@@ -47,12 +47,24 @@ export function setupPreviewChatServer(
   const server = setupServer()
   let current: PreviewChatMock | undefined
 
-  beforeAll(() => server.listen({ onUnhandledRequest }))
+  beforeAll(() => {
+    // msw/node intercepts Node's requests; in a browser run (Vitest browser mode) use
+    // createPreviewChatHandlers with msw/browser's setupWorker instead.
+    if (typeof process === 'undefined' || !process.versions?.node) {
+      throw new Error(
+        'setupPreviewChatServer runs in Node (msw/node). In a browser, start createPreviewChatHandlers(…).handlers with setupWorker from msw/browser.',
+      )
+    }
+    server.listen({ onUnhandledRequest })
+  })
   beforeEach(() => {
     current = createPreviewChatHandlers(handlerOptions)
     server.use(...current.handlers)
   })
   afterEach(async () => {
+    // Components unmount before their backend goes away, with or without Vitest's globals
+    // (Testing Library registers its own cleanup only when `afterEach` is a global).
+    await cleanupTestingLibrary()
     server.resetHandlers()
     const ending = current
     current = undefined
@@ -70,5 +82,17 @@ export function setupPreviewChatServer(
       }
       return current
     },
+  }
+}
+
+/** Unmounts what `@testing-library/react` rendered, when the test file uses it. */
+async function cleanupTestingLibrary(): Promise<void> {
+  if (typeof document === 'undefined') return
+  const name = '@testing-library/react'
+  try {
+    const library = (await import(/* @vite-ignore */ name)) as { cleanup?: () => void }
+    library.cleanup?.()
+  } catch {
+    // Not installed: nothing was rendered with it.
   }
 }
