@@ -134,7 +134,16 @@ export function createSeeder(context: SeederContext): Seeder {
   ): Promise<Posted> => {
     const enc = encodeURIComponent
     const url = `http://seed.invalid${basePath}/projects/${enc(key.projectId)}/agents/v2/${enc(key.agentId)}/chat`
-    const isNew = !backend.inspect.threads().some((thread) => thread.id === key.threadId)
+    // New for this user: thread ids are scoped to their owner, project and agent.
+    const isNew = !backend.inspect
+      .threads()
+      .some(
+        (thread) =>
+          thread.id === key.threadId &&
+          thread.ownerId === user &&
+          thread.projectId === key.projectId &&
+          thread.agentId === key.agentId,
+      )
     // A flavor without `execution-started` (n8n-2.41) names the execution only at its end: the
     // backend's record of the execution this post started names it from the first event on.
     const before = new Set(backend.inspect.executions().map((execution) => execution.id))

@@ -87,3 +87,18 @@ describe('seed.truncatedDelegation', () => {
     t.unsubscribe()
   })
 })
+
+describe('seeding two users', () => {
+  it('gives bob a thread under an id alice already has (thread ids are per user)', async () => {
+    const threadId = crypto.randomUUID()
+    await chat.mock.seed.thread({ user: 'alice', threadId, messages: ['Hello from alice'] })
+    const { key } = await chat.mock.seed.thread({
+      user: 'bob',
+      threadId,
+      messages: ['Hello from bob'],
+    })
+    expect(key.threadId).toBe(threadId)
+    const bobs = chat.mock.backend.inspect.threads().filter((thread) => thread.id === threadId)
+    expect(bobs.map((thread) => thread.ownerId).sort()).toEqual(['alice', 'bob'])
+  })
+})
