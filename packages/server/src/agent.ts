@@ -130,7 +130,8 @@ async function answer(message: string, context: AgentContext): Promise<AgentOutc
   })
   context.emit({ type: 'finish-step' })
   context.emit({ type: 'start-step' })
-  await streamText(context, `You said (${wordCount} words): "${message}"`)
+  const counted = wordCount === 1 ? '1 word' : `${wordCount} words`
+  await streamText(context, `You said (${counted}): "${message}"`)
   context.emit({ type: 'finish-step' })
   return { kind: 'done' }
 }

@@ -6,6 +6,8 @@ export type RestErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  /** A path the API does not have (a wrong base URL): told apart from a thread that is not there. */
+  | 'route_not_found'
   | 'method_not_allowed'
   | 'conflict'
   | 'request_timeout'
@@ -18,6 +20,7 @@ const statusOf: Record<RestErrorCode, number> = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  route_not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
   request_timeout: 408,

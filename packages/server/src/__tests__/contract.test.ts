@@ -683,7 +683,7 @@ describe('10. bad input never crashes it', () => {
       headers: { Authorization: 'Bearer alice' },
     })
     expect(unknown.status).toBe(404)
-    expect(await unknown.json()).toMatchObject({ code: 'not_found' })
+    expect(await unknown.json()).toMatchObject({ code: 'route_not_found' })
     const wrongMethod = await fetch(`${server.url}${chatPath}`, {
       headers: { Authorization: 'Bearer alice' },
     })

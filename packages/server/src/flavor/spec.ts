@@ -25,7 +25,7 @@ export function specFlavor(
       allow === undefined
         ? errorResponse(
             new RestError(
-              'not_found',
+              'route_not_found',
               `No route ${method} ${pathname}.`,
               `The API lives under ${basePath}/projects/:projectId/agents/v2/:agentId/chat.`,
             ),
