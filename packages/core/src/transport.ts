@@ -1,4 +1,10 @@
-import { isTerminalEvent, parseTurnEvent, type TurnEvent } from './contract/events'
+import {
+  isDeltaEvent,
+  isTerminalEvent,
+  parseTurnEvent,
+  turnEventFrom,
+  type TurnEvent,
+} from './contract/events'
 import { parseJson, type ParseResult } from './contract/result'
 import {
   errorFromResponse,
@@ -230,6 +236,10 @@ export type TurnStreamEnd =
  * stops after the turn's terminal event. Unknown and malformed events are skipped and reported to
  * `warn`: the stream is never closed for what it carries (on some servers that cancels the turn),
  * and the record corrects what was skipped.
+ *
+ * The hot path: each `data` is parsed once, a delta is checked in place, and consecutive deltas of
+ * one stream are joined into one event as they come (what `applyTurnEvents` does with them), so a
+ * chunk of hundreds of deltas makes one event and no object per delta beyond `JSON.parse`'s own.
  */
 export async function readTurnStream(
   body: ReadableStream<Uint8Array>,
@@ -242,13 +252,37 @@ export async function readTurnStream(
     body,
     (messages) => {
       const events: TurnEvent[] = []
+      // The run of deltas being joined: its first event (type and id) and its text so far.
+      let run: Extract<TurnEvent, { type: 'text-delta' | 'reasoning-delta' }> | null = null
+      let joined = ''
       for (const data of messages) {
-        const parsed = parseTurnEvent(data)
+        let raw: unknown
+        try {
+          raw = JSON.parse(data)
+        } catch {
+          // Parsed again only to report it as every malformed event is reported.
+          const parsed = parseTurnEvent(data)
+          if (parsed.kind === 'invalid')
+            warn(`Skipped a turn stream event: ${parsed.error.message}`)
+          continue
+        }
+        if (isDeltaEvent(raw)) {
+          if (run && run.type === raw.type && run.id === raw.id) joined += raw.delta
+          else {
+            if (run) events.push({ type: run.type, id: run.id, delta: joined })
+            run = raw
+            joined = raw.delta
+          }
+          continue
+        }
+        const parsed = turnEventFrom(raw)
         if (parsed.kind === 'ignored')
           warn(`Skipped turn stream events of unknown type "${parsed.type}".`)
         else if (parsed.kind === 'invalid')
           warn(`Skipped a turn stream event: ${parsed.error.message}`)
         else {
+          if (run) events.push({ type: run.type, id: run.id, delta: joined })
+          run = null
           events.push(parsed.event)
           if (isTerminalEvent(parsed.event)) {
             ended = true
@@ -256,6 +290,7 @@ export async function readTurnStream(
           }
         }
       }
+      if (run) events.push({ type: run.type, id: run.id, delta: joined })
       if (events.length > 0) onEvents(events)
       // The turn is over: nothing the server sends after its terminal event matters.
       return !ended

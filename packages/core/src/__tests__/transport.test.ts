@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
-import { createTransport } from '../transport'
+import type { TurnEvent } from '../contract'
+import { createTransport, readTurnStream } from '../transport'
 import { key } from './harness'
 
 function hangingFetch() {
@@ -64,5 +65,75 @@ describe('transport', () => {
         headers: expect.objectContaining({ authorization: 'Bearer alice' }),
       }),
     )
+  })
+})
+
+describe('readTurnStream (the hot path)', () => {
+  const body = (...chunks: string[]) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk))
+        controller.close()
+      },
+    })
+  const sse = (value: unknown) =>
+    `data: ${typeof value === 'string' ? value : JSON.stringify(value)}\n\n`
+  const delta = (id: string, text: string, type = 'text-delta') => sse({ type, id, delta: text })
+
+  it('joins the consecutive deltas of a stream into one event per chunk, skipping what it reports', async () => {
+    const batches: TurnEvent[][] = []
+    const warnings: string[] = []
+    const end = await readTurnStream(
+      body(
+        sse({ type: 'execution-started', executionId: 'e', sessionId: 's' }) +
+          delta('t', 'a') +
+          sse('{not json') +
+          delta('t', 'b') +
+          sse({ type: 'source-url', url: 'x' }) +
+          delta('t', 'c', 'reasoning-delta') +
+          delta('u', 'd') +
+          delta('u', 'e'),
+        delta('u', 'f') + sse({ type: 'done' }) + delta('u', 'after the end'),
+      ),
+      (events) => void batches.push(events),
+      new AbortController().signal,
+      (message) => void warnings.push(message),
+    )
+    expect(end).toEqual({ kind: 'terminal' })
+    expect(batches).toEqual([
+      [
+        { type: 'execution-started', executionId: 'e', sessionId: 's' },
+        { type: 'text-delta', id: 't', delta: 'ab' },
+        { type: 'reasoning-delta', id: 't', delta: 'c' },
+        { type: 'text-delta', id: 'u', delta: 'de' },
+      ],
+      [{ type: 'text-delta', id: 'u', delta: 'f' }, { type: 'done' }],
+    ])
+    expect(warnings).toEqual([
+      expect.stringMatching(/^Skipped a turn stream event: A turn stream event is not valid JSON/),
+      'Skipped turn stream events of unknown type "source-url".',
+    ])
+  })
+
+  it('keeps only the contract’s fields of a delta, and reports a malformed one', async () => {
+    const batches: TurnEvent[][] = []
+    const warnings: string[] = []
+    await readTurnStream(
+      body(
+        sse({ type: 'text-delta', id: 't', delta: 'a', extra: { x: 1 } }) +
+          sse({ type: 'text-delta', id: 't', delta: 5 }) +
+          sse({ type: 'error', message: 'no' }),
+      ),
+      (events) => void batches.push(events),
+      new AbortController().signal,
+      (message) => void warnings.push(message),
+    )
+    expect(batches).toEqual([
+      [
+        { type: 'text-delta', id: 't', delta: 'a' },
+        { type: 'error', message: 'no' },
+      ],
+    ])
+    expect(warnings).toEqual([expect.stringMatching(/^Skipped a turn stream event: .*delta: /)])
   })
 })

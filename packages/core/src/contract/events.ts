@@ -243,8 +243,27 @@ export type TurnEventParseResult =
 /** Turns the text of one SSE `data:` block into a typed turn event. Never throws. */
 export function parseTurnEvent(data: string): TurnEventParseResult {
   const json = parseJson(data, 'A turn stream event')
-  if (!json.success) return { kind: 'invalid', error: json.error }
-  const raw = json.value
+  return json.success ? turnEventFrom(json.value) : { kind: 'invalid', error: json.error }
+}
+
+/**
+ * A text or reasoning delta, checked in place: the whole of its schema. The hot path of a turn
+ * stream (readTurnStream) reads deltas through this and nothing else.
+ */
+export function isDeltaEvent(
+  raw: unknown,
+): raw is { type: 'text-delta' | 'reasoning-delta'; id: string; delta: string } {
+  if (!isRecord(raw)) return false
+  const type = raw.type
+  return (
+    (type === 'text-delta' || type === 'reasoning-delta') &&
+    typeof raw.id === 'string' &&
+    typeof raw.delta === 'string'
+  )
+}
+
+/** `parseTurnEvent` for an already parsed JSON value. */
+export function turnEventFrom(raw: unknown): TurnEventParseResult {
   if (!isRecord(raw) || typeof raw.type !== 'string') {
     return {
       kind: 'invalid',
@@ -254,15 +273,10 @@ export function parseTurnEvent(data: string): TurnEventParseResult {
       ),
     }
   }
+  // Only the fields of the contract are kept (the schemas below strip the rest too).
+  if (isDeltaEvent(raw))
+    return { kind: 'event', event: { type: raw.type, id: raw.id, delta: raw.delta } }
   const type = raw.type
-  // The hot path: a turn is mostly deltas. This check is the whole of their schema.
-  if (
-    (type === 'text-delta' || type === 'reasoning-delta') &&
-    typeof raw.id === 'string' &&
-    typeof raw.delta === 'string'
-  ) {
-    return { kind: 'event', event: { type, id: raw.id, delta: raw.delta } }
-  }
   if (!hasOwn(eventSchemas, type)) return { kind: 'ignored', type }
   if (type === 'subagent-chunk' && isRecord(raw.chunk) && !hasOwn(chunkSchemas, raw.chunk.type)) {
     return { kind: 'ignored', type: `subagent-chunk/${String(raw.chunk.type)}` }

@@ -1,0 +1,224 @@
+import * as v from 'valibot'
+import { isRecord, unwrapEnvelope, validate, type ParseResult } from './result'
+
+/** A moment as the server sends it: epoch milliseconds or an ISO-8601 string. */
+export type Timestamp = number | string
+
+export type ExecutionStatus = 'running' | 'success' | 'error' | 'cancelled' | 'interrupted'
+
+export interface TextPart {
+  type: 'text'
+  text: string
+}
+
+export interface ReasoningPart {
+  type: 'reasoning'
+  text: string
+  startTime?: Timestamp
+  endTime?: Timestamp
+}
+
+/** One reasoning block of a delegated child agent. */
+export interface ReasoningSegment {
+  id: string
+  content: string
+  startTime?: Timestamp
+  endTime?: Timestamp
+}
+
+/** One tool call of a delegated child agent. */
+export interface ChildStep {
+  toolCallId: string
+  toolName: string
+  running: boolean
+}
+
+/**
+ * What a delegation's child agent produced. Its `text` and reasoning `content` share one budget
+ * (4,000 characters per delegation by default); what goes beyond it is not recorded.
+ */
+export interface ChildTrace {
+  text: string
+  reasoningSegments: ReasoningSegment[]
+  steps: ChildStep[]
+  /**
+   * Set by the client, never sent by the server: the delegation used up its budget, so what its
+   * child produced after that is not shown, live or recovered.
+   */
+  truncated?: boolean
+}
+
+export interface ToolCallPart {
+  type: 'tool-call'
+  toolName: string
+  toolCallId: string
+  /** Absent while the model is still writing the call's input. */
+  input?: unknown
+  state?: 'resolved' | 'rejected'
+  output?: unknown
+  error?: string
+  startTime?: Timestamp
+  endTime?: Timestamp
+  /** Present while the call waits for a person (a suspension). */
+  suspendPayload?: unknown
+  /** Present on delegations. */
+  childTrace?: ChildTrace
+}
+
+export interface FilePart {
+  type: 'file'
+  fileId: string
+  fileName: string
+  mimeType: string
+  sizeBytes: number
+}
+
+export type MessagePart = TextPart | ReasoningPart | ToolCallPart | FilePart
+
+/**
+ * One recorded message. One execution is one turn: a user message `${executionId}:user` and an
+ * assistant message `${executionId}:assistant`.
+ */
+export interface Message {
+  id: string
+  role: 'user' | 'assistant'
+  content: MessagePart[]
+  executionId: string
+  executionStatus: ExecutionStatus
+  executionError?: string
+  /** ISO-8601. */
+  createdAt: string
+}
+
+/** A tool call that waits for a person; resume it with its `runId` and `toolCallId`. */
+export interface Suspension {
+  toolCallId: string
+  runId: string
+  suspendPayload?: unknown
+}
+
+/** The answer of `GET .../chat/:threadId/messages`: the latest retained timeline of a thread. */
+export interface HistorySnapshot {
+  messages: Message[]
+  openSuspensions: Suspension[]
+  /** Set from the moment an execution is recorded, before any output; `null` when none runs. */
+  activeExecutionId: string | null
+  /**
+   * Set by the client, never sent: the server sent no `activeExecutionId` nor the user messages'
+   * `executionStatus` (the released n8n 2.41), so the client derived them from the messages.
+   */
+  derived?: true
+}
+
+const timestamp = v.union([v.number(), v.string()])
+
+const textPart = v.object({ type: v.literal('text'), text: v.string() })
+const reasoningPart = v.object({
+  type: v.literal('reasoning'),
+  text: v.string(),
+  startTime: v.optional(timestamp),
+  endTime: v.optional(timestamp),
+})
+const childTrace = v.object({
+  text: v.string(),
+  reasoningSegments: v.array(
+    v.object({
+      id: v.string(),
+      content: v.string(),
+      startTime: v.optional(timestamp),
+      endTime: v.optional(timestamp),
+    }),
+  ),
+  steps: v.array(v.object({ toolCallId: v.string(), toolName: v.string(), running: v.boolean() })),
+})
+const toolCallPart = v.object({
+  type: v.literal('tool-call'),
+  toolName: v.string(),
+  toolCallId: v.string(),
+  input: v.optional(v.unknown()),
+  state: v.optional(v.picklist(['resolved', 'rejected'])),
+  output: v.optional(v.unknown()),
+  error: v.optional(v.string()),
+  startTime: v.optional(timestamp),
+  endTime: v.optional(timestamp),
+  suspendPayload: v.optional(v.unknown()),
+  childTrace: v.optional(childTrace),
+})
+const filePart = v.object({
+  type: v.literal('file'),
+  fileId: v.string(),
+  fileName: v.string(),
+  mimeType: v.string(),
+  sizeBytes: v.number(),
+})
+
+const partTypes: ReadonlySet<unknown> = new Set(['text', 'reasoning', 'tool-call', 'file'])
+
+// Forward compatibility: a part type this client does not know yet is dropped, not fatal.
+const isKnownPart = (part: unknown) => !isRecord(part) || partTypes.has(part.type)
+
+const messageSchema = v.object({
+  id: v.string(),
+  role: v.picklist(['user', 'assistant']),
+  content: v.pipe(
+    v.array(v.unknown()),
+    v.filterItems(isKnownPart),
+    v.array(v.variant('type', [textPart, reasoningPart, toolCallPart, filePart])),
+  ),
+  executionId: v.string(),
+  // Optional on the wire: the released n8n 2.41 sends none on user messages (derived below).
+  executionStatus: v.optional(
+    v.picklist(['running', 'success', 'error', 'cancelled', 'interrupted']),
+  ),
+  executionError: v.optional(v.string()),
+  createdAt: v.string(),
+})
+
+const suspensionSchema = v.object({
+  toolCallId: v.string(),
+  runId: v.string(),
+  suspendPayload: v.optional(v.unknown()),
+})
+
+const snapshotSchema = v.object({
+  messages: v.array(messageSchema),
+  openSuspensions: v.array(suspensionSchema),
+  // Optional on the wire: the released n8n 2.41 does not send it (derived below).
+  activeExecutionId: v.optional(v.nullable(v.string())),
+})
+
+type WireSnapshot = v.InferOutput<typeof snapshotSchema>
+
+/** Turns the JSON body of a history read (wrapped in `{ data }` or bare) into a snapshot. */
+export function parseHistorySnapshot(body: unknown): ParseResult<HistorySnapshot> {
+  const result = validate(snapshotSchema, unwrapEnvelope(body), 'The history snapshot')
+  return result.success ? { success: true, value: completeSnapshot(result.value) } : result
+}
+
+/**
+ * Fills in what an older server leaves out. A message's status is its execution's: the assistant
+ * message's, or `running` while the execution has no assistant message yet (n8n 2.41 writes it
+ * with the first output). The active execution is the last one whose assistant message is absent
+ * or running. A snapshot the server completed itself is returned as it is.
+ */
+function completeSnapshot(wire: WireSnapshot): HistorySnapshot {
+  const complete =
+    wire.activeExecutionId !== undefined &&
+    wire.messages.every((message) => message.executionStatus !== undefined)
+  if (complete) return wire as HistorySnapshot
+  const statusOf = new Map<string, ExecutionStatus>()
+  for (const message of wire.messages)
+    if (message.role === 'assistant' && message.executionStatus)
+      statusOf.set(message.executionId, message.executionStatus)
+  const messages = wire.messages.map((message): Message =>
+    message.executionStatus
+      ? (message as Message)
+      : { ...message, executionStatus: statusOf.get(message.executionId) ?? 'running' },
+  )
+  const running = messages.filter((message) => message.executionStatus === 'running')
+  const activeExecutionId =
+    wire.activeExecutionId === undefined
+      ? (running.at(-1)?.executionId ?? null)
+      : wire.activeExecutionId
+  return { messages, openSuspensions: wire.openSuspensions, activeExecutionId, derived: true }
+}
