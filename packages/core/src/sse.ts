@@ -10,7 +10,6 @@ export type SseEnd =
   | { kind: 'aborted' }
 
 const LF = 10
-const CR = 13
 const COLON = 58
 const SPACE = 32
 

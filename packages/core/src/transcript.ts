@@ -10,20 +10,21 @@ export function markTruncated(
   snapshot: HistorySnapshot,
   delegationCharLimit: number,
 ): HistorySnapshot {
-  let changed = false
-  const messages = snapshot.messages.map((message) => {
-    let touched = false
-    const content = message.content.map((part) => {
-      if (part.type !== 'tool-call' || !part.childTrace || part.childTrace.truncated) return part
-      if (childTraceChars(part.childTrace) < delegationCharLimit) return part
-      touched = true
-      return { ...part, childTrace: { ...part.childTrace, truncated: true } }
+  // Nothing is copied (nor allocated) unless a delegation is capped: this runs on every read.
+  let messages: Message[] | null = null
+  snapshot.messages.forEach((message, i) => {
+    let content: MessagePart[] | null = null
+    message.content.forEach((part, j) => {
+      if (part.type !== 'tool-call' || !part.childTrace || part.childTrace.truncated) return
+      if (childTraceChars(part.childTrace) < delegationCharLimit) return
+      content ??= message.content.slice()
+      content[j] = { ...part, childTrace: { ...part.childTrace, truncated: true } }
     })
-    if (!touched) return message
-    changed = true
-    return { ...message, content }
+    if (!content) return
+    messages ??= snapshot.messages.slice()
+    messages[i] = { ...message, content }
   })
-  return changed ? { ...snapshot, messages } : snapshot
+  return messages ? { ...snapshot, messages } : snapshot
 }
 
 /** How far a message has got: its part count and its characters of text. */
@@ -92,12 +93,39 @@ export function composeTranscript(
   return messages
 }
 
+/** Where each message of a recorded transcript stands, by id: built once per transcript. */
+const positions = new WeakMap<readonly Message[], Map<string, number>>()
+
+function positionsOf(recorded: readonly Message[]): Map<string, number> {
+  const known = positions.get(recorded)
+  if (known) return known
+  const byId = new Map<string, number>()
+  // The first place of an id, as a scan would find it.
+  recorded.forEach((message, i) => {
+    if (!byId.has(message.id)) byId.set(message.id, i)
+  })
+  positions.set(recorded, byId)
+  return byId
+}
+
+/**
+ * The transcript with a live turn in it. It runs for every network chunk of a stream, so the
+ * recorded messages are looked up in an index kept per recorded transcript (not scanned), and
+ * the one copy made is the new list itself.
+ */
 function withTurn(recorded: readonly Message[], live: LiveTurn): Message[] {
   const overlay = turnMessages(live)
-  const ids = new Set(overlay.map((message) => message.id))
-  const kept = recorded.filter((message) => !ids.has(message.id))
-  if (kept.length === recorded.length) return [...recorded, ...overlay]
+  const byId = positionsOf(recorded)
+  let at = -1
+  for (const message of overlay) {
+    const index = byId.get(message.id)
+    if (index !== undefined && (at === -1 || index < at)) at = index
+  }
+  if (at === -1) return recorded.concat(overlay)
   // The record already holds this turn: put the live messages where the recorded ones stood.
-  const at = recorded.findIndex((message) => ids.has(message.id))
-  return [...kept.slice(0, at), ...overlay, ...kept.slice(at)]
+  const replaced = new Set(overlay.map((message) => message.id))
+  const messages = recorded.slice(0, at)
+  messages.push(...overlay)
+  for (const message of recorded.slice(at)) if (!replaced.has(message.id)) messages.push(message)
+  return messages
 }

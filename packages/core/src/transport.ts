@@ -16,7 +16,12 @@ import {
   type RunCancelAnswer,
   type StopAnswer,
 } from './contract/rest'
-import { parseHistorySnapshot, type HistorySnapshot } from './contract/snapshot'
+import {
+  createSnapshotReuse,
+  parseHistorySnapshot,
+  type HistorySnapshot,
+  type SnapshotReuse,
+} from './contract/snapshot'
 import type { Timers } from './environment'
 import { PreviewChatError } from './errors'
 import { readSse } from './sse'
@@ -51,6 +56,8 @@ export interface ThreadKey {
 }
 
 const enc = encodeURIComponent
+/** How many threads' last reads the transport keeps for the next read to reuse. */
+const KEPT_READS = 4
 const agentPath = (key: Omit<ThreadKey, 'threadId'>) =>
   `/projects/${enc(key.projectId)}/agents/v2/${enc(key.agentId)}/chat`
 
@@ -60,6 +67,21 @@ const agentPath = (key: Omit<ThreadKey, 'threadId'>) =>
  */
 export function createTransport(options: TransportOptions) {
   const base = options.baseUrl.replace(/\/+$/, '')
+  /**
+   * The last read of the threads read most recently, so that the next read of one validates only
+   * the messages that changed (`SnapshotReuse`). A few threads: an app follows one or two at once.
+   */
+  const lastReads = new Map<string, SnapshotReuse>()
+  const lastRead = (path: string) => {
+    const reuse = lastReads.get(path) ?? createSnapshotReuse()
+    lastReads.delete(path)
+    lastReads.set(path, reuse)
+    for (const oldest of lastReads.keys()) {
+      if (lastReads.size <= KEPT_READS) break
+      lastReads.delete(oldest)
+    }
+    return reuse
+  }
 
   async function request(
     path: string,
@@ -140,11 +162,13 @@ export function createTransport(options: TransportOptions) {
 
   return {
     readHistory(key: ThreadKey, signal?: AbortSignal): Promise<HistorySnapshot> {
+      const path = `${agentPath(key)}/${enc(key.threadId)}/messages`
+      const reuse = lastRead(path)
       return json(
-        `${agentPath(key)}/${enc(key.threadId)}/messages`,
+        path,
         { method: 'GET' },
         'The history read',
-        parseHistorySnapshot,
+        (body) => parseHistorySnapshot(body, reuse),
         signal,
       )
     },

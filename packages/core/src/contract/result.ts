@@ -14,18 +14,30 @@ export function validate<T>(
 ): ParseResult<T> {
   const result = v.safeParse(schema, input)
   if (result.success) return { success: true, value: result.output }
-  const issues = result.issues.map(
-    (issue) => `${v.getDotPath(issue) ?? '(root)'}: ${issue.message}`,
+  return { success: false, error: contractError(issuesOf(result.issues), what, code) }
+}
+
+/** The issues of a failed parse as `path: message` lines, under `prefix` (a dot path) if given. */
+export function issuesOf(issues: readonly v.BaseIssue<unknown>[], prefix?: string): string[] {
+  return issues.map((issue) => {
+    const path = v.getDotPath(issue)
+    const at = prefix ? (path ? `${prefix}.${path}` : prefix) : (path ?? '(root)')
+    return `${at}: ${issue.message}`
+  })
+}
+
+/** The error of input that does not match the contract, naming the first paths. */
+export function contractError(
+  issues: string[],
+  what: string,
+  code: PreviewChatErrorCode = 'invalid_response',
+): PreviewChatError {
+  return new PreviewChatError(
+    code,
+    `${what} does not match the preview-chat wire contract (${issues.slice(0, 3).join('; ')}). ` +
+      'Check that the server speaks the agents v2 preview chat API and that the client and server versions match.',
+    { issues },
   )
-  return {
-    success: false,
-    error: new PreviewChatError(
-      code,
-      `${what} does not match the preview-chat wire contract (${issues.slice(0, 3).join('; ')}). ` +
-        'Check that the server speaks the agents v2 preview chat API and that the client and server versions match.',
-      { issues },
-    ),
-  }
 }
 
 /** `JSON.parse` that reports a typed error instead of throwing. */
