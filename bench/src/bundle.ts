@@ -15,7 +15,12 @@ export interface BundleSize {
 }
 
 /** Minifies `entry` (ESM source) for the browser with esbuild, `external` left out, and compresses it (gzip -9, brotli 11). */
-export async function measureBundle(entry: string, external: string[]): Promise<BundleSize> {
+export async function measureBundle(
+  entry: string,
+  external: string[],
+  /** Packages read from other sources (the bundle before a change). */
+  alias?: Record<string, string>,
+): Promise<BundleSize> {
   const result = await build({
     stdin: { contents: entry, resolveDir: here, loader: 'ts' },
     bundle: true,
@@ -26,6 +31,13 @@ export async function measureBundle(entry: string, external: string[]): Promise<
     write: false,
     metafile: true,
     external,
+    ...(alias && {
+      alias,
+      // Sources outside the workspace find their dependencies in it.
+      nodePaths: ['core', 'react'].map((name) =>
+        fileURLToPath(new URL(`../../packages/${name}/node_modules`, import.meta.url)),
+      ),
+    }),
     // Our packages from their sources (no build needed); what ships in dist/ is the same code.
     conditions: ['@preview-chat/source'],
     define: { 'process.env.NODE_ENV': '"production"' },
