@@ -5,11 +5,16 @@ const at = '2026-11-30T10:00:00.000Z'
 /**
  * A recorded transcript of `count` messages at `version`: only the last message's text differs
  * between versions. `rich`: every fourth message also carries a tool call with input and output
- * (what history reads validate besides text).
+ * (what history reads validate besides text). Execution ids are `${prefix}-${n}`.
  */
-export function transcript(count: number, version: number, rich = false): Message[] {
+export function transcript(
+  count: number,
+  version: number,
+  rich = false,
+  prefix = 'exec',
+): Message[] {
   return Array.from({ length: count }, (_, i): Message => {
-    const executionId = `exec-${i >> 1}`
+    const executionId = `${prefix}-${i >> 1}`
     const role = i % 2 ? ('assistant' as const) : ('user' as const)
     const text = i === count - 1 ? `answer, version ${version}` : `message ${i} `.repeat(8)
     return {

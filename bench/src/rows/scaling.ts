@@ -85,7 +85,8 @@ export async function replaceScalingRow({ smoke }: Sizes): Promise<Row> {
 export async function longThreadRow({ smoke }: Sizes): Promise<Row> {
   const deltas = smoke ? 500 : 100_000
   const rounds = smoke ? 1 : 5
-  const history = transcript(smoke ? 200 : 2000, 0)
+  // Earlier turns (their ids differ from the live turn's `exec-1`).
+  const history = transcript(smoke ? 200 : 2000, 0, false, 'earlier')
   const expected = answerText(deltas, DELTA_CHARS)
   const check = (text: string) => {
     if (text !== expected)

@@ -94,9 +94,9 @@ export function composeTranscript(
 }
 
 /** Where each message of a recorded transcript stands, by id: built once per transcript. */
-const positions = new WeakMap<readonly Message[], Map<string, number>>()
+const positions = new WeakMap<readonly Message[], { byId: Map<string, number>; unique: boolean }>()
 
-function positionsOf(recorded: readonly Message[]): Map<string, number> {
+function positionsOf(recorded: readonly Message[]) {
   const known = positions.get(recorded)
   if (known) return known
   const byId = new Map<string, number>()
@@ -104,28 +104,35 @@ function positionsOf(recorded: readonly Message[]): Map<string, number> {
   recorded.forEach((message, i) => {
     if (!byId.has(message.id)) byId.set(message.id, i)
   })
-  positions.set(recorded, byId)
-  return byId
+  const index = { byId, unique: byId.size === recorded.length }
+  positions.set(recorded, index)
+  return index
 }
 
 /**
  * The transcript with a live turn in it. It runs for every network chunk of a stream, so the
  * recorded messages are looked up in an index kept per recorded transcript (not scanned), and
- * the one copy made is the new list itself.
+ * the new list is made of slices of the recorded one.
  */
 function withTurn(recorded: readonly Message[], live: LiveTurn): Message[] {
   const overlay = turnMessages(live)
-  const byId = positionsOf(recorded)
-  let at = -1
+  const { byId, unique } = positionsOf(recorded)
+  const found: number[] = []
   for (const message of overlay) {
     const index = byId.get(message.id)
-    if (index !== undefined && (at === -1 || index < at)) at = index
+    if (index !== undefined) found.push(index)
   }
-  if (at === -1) return recorded.concat(overlay)
+  if (found.length === 0) return recorded.concat(overlay)
   // The record already holds this turn: put the live messages where the recorded ones stood.
-  const replaced = new Set(overlay.map((message) => message.id))
-  const messages = recorded.slice(0, at)
-  messages.push(...overlay)
-  for (const message of recorded.slice(at)) if (!replaced.has(message.id)) messages.push(message)
-  return messages
+  found.sort((a, b) => a - b)
+  const at = found[0] ?? 0
+  if (!unique) {
+    // An id recorded twice (a server's bug): every copy goes, as a scan would do.
+    const replaced = new Set(overlay.map((message) => message.id))
+    const rest = recorded.slice(at).filter((message) => !replaced.has(message.id))
+    return recorded.slice(0, at).concat(overlay, rest)
+  }
+  const parts: Message[][] = [overlay]
+  found.forEach((index, i) => parts.push(recorded.slice(index + 1, found[i + 1])))
+  return recorded.slice(0, at).concat(...parts)
 }

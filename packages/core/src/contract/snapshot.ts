@@ -227,7 +227,8 @@ export function parseHistorySnapshot(
   const raw = shell.output.messages
   const before = reuse?.messages ?? []
   let byId: Map<string, WireMessage> | null = null
-  const messages: WireMessage[] = new Array(raw.length)
+  // Filled in order with push: a packed array (copied fast on every chunk of a stream).
+  const messages: WireMessage[] = []
   const issues: string[] = []
   for (let i = 0; i < raw.length; i++) {
     const message = raw[i]
@@ -239,11 +240,11 @@ export function parseHistorySnapshot(
       known = byId.get(id)
     }
     if (known !== undefined && sameJson(message, known)) {
-      messages[i] = known
+      messages.push(known)
       continue
     }
     const result = v.safeParse(messageSchema, message)
-    if (result.success) messages[i] = result.output
+    if (result.success) messages.push(result.output)
     else issues.push(...issuesOf(result.issues, `messages.${i}`))
   }
   if (issues.length > 0) return { success: false, error: contractError(issues, what) }
