@@ -1,5 +1,7 @@
-import * as v from 'valibot'
 import { PreviewChatError, type PreviewChatErrorCode } from '../errors'
+import { isRecord, run, type Schema } from './schema'
+
+export { isRecord }
 
 /** The outcome of turning untrusted input into a contract type. Never throws. */
 export type ParseResult<T> =
@@ -7,23 +9,15 @@ export type ParseResult<T> =
 
 /** Validates `input` against `schema`; a failure becomes a `PreviewChatError` naming the paths. */
 export function validate<T>(
-  schema: v.GenericSchema<unknown, T>,
+  schema: Schema<T>,
   input: unknown,
   what: string,
   code: PreviewChatErrorCode = 'invalid_response',
 ): ParseResult<T> {
-  const result = v.safeParse(schema, input)
-  if (result.success) return { success: true, value: result.output }
-  return { success: false, error: contractError(issuesOf(result.issues), what, code) }
-}
-
-/** The issues of a failed parse as `path: message` lines, under `prefix` (a dot path) if given. */
-export function issuesOf(issues: readonly v.BaseIssue<unknown>[], prefix?: string): string[] {
-  return issues.map((issue) => {
-    const path = v.getDotPath(issue)
-    const at = prefix ? (path ? `${prefix}.${path}` : prefix) : (path ?? '(root)')
-    return `${at}: ${issue.message}`
-  })
+  const result = run(schema, input)
+  return result.issues
+    ? { success: false, error: contractError(result.issues, what, code) }
+    : { success: true, value: result.value }
 }
 
 /** The error of input that does not match the contract, naming the first paths. */
@@ -54,10 +48,6 @@ export function parseJson(text: string, what: string): ParseResult<unknown> {
       ),
     }
   }
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /**

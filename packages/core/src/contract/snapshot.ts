@@ -1,5 +1,21 @@
-import * as v from 'valibot'
-import { contractError, isRecord, issuesOf, unwrapEnvelope, type ParseResult } from './result'
+import { contractError, isRecord, unwrapEnvelope, type ParseResult } from './result'
+import {
+  array,
+  boolean,
+  FAIL,
+  literal,
+  nullable,
+  number,
+  object,
+  optional,
+  picklist,
+  run,
+  string,
+  timestamp,
+  unknown,
+  variant,
+  type Infer,
+} from './schema'
 
 /** A moment as the server sends it: epoch milliseconds or an ISO-8601 string. */
 export type Timestamp = number | string
@@ -110,46 +126,44 @@ export interface HistorySnapshot {
   derived?: true
 }
 
-const timestamp = v.union([v.number(), v.string()])
-
-const textPart = v.object({ type: v.literal('text'), text: v.string() })
-const reasoningPart = v.object({
-  type: v.literal('reasoning'),
-  text: v.string(),
-  startTime: v.optional(timestamp),
-  endTime: v.optional(timestamp),
+const textPart = object({ type: literal('text'), text: string })
+const reasoningPart = object({
+  type: literal('reasoning'),
+  text: string,
+  startTime: optional(timestamp),
+  endTime: optional(timestamp),
 })
-const childTrace = v.object({
-  text: v.string(),
-  reasoningSegments: v.array(
-    v.object({
-      id: v.string(),
-      content: v.string(),
-      startTime: v.optional(timestamp),
-      endTime: v.optional(timestamp),
+const childTrace = object({
+  text: string,
+  reasoningSegments: array(
+    object({
+      id: string,
+      content: string,
+      startTime: optional(timestamp),
+      endTime: optional(timestamp),
     }),
   ),
-  steps: v.array(v.object({ toolCallId: v.string(), toolName: v.string(), running: v.boolean() })),
+  steps: array(object({ toolCallId: string, toolName: string, running: boolean })),
 })
-const toolCallPart = v.object({
-  type: v.literal('tool-call'),
-  toolName: v.string(),
-  toolCallId: v.string(),
-  input: v.optional(v.unknown()),
-  state: v.optional(v.picklist(['resolved', 'rejected'])),
-  output: v.optional(v.unknown()),
-  error: v.optional(v.string()),
-  startTime: v.optional(timestamp),
-  endTime: v.optional(timestamp),
-  suspendPayload: v.optional(v.unknown()),
-  childTrace: v.optional(childTrace),
+const toolCallPart = object({
+  type: literal('tool-call'),
+  toolName: string,
+  toolCallId: string,
+  input: optional(unknown),
+  state: optional(picklist(['resolved', 'rejected'])),
+  output: optional(unknown),
+  error: optional(string),
+  startTime: optional(timestamp),
+  endTime: optional(timestamp),
+  suspendPayload: optional(unknown),
+  childTrace: optional(childTrace),
 })
-const filePart = v.object({
-  type: v.literal('file'),
-  fileId: v.string(),
-  fileName: v.string(),
-  mimeType: v.string(),
-  sizeBytes: v.number(),
+const filePart = object({
+  type: literal('file'),
+  fileId: string,
+  fileName: string,
+  mimeType: string,
+  sizeBytes: number,
 })
 
 const partTypes: ReadonlySet<unknown> = new Set(['text', 'reasoning', 'tool-call', 'file'])
@@ -157,39 +171,41 @@ const partTypes: ReadonlySet<unknown> = new Set(['text', 'reasoning', 'tool-call
 // Forward compatibility: a part type this client does not know yet is dropped, not fatal.
 const isKnownPart = (part: unknown) => !isRecord(part) || partTypes.has(part.type)
 
-const messageSchema = v.object({
-  id: v.string(),
-  role: v.picklist(['user', 'assistant']),
-  content: v.pipe(
-    v.array(v.unknown()),
-    v.filterItems(isKnownPart),
-    v.array(v.variant('type', [textPart, reasoningPart, toolCallPart, filePart])),
+const messageSchema = object({
+  id: string,
+  role: picklist(['user', 'assistant']),
+  content: array(
+    variant({
+      text: textPart,
+      reasoning: reasoningPart,
+      'tool-call': toolCallPart,
+      file: filePart,
+    }),
+    isKnownPart,
   ),
-  executionId: v.string(),
+  executionId: string,
   // Optional on the wire: the released n8n 2.41 sends none on user messages (derived below).
-  executionStatus: v.optional(
-    v.picklist(['running', 'success', 'error', 'cancelled', 'interrupted']),
-  ),
-  executionError: v.optional(v.string()),
-  createdAt: v.string(),
+  executionStatus: optional(picklist(['running', 'success', 'error', 'cancelled', 'interrupted'])),
+  executionError: optional(string),
+  createdAt: string,
 })
 
-const suspensionSchema = v.object({
-  toolCallId: v.string(),
-  runId: v.string(),
-  suspendPayload: v.optional(v.unknown()),
+const suspensionSchema = object({
+  toolCallId: string,
+  runId: string,
+  suspendPayload: optional(unknown),
 })
 
 /** The snapshot around its messages, which are validated one by one (see `SnapshotReuse`). */
-const shellSchema = v.object({
-  messages: v.array(v.unknown()),
-  openSuspensions: v.array(suspensionSchema),
+const shellSchema = object({
+  messages: array(unknown),
+  openSuspensions: array(suspensionSchema),
   // Optional on the wire: the released n8n 2.41 does not send it (derived below).
-  activeExecutionId: v.optional(v.nullable(v.string())),
+  activeExecutionId: optional(nullable(string)),
 })
 
-type WireMessage = v.InferOutput<typeof messageSchema>
-interface WireSnapshot extends Omit<v.InferOutput<typeof shellSchema>, 'messages'> {
+type WireMessage = Infer<typeof messageSchema>
+interface WireSnapshot extends Omit<Infer<typeof shellSchema>, 'messages'> {
   messages: WireMessage[]
 }
 
@@ -222,9 +238,9 @@ export function parseHistorySnapshot(
   reuse?: SnapshotReuse,
 ): ParseResult<HistorySnapshot> {
   const what = 'The history snapshot'
-  const shell = v.safeParse(shellSchema, unwrapEnvelope(body))
-  if (!shell.success) return { success: false, error: contractError(issuesOf(shell.issues), what) }
-  const raw = shell.output.messages
+  const shell = run(shellSchema, unwrapEnvelope(body))
+  if (shell.issues) return { success: false, error: contractError(shell.issues, what) }
+  const raw = shell.value.messages
   const before = reuse?.messages ?? []
   let byId: Map<string, WireMessage> | null = null
   // Filled in order with push: a packed array (copied fast on every chunk of a stream).
@@ -243,13 +259,13 @@ export function parseHistorySnapshot(
       messages.push(known)
       continue
     }
-    const result = v.safeParse(messageSchema, message)
-    if (result.success) messages.push(result.output)
-    else issues.push(...issuesOf(result.issues, `messages.${i}`))
+    const checked = messageSchema(message)
+    if (checked !== FAIL) messages.push(checked)
+    else messageSchema(message, issues, `messages.${i}`)
   }
   if (issues.length > 0) return { success: false, error: contractError(issues, what) }
   if (reuse) reuse.messages = messages
-  return { success: true, value: completeSnapshot({ ...shell.output, messages }, reuse) }
+  return { success: true, value: completeSnapshot({ ...shell.value, messages }, reuse) }
 }
 
 /** Deep equality of JSON values (what `JSON.parse` makes, and the schema's output of it). */
