@@ -1,5 +1,5 @@
-import type { HistorySnapshot, Message, MessagePart } from './snapshot'
-import { childTraceChars, turnMessages, type LiveTurn } from './turn'
+import type { HistorySnapshot, Message } from '@preview-chat/core'
+import { childTraceChars, turnMessages, type LiveTurn } from '@preview-chat/core/internal'
 
 /**
  * Flags delegations whose recorded child trace used up its budget (`truncated`), the same rule
@@ -24,56 +24,6 @@ export function markTruncated(
     return { ...message, content }
   })
   return changed ? { ...snapshot, messages } : snapshot
-}
-
-/** How far a message has got: its part count and its characters of text. */
-function progress(message: Message): [parts: number, chars: number] {
-  let chars = 0
-  for (const part of message.content) chars += partChars(part)
-  return [message.content.length, chars]
-}
-
-function partChars(part: MessagePart): number {
-  switch (part.type) {
-    case 'text':
-    case 'reasoning':
-      return part.text.length
-    case 'tool-call':
-      return part.childTrace ? childTraceChars(part.childTrace) : 0
-    case 'file':
-      return 0
-  }
-}
-
-/**
- * Whether the recorded snapshot has caught up with the live turn. Snapshots are written in
- * batches, so one may lag behind what this tab already streamed; replacing the live view with it
- * would make text visibly shrink. A recorded turn that ended is always authoritative (spec:
- * "Recorded state determines completion").
- */
-export function recordCovers(snapshot: HistorySnapshot, turn: LiveTurn): boolean {
-  const recorded = snapshot.messages.find((message) => message.id === turn.assistant.id)
-  if (!recorded) return false
-  if (recorded.executionStatus !== 'running') return true
-  const [recordedParts, recordedChars] = progress(recorded)
-  const [liveParts, liveChars] = progress(turn.assistant)
-  return recordedParts >= liveParts && recordedChars >= liveChars
-}
-
-/**
- * Whether a snapshot should replace this tab's live view of a turn: once the record shows the
- * turn ended (it decides completion), or, while the turn runs, once the record has overtaken the
- * live view. A record merely level with a running turn adds nothing while the live view (this
- * tab's stream, or another tab's relayed one) keeps growing token by token.
- */
-export function recordSupersedes(snapshot: HistorySnapshot, turn: LiveTurn): boolean {
-  const recorded = snapshot.messages.find((message) => message.id === turn.assistant.id)
-  if (!recorded) return false
-  if (recorded.executionStatus !== 'running') return true
-  if (turn.ended) return false
-  const [recordedParts, recordedChars] = progress(recorded)
-  const [liveParts, liveChars] = progress(turn.assistant)
-  return recordCovers(snapshot, turn) && (recordedParts > liveParts || recordedChars > liveChars)
 }
 
 /**

@@ -1,5 +1,6 @@
 import { PreviewChatError } from '@preview-chat/core'
-import { isTerminalEvent, parseTurnEvent, type TurnEvent } from './events'
+import { isTerminalEvent, type TurnEvent } from '@preview-chat/core/contract'
+import { parseTurnEvent } from './events'
 import { readSse } from './sse'
 
 /** How a turn stream ended. */

@@ -20,10 +20,6 @@ import { QueryClient } from '@tanstack/query-core'
 import { parseHistorySnapshot as parseBefore } from '../before/snapshot'
 import { markTruncated as markTruncatedBefore } from '../before/transcript'
 import { readTurnStream as readTurnStreamBefore } from '../before/transport'
-import {
-  applyTurnEvents as applyTurnEventsBefore,
-  startTurn as startTurnBefore,
-} from '../before/turn'
 import { measureBundle, type BundleSize } from '../bundle'
 import { contender, race, showTiming, spread, type Timing } from '../method'
 import { fmt, type Row, type Sizes } from '../row'
@@ -144,10 +140,10 @@ export async function hotPathRow({ smoke }: Sizes): Promise<Row> {
       before: contender({
         prepare: () => streamOf(bytes),
         run: async (body) => {
-          let turn = startTurnBefore(start)
+          let turn = startTurn(start)
           await readTurnStreamBefore(
             body,
-            (events) => void (turn = applyTurnEventsBefore(turn, events, options)),
+            (events) => void (turn = applyTurnEvents(turn, events, options)),
             new AbortController().signal,
           )
           return textOf(turn)
