@@ -34,9 +34,11 @@ export async function measureBundle(
     ...(alias && {
       alias,
       // Sources outside the workspace find their dependencies in it.
-      nodePaths: ['core', 'react'].map((name) =>
-        fileURLToPath(new URL(`../../packages/${name}/node_modules`, import.meta.url)),
-      ),
+      nodePaths: [
+        '../node_modules',
+        '../../packages/core/node_modules',
+        '../../packages/react/node_modules',
+      ].map((path) => fileURLToPath(new URL(path, import.meta.url))),
     }),
     // Our packages from their sources (no build needed); what ships in dist/ is the same code.
     conditions: ['@preview-chat/source'],
