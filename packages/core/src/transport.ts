@@ -276,13 +276,22 @@ export async function readTurnStream(
     body,
     (messages) => {
       const events: TurnEvent[] = []
-      // The run of deltas being joined: its first event (type and id) and its text so far.
+      // The run of deltas being joined: its first event (type and id) and its pieces so far,
+      // joined once into a flat string (a `+=` per delta would keep a node per delta alive in the
+      // answer's text, which the collector then walks for the rest of the turn).
       let run: Extract<TurnEvent, { type: 'text-delta' | 'reasoning-delta' }> | null = null
-      let joined = ''
-      for (const data of messages) {
+      const pieces: string[] = []
+      const flush = () => {
+        if (run) events.push({ type: run.type, id: run.id, delta: pieces.join('') })
+        pieces.length = 0
+        run = null
+      }
+      const values = parseAll(messages)
+      for (let i = 0; i < messages.length; i++) {
+        const data = messages[i] as string
         let raw: unknown
         try {
-          raw = JSON.parse(data)
+          raw = values ? values[i] : JSON.parse(data)
         } catch {
           // Parsed again only to report it as every malformed event is reported.
           const parsed = parseTurnEvent(data)
@@ -291,12 +300,11 @@ export async function readTurnStream(
           continue
         }
         if (isDeltaEvent(raw)) {
-          if (run && run.type === raw.type && run.id === raw.id) joined += raw.delta
-          else {
-            if (run) events.push({ type: run.type, id: run.id, delta: joined })
+          if (!run || run.type !== raw.type || run.id !== raw.id) {
+            flush()
             run = raw
-            joined = raw.delta
           }
+          pieces.push(raw.delta)
           continue
         }
         const parsed = turnEventFrom(raw)
@@ -305,8 +313,7 @@ export async function readTurnStream(
         else if (parsed.kind === 'invalid')
           warn(`Skipped a turn stream event: ${parsed.error.message}`)
         else {
-          if (run) events.push({ type: run.type, id: run.id, delta: joined })
-          run = null
+          flush()
           events.push(parsed.event)
           if (isTerminalEvent(parsed.event)) {
             ended = true
@@ -314,7 +321,7 @@ export async function readTurnStream(
           }
         }
       }
-      if (run) events.push({ type: run.type, id: run.id, delta: joined })
+      flush()
       if (events.length > 0) onEvents(events)
       // The turn is over: nothing the server sends after its terminal event matters.
       return !ended
@@ -332,6 +339,28 @@ export async function readTurnStream(
         : 'The turn stream closed before the turn ended; recovering it from history.',
       end.kind === 'failed' ? { cause: end.cause } : {},
     ),
+  }
+}
+
+/**
+ * The events of one network chunk in one `JSON.parse`, where that is sure to give what one parse
+ * per event gives: every event is a flat object (`{` first, `}` last, no other brace), so in the
+ * array `[e1,e2,…]` each object can only end at the end of its own event or of a later one, and
+ * as many values as events means each value is its event. Else (or if the array does not parse)
+ * `null`: the events are parsed one by one, and a malformed one is reported on its own.
+ */
+function parseAll(messages: readonly string[]): unknown[] | null {
+  if (messages.length < 2) return null
+  for (const data of messages) {
+    const last = data.length - 1
+    if (data.charCodeAt(0) !== 123 || data.indexOf('{', 1) !== -1 || data.indexOf('}') !== last)
+      return null
+  }
+  try {
+    const values: unknown = JSON.parse(`[${messages.join(',')}]`)
+    return Array.isArray(values) && values.length === messages.length ? values : null
+  } catch {
+    return null
   }
 }
 
