@@ -1,37 +1,54 @@
 /**
- * `pnpm bench` runs the six rows of issue #8 and prints one table (Markdown, so that README.md can
- * record it as is). `--smoke` runs tiny sizes and asserts only that every row runs and that the
- * count goals of rows 2–4 hold; it never judges a time. `--only=1,3` runs some rows.
+ * `pnpm bench` runs the six rows against the peers (issue #8, made fair by issue #15), the scaling
+ * rows S1–S3 and the before/after rows of issue #15's wins W1–W3, and prints one table (Markdown,
+ * so that README.md can record it as is). `--smoke` runs tiny sizes and asserts only that every
+ * row runs and that the count goals hold; it never judges a time. `--only=1,S1,W2` runs some rows.
  */
+import { cpus, loadavg } from 'node:os'
 import { bundleRow } from './rows/bundle'
 import { burstRow } from './rows/burst'
 import { commitsRow } from './rows/commits'
 import { memoryRow } from './rows/memory'
 import { pipelineRow } from './rows/pipeline'
 import { replaceRow } from './rows/replace'
+import { longThreadRow, pipelineScalingRow, replaceScalingRow } from './rows/scaling'
+import { bundleWinRow, hotPathRow, readsRow } from './rows/wins'
+import { hasGc } from './method'
 import type { Row, Sizes } from './row'
 
 /**
  * Count goals known to fail today, each with the finding in bench/README.md. `--smoke` reports
  * them without failing, and fails if one starts passing (so that it gets enforced from then on).
  */
-const knownFailures = new Set<number>([])
+const knownFailures = new Set<number | string>([])
 
 const sizes: Sizes = { smoke: process.argv.includes('--smoke') }
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
   ?.slice(7)
   .split(',')
-  .map(Number)
 
-const all: [number, (sizes: Sizes) => Promise<Row>][] = [
+const all: [number | string, (sizes: Sizes) => Promise<Row>][] = [
   [1, pipelineRow],
   [2, commitsRow],
   [3, replaceRow],
   [4, burstRow],
   [5, memoryRow],
   [6, bundleRow],
+  ['S1', pipelineScalingRow],
+  ['S2', replaceScalingRow],
+  ['S3', longThreadRow],
+  ['W1', readsRow],
+  ['W2', hotPathRow],
+  ['W3', bundleWinRow],
 ]
+
+if (!hasGc()) {
+  console.error(
+    'pnpm bench needs node --expose-gc (the bench script passes it): the method GCs between runs.',
+  )
+  process.exit(1)
+}
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ')
 
@@ -52,8 +69,14 @@ function table(rows: Row[]): string {
 const rows: Row[] = []
 const problems: string[] = []
 const started = performance.now()
+// Other processes on the machine add noise: the load is recorded with the table.
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')
+const loadAtStart = load()
 for (const [id, run] of all) {
-  if (only && !only.includes(id)) continue
+  if (only && !only.includes(String(id))) continue
   const rowStarted = performance.now()
   try {
     rows.push(await run(sizes))
@@ -66,7 +89,7 @@ for (const [id, run] of all) {
 }
 
 console.log(
-  `\npreview-chat benchmarks${sizes.smoke ? ' (--smoke: tiny sizes, counts only)' : ''} — Node ${process.version}, ${new Date().toISOString()}, ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+  `\npreview-chat benchmarks${sizes.smoke ? ' (--smoke: tiny sizes, counts only)' : ''} — Node ${process.version}, ${cpus().length} cores, ${new Date().toISOString()}, ${((performance.now() - started) / 1000).toFixed(0)} s; load average (1/5/15 min) ${loadAtStart} at the start, ${load()} at the end\n`,
 )
 console.log(table(rows))
 

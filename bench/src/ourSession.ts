@@ -29,24 +29,33 @@ export function ourSession(
  * answer's text. A subscriber is attached (as a UI would be), so the session derives its public
  * state on every change.
  */
-export async function runTurn(
-  session: ReturnType<typeof ourSession>['session'],
-  onChange?: () => void,
-): Promise<string> {
+export async function runTurn(session: ReturnType<typeof ourSession>['session']): Promise<string> {
+  return (await prepareTurn(session)).run()
+}
+
+/**
+ * `runTurn` in two steps: `prepareTurn` subscribes and does the first read (untimed); `run` sends
+ * the message and resolves with the answer's text once the terminal event is applied.
+ */
+export async function prepareTurn(session: ReturnType<typeof ourSession>['session']) {
   let finish!: () => void
   const finished = new Promise<void>((resolve) => (finish = resolve))
   const unsubscribe = session.subscribe(() => {
-    onChange?.()
     if (session.getEngineState().live?.ended) finish()
   })
   if (session.getState().status !== 'idle') await session.refresh()
-  session.setDraft('hello')
-  const result = await session.submit()
-  if (result.outcome !== 'accepted') throw new Error(`the turn was not accepted: ${result.outcome}`)
-  await finished
-  const live = session.getEngineState().live
-  unsubscribe()
-  session.dispose()
-  const part = live?.assistant.content[0]
-  return part?.type === 'text' ? part.text : ''
+  return {
+    async run(): Promise<string> {
+      session.setDraft('hello')
+      const result = await session.submit()
+      if (result.outcome !== 'accepted')
+        throw new Error(`the turn was not accepted: ${result.outcome}`)
+      await finished
+      const live = session.getEngineState().live
+      unsubscribe()
+      session.dispose()
+      const part = live?.assistant.content[0]
+      return part?.type === 'text' ? part.text : ''
+    },
+  }
 }

@@ -1,6 +1,7 @@
 /** One line of the table: ours against a peer, measured in the same process and run. */
 export interface Row {
-  id: number
+  /** 1–6: the table against the peers; S1–S3: scaling; W1–W3: the wins of issue #15, before and after. */
+  id: number | string
   name: string
   workload: string
   method: string

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- a missing value here is a failed run, as in tests */
 /**
  * The wire workloads every row shares: one answer as our SSE turn stream and as the AI SDK's
  * UI message stream, carrying the same text in the same deltas.
@@ -43,7 +42,63 @@ export const aiSdk = {
   headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' },
 }
 
+/**
+ * LangGraph's stream (`streamMode: "messages-tuple"`, as `useStream` with a custom transport reads
+ * it): a `metadata` event, then one `messages` event per token, each a serialised
+ * `AIMessageChunk` with its metadata; the body closes at the end of the run.
+ */
+export const langGraph = {
+  head: () => [
+    `event: metadata\ndata: ${JSON.stringify({ run_id: 'run-1', thread_id: key.threadId })}\n\n`,
+  ],
+  delta: (text: string) =>
+    `event: messages\ndata: ${JSON.stringify([
+      { type: 'AIMessageChunk', content: text, id: 'msg-1' },
+      { langgraph_node: 'agent', run_id: 'run-1' },
+    ])}\n\n`,
+  tail: (): string[] => [],
+  headers: { 'content-type': 'text/event-stream' },
+}
+
 export type Protocol = typeof ours
+
+/**
+ * A whole answer as network chunks of ~`chunkBytes` bytes, built ahead (before any timer starts):
+ * the same bytes `answerStream` generates as read.
+ */
+export function answerChunks(
+  protocol: Protocol,
+  deltas: number,
+  deltaChars: number,
+  chunkBytes = 16 * 1024,
+): Uint8Array[] {
+  const chunks: Uint8Array[] = []
+  let text = protocol.head().join('')
+  for (let sent = 0; sent < deltas;) {
+    text += protocol.delta(delta(sent++, deltaChars))
+    if (text.length >= chunkBytes) {
+      chunks.push(encoder.encode(text))
+      text = ''
+    }
+  }
+  chunks.push(encoder.encode(text + protocol.tail().join('')))
+  return chunks
+}
+
+/** A body that hands out prebuilt chunks, one per read. */
+export function streamOf(chunks: readonly Uint8Array[]): ReadableStream<Uint8Array> {
+  let next = 0
+  return new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        const chunk = chunks[next++]
+        if (chunk) controller.enqueue(chunk)
+        if (next >= chunks.length) controller.close()
+      },
+    },
+    { highWaterMark: 0 },
+  )
+}
 
 /**
  * A whole answer as network chunks of ~`chunkBytes` bytes, generated lazily as the reader pulls,
@@ -133,9 +188,4 @@ export const json = (body: unknown) =>
 
 export const emptyHistory = { messages: [], openSuspensions: [], activeExecutionId: null }
 
-/** Median of a list of numbers. */
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
+export { median } from './method'

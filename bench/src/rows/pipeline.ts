@@ -1,13 +1,15 @@
 import { createParser } from 'eventsource-parser'
 import { readWithAiSdk, uiMessageText } from '../aiSdk'
+import { langGraphReader } from '../langGraph'
+import { contender, race, showTiming, spread, type Contender, type Timing } from '../method'
 import { ourSession, runTurn } from '../ourSession'
 import { fmt, type Row, type Sizes } from '../row'
-import { aiSdk, answerStream, answerText, median, ours } from '../streams'
+import { aiSdk, answerChunks, answerText, langGraph, ours, streamOf } from '../streams'
 
-const DELTA_CHARS = 5
+export const DELTA_CHARS = 5
 
 /** The floor: eventsource-parser and JSON.parse, nothing else (the text is concatenated only to check it). */
-async function floor(body: ReadableStream<Uint8Array>): Promise<string> {
+export async function floor(body: ReadableStream<Uint8Array>): Promise<string> {
   const reader = body.getReader()
   const decoder = new TextDecoder()
   let text = ''
@@ -25,49 +27,65 @@ async function floor(body: ReadableStream<Uint8Array>): Promise<string> {
   return text
 }
 
-async function vercel(body: ReadableStream<Uint8Array>): Promise<string> {
-  return uiMessageText(await readWithAiSdk(body))
-}
-
-async function preview(deltas: number): Promise<string> {
-  const { session } = ourSession(() => answerStream(ours, deltas, DELTA_CHARS))
-  return runTurn(session)
+/** The contenders of row 1 on `deltas` deltas; the bytes of each protocol are built once, ahead. */
+export function pipelineContenders(deltas: number, peers: { aiSdk: boolean; langGraph: boolean }) {
+  const expected = answerText(deltas, DELTA_CHARS)
+  const check = (text: string) => {
+    if (text !== expected)
+      throw new Error(`produced ${text.length} chars, expected ${expected.length}`)
+  }
+  const ourBytes = answerChunks(ours, deltas, DELTA_CHARS)
+  const contenders: Record<string, Contender<unknown, unknown>> = {
+    floor: contender({ prepare: () => streamOf(ourBytes), run: floor, check }),
+    ours: contender({
+      prepare: () => ourSession(() => streamOf(ourBytes)).session,
+      run: (session) => runTurn(session),
+      check,
+    }),
+  }
+  if (peers.aiSdk) {
+    const bytes = answerChunks(aiSdk, deltas, DELTA_CHARS)
+    contenders.aiSdk = contender({
+      prepare: () => streamOf(bytes),
+      run: async (body) => uiMessageText(await readWithAiSdk(body)),
+      check,
+    })
+  }
+  if (peers.langGraph) {
+    const bytes = answerChunks(langGraph, deltas, DELTA_CHARS)
+    contenders.langGraph = contender({
+      prepare: () => langGraphReader(() => streamOf(bytes)),
+      run: (reader) => reader.read(),
+      check,
+    })
+  }
+  return contenders
 }
 
 export async function pipelineRow({ smoke }: Sizes): Promise<Row> {
   const deltas = smoke ? 500 : 100_000
-  const rounds = smoke ? 1 : 3
-  const expected = answerText(deltas, DELTA_CHARS)
-  const contenders = {
-    floor: () => floor(answerStream(ours, deltas, DELTA_CHARS)),
-    ours: () => preview(deltas),
-    vercel: () => vercel(answerStream(aiSdk, deltas, DELTA_CHARS)),
-  }
-  const times: Record<keyof typeof contenders, number[]> = { floor: [], ours: [], vercel: [] }
-  // One warm-up round, then interleaved rounds so that no contender always runs on a warmer JIT.
-  for (let round = -1; round < rounds; round++) {
-    for (const name of Object.keys(contenders) as (keyof typeof contenders)[]) {
-      const start = performance.now()
-      const text = await contenders[name]()
-      const elapsed = performance.now() - start
-      if (text !== expected)
-        throw new Error(`row 1: ${name} produced ${text.length} chars, expected ${expected.length}`)
-      if (round >= 0) times[name].push(elapsed)
-    }
-  }
-  const rate = (ms: number) => deltas / (ms / 1000)
-  const t = { floor: median(times.floor), ours: median(times.ours), vercel: median(times.vercel) }
-  const vsFloor = t.ours / t.floor
-  const vsVercel = t.vercel / t.ours
+  const rounds = smoke ? 1 : 5
+  const t = (await race(pipelineContenders(deltas, { aiSdk: true, langGraph: true }), {
+    rounds,
+    warmup: !smoke,
+  })) as Record<'floor' | 'ours' | 'aiSdk' | 'langGraph', Timing>
+  const rate = (ms: number) => `${fmt.rate(deltas / (ms / 1000))} ev/s`
+  const show = (x: Timing) =>
+    `${showTiming(x, fmt.ms)} (${rate(x.median)}; spread ${spread(x).toFixed(0)}%)`
+  const vsFloor = { min: t.ours.min / t.floor.min, median: t.ours.median / t.floor.median }
+  const by = (peer: Timing) =>
+    `${fmt.x(peer.min / t.ours.min)} (median ${fmt.x(peer.median / t.ours.median)})`
   return {
     id: 1,
     name: 'Stream pipeline',
-    workload: `SSE bytes of one turn, ${fmt.int(deltas)} text deltas of ${DELTA_CHARS} chars, 16 KB chunks → final state`,
-    method: `median of ${rounds} interleaved runs after a warm-up; ours = createPreviewChatClient session (parse, valibot, reducer, subscriber); floor = eventsource-parser + JSON.parse; AI SDK = parseJsonEventStream(uiMessageChunkSchema) → readUIMessageStream`,
-    ours: `${fmt.rate(rate(t.ours))} ev/s (${fmt.ms(t.ours)})`,
-    peer: `floor ${fmt.rate(rate(t.floor))} ev/s (${fmt.ms(t.floor)}); AI SDK ${fmt.rate(rate(t.vercel))} ev/s (${fmt.ms(t.vercel)})`,
-    ratio: `ours/floor time ${fmt.x(vsFloor)}; AI SDK/ours time ${fmt.x(vsVercel)}`,
-    goal: '≤ 2× the floor, ahead of the AI SDK',
-    met: smoke ? null : vsFloor <= 2 && vsVercel > 1,
+    workload: `SSE bytes of one turn, ${fmt.int(deltas)} text deltas of ${DELTA_CHARS} chars in 16 KB network chunks (built before timing) → final state`,
+    method: `${rounds} rounds, rotated order, GC before each run, one warm-up round for every contender; min / median; the final text checked for each; ours = createPreviewChatClient session (its SSE reader, JSON.parse, the delta check, the fold, the session's state, one subscriber); floor = eventsource-parser + JSON.parse; AI SDK = parseJsonEventStream(uiMessageChunkSchema) → readUIMessageStream; LangGraph = useStream's custom-transport engine (FetchStreamTransport → StreamManager + MessageTupleManager, one subscriber, throttle off as by default)`,
+    ours: show(t.ours),
+    peer: `floor ${show(t.floor)}; AI SDK ${show(t.aiSdk)}; LangGraph ${show(t.langGraph)}`,
+    ratio: `ours/floor ${fmt.x(vsFloor.min)} (median ${fmt.x(vsFloor.median)}); AI SDK/ours ${by(t.aiSdk)}; LangGraph/ours ${by(t.langGraph)}`,
+    goal: '≤ 2× the floor, ahead of both peers',
+    met: smoke
+      ? null
+      : vsFloor.median <= 2 && t.aiSdk.median > t.ours.median && t.langGraph.median > t.ours.median,
   }
 }

@@ -10,20 +10,21 @@ export function markTruncated(
   snapshot: HistorySnapshot,
   delegationCharLimit: number,
 ): HistorySnapshot {
-  let changed = false
-  const messages = snapshot.messages.map((message) => {
-    let touched = false
-    const content = message.content.map((part) => {
-      if (part.type !== 'tool-call' || !part.childTrace || part.childTrace.truncated) return part
-      if (childTraceChars(part.childTrace) < delegationCharLimit) return part
-      touched = true
-      return { ...part, childTrace: { ...part.childTrace, truncated: true } }
+  // Nothing is copied (nor allocated) unless a delegation is capped: this runs on every read.
+  let messages: Message[] | null = null
+  snapshot.messages.forEach((message, i) => {
+    let content: MessagePart[] | null = null
+    message.content.forEach((part, j) => {
+      if (part.type !== 'tool-call' || !part.childTrace || part.childTrace.truncated) return
+      if (childTraceChars(part.childTrace) < delegationCharLimit) return
+      content ??= message.content.slice()
+      content[j] = { ...part, childTrace: { ...part.childTrace, truncated: true } }
     })
-    if (!touched) return message
-    changed = true
-    return { ...message, content }
+    if (!content) return
+    messages ??= snapshot.messages.slice()
+    messages[i] = { ...message, content }
   })
-  return changed ? { ...snapshot, messages } : snapshot
+  return messages ? { ...snapshot, messages } : snapshot
 }
 
 /** How far a message has got: its part count and its characters of text. */
@@ -92,12 +93,46 @@ export function composeTranscript(
   return messages
 }
 
+/** Where each message of a recorded transcript stands, by id: built once per transcript. */
+const positions = new WeakMap<readonly Message[], { byId: Map<string, number>; unique: boolean }>()
+
+function positionsOf(recorded: readonly Message[]) {
+  const known = positions.get(recorded)
+  if (known) return known
+  const byId = new Map<string, number>()
+  // The first place of an id, as a scan would find it.
+  recorded.forEach((message, i) => {
+    if (!byId.has(message.id)) byId.set(message.id, i)
+  })
+  const index = { byId, unique: byId.size === recorded.length }
+  positions.set(recorded, index)
+  return index
+}
+
+/**
+ * The transcript with a live turn in it. It runs for every network chunk of a stream, so the
+ * recorded messages are looked up in an index kept per recorded transcript (not scanned), and
+ * the new list is made of slices of the recorded one.
+ */
 function withTurn(recorded: readonly Message[], live: LiveTurn): Message[] {
   const overlay = turnMessages(live)
-  const ids = new Set(overlay.map((message) => message.id))
-  const kept = recorded.filter((message) => !ids.has(message.id))
-  if (kept.length === recorded.length) return [...recorded, ...overlay]
+  const { byId, unique } = positionsOf(recorded)
+  const found: number[] = []
+  for (const message of overlay) {
+    const index = byId.get(message.id)
+    if (index !== undefined) found.push(index)
+  }
+  if (found.length === 0) return recorded.concat(overlay)
   // The record already holds this turn: put the live messages where the recorded ones stood.
-  const at = recorded.findIndex((message) => ids.has(message.id))
-  return [...kept.slice(0, at), ...overlay, ...kept.slice(at)]
+  found.sort((a, b) => a - b)
+  const at = found[0] ?? 0
+  if (!unique) {
+    // An id recorded twice (a server's bug): every copy goes, as a scan would do.
+    const replaced = new Set(overlay.map((message) => message.id))
+    const rest = recorded.slice(at).filter((message) => !replaced.has(message.id))
+    return recorded.slice(0, at).concat(overlay, rest)
+  }
+  const parts: Message[][] = [overlay]
+  found.forEach((index, i) => parts.push(recorded.slice(index + 1, found[i + 1])))
+  return recorded.slice(0, at).concat(...parts)
 }

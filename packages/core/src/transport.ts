@@ -1,4 +1,10 @@
-import { isTerminalEvent, parseTurnEvent, type TurnEvent } from './contract/events'
+import {
+  isDeltaEvent,
+  isTerminalEvent,
+  parseTurnEvent,
+  turnEventFrom,
+  type TurnEvent,
+} from './contract/events'
 import { parseJson, type ParseResult } from './contract/result'
 import {
   errorFromResponse,
@@ -10,7 +16,12 @@ import {
   type RunCancelAnswer,
   type StopAnswer,
 } from './contract/rest'
-import { parseHistorySnapshot, type HistorySnapshot } from './contract/snapshot'
+import {
+  createSnapshotReuse,
+  parseHistorySnapshot,
+  type HistorySnapshot,
+  type SnapshotReuse,
+} from './contract/snapshot'
 import type { Timers } from './environment'
 import { PreviewChatError } from './errors'
 import { readSse } from './sse'
@@ -45,6 +56,8 @@ export interface ThreadKey {
 }
 
 const enc = encodeURIComponent
+/** How many threads' last reads the transport keeps for the next read to reuse. */
+const KEPT_READS = 4
 const agentPath = (key: Omit<ThreadKey, 'threadId'>) =>
   `/projects/${enc(key.projectId)}/agents/v2/${enc(key.agentId)}/chat`
 
@@ -54,6 +67,21 @@ const agentPath = (key: Omit<ThreadKey, 'threadId'>) =>
  */
 export function createTransport(options: TransportOptions) {
   const base = options.baseUrl.replace(/\/+$/, '')
+  /**
+   * The last read of the threads read most recently, so that the next read of one validates only
+   * the messages that changed (`SnapshotReuse`). A few threads: an app follows one or two at once.
+   */
+  const lastReads = new Map<string, SnapshotReuse>()
+  const lastRead = (path: string) => {
+    const reuse = lastReads.get(path) ?? createSnapshotReuse()
+    lastReads.delete(path)
+    lastReads.set(path, reuse)
+    for (const oldest of lastReads.keys()) {
+      if (lastReads.size <= KEPT_READS) break
+      lastReads.delete(oldest)
+    }
+    return reuse
+  }
 
   async function request(
     path: string,
@@ -134,11 +162,13 @@ export function createTransport(options: TransportOptions) {
 
   return {
     readHistory(key: ThreadKey, signal?: AbortSignal): Promise<HistorySnapshot> {
+      const path = `${agentPath(key)}/${enc(key.threadId)}/messages`
+      const reuse = lastRead(path)
       return json(
-        `${agentPath(key)}/${enc(key.threadId)}/messages`,
+        path,
         { method: 'GET' },
         'The history read',
-        parseHistorySnapshot,
+        (body) => parseHistorySnapshot(body, reuse),
         signal,
       )
     },
@@ -230,6 +260,10 @@ export type TurnStreamEnd =
  * stops after the turn's terminal event. Unknown and malformed events are skipped and reported to
  * `warn`: the stream is never closed for what it carries (on some servers that cancels the turn),
  * and the record corrects what was skipped.
+ *
+ * The hot path: each `data` is parsed once, a delta is checked in place, and consecutive deltas of
+ * one stream are joined into one event as they come (what `applyTurnEvents` does with them), so a
+ * chunk of hundreds of deltas makes one event and no object per delta beyond `JSON.parse`'s own.
  */
 export async function readTurnStream(
   body: ReadableStream<Uint8Array>,
@@ -242,13 +276,44 @@ export async function readTurnStream(
     body,
     (messages) => {
       const events: TurnEvent[] = []
-      for (const data of messages) {
-        const parsed = parseTurnEvent(data)
+      // The run of deltas being joined: its first event (type and id) and its pieces so far,
+      // joined once into a flat string (a `+=` per delta would keep a node per delta alive in the
+      // answer's text, which the collector then walks for the rest of the turn).
+      let run: Extract<TurnEvent, { type: 'text-delta' | 'reasoning-delta' }> | null = null
+      const pieces: string[] = []
+      const flush = () => {
+        if (run) events.push({ type: run.type, id: run.id, delta: pieces.join('') })
+        pieces.length = 0
+        run = null
+      }
+      const values = parseAll(messages)
+      for (let i = 0; i < messages.length; i++) {
+        const data = messages[i] as string
+        let raw: unknown
+        try {
+          raw = values ? values[i] : JSON.parse(data)
+        } catch {
+          // Parsed again only to report it as every malformed event is reported.
+          const parsed = parseTurnEvent(data)
+          if (parsed.kind === 'invalid')
+            warn(`Skipped a turn stream event: ${parsed.error.message}`)
+          continue
+        }
+        if (isDeltaEvent(raw)) {
+          if (!run || run.type !== raw.type || run.id !== raw.id) {
+            flush()
+            run = raw
+          }
+          pieces.push(raw.delta)
+          continue
+        }
+        const parsed = turnEventFrom(raw)
         if (parsed.kind === 'ignored')
           warn(`Skipped turn stream events of unknown type "${parsed.type}".`)
         else if (parsed.kind === 'invalid')
           warn(`Skipped a turn stream event: ${parsed.error.message}`)
         else {
+          flush()
           events.push(parsed.event)
           if (isTerminalEvent(parsed.event)) {
             ended = true
@@ -256,6 +321,7 @@ export async function readTurnStream(
           }
         }
       }
+      flush()
       if (events.length > 0) onEvents(events)
       // The turn is over: nothing the server sends after its terminal event matters.
       return !ended
@@ -273,6 +339,28 @@ export async function readTurnStream(
         : 'The turn stream closed before the turn ended; recovering it from history.',
       end.kind === 'failed' ? { cause: end.cause } : {},
     ),
+  }
+}
+
+/**
+ * The events of one network chunk in one `JSON.parse`, where that is sure to give what one parse
+ * per event gives: every event is a flat object (`{` first, `}` last, no other brace), so in the
+ * array `[e1,e2,…]` each object can only end at the end of its own event or of a later one, and
+ * as many values as events means each value is its event. Else (or if the array does not parse)
+ * `null`: the events are parsed one by one, and a malformed one is reported on its own.
+ */
+function parseAll(messages: readonly string[]): unknown[] | null {
+  if (messages.length < 2) return null
+  for (const data of messages) {
+    const last = data.length - 1
+    if (data.charCodeAt(0) !== 123 || data.indexOf('{', 1) !== -1 || data.indexOf('}') !== last)
+      return null
+  }
+  try {
+    const values: unknown = JSON.parse(`[${messages.join(',')}]`)
+    return Array.isArray(values) && values.length === messages.length ? values : null
+  } catch {
+    return null
   }
 }
 

@@ -165,18 +165,19 @@ export function applyTurnEvents(
 ): LiveTurn {
   let current = turn
   let pending: Extract<TurnEvent, { type: 'text-delta' | 'reasoning-delta' }> | null = null
-  let joined = ''
+  // Joined once into a flat string: `+=` per delta would keep a node per delta in the text.
+  const pieces: string[] = []
   const flush = () => {
-    if (pending) current = applyTurnEvent(current, { ...pending, delta: joined }, options)
+    if (pending) current = applyTurnEvent(current, { ...pending, delta: pieces.join('') }, options)
     pending = null
-    joined = ''
+    pieces.length = 0
   }
   for (const event of events) {
     if (current.ended) break
     if (event.type === 'text-delta' || event.type === 'reasoning-delta') {
       if (pending && (pending.type !== event.type || pending.id !== event.id)) flush()
       pending ??= event
-      joined += event.delta
+      pieces.push(event.delta)
       continue
     }
     flush()

@@ -1,5 +1,8 @@
+import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
-import { createTransport } from '../transport'
+import type { TurnEvent } from '../contract'
+import { createTransport, readTurnStream } from '../transport'
+import { applyTurnEvents, startTurn } from '../turn'
 import { key } from './harness'
 
 function hangingFetch() {
@@ -63,6 +66,151 @@ describe('transport', () => {
         method: 'DELETE',
         headers: expect.objectContaining({ authorization: 'Bearer alice' }),
       }),
+    )
+  })
+})
+
+describe('readTurnStream (the hot path)', () => {
+  const body = (...chunks: string[]) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk))
+        controller.close()
+      },
+    })
+  const sse = (value: unknown) =>
+    `data: ${typeof value === 'string' ? value : JSON.stringify(value)}\n\n`
+  const delta = (id: string, text: string, type = 'text-delta') => sse({ type, id, delta: text })
+
+  it('joins the consecutive deltas of a stream into one event per chunk, skipping what it reports', async () => {
+    const batches: TurnEvent[][] = []
+    const warnings: string[] = []
+    const end = await readTurnStream(
+      body(
+        sse({ type: 'execution-started', executionId: 'e', sessionId: 's' }) +
+          delta('t', 'a') +
+          sse('{not json') +
+          delta('t', 'b') +
+          sse({ type: 'source-url', url: 'x' }) +
+          delta('t', 'c', 'reasoning-delta') +
+          delta('u', 'd') +
+          delta('u', 'e'),
+        delta('u', 'f') + sse({ type: 'done' }) + delta('u', 'after the end'),
+      ),
+      (events) => void batches.push(events),
+      new AbortController().signal,
+      (message) => void warnings.push(message),
+    )
+    expect(end).toEqual({ kind: 'terminal' })
+    expect(batches).toEqual([
+      [
+        { type: 'execution-started', executionId: 'e', sessionId: 's' },
+        { type: 'text-delta', id: 't', delta: 'ab' },
+        { type: 'reasoning-delta', id: 't', delta: 'c' },
+        { type: 'text-delta', id: 'u', delta: 'de' },
+      ],
+      [{ type: 'text-delta', id: 'u', delta: 'f' }, { type: 'done' }],
+    ])
+    expect(warnings).toEqual([
+      expect.stringMatching(/^Skipped a turn stream event: A turn stream event is not valid JSON/),
+      'Skipped turn stream events of unknown type "source-url".',
+    ])
+  })
+
+  it('keeps only the contract’s fields of a delta, and reports a malformed one', async () => {
+    const batches: TurnEvent[][] = []
+    const warnings: string[] = []
+    await readTurnStream(
+      body(
+        sse({ type: 'text-delta', id: 't', delta: 'a', extra: { x: 1 } }) +
+          sse({ type: 'text-delta', id: 't', delta: 5 }) +
+          sse({ type: 'error', message: 'no' }),
+      ),
+      (events) => void batches.push(events),
+      new AbortController().signal,
+      (message) => void warnings.push(message),
+    )
+    expect(batches).toEqual([
+      [
+        { type: 'text-delta', id: 't', delta: 'a' },
+        { type: 'error', message: 'no' },
+      ],
+    ])
+    expect(warnings).toEqual([expect.stringMatching(/^Skipped a turn stream event: .*delta: /)])
+  })
+})
+
+describe('readTurnStream: one JSON.parse per chunk where that is safe', () => {
+  const segment = fc.oneof(
+    fc
+      .string({ maxLength: 6 })
+      .map((text) => JSON.stringify({ type: 'text-delta', id: 't', delta: text })),
+    fc
+      .string({ maxLength: 6 })
+      .map((text) => JSON.stringify({ type: 'reasoning-delta', id: 'r', delta: text })),
+    fc.constant(JSON.stringify({ type: 'text-start', id: 't' })),
+    fc.constant(
+      JSON.stringify({ type: 'tool-call', toolCallId: 'c', toolName: 'n', input: { a: {} } }),
+    ),
+    fc.constant(JSON.stringify({ type: 'source-url', url: 'x' })),
+    fc.constant(JSON.stringify({ type: 'done' })),
+    // Malformed events that, joined with their neighbours, could form valid JSON.
+    fc.constantFrom(
+      '{"a":"}',
+      '{","b":1}',
+      '{"type":"done"},{"type":"done"}',
+      '{"type":"text-delta","id":"t","delta":"}',
+      '{","x":"y"}',
+      '{"x":[{}',
+      '{}]}',
+      '{}',
+      '{',
+      '}',
+      '5',
+      '[1',
+      '2]',
+      '{"type":"text-delta","id":"t","delta":"}"}',
+      '{"type":"text-delta","id":"t","delta":"a"} ',
+    ),
+  )
+  /** Two malformed events that, joined by a comma, are one valid event. */
+  const merging = fc.constantFrom(
+    ['{"a":"}', '{","b":1}'],
+    ['{"type":"text-delta","id":"t","delta":"}', '{","x":"y"}'],
+  )
+  const runs = fc.oneof(
+    segment.map((data) => [data]),
+    merging,
+  )
+  const options = { delegationCharLimit: 100, now: () => 0 }
+
+  async function fold(chunks: string[]) {
+    let turn = startTurn({ executionId: 'e', sessionId: 's', createdAt: 'x', message: 'm' })
+    const warnings: string[] = []
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk))
+        controller.close()
+      },
+    })
+    const end = await readTurnStream(
+      body,
+      (events) => void (turn = applyTurnEvents(turn, events, options)),
+      new AbortController().signal,
+      (message) => void warnings.push(message),
+    )
+    return { end: end.kind, turn, warnings }
+  }
+
+  it('gives what one parse per event gives, for any events, malformed ones included', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(runs, { maxLength: 8 }), async (groups) => {
+        const segments = groups.flat()
+        const events = segments.map((data) => `data: ${data}\n\n`)
+        // All in one network chunk (parsed at once where safe) against one chunk per event.
+        expect(await fold([events.join('')])).toEqual(await fold(events))
+      }),
+      { numRuns: 1500 },
     )
   })
 })

@@ -1,6 +1,16 @@
-import * as v from 'valibot'
 import { PreviewChatError } from '../errors'
 import { isRecord, parseJson, validate } from './result'
+import {
+  boolean,
+  literal,
+  object,
+  optional,
+  string,
+  timestamp,
+  unknown,
+  variant,
+  type Schema,
+} from './schema'
 import type { Timestamp } from './snapshot'
 
 /** First event of an accepted turn, sent once the execution is recorded and cancellable. */
@@ -163,72 +173,71 @@ export function isTerminalEvent(event: TurnEvent): event is TerminalTurnEvent {
   return event.type === 'done' || event.type === 'error' || event.type === 'tool-call-suspended'
 }
 
-const str = v.string()
-const timestamp = v.union([v.number(), v.string()])
+const str = string
 const toolStart = { toolCallId: str, toolName: str }
 const executionStart = { ...toolStart, startTime: timestamp }
-const executionEnd = { ...toolStart, isError: v.boolean(), endTime: timestamp }
+const executionEnd = { ...toolStart, isError: boolean, endTime: timestamp }
 
 const chunkSchemas = {
-  'text-delta': v.object({ type: v.literal('text-delta'), delta: str }),
-  'reasoning-start': v.object({ type: v.literal('reasoning-start') }),
-  'reasoning-delta': v.object({ type: v.literal('reasoning-delta'), delta: str }),
-  'reasoning-end': v.object({ type: v.literal('reasoning-end') }),
-  'tool-input-start': v.object({ type: v.literal('tool-input-start'), ...toolStart }),
-  'tool-execution-start': v.object({ type: v.literal('tool-execution-start'), ...executionStart }),
-  'tool-execution-end': v.object({ type: v.literal('tool-execution-end'), ...executionEnd }),
+  'text-delta': object({ type: literal('text-delta'), delta: str }),
+  'reasoning-start': object({ type: literal('reasoning-start') }),
+  'reasoning-delta': object({ type: literal('reasoning-delta'), delta: str }),
+  'reasoning-end': object({ type: literal('reasoning-end') }),
+  'tool-input-start': object({ type: literal('tool-input-start'), ...toolStart }),
+  'tool-execution-start': object({ type: literal('tool-execution-start'), ...executionStart }),
+  'tool-execution-end': object({ type: literal('tool-execution-end'), ...executionEnd }),
 } satisfies {
-  [K in SubagentChunk['type']]: v.GenericSchema<unknown, Extract<SubagentChunk, { type: K }>>
+  [K in SubagentChunk['type']]: Schema<Extract<SubagentChunk, { type: K }>>
 }
 
 const eventSchemas = {
-  'execution-started': v.object({
-    type: v.literal('execution-started'),
+  'execution-started': object({
+    type: literal('execution-started'),
     executionId: str,
     sessionId: str,
   }),
-  'start-step': v.object({ type: v.literal('start-step') }),
-  'finish-step': v.object({ type: v.literal('finish-step') }),
-  'text-start': v.object({ type: v.literal('text-start'), id: str }),
-  'text-end': v.object({ type: v.literal('text-end'), id: str }),
-  'text-delta': v.object({ type: v.literal('text-delta'), id: str, delta: str }),
-  'reasoning-start': v.object({ type: v.literal('reasoning-start'), id: str }),
-  'reasoning-end': v.object({ type: v.literal('reasoning-end'), id: str }),
-  'reasoning-delta': v.object({ type: v.literal('reasoning-delta'), id: str, delta: str }),
-  'tool-input-start': v.object({ type: v.literal('tool-input-start'), ...toolStart }),
-  'tool-input-delta': v.object({
-    type: v.literal('tool-input-delta'),
+  'start-step': object({ type: literal('start-step') }),
+  'finish-step': object({ type: literal('finish-step') }),
+  'text-start': object({ type: literal('text-start'), id: str }),
+  'text-end': object({ type: literal('text-end'), id: str }),
+  'text-delta': object({ type: literal('text-delta'), id: str, delta: str }),
+  'reasoning-start': object({ type: literal('reasoning-start'), id: str }),
+  'reasoning-end': object({ type: literal('reasoning-end'), id: str }),
+  'reasoning-delta': object({ type: literal('reasoning-delta'), id: str, delta: str }),
+  'tool-input-start': object({ type: literal('tool-input-start'), ...toolStart }),
+  'tool-input-delta': object({
+    type: literal('tool-input-delta'),
     toolCallId: str,
     delta: str,
   }),
-  'tool-call': v.object({ type: v.literal('tool-call'), ...toolStart, input: v.unknown() }),
-  'tool-execution-start': v.object({ type: v.literal('tool-execution-start'), ...executionStart }),
-  'tool-execution-end': v.object({ type: v.literal('tool-execution-end'), ...executionEnd }),
-  'tool-result': v.object({
-    type: v.literal('tool-result'),
+  'tool-call': object({ type: literal('tool-call'), ...toolStart, input: unknown }),
+  'tool-execution-start': object({ type: literal('tool-execution-start'), ...executionStart }),
+  'tool-execution-end': object({ type: literal('tool-execution-end'), ...executionEnd }),
+  'tool-result': object({
+    type: literal('tool-result'),
     ...toolStart,
-    output: v.unknown(),
-    isError: v.optional(v.boolean()),
-    canceled: v.optional(v.boolean()),
+    output: unknown,
+    isError: optional(boolean),
+    canceled: optional(boolean),
   }),
-  'tool-call-suspended': v.object({
-    type: v.literal('tool-call-suspended'),
-    payload: v.object({ ...toolStart, runId: str, input: v.unknown() }),
+  'tool-call-suspended': object({
+    type: literal('tool-call-suspended'),
+    payload: object({ ...toolStart, runId: str, input: unknown }),
   }),
-  'subagent-chunk': v.object({
-    type: v.literal('subagent-chunk'),
+  'subagent-chunk': object({
+    type: literal('subagent-chunk'),
     parentToolCallId: str,
     taskPath: str,
-    chunk: v.variant('type', Object.values(chunkSchemas)),
+    chunk: variant(chunkSchemas),
   }),
-  warning: v.object({ type: v.literal('warning'), message: str, code: v.optional(str) }),
-  error: v.object({ type: v.literal('error'), message: str, errorCode: v.optional(str) }),
-  done: v.object({
-    type: v.literal('done'),
-    sessionId: v.optional(str),
-    executionId: v.optional(str),
+  warning: object({ type: literal('warning'), message: str, code: optional(str) }),
+  error: object({ type: literal('error'), message: str, errorCode: optional(str) }),
+  done: object({
+    type: literal('done'),
+    sessionId: optional(str),
+    executionId: optional(str),
   }),
-} satisfies { [K in TurnEventType]: v.GenericSchema<unknown, Extract<TurnEvent, { type: K }>> }
+} satisfies { [K in TurnEventType]: Schema<Extract<TurnEvent, { type: K }>> }
 
 const hasOwn = <T extends object>(record: T, key: unknown): key is keyof T =>
   typeof key === 'string' && Object.prototype.hasOwnProperty.call(record, key)
@@ -243,8 +252,27 @@ export type TurnEventParseResult =
 /** Turns the text of one SSE `data:` block into a typed turn event. Never throws. */
 export function parseTurnEvent(data: string): TurnEventParseResult {
   const json = parseJson(data, 'A turn stream event')
-  if (!json.success) return { kind: 'invalid', error: json.error }
-  const raw = json.value
+  return json.success ? turnEventFrom(json.value) : { kind: 'invalid', error: json.error }
+}
+
+/**
+ * A text or reasoning delta, checked in place: the whole of its schema. The hot path of a turn
+ * stream (readTurnStream) reads deltas through this and nothing else.
+ */
+export function isDeltaEvent(
+  raw: unknown,
+): raw is { type: 'text-delta' | 'reasoning-delta'; id: string; delta: string } {
+  if (!isRecord(raw)) return false
+  const type = raw.type
+  return (
+    (type === 'text-delta' || type === 'reasoning-delta') &&
+    typeof raw.id === 'string' &&
+    typeof raw.delta === 'string'
+  )
+}
+
+/** `parseTurnEvent` for an already parsed JSON value. */
+export function turnEventFrom(raw: unknown): TurnEventParseResult {
   if (!isRecord(raw) || typeof raw.type !== 'string') {
     return {
       kind: 'invalid',
@@ -254,20 +282,15 @@ export function parseTurnEvent(data: string): TurnEventParseResult {
       ),
     }
   }
+  // Only the fields of the contract are kept (the schemas below strip the rest too).
+  if (isDeltaEvent(raw))
+    return { kind: 'event', event: { type: raw.type, id: raw.id, delta: raw.delta } }
   const type = raw.type
-  // The hot path: a turn is mostly deltas. This check is the whole of their schema.
-  if (
-    (type === 'text-delta' || type === 'reasoning-delta') &&
-    typeof raw.id === 'string' &&
-    typeof raw.delta === 'string'
-  ) {
-    return { kind: 'event', event: { type, id: raw.id, delta: raw.delta } }
-  }
   if (!hasOwn(eventSchemas, type)) return { kind: 'ignored', type }
   if (type === 'subagent-chunk' && isRecord(raw.chunk) && !hasOwn(chunkSchemas, raw.chunk.type)) {
     return { kind: 'ignored', type: `subagent-chunk/${String(raw.chunk.type)}` }
   }
-  const schema: v.GenericSchema<unknown, TurnEvent> = eventSchemas[type]
+  const schema: Schema<TurnEvent> = eventSchemas[type]
   const result = validate(schema, raw, `A "${type}" turn stream event`)
   return result.success
     ? { kind: 'event', event: result.value }

@@ -1,6 +1,6 @@
-import * as v from 'valibot'
 import { PreviewChatError } from '../errors'
 import { isRecord, parseJson, validate } from './result'
+import { literal, object, string, type Schema } from './schema'
 
 /** Identifies one execution of one thread. */
 export interface ExecutionRef {
@@ -21,15 +21,15 @@ export interface AgentExecutionUpdatedMessage {
 
 export type PushMessage = AgentExecutionUpdatedMessage
 
-const pushSchema = v.object({
-  type: v.literal('agentExecutionUpdated'),
-  data: v.object({
-    projectId: v.string(),
-    agentId: v.string(),
-    threadId: v.string(),
-    executionId: v.string(),
+const pushSchema = object({
+  type: literal('agentExecutionUpdated'),
+  data: object({
+    projectId: string,
+    agentId: string,
+    threadId: string,
+    executionId: string,
   }),
-}) satisfies v.GenericSchema<unknown, PushMessage>
+}) satisfies Schema<PushMessage>
 
 export type PushMessageParseResult =
   | { kind: 'message'; message: PushMessage }

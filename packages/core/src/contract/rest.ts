@@ -1,6 +1,16 @@
-import * as v from 'valibot'
 import { PreviewChatError, type PreviewChatErrorCode } from '../errors'
 import { unwrapEnvelope, validate, type ParseResult } from './result'
+import {
+  boolean,
+  check,
+  literal,
+  numberOrString,
+  object,
+  optional,
+  string,
+  unknown,
+  type Schema,
+} from './schema'
 
 /** Body of `POST .../chat`. `sessionId` is the thread id; send `newSession: true` with a new thread's first message. */
 export interface ChatRequestBody {
@@ -36,29 +46,27 @@ export interface RestErrorBody {
   hint?: string
 }
 
-const nonBlank = v.pipe(
-  v.string(),
-  v.check((text) => text.trim().length > 0, 'must have non-blank text'),
-)
+const nonBlank = check(string, (text) => text.trim().length > 0, 'must have non-blank text')
+const nonEmpty = check(string, (text) => text.length > 0, 'must not be empty')
 
-const chatRequestSchema = v.object({
+const chatRequestSchema = object({
   message: nonBlank,
-  sessionId: v.optional(v.pipe(v.string(), v.minLength(1))),
-  newSession: v.optional(v.literal(true)),
-}) satisfies v.GenericSchema<unknown, ChatRequestBody>
+  sessionId: optional(nonEmpty),
+  newSession: optional(literal(true)),
+}) satisfies Schema<ChatRequestBody>
 
-const resumeRequestSchema = v.object({
-  runId: v.pipe(v.string(), v.minLength(1)),
-  toolCallId: v.pipe(v.string(), v.minLength(1)),
-  resumeData: v.unknown(),
-}) satisfies v.GenericSchema<unknown, ResumeRequestBody>
+const resumeRequestSchema = object({
+  runId: nonEmpty,
+  toolCallId: nonEmpty,
+  resumeData: unknown,
+}) satisfies Schema<ResumeRequestBody>
 
-const stopAnswerSchema = v.object({ cancelRequested: v.boolean() })
-const runCancelAnswerSchema = v.object({ cancelled: v.boolean() })
-const restErrorSchema = v.object({
-  code: v.optional(v.union([v.number(), v.string()])),
-  message: v.string(),
-  hint: v.optional(v.string()),
+const stopAnswerSchema = object({ cancelRequested: boolean })
+const runCancelAnswerSchema = object({ cancelled: boolean })
+const restErrorSchema = object({
+  code: optional(numberOrString),
+  message: string,
+  hint: optional(string),
 })
 
 /** Validates a chat request body (the server's side of `POST .../chat`). */

@@ -1,5 +1,7 @@
-import * as v from 'valibot'
 import { PreviewChatError, type PreviewChatErrorCode } from '../errors'
+import { isRecord, run, type Schema } from './schema'
+
+export { isRecord }
 
 /** The outcome of turning untrusted input into a contract type. Never throws. */
 export type ParseResult<T> =
@@ -7,25 +9,29 @@ export type ParseResult<T> =
 
 /** Validates `input` against `schema`; a failure becomes a `PreviewChatError` naming the paths. */
 export function validate<T>(
-  schema: v.GenericSchema<unknown, T>,
+  schema: Schema<T>,
   input: unknown,
   what: string,
   code: PreviewChatErrorCode = 'invalid_response',
 ): ParseResult<T> {
-  const result = v.safeParse(schema, input)
-  if (result.success) return { success: true, value: result.output }
-  const issues = result.issues.map(
-    (issue) => `${v.getDotPath(issue) ?? '(root)'}: ${issue.message}`,
+  const result = run(schema, input)
+  return result.issues
+    ? { success: false, error: contractError(result.issues, what, code) }
+    : { success: true, value: result.value }
+}
+
+/** The error of input that does not match the contract, naming the first paths. */
+export function contractError(
+  issues: string[],
+  what: string,
+  code: PreviewChatErrorCode = 'invalid_response',
+): PreviewChatError {
+  return new PreviewChatError(
+    code,
+    `${what} does not match the preview-chat wire contract (${issues.slice(0, 3).join('; ')}). ` +
+      'Check that the server speaks the agents v2 preview chat API and that the client and server versions match.',
+    { issues },
   )
-  return {
-    success: false,
-    error: new PreviewChatError(
-      code,
-      `${what} does not match the preview-chat wire contract (${issues.slice(0, 3).join('; ')}). ` +
-        'Check that the server speaks the agents v2 preview chat API and that the client and server versions match.',
-      { issues },
-    ),
-  }
 }
 
 /** `JSON.parse` that reports a typed error instead of throwing. */
@@ -42,10 +48,6 @@ export function parseJson(text: string, what: string): ParseResult<unknown> {
       ),
     }
   }
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /**

@@ -1,5 +1,21 @@
-import * as v from 'valibot'
-import { isRecord, unwrapEnvelope, validate, type ParseResult } from './result'
+import { contractError, isRecord, unwrapEnvelope, type ParseResult } from './result'
+import {
+  array,
+  boolean,
+  FAIL,
+  literal,
+  nullable,
+  number,
+  object,
+  optional,
+  picklist,
+  run,
+  string,
+  timestamp,
+  unknown,
+  variant,
+  type Infer,
+} from './schema'
 
 /** A moment as the server sends it: epoch milliseconds or an ISO-8601 string. */
 export type Timestamp = number | string
@@ -110,46 +126,44 @@ export interface HistorySnapshot {
   derived?: true
 }
 
-const timestamp = v.union([v.number(), v.string()])
-
-const textPart = v.object({ type: v.literal('text'), text: v.string() })
-const reasoningPart = v.object({
-  type: v.literal('reasoning'),
-  text: v.string(),
-  startTime: v.optional(timestamp),
-  endTime: v.optional(timestamp),
+const textPart = object({ type: literal('text'), text: string })
+const reasoningPart = object({
+  type: literal('reasoning'),
+  text: string,
+  startTime: optional(timestamp),
+  endTime: optional(timestamp),
 })
-const childTrace = v.object({
-  text: v.string(),
-  reasoningSegments: v.array(
-    v.object({
-      id: v.string(),
-      content: v.string(),
-      startTime: v.optional(timestamp),
-      endTime: v.optional(timestamp),
+const childTrace = object({
+  text: string,
+  reasoningSegments: array(
+    object({
+      id: string,
+      content: string,
+      startTime: optional(timestamp),
+      endTime: optional(timestamp),
     }),
   ),
-  steps: v.array(v.object({ toolCallId: v.string(), toolName: v.string(), running: v.boolean() })),
+  steps: array(object({ toolCallId: string, toolName: string, running: boolean })),
 })
-const toolCallPart = v.object({
-  type: v.literal('tool-call'),
-  toolName: v.string(),
-  toolCallId: v.string(),
-  input: v.optional(v.unknown()),
-  state: v.optional(v.picklist(['resolved', 'rejected'])),
-  output: v.optional(v.unknown()),
-  error: v.optional(v.string()),
-  startTime: v.optional(timestamp),
-  endTime: v.optional(timestamp),
-  suspendPayload: v.optional(v.unknown()),
-  childTrace: v.optional(childTrace),
+const toolCallPart = object({
+  type: literal('tool-call'),
+  toolName: string,
+  toolCallId: string,
+  input: optional(unknown),
+  state: optional(picklist(['resolved', 'rejected'])),
+  output: optional(unknown),
+  error: optional(string),
+  startTime: optional(timestamp),
+  endTime: optional(timestamp),
+  suspendPayload: optional(unknown),
+  childTrace: optional(childTrace),
 })
-const filePart = v.object({
-  type: v.literal('file'),
-  fileId: v.string(),
-  fileName: v.string(),
-  mimeType: v.string(),
-  sizeBytes: v.number(),
+const filePart = object({
+  type: literal('file'),
+  fileId: string,
+  fileName: string,
+  mimeType: string,
+  sizeBytes: number,
 })
 
 const partTypes: ReadonlySet<unknown> = new Set(['text', 'reasoning', 'tool-call', 'file'])
@@ -157,42 +171,122 @@ const partTypes: ReadonlySet<unknown> = new Set(['text', 'reasoning', 'tool-call
 // Forward compatibility: a part type this client does not know yet is dropped, not fatal.
 const isKnownPart = (part: unknown) => !isRecord(part) || partTypes.has(part.type)
 
-const messageSchema = v.object({
-  id: v.string(),
-  role: v.picklist(['user', 'assistant']),
-  content: v.pipe(
-    v.array(v.unknown()),
-    v.filterItems(isKnownPart),
-    v.array(v.variant('type', [textPart, reasoningPart, toolCallPart, filePart])),
+const messageSchema = object({
+  id: string,
+  role: picklist(['user', 'assistant']),
+  content: array(
+    variant({
+      text: textPart,
+      reasoning: reasoningPart,
+      'tool-call': toolCallPart,
+      file: filePart,
+    }),
+    isKnownPart,
   ),
-  executionId: v.string(),
+  executionId: string,
   // Optional on the wire: the released n8n 2.41 sends none on user messages (derived below).
-  executionStatus: v.optional(
-    v.picklist(['running', 'success', 'error', 'cancelled', 'interrupted']),
-  ),
-  executionError: v.optional(v.string()),
-  createdAt: v.string(),
+  executionStatus: optional(picklist(['running', 'success', 'error', 'cancelled', 'interrupted'])),
+  executionError: optional(string),
+  createdAt: string,
 })
 
-const suspensionSchema = v.object({
-  toolCallId: v.string(),
-  runId: v.string(),
-  suspendPayload: v.optional(v.unknown()),
+const suspensionSchema = object({
+  toolCallId: string,
+  runId: string,
+  suspendPayload: optional(unknown),
 })
 
-const snapshotSchema = v.object({
-  messages: v.array(messageSchema),
-  openSuspensions: v.array(suspensionSchema),
+/** The snapshot around its messages, which are validated one by one (see `SnapshotReuse`). */
+const shellSchema = object({
+  messages: array(unknown),
+  openSuspensions: array(suspensionSchema),
   // Optional on the wire: the released n8n 2.41 does not send it (derived below).
-  activeExecutionId: v.optional(v.nullable(v.string())),
+  activeExecutionId: optional(nullable(string)),
 })
 
-type WireSnapshot = v.InferOutput<typeof snapshotSchema>
+type WireMessage = Infer<typeof messageSchema>
+interface WireSnapshot extends Omit<Infer<typeof shellSchema>, 'messages'> {
+  messages: WireMessage[]
+}
 
-/** Turns the JSON body of a history read (wrapped in `{ data }` or bare) into a snapshot. */
-export function parseHistorySnapshot(body: unknown): ParseResult<HistorySnapshot> {
-  const result = validate(snapshotSchema, unwrapEnvelope(body), 'The history snapshot')
-  return result.success ? { success: true, value: completeSnapshot(result.value) } : result
+/**
+ * What one read of a thread leaves for the next, so that the next validates only what changed:
+ * the messages as validated last time (shared with the snapshot it returned). A message of the
+ * new answer that equals (as JSON) the one at its place last time is that validated message
+ * again, same object and all, without being validated again: it passed the same schema already,
+ * and the schema gives back what it was given (unknown fields and part types are dropped, so a
+ * server that sends them gets every message validated, as before). Only a hint: any message not
+ * found equal is validated in full.
+ */
+export interface SnapshotReuse {
+  messages: readonly WireMessage[]
+  /** The completed copies of messages whose status was derived (n8n 2.41), by message. */
+  completed: WeakMap<WireMessage, Message>
+}
+
+export function createSnapshotReuse(): SnapshotReuse {
+  return { messages: [], completed: new WeakMap() }
+}
+
+/**
+ * Turns the JSON body of a history read (wrapped in `{ data }` or bare) into a snapshot. With
+ * `reuse` (the transport keeps one per thread), the messages the last read validated and that did
+ * not change are taken as they are; every other message is validated.
+ */
+export function parseHistorySnapshot(
+  body: unknown,
+  reuse?: SnapshotReuse,
+): ParseResult<HistorySnapshot> {
+  const what = 'The history snapshot'
+  const shell = run(shellSchema, unwrapEnvelope(body))
+  if (shell.issues) return { success: false, error: contractError(shell.issues, what) }
+  const raw = shell.value.messages
+  const before = reuse?.messages ?? []
+  let byId: Map<string, WireMessage> | null = null
+  // Filled in order with push: a packed array (copied fast on every chunk of a stream).
+  const messages: WireMessage[] = []
+  const issues: string[] = []
+  for (let i = 0; i < raw.length; i++) {
+    const message = raw[i]
+    // Where a thread only grows, a message stands where it stood; else it is looked up by id.
+    const id = isRecord(message) ? message.id : undefined
+    let known = before[i]
+    if (known?.id !== id && before.length > 0 && typeof id === 'string') {
+      byId ??= new Map(before.map((m) => [m.id, m]))
+      known = byId.get(id)
+    }
+    if (known !== undefined && sameJson(message, known)) {
+      messages.push(known)
+      continue
+    }
+    const checked = messageSchema(message)
+    if (checked !== FAIL) messages.push(checked)
+    else messageSchema(message, issues, `messages.${i}`)
+  }
+  if (issues.length > 0) return { success: false, error: contractError(issues, what) }
+  if (reuse) reuse.messages = messages
+  return { success: true, value: completeSnapshot({ ...shell.value, messages }, reuse) }
+}
+
+/** Deep equality of JSON values (what `JSON.parse` makes, and the schema's output of it). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b)) return false
+  const x = a as Record<string, unknown>
+  const y = b as Record<string, unknown>
+  let keys = 0
+  for (const key in x) {
+    if (!Object.prototype.hasOwnProperty.call(y, key) || !sameJson(x[key], y[key])) return false
+    keys++
+  }
+  for (const _key in y) keys--
+  return keys === 0
 }
 
 /**
@@ -201,7 +295,7 @@ export function parseHistorySnapshot(body: unknown): ParseResult<HistorySnapshot
  * with the first output). The active execution is the last one whose assistant message is absent
  * or running. A snapshot the server completed itself is returned as it is.
  */
-function completeSnapshot(wire: WireSnapshot): HistorySnapshot {
+function completeSnapshot(wire: WireSnapshot, reuse?: SnapshotReuse): HistorySnapshot {
   const complete =
     wire.activeExecutionId !== undefined &&
     wire.messages.every((message) => message.executionStatus !== undefined)
@@ -210,11 +304,16 @@ function completeSnapshot(wire: WireSnapshot): HistorySnapshot {
   for (const message of wire.messages)
     if (message.role === 'assistant' && message.executionStatus)
       statusOf.set(message.executionId, message.executionStatus)
-  const messages = wire.messages.map((message): Message =>
-    message.executionStatus
-      ? (message as Message)
-      : { ...message, executionStatus: statusOf.get(message.executionId) ?? 'running' },
-  )
+  const messages = wire.messages.map((message): Message => {
+    if (message.executionStatus) return message as Message
+    const executionStatus = statusOf.get(message.executionId) ?? 'running'
+    // The copy made last time, while its derived status holds (it keeps its identity).
+    const copy = reuse?.completed.get(message)
+    if (copy?.executionStatus === executionStatus) return copy
+    const completed = { ...message, executionStatus }
+    reuse?.completed.set(message, completed)
+    return completed
+  })
   const running = messages.filter((message) => message.executionStatus === 'running')
   const activeExecutionId =
     wire.activeExecutionId === undefined

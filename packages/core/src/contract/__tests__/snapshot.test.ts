@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { parseHistorySnapshot, type HistorySnapshot, type Message } from '../snapshot'
+import {
+  createSnapshotReuse,
+  parseHistorySnapshot,
+  type HistorySnapshot,
+  type Message,
+} from '../snapshot'
 
 const userMessage: Message = {
   id: 'exec-1:user',
@@ -196,5 +201,75 @@ describe('parseHistorySnapshot', () => {
       messages: [{ ...userMessage, role: 'system' }],
     })
     expect(!result.success && result.error.issues[0]).toMatch(/^messages\.0\.role: /)
+  })
+})
+
+describe('parseHistorySnapshot with the last read (issue 15, win 1)', () => {
+  /** A fresh copy of the wire body, as every read gets from JSON.parse. */
+  const wire = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown
+  const read = (reuse: ReturnType<typeof createSnapshotReuse>, value: unknown) => {
+    const result = parseHistorySnapshot(wire(value), reuse)
+    if (!result.success) throw result.error
+    return result.value
+  }
+
+  it('takes the unchanged messages as the last read validated them (same objects), and validates the changed one', () => {
+    const reuse = createSnapshotReuse()
+    const first = read(reuse, snapshot)
+    const changed = { ...assistantMessage, content: [{ type: 'text', text: 'Answer, longer' }] }
+    const second = read(reuse, { ...snapshot, messages: [userMessage, changed] })
+    expect(second.messages[0]).toBe(first.messages[0])
+    expect(second.messages[1]).not.toBe(first.messages[1])
+    expect(second.messages[1]).toEqual(changed)
+    // A message that moved (one inserted before it) is found by its id.
+    const inserted = { ...userMessage, id: 'exec-0:user', executionId: 'exec-0' }
+    const third = read(reuse, { ...snapshot, messages: [inserted, userMessage, changed] })
+    expect(third.messages[1]).toBe(first.messages[0])
+    expect(third.messages[2]).toBe(second.messages[1])
+  })
+
+  it('still rejects a changed message that breaks the contract, naming its path', () => {
+    const reuse = createSnapshotReuse()
+    read(reuse, snapshot)
+    const broken = { ...assistantMessage, content: [{ type: 'text', text: 7 }] }
+    const result = parseHistorySnapshot(
+      wire({ ...snapshot, messages: [userMessage, broken] }),
+      reuse,
+    )
+    expect(result.success).toBe(false)
+    if (result.success) return
+    expect(result.error.code).toBe('invalid_response')
+    expect(result.error.issues).toEqual([expect.stringMatching(/^messages\.1\.content\.0\.text: /)])
+    // The failed read is not remembered: the next good one still reuses the first.
+    const again = read(reuse, snapshot)
+    expect(again.messages).toHaveLength(2)
+  })
+
+  it('validates again a message that carries fields the contract does not name (and strips them)', () => {
+    const reuse = createSnapshotReuse()
+    const first = read(reuse, snapshot)
+    const second = read(reuse, {
+      ...snapshot,
+      messages: [{ ...userMessage, extra: 1 }, assistantMessage],
+    })
+    expect(second.messages[0]).not.toBe(first.messages[0])
+    expect(second.messages[0]).toEqual(userMessage)
+    expect(second.messages[1]).toBe(first.messages[1])
+  })
+
+  it('keeps the derived copies of the released n8n 2.41 while their status holds', () => {
+    const reuse = createSnapshotReuse()
+    const user = { ...userMessage, executionStatus: undefined }
+    const running = { ...assistantMessage, executionStatus: 'running' }
+    const first = read(reuse, { messages: [user, running], openSuspensions: [] })
+    const second = read(reuse, { messages: [user, running], openSuspensions: [] })
+    expect(first.messages[0]?.executionStatus).toBe('running')
+    expect(second.messages[0]).toBe(first.messages[0])
+    const done = read(reuse, {
+      messages: [user, { ...running, executionStatus: 'success' }],
+      openSuspensions: [],
+    })
+    expect(done.messages[0]).not.toBe(first.messages[0])
+    expect(done.messages[0]?.executionStatus).toBe('success')
   })
 })

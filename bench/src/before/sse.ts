@@ -1,0 +1,55 @@
+import { createParser } from 'eventsource-parser'
+
+/** How reading an SSE body ended. */
+export type SseEnd =
+  /** The server closed the body. */
+  | { kind: 'closed' }
+  /** `onMessages` asked to stop; the body was cancelled. */
+  | { kind: 'stopped' }
+  /** The body failed while being read (a dropped connection). */
+  | { kind: 'failed'; cause: unknown }
+  /** `signal` aborted the read; the body was cancelled. */
+  | { kind: 'aborted' }
+
+/**
+ * The one SSE reader of preview-chat (turn streams, the SSE push channel, and every test and kit
+ * that reads them). It hands `onMessages` the `data` of the events each network chunk completed,
+ * in order, one call per chunk, so that a burst of deltas costs one state change rather than
+ * hundreds. Comments (`:ok`, `:ping`) and `event:`/`id:` fields are handled by eventsource-parser
+ * as the HTML standard's "Interpreting an event stream" says. `onMessages` returns `false` to stop (anything else goes on).
+ */
+export async function readSse(
+  body: ReadableStream<Uint8Array>,
+  onMessages: (data: string[]) => boolean | undefined,
+  signal?: AbortSignal,
+): Promise<SseEnd> {
+  const reader = body.getReader()
+  const decoder = new TextDecoder()
+  let batch: string[] = []
+  const parser = createParser({ onEvent: (message) => void batch.push(message.data) })
+  const cancel = () => void reader.cancel().catch(() => {})
+  if (signal?.aborted) {
+    cancel()
+    return { kind: 'aborted' }
+  }
+  signal?.addEventListener('abort', cancel, { once: true })
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (signal?.aborted) return { kind: 'aborted' }
+      if (done) return { kind: 'closed' }
+      parser.feed(decoder.decode(value, { stream: true }))
+      if (batch.length === 0) continue
+      const messages = batch
+      batch = []
+      if (onMessages(messages) === false) {
+        cancel()
+        return { kind: 'stopped' }
+      }
+    }
+  } catch (cause) {
+    return signal?.aborted ? { kind: 'aborted' } : { kind: 'failed', cause }
+  } finally {
+    signal?.removeEventListener('abort', cancel)
+  }
+}

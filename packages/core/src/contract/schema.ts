@@ -1,0 +1,164 @@
+/**
+ * The few schema combinators the wire contract needs (they replaced valibot: a fraction of its
+ * bundle, and faster on history reads). A schema checks untrusted JSON and returns what it accepts,
+ * unknown fields dropped, or `FAIL`. Given an `issues` list it also records why, as
+ * `path: message` lines (`messages.0.role: …`); the parsers run it without one first, and again
+ * with one only to explain a failure.
+ */
+
+export const FAIL: unique symbol = Symbol('invalid')
+export type Fail = typeof FAIL
+
+export interface Schema<T> {
+  (input: unknown, issues?: string[], path?: string): T | Fail
+  /** Set on `optional(…)`: an object may leave the field out. */
+  optional?: true
+}
+
+export type Infer<S> = S extends Schema<infer T> ? T : never
+
+type Entries = Record<string, Schema<unknown>>
+type Simplify<T> = { [K in keyof T]: T[K] } & {}
+/** An object schema's output: the fields of `optional(…)` schemas may be absent. */
+export type ObjectOf<E extends Entries> = Simplify<
+  { [K in keyof E as E[K] extends { optional: true } ? never : K]: Infer<E[K]> } & {
+    [K in keyof E as E[K] extends { optional: true } ? K : never]?: Infer<E[K]>
+  }
+>
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+const kind = (input: unknown) =>
+  input === null ? 'null' : Array.isArray(input) ? 'array' : typeof input
+
+function fail(issues: string[] | undefined, path: string | undefined, message: string): Fail {
+  issues?.push(`${path || '(root)'}: ${message}`)
+  return FAIL
+}
+
+const at = (path: string | undefined, key: string | number) =>
+  path ? `${path}.${key}` : String(key)
+
+function primitive<T>(name: string, accepts: (input: unknown) => boolean): Schema<T> {
+  return (input, issues, path) =>
+    accepts(input) ? (input as T) : fail(issues, path, `expected ${name}, got ${kind(input)}`)
+}
+
+export const string = primitive<string>('a string', (input) => typeof input === 'string')
+export const number = primitive<number>(
+  'a number',
+  (input) => typeof input === 'number' && !Number.isNaN(input),
+)
+export const boolean = primitive<boolean>('a boolean', (input) => typeof input === 'boolean')
+export const numberOrString = primitive<number | string>(
+  'a number or a string',
+  (input) => (typeof input === 'number' && !Number.isNaN(input)) || typeof input === 'string',
+)
+/** An epoch in ms or an ISO-8601 string. */
+export const timestamp = numberOrString
+export const unknown: Schema<unknown> = (input) => input
+
+export function literal<const T extends string | boolean>(value: T): Schema<T> {
+  return primitive(JSON.stringify(value), (input) => input === value)
+}
+
+export function picklist<const T extends string>(values: readonly T[]): Schema<T> {
+  return primitive(`one of ${values.join(', ')}`, (input) => values.includes(input as T))
+}
+
+/** `schema`, refined by `test` (the `message` says what it wants). */
+export function check<T>(schema: Schema<T>, test: (value: T) => boolean, message: string) {
+  return ((input, issues, path) => {
+    const value = schema(input, issues, path)
+    return value === FAIL || test(value) ? value : fail(issues, path, message)
+  }) as Schema<T>
+}
+
+export function nullable<T>(schema: Schema<T>): Schema<T | null> {
+  return (input, issues, path) => (input === null ? null : schema(input, issues, path))
+}
+
+/** A field an object may leave out (absent, or `undefined`). */
+export function optional<T>(schema: Schema<T>): Schema<T | undefined> & { optional: true } {
+  const field = ((input, issues, path) =>
+    input === undefined ? undefined : schema(input, issues, path)) as Schema<T | undefined> & {
+    optional: true
+  }
+  field.optional = true
+  return field
+}
+
+/**
+ * An array of `item`. `keep` drops the items it refuses before they are checked (forward
+ * compatibility: a part type this client does not know yet is dropped, not fatal).
+ */
+export function array<T>(item: Schema<T>, keep?: (input: unknown) => boolean): Schema<T[]> {
+  return (input, issues, path) => {
+    if (!Array.isArray(input)) return fail(issues, path, `expected an array, got ${kind(input)}`)
+    const out: T[] = []
+    let failed = false
+    for (let i = 0; i < input.length; i++) {
+      const value: unknown = input[i]
+      if (keep && !keep(value)) continue
+      const checked = item(value, issues, issues && at(path, i))
+      if (checked !== FAIL) out.push(checked)
+      else if (!issues) return FAIL
+      else failed = true
+    }
+    return failed ? FAIL : out
+  }
+}
+
+/** An object with these fields, and no others (unknown fields are dropped). */
+export function object<const E extends Entries>(entries: E): Schema<ObjectOf<E>> {
+  const keys = Object.keys(entries)
+  return (input, issues, path) => {
+    if (!isRecord(input)) return fail(issues, path, `expected an object, got ${kind(input)}`)
+    const out: Record<string, unknown> = {}
+    let failed = false
+    for (const key of keys) {
+      const schema = entries[key] as Schema<unknown>
+      const value = input[key]
+      const where = issues && at(path, key)
+      let checked: unknown
+      if (value === undefined && !Object.prototype.hasOwnProperty.call(input, key))
+        checked = schema.optional ? undefined : fail(issues, where, 'missing')
+      else checked = schema(value, issues, where)
+      if (checked === FAIL) {
+        if (!issues) return FAIL
+        failed = true
+      } else if (checked !== undefined) out[key] = checked
+    }
+    return failed ? FAIL : (out as ObjectOf<E>)
+  }
+}
+
+/** One of several object schemas, chosen by the value of `type`. */
+export function variant<const O extends Record<string, Schema<unknown>>>(
+  options: O,
+): Schema<Infer<O[keyof O]>> {
+  const types = Object.keys(options)
+  return (input, issues, path) => {
+    const type = isRecord(input) ? input.type : undefined
+    if (typeof type === 'string' && Object.prototype.hasOwnProperty.call(options, type))
+      return (options[type] as Schema<Infer<O[keyof O]>>)(input, issues, path)
+    return isRecord(input)
+      ? fail(issues, at(path, 'type'), `expected one of ${types.join(', ')}, got ${kind(type)}`)
+      : fail(issues, path, `expected an object, got ${kind(input)}`)
+  }
+}
+
+/** Runs `schema`; on failure, runs it again to collect every issue (the fast path builds no path). */
+export function run<T>(
+  schema: Schema<T>,
+  input: unknown,
+  prefix?: string,
+): { value: T; issues?: undefined } | { value?: undefined; issues: string[] } {
+  const value = schema(input)
+  if (value !== FAIL) return { value }
+  const issues: string[] = []
+  schema(input, issues, prefix)
+  return { issues }
+}
