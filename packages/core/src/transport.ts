@@ -106,7 +106,7 @@ export function createTransport(options: TransportOptions) {
       if (signal?.aborted && signal.reason instanceof PreviewChatError) throw signal.reason
       throw new PreviewChatError(
         'network_error',
-        `${what} got no answer (${describe(cause)}). Check the connection; the client retries reads on its own.`,
+        `${what} got no answer (${describe(cause)}). Check the connection, the baseUrl (${base || '/'}) and, for a server on another origin, that it allows this page's origin (CORS); the client retries reads on its own.`,
         { cause },
       )
     }
@@ -256,10 +256,10 @@ export type TurnStreamEnd =
 
 /**
  * Reads an SSE turn stream, calling `onEvents` with the contract events of each network chunk, in
- * order (one call per chunk, so that a burst of deltas costs one state change, not hundreds). It
- * stops after the turn's terminal event. Unknown and malformed events are skipped and reported to
- * `warn`: the stream is never closed for what it carries (on some servers that cancels the turn),
- * and the record corrects what was skipped.
+ * order (one call per chunk, so that a burst of deltas costs one state change, not hundreds). What
+ * follows the turn's terminal event is ignored, and read until the server closes. Unknown and
+ * malformed events are skipped and reported to `warn`: the stream is never closed for what it
+ * carries (on some servers that cancels the turn), and the record corrects what was skipped.
  *
  * The hot path: each `data` is parsed once, a delta is checked in place, and consecutive deltas of
  * one stream are joined into one event as they come (what `applyTurnEvents` does with them), so a
@@ -275,6 +275,10 @@ export async function readTurnStream(
   const end = await readSse(
     body,
     (messages) => {
+      // After the terminal event nothing the server sends matters; the stream is still read to its
+      // end rather than cancelled, so that a finished turn's POST ends as the server closes it (no
+      // aborted request in the browser's network panel, no reset connection).
+      if (ended) return true
       const events: TurnEvent[] = []
       // The run of deltas being joined: its first event (type and id) and its pieces so far,
       // joined once into a flat string (a `+=` per delta would keep a node per delta alive in the
@@ -323,8 +327,7 @@ export async function readTurnStream(
       }
       flush()
       if (events.length > 0) onEvents(events)
-      // The turn is over: nothing the server sends after its terminal event matters.
-      return !ended
+      return true
     },
     signal,
   )

@@ -106,10 +106,12 @@ export function createScriptedServer() {
         | HistorySnapshot
         | { status: number; body?: unknown; headers?: Record<string, string> }
         | 'network-error'
-        | string,
+        | string
+        | Response,
     ) {
       const read = take(reads, 'history read')
-      if (snapshot === 'network-error') read.reject(new TypeError('fetch failed'))
+      if (snapshot instanceof Response) read.resolve(snapshot)
+      else if (snapshot === 'network-error') read.reject(new TypeError('fetch failed'))
       else if (typeof snapshot === 'string') read.resolve(new Response(snapshot, { status: 200 }))
       else if ('status' in snapshot)
         read.resolve(

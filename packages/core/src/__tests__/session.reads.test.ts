@@ -369,3 +369,36 @@ describe('lifecycle', () => {
     t.session.dispose()
   })
 })
+
+describe('a wrong URL is not a missing thread (issue 14)', () => {
+  it.each([
+    ['an HTML page', { status: 404, body: '<!DOCTYPE html><pre>Cannot GET /x</pre>' }],
+    [
+      "the reference server's route_not_found",
+      { status: 404, body: { code: 'route_not_found', message: 'No route GET /x.' } },
+    ],
+  ])('%s is a readError with routeMissing, not notFound', async (_, answer) => {
+    const t = setup()
+    t.server.answerRead(
+      typeof answer.body === 'string'
+        ? new Response(answer.body, { status: 404, headers: { 'content-type': 'text/html' } })
+        : answer,
+    )
+    await settle()
+    expect(t.session.getState()).toMatchObject({
+      notFound: false,
+      readError: { code: 'not_found', routeMissing: true },
+    })
+    t.session.dispose()
+  })
+
+  it('a request that gets no answer says to check the URL and CORS', async () => {
+    const t = setup({ baseUrl: 'https://api.example.com/rest' })
+    t.server.answerRead('network-error')
+    await settle()
+    expect(t.session.getState().readError?.message).toMatch(
+      /baseUrl \(https:\/\/api\.example\.com\/rest\).*CORS/,
+    )
+    t.session.dispose()
+  })
+})

@@ -144,7 +144,8 @@ export function errorFromResponse(
     ...(retryAfterMs !== undefined && { retryAfterMs }),
     ...(detail?.code !== undefined && { serverCode: detail.code }),
     ...(detail?.hint !== undefined && { hint: detail.hint }),
-    ...(page && { routeMissing: true }),
+    // A page, or the reference server's word for a path it does not have.
+    ...((page || detail?.code === 'route_not_found') && { routeMissing: true }),
   })
 }
 
