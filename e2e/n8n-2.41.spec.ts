@@ -40,6 +40,17 @@ const test = base.extend<
 const posts = (server: PreviewChatServer) =>
   server.backend.inspect.countRequests({ route: 'chat', method: 'POST' })
 
+/** A page of the app in n8n mode whose long answer is under way; the POSTs counted before it. */
+async function longTurnUnderWay(context: BrowserContext, server: PreviewChatServer) {
+  const page = await context.newPage()
+  await page.goto('/?server=n8n-2.41')
+  await expect(status(page)).toHaveAttribute('data-status', 'idle')
+  const before = posts(server)
+  await send(page, '/long 400')
+  await expect(lastAnswer(page)).toContainText('delta 5.')
+  return { page, before }
+}
+
 test('n8n 2.41: a turn streams; the app then says what this server does on a reload', async ({
   alice,
 }) => {
@@ -59,12 +70,7 @@ test('n8n 2.41: Stop in the tab that sent the message cancels the turn; another 
   alice,
   stack,
 }) => {
-  const page = await alice.newPage()
-  await page.goto('/?server=n8n-2.41')
-  await expect(status(page)).toHaveAttribute('data-status', 'idle')
-  const before = posts(stack.server)
-  await send(page, '/long 400')
-  await expect(lastAnswer(page)).toContainText('delta 5.')
+  const { page, before } = await longTurnUnderWay(alice, stack.server)
 
   const second = await alice.newPage()
   await second.goto(page.url())
@@ -85,12 +91,7 @@ test('n8n 2.41: a reload mid-answer cancels the turn there; the reloaded page sh
   alice,
   stack,
 }) => {
-  const page = await alice.newPage()
-  await page.goto('/?server=n8n-2.41')
-  await expect(status(page)).toHaveAttribute('data-status', 'idle')
-  const before = posts(stack.server)
-  await send(page, '/long 400')
-  await expect(lastAnswer(page)).toContainText('delta 5.')
+  const { page, before } = await longTurnUnderWay(alice, stack.server)
   await page.reload()
   await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'cancelled')
   await expect(lastAnswer(page).getByRole('note')).toHaveText('Stopped — the answer ends here.')
