@@ -211,6 +211,9 @@ async function run(message: string, faults: Faults) {
   let secondSent = false
   let firstAccepted = false
   let stopped = false
+  /** The last message submitted, and whether the server took it: the draft must say so. */
+  let last = { text: message, accepted: false }
+  let secondDone: Promise<void> = Promise.resolve()
   const unsubscribe = session.subscribe((state) => {
     seen.push(state)
     if (
@@ -225,8 +228,10 @@ async function run(message: string, faults: Faults) {
     // The moment the gate opens after the first turn, the second message goes.
     if (faults.second && firstAccepted && !secondSent && state.canSubmit) {
       secondSent = true
-      void session.submit().then((result) => {
+      const text = faults.second
+      secondDone = session.submit().then((result) => {
         if (result.outcome !== 'busy') submits++
+        last = { text, accepted: result.outcome === 'accepted' }
       })
     }
   })
@@ -236,6 +241,7 @@ async function run(message: string, faults: Faults) {
   const result = await session.submit()
   submits++
   const accepted = result.outcome === 'accepted'
+  last = { text: message, accepted }
   // The draft stays editable while the turn runs: the next message is typed at once.
   if (accepted && faults.second) {
     firstAccepted = true
@@ -267,6 +273,7 @@ async function run(message: string, faults: Faults) {
     () => ({ state: session.getState(), recorded: recorded() }),
   )
 
+  await secondDone
   const final = session.getState()
   unsubscribe()
   session.dispose()
@@ -280,7 +287,8 @@ async function run(message: string, faults: Faults) {
     liveStreams: backend.inspect.running().length,
   }
   await backend.close()
-  return { accepted, submits, final, seen, recorded: recorded(), backend, leftovers }
+  const expectedDraft = last.accepted ? '' : last.text
+  return { accepted, submits, final, seen, recorded: recorded(), backend, leftovers, expectedDraft }
 }
 
 function assertInvariants(outcome: Awaited<ReturnType<typeof run>>, drafts: string[]) {
@@ -292,6 +300,8 @@ function assertInvariants(outcome: Awaited<ReturnType<typeof run>>, drafts: stri
   expect(backend.inspect.countRequests({ route: 'chat', method: 'POST' })).toBe(submits)
   // The draft is never lost: it holds a message until that message is accepted.
   for (const state of seen) expect(['', ...drafts]).toContain(state.draft)
+  // Cleared by the acceptance of its message, kept when the server did not take it.
+  expect(final.draft).toBe(outcome.expectedDraft)
   const finalById = new Map(recorded.messages.map((m) => [m.id, m]))
   const best = new Map<string, number>()
   for (const state of seen) {
