@@ -14,7 +14,6 @@ const react18Aliases = [
   'react',
   '@testing-library/react',
   '@tanstack/react-query',
-  'use-sync-external-store',
 ].map((name) => ({
   find: new RegExp(`^${name}(/.*)?$`),
   replacement: `${react18(name)}$1`,
@@ -46,8 +45,7 @@ export default defineConfig({
           name: 'react18',
           ...reactTests,
           env: { EXPECTED_REACT: '18' },
-          // zustand's hooks import react themselves: inline them so the aliases give them React 18
-          // (and use-sync-external-store's shim the copy installed beside React 18).
+          // zustand's hooks import react themselves: inline them so the aliases give them React 18.
           server: { deps: { inline: ['zustand'] } },
         },
       },

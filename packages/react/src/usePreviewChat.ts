@@ -6,9 +6,8 @@ import {
   type ThreadKey,
 } from '@preview-chat/core'
 import { QueryClientContext } from '@tanstack/react-query'
-import { useContext, useMemo } from 'react'
+import { useContext, useMemo, useRef } from 'react'
 import { useStore } from 'zustand'
-import { useStoreWithEqualityFn } from 'zustand/traditional'
 import { usePreviewChatClient } from './PreviewChatProvider'
 
 export interface UsePreviewChatOptions extends ThreadKey {
@@ -86,8 +85,7 @@ export function usePreviewChat(options: UsePreviewChatOptions): PreviewChat {
 /**
  * Subscribes to one slice of a thread's state (e.g. `(s) => s.status`): the component re-renders
  * only when that slice changes, not on every streamed delta. `isEqual` compares slices (e.g.
- * zustand's `shallow`). Built on zustand's `useStoreWithEqualityFn`, so a new selector takes
- * effect at once.
+ * zustand's `shallow`). Built on zustand's `useStore`, so a new selector takes effect at once.
  */
 export function usePreviewChatSelector<T>(
   options: UsePreviewChatOptions,
@@ -95,5 +93,23 @@ export function usePreviewChatSelector<T>(
   isEqual: (a: T, b: T) => boolean = Object.is,
 ): T {
   const { store } = useSessionStore(options)
-  return useStoreWithEqualityFn(store, selector, isEqual)
+  return useStore(store, useEqualSlice(selector, isEqual))
+}
+
+/**
+ * The selector, returning the slice it returned last time while `isEqual` finds the new one the
+ * same: React keeps the render it has (zustand's `useShallow` works the same way, for one
+ * equality). Needs no `use-sync-external-store` shim: React 18+ has `useSyncExternalStore`.
+ */
+function useEqualSlice<T>(
+  selector: (state: SessionState) => T,
+  isEqual: (a: T, b: T) => boolean,
+): (state: SessionState) => T {
+  const last = useRef<{ slice: T } | null>(null)
+  return (state) => {
+    const slice = selector(state)
+    if (last.current && isEqual(last.current.slice, slice)) return last.current.slice
+    last.current = { slice }
+    return slice
+  }
 }

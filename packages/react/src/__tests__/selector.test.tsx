@@ -1,12 +1,13 @@
 import { act, render, waitFor } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
+import { shallow } from 'zustand/shallow'
 import { usePreviewChatSelector } from '../usePreviewChat'
 import type { SessionState } from '../index'
 import { Providers, setupChat, tabClient, thread } from './harness'
 
 setupChat({ deltaMs: 0 })
 
-describe('usePreviewChatSelector (built on zustand’s useStoreWithEqualityFn)', () => {
+describe('usePreviewChatSelector (built on zustand’s useStore)', () => {
   it('takes a new selector at once, with the state unchanged (issue 11, row f)', async () => {
     const client = tabClient()
     const key = thread()
@@ -55,5 +56,36 @@ describe('usePreviewChatSelector (built on zustand’s useStoreWithEqualityFn)',
     act(() => session.setDraft('abcd'))
     expect(view.container.textContent).toBe('true')
     expect(renders).toBe(before + 1)
+  })
+
+  it('keeps the slice it has while isEqual finds a new object the same (no render, no loop)', () => {
+    const client = tabClient()
+    const key = thread()
+    const session = client.session(key)
+    const slices: object[] = []
+    function Summary() {
+      const slice = usePreviewChatSelector(
+        { ...key, throttleMs: 0 },
+        (s) => ({ status: s.status, long: s.draft.length > 3 }),
+        shallow,
+      )
+      slices.push(slice)
+      return <p>{`${slice.status} ${String(slice.long)}`}</p>
+    }
+    const view = render(
+      <Providers client={client} queryClient={client.queryClient}>
+        <Summary />
+      </Providers>,
+    )
+    const first = slices.at(-1)
+    const before = slices.length
+    act(() => session.setDraft('a'))
+    act(() => session.setDraft('ab'))
+    // A new object every call, equal by `shallow`: the same slice, and no re-render.
+    expect(slices.length).toBe(before)
+    act(() => session.setDraft('abcd'))
+    expect(slices.length).toBe(before + 1)
+    expect(slices.at(-1)).not.toBe(first)
+    expect(view.container.textContent).toMatch(/ true$/)
   })
 })
