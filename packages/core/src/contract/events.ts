@@ -261,9 +261,7 @@ export function turnEventFrom(raw: unknown): TurnEventParseResult {
       ),
     }
   }
-  // Only the fields of the contract are kept (the schemas below strip the rest too).
-  if (isDeltaEvent(raw))
-    return { kind: 'event', event: { type: raw.type, id: raw.id, delta: raw.delta } }
+  // Only the fields of the contract are kept: the schemas strip the rest.
   const type = raw.type
   if (!hasOwn(eventSchemas, type)) return { kind: 'ignored', type }
   if (type === 'subagent-chunk' && isRecord(raw.chunk) && !hasOwn(chunkSchemas, raw.chunk.type)) {
