@@ -121,14 +121,10 @@ export function websocketPushSource(
   options: ReconnectOptions & { url: string; WebSocket?: WebSocketLike },
 ): PushSource {
   return reconnecting(({ opened, message, closed }) => {
-    const Socket =
-      options.WebSocket ?? (globalThis.WebSocket as unknown as WebSocketLike | undefined)
-    if (!Socket) {
-      closed()
-      return () => {}
-    }
+    const Socket = options.WebSocket ?? (globalThis.WebSocket as unknown as WebSocketLike)
     let socket: InstanceType<WebSocketLike>
     try {
+      // Throws where there is no WebSocket, or for a URL it refuses: a failed attempt either way.
       socket = new Socket(options.url)
     } catch {
       closed()

@@ -52,35 +52,27 @@ export function createSseParser() {
       const length = text.length
       let at = 0
       let cr = text.indexOf('\r')
-      if (cr === -1) {
-        // The usual framing (LF only): lines found with one indexOf each.
-        for (let lf = text.indexOf('\n'); lf !== -1; lf = text.indexOf('\n', at)) {
-          // `data: …` followed by its blank line, with nothing buffered: the event at once.
-          if (
-            data === null &&
-            lf + 1 < length &&
-            text.charCodeAt(lf + 1) === LF &&
-            text.charCodeAt(at + 4) === COLON &&
-            lf - at >= 5 &&
-            text.startsWith('data', at)
-          ) {
-            out.push(text.slice(text.charCodeAt(at + 5) === SPACE ? at + 6 : at + 5, lf))
-            at = lf + 2
-            continue
-          }
-          line(text, at, lf, out)
-          at = lf + 1
+      for (;;) {
+        if (cr !== -1 && cr < at) cr = text.indexOf('\r', at)
+        const lf = text.indexOf('\n', at)
+        const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf)
+        // A CR last in the chunk may be the first half of a CRLF: wait for the next chunk.
+        if (end === -1 || (end === cr && end === length - 1)) break
+        // `data: …` followed by its blank line, with nothing buffered: the event at once.
+        if (
+          data === null &&
+          end === lf &&
+          text.charCodeAt(lf + 1) === LF &&
+          text.charCodeAt(at + 4) === COLON &&
+          lf - at >= 5 &&
+          text.startsWith('data', at)
+        ) {
+          out.push(text.slice(text.charCodeAt(at + 5) === SPACE ? at + 6 : at + 5, lf))
+          at = lf + 2
+          continue
         }
-      } else {
-        for (;;) {
-          if (cr !== -1 && cr < at) cr = text.indexOf('\r', at)
-          const lf = text.indexOf('\n', at)
-          const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf)
-          // A CR last in the chunk may be the first half of a CRLF: wait for the next chunk.
-          if (end === -1 || (end === cr && end === length - 1)) break
-          line(text, at, end, out)
-          at = end === cr && text.charCodeAt(end + 1) === LF ? end + 2 : end + 1
-        }
+        line(text, at, end, out)
+        at = end === cr && text.charCodeAt(end + 1) === LF ? end + 2 : end + 1
       }
       pending = at === 0 ? text : text.slice(at)
       return out

@@ -4,6 +4,7 @@ import {
   parseTurnEvent,
   turnEventFrom,
   type TurnEvent,
+  type TurnEventParseResult,
 } from './contract/events'
 import { parseJson, type ParseResult } from './contract/result'
 import {
@@ -144,13 +145,11 @@ export function createTransport(options: TransportOptions) {
           cause,
         })
       })
-      const body = text === '' ? undefined : parseJson(text, `The answer to ${lower(what)}`)
-      if (!response.ok) throw failure(response, body?.success ? body.value : text, what)
-      if (!body?.success)
-        throw (
-          body?.error ??
-          new PreviewChatError('invalid_response', `${what} answered with an empty body.`)
-        )
+      if (!response.ok) throw failure(response, text, what)
+      if (text === '')
+        throw new PreviewChatError('invalid_response', `${what} answered with an empty body.`)
+      const body = parseJson(text, `The answer to ${lower(what)}`)
+      if (!body.success) throw body.error
       const parsed = parse(body.value)
       if (!parsed.success) throw parsed.error
       return parsed.value
@@ -209,11 +208,7 @@ export function createTransport(options: TransportOptions) {
         what,
         signal,
       )
-      if (!response.ok) {
-        const text = await response.text().catch(() => '')
-        const parsed = text ? parseJson(text, 'The error body') : undefined
-        throw failure(response, parsed?.success ? parsed.value : text, what)
-      }
+      if (!response.ok) throw failure(response, await response.text().catch(() => ''), what)
       const type = response.headers.get('content-type') ?? ''
       if (!/^text\/event-stream\b/i.test(type)) {
         // A proxy's page or a wrong base URL: not a turn stream. Not read, so nothing is cancelled.
@@ -238,8 +233,17 @@ export type Transport = ReturnType<typeof createTransport>
 export type TurnRequest =
   { kind: 'message'; body: ChatRequestBody } | { kind: 'resume'; body: ResumeRequestBody }
 
-/** A REST failure as a typed error, with the server's `Retry-After` when it sent one. */
-function failure(response: Response, body: unknown, what: string): PreviewChatError {
+/**
+ * A REST failure as a typed error, from the text of its body (its JSON, when it is JSON), with the
+ * server's `Retry-After` when it sent one.
+ */
+function failure(response: Response, text: string, what: string): PreviewChatError {
+  let body: unknown = text
+  try {
+    body = JSON.parse(text)
+  } catch {
+    // Not JSON (an HTML page, a proxy's text, nothing): the text itself.
+  }
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now())
   return errorFromResponse(response.status, body, what, retryAfterMs)
 }
@@ -294,16 +298,14 @@ export async function readTurnStream(
       for (let i = 0; i < messages.length; i++) {
         const data = messages[i] as string
         let raw: unknown
+        let parsed: TurnEventParseResult | undefined
         try {
           raw = values ? values[i] : JSON.parse(data)
         } catch {
           // Parsed again only to report it as every malformed event is reported.
-          const parsed = parseTurnEvent(data)
-          if (parsed.kind === 'invalid')
-            warn(`Skipped a turn stream event: ${parsed.error.message}`)
-          continue
+          parsed = parseTurnEvent(data)
         }
-        if (isDeltaEvent(raw)) {
+        if (!parsed && isDeltaEvent(raw)) {
           if (!run || run.type !== raw.type || run.id !== raw.id) {
             flush()
             run = raw
@@ -311,7 +313,7 @@ export async function readTurnStream(
           pieces.push(raw.delta)
           continue
         }
-        const parsed = turnEventFrom(raw)
+        parsed ??= turnEventFrom(raw)
         if (parsed.kind === 'ignored')
           warn(`Skipped turn stream events of unknown type "${parsed.type}".`)
         else if (parsed.kind === 'invalid')
@@ -333,14 +335,13 @@ export async function readTurnStream(
   )
   if (end.kind === 'aborted') return end
   if (ended) return { kind: 'terminal' }
+  const failed = end.kind === 'failed'
   return {
     kind: 'cut',
     error: new PreviewChatError(
       'stream_cut',
-      end.kind === 'failed'
-        ? `The turn stream failed (${describe(end.cause)}); recovering it from history.`
-        : 'The turn stream closed before the turn ended; recovering it from history.',
-      end.kind === 'failed' ? { cause: end.cause } : {},
+      `The turn stream ${failed ? `failed (${describe(end.cause)})` : 'closed before the turn ended'}; recovering it from history.`,
+      failed ? { cause: end.cause } : {},
     ),
   }
 }

@@ -2,11 +2,12 @@ import { PreviewChatError } from '../errors'
 import { isRecord, parseJson, validate } from './result'
 import {
   boolean,
-  literal,
+  hasOwn,
   object,
   optional,
   string,
   timestamp,
+  typed,
   unknown,
   variant,
   type Schema,
@@ -174,73 +175,51 @@ export function isTerminalEvent(event: TurnEvent): event is TerminalTurnEvent {
 }
 
 const str = string
+const id = { id: str }
+const delta = { delta: str }
 const toolStart = { toolCallId: str, toolName: str }
 const executionStart = { ...toolStart, startTime: timestamp }
 const executionEnd = { ...toolStart, isError: boolean, endTime: timestamp }
 
-const chunkSchemas = {
-  'text-delta': object({ type: literal('text-delta'), delta: str }),
-  'reasoning-start': object({ type: literal('reasoning-start') }),
-  'reasoning-delta': object({ type: literal('reasoning-delta'), delta: str }),
-  'reasoning-end': object({ type: literal('reasoning-end') }),
-  'tool-input-start': object({ type: literal('tool-input-start'), ...toolStart }),
-  'tool-execution-start': object({ type: literal('tool-execution-start'), ...executionStart }),
-  'tool-execution-end': object({ type: literal('tool-execution-end'), ...executionEnd }),
-} satisfies {
+const chunkSchemas = typed({
+  'text-delta': delta,
+  'reasoning-start': {},
+  'reasoning-delta': delta,
+  'reasoning-end': {},
+  'tool-input-start': toolStart,
+  'tool-execution-start': executionStart,
+  'tool-execution-end': executionEnd,
+}) satisfies {
   [K in SubagentChunk['type']]: Schema<Extract<SubagentChunk, { type: K }>>
 }
 
-const eventSchemas = {
-  'execution-started': object({
-    type: literal('execution-started'),
-    executionId: str,
-    sessionId: str,
-  }),
-  'start-step': object({ type: literal('start-step') }),
-  'finish-step': object({ type: literal('finish-step') }),
-  'text-start': object({ type: literal('text-start'), id: str }),
-  'text-end': object({ type: literal('text-end'), id: str }),
-  'text-delta': object({ type: literal('text-delta'), id: str, delta: str }),
-  'reasoning-start': object({ type: literal('reasoning-start'), id: str }),
-  'reasoning-end': object({ type: literal('reasoning-end'), id: str }),
-  'reasoning-delta': object({ type: literal('reasoning-delta'), id: str, delta: str }),
-  'tool-input-start': object({ type: literal('tool-input-start'), ...toolStart }),
-  'tool-input-delta': object({
-    type: literal('tool-input-delta'),
-    toolCallId: str,
-    delta: str,
-  }),
-  'tool-call': object({ type: literal('tool-call'), ...toolStart, input: unknown }),
-  'tool-execution-start': object({ type: literal('tool-execution-start'), ...executionStart }),
-  'tool-execution-end': object({ type: literal('tool-execution-end'), ...executionEnd }),
-  'tool-result': object({
-    type: literal('tool-result'),
+const eventSchemas = typed({
+  'execution-started': { executionId: str, sessionId: str },
+  'start-step': {},
+  'finish-step': {},
+  'text-start': id,
+  'text-end': id,
+  'text-delta': { ...id, ...delta },
+  'reasoning-start': id,
+  'reasoning-end': id,
+  'reasoning-delta': { ...id, ...delta },
+  'tool-input-start': toolStart,
+  'tool-input-delta': { toolCallId: str, ...delta },
+  'tool-call': { ...toolStart, input: unknown },
+  'tool-execution-start': executionStart,
+  'tool-execution-end': executionEnd,
+  'tool-result': {
     ...toolStart,
     output: unknown,
     isError: optional(boolean),
     canceled: optional(boolean),
-  }),
-  'tool-call-suspended': object({
-    type: literal('tool-call-suspended'),
-    payload: object({ ...toolStart, runId: str, input: unknown }),
-  }),
-  'subagent-chunk': object({
-    type: literal('subagent-chunk'),
-    parentToolCallId: str,
-    taskPath: str,
-    chunk: variant(chunkSchemas),
-  }),
-  warning: object({ type: literal('warning'), message: str, code: optional(str) }),
-  error: object({ type: literal('error'), message: str, errorCode: optional(str) }),
-  done: object({
-    type: literal('done'),
-    sessionId: optional(str),
-    executionId: optional(str),
-  }),
-} satisfies { [K in TurnEventType]: Schema<Extract<TurnEvent, { type: K }>> }
-
-const hasOwn = <T extends object>(record: T, key: unknown): key is keyof T =>
-  typeof key === 'string' && Object.prototype.hasOwnProperty.call(record, key)
+  },
+  'tool-call-suspended': { payload: object({ ...toolStart, runId: str, input: unknown }) },
+  'subagent-chunk': { parentToolCallId: str, taskPath: str, chunk: variant(chunkSchemas) },
+  warning: { message: str, code: optional(str) },
+  error: { message: str, errorCode: optional(str) },
+  done: { sessionId: optional(str), executionId: optional(str) },
+}) satisfies { [K in TurnEventType]: Schema<Extract<TurnEvent, { type: K }>> }
 
 /** The outcome of reading one `data:` block of a turn stream. */
 export type TurnEventParseResult =
@@ -282,9 +261,7 @@ export function turnEventFrom(raw: unknown): TurnEventParseResult {
       ),
     }
   }
-  // Only the fields of the contract are kept (the schemas below strip the rest too).
-  if (isDeltaEvent(raw))
-    return { kind: 'event', event: { type: raw.type, id: raw.id, delta: raw.delta } }
+  // Only the fields of the contract are kept: the schemas strip the rest.
   const type = raw.type
   if (!hasOwn(eventSchemas, type)) return { kind: 'ignored', type }
   if (type === 'subagent-chunk' && isRecord(raw.chunk) && !hasOwn(chunkSchemas, raw.chunk.type)) {

@@ -141,11 +141,11 @@ export function errorFromResponse(
     .join(' ')
   return new PreviewChatError(code, message, {
     status,
-    ...(retryAfterMs !== undefined && { retryAfterMs }),
-    ...(detail?.code !== undefined && { serverCode: detail.code }),
-    ...(detail?.hint !== undefined && { hint: detail.hint }),
+    retryAfterMs,
+    serverCode: detail?.code,
+    hint: detail?.hint,
     // A page, or the reference server's word for a path it does not have.
-    ...((page || detail?.code === 'route_not_found') && { routeMissing: true }),
+    routeMissing: page || detail?.code === 'route_not_found',
   })
 }
 

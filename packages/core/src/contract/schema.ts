@@ -30,6 +30,10 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+/** `key` is a string and an own key of `record` (not one it inherits, like `toString`). */
+export const hasOwn = <T extends object>(record: T, key: unknown): key is keyof T =>
+  typeof key === 'string' && Object.hasOwn(record, key)
+
 const kind = (input: unknown) =>
   input === null ? 'null' : Array.isArray(input) ? 'array' : typeof input
 
@@ -38,23 +42,32 @@ function fail(issues: string[] | undefined, path: string | undefined, message: s
   return FAIL
 }
 
+/** The failure of an input of the wrong kind: `expected a string, got number`. */
+function mismatch(
+  issues: string[] | undefined,
+  path: string | undefined,
+  name: string,
+  input: unknown,
+): Fail {
+  return fail(issues, path, `expected ${name}, got ${kind(input)}`)
+}
+
 const at = (path: string | undefined, key: string | number) =>
   path ? `${path}.${key}` : String(key)
 
 function primitive<T>(name: string, accepts: (input: unknown) => boolean): Schema<T> {
   return (input, issues, path) =>
-    accepts(input) ? (input as T) : fail(issues, path, `expected ${name}, got ${kind(input)}`)
+    accepts(input) ? (input as T) : mismatch(issues, path, name, input)
 }
 
+const isNumber = (input: unknown) => typeof input === 'number' && !Number.isNaN(input)
+
 export const string = primitive<string>('a string', (input) => typeof input === 'string')
-export const number = primitive<number>(
-  'a number',
-  (input) => typeof input === 'number' && !Number.isNaN(input),
-)
+export const number = primitive<number>('a number', isNumber)
 export const boolean = primitive<boolean>('a boolean', (input) => typeof input === 'boolean')
 export const numberOrString = primitive<number | string>(
   'a number or a string',
-  (input) => (typeof input === 'number' && !Number.isNaN(input)) || typeof input === 'string',
+  (input) => isNumber(input) || typeof input === 'string',
 )
 /** An epoch in ms or an ISO-8601 string. */
 export const timestamp = numberOrString
@@ -96,7 +109,7 @@ export function optional<T>(schema: Schema<T>): Schema<T | undefined> & { option
  */
 export function array<T>(item: Schema<T>, keep?: (input: unknown) => boolean): Schema<T[]> {
   return (input, issues, path) => {
-    if (!Array.isArray(input)) return fail(issues, path, `expected an array, got ${kind(input)}`)
+    if (!Array.isArray(input)) return mismatch(issues, path, 'an array', input)
     const out: T[] = []
     let failed = false
     for (let i = 0; i < input.length; i++) {
@@ -115,17 +128,18 @@ export function array<T>(item: Schema<T>, keep?: (input: unknown) => boolean): S
 export function object<const E extends Entries>(entries: E): Schema<ObjectOf<E>> {
   const keys = Object.keys(entries)
   return (input, issues, path) => {
-    if (!isRecord(input)) return fail(issues, path, `expected an object, got ${kind(input)}`)
+    if (!isRecord(input)) return mismatch(issues, path, 'an object', input)
     const out: Record<string, unknown> = {}
     let failed = false
     for (const key of keys) {
       const schema = entries[key] as Schema<unknown>
       const value = input[key]
       const where = issues && at(path, key)
-      let checked: unknown
-      if (value === undefined && !Object.prototype.hasOwnProperty.call(input, key))
-        checked = schema.optional ? undefined : fail(issues, where, 'missing')
-      else checked = schema(value, issues, where)
+      // An absent field is `missing`; an optional one reads as `undefined` (absent or not).
+      const checked =
+        value === undefined && !schema.optional && !Object.hasOwn(input, key)
+          ? fail(issues, where, 'missing')
+          : schema(value, issues, where)
       if (checked === FAIL) {
         if (!issues) return FAIL
         failed = true
@@ -135,18 +149,27 @@ export function object<const E extends Entries>(entries: E): Schema<ObjectOf<E>>
   }
 }
 
+/** Object schemas by `type`: each is `{ type, ...fields }`, for `variant`. */
+export function typed<const F extends Record<string, Entries>>(
+  fieldsByType: F,
+): { [K in keyof F & string]: Schema<ObjectOf<{ type: Schema<K> } & F[K]>> } {
+  const schemas: Record<string, Schema<unknown>> = {}
+  for (const type of Object.keys(fieldsByType))
+    schemas[type] = object({ type: literal(type), ...fieldsByType[type] })
+  return schemas as never
+}
+
 /** One of several object schemas, chosen by the value of `type`. */
 export function variant<const O extends Record<string, Schema<unknown>>>(
   options: O,
 ): Schema<Infer<O[keyof O]>> {
-  const types = Object.keys(options)
+  const types = `one of ${Object.keys(options).join(', ')}`
   return (input, issues, path) => {
-    const type = isRecord(input) ? input.type : undefined
-    if (typeof type === 'string' && Object.prototype.hasOwnProperty.call(options, type))
-      return (options[type] as Schema<Infer<O[keyof O]>>)(input, issues, path)
-    return isRecord(input)
-      ? fail(issues, at(path, 'type'), `expected one of ${types.join(', ')}, got ${kind(type)}`)
-      : fail(issues, path, `expected an object, got ${kind(input)}`)
+    if (!isRecord(input)) return mismatch(issues, path, 'an object', input)
+    const type = input.type
+    return hasOwn(options, type)
+      ? (options[type] as Schema<Infer<O[keyof O]>>)(input, issues, path)
+      : mismatch(issues, at(path, 'type'), types, type)
   }
 }
 

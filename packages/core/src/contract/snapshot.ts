@@ -3,7 +3,7 @@ import {
   array,
   boolean,
   FAIL,
-  literal,
+  hasOwn,
   nullable,
   number,
   object,
@@ -12,6 +12,7 @@ import {
   run,
   string,
   timestamp,
+  typed,
   unknown,
   variant,
   type Infer,
@@ -126,63 +127,40 @@ export interface HistorySnapshot {
   derived?: true
 }
 
-const textPart = object({ type: literal('text'), text: string })
-const reasoningPart = object({
-  type: literal('reasoning'),
-  text: string,
-  startTime: optional(timestamp),
-  endTime: optional(timestamp),
-})
+const str = string
+const toolCall = { toolCallId: str, toolName: str }
+const times = { startTime: optional(timestamp), endTime: optional(timestamp) }
+
 const childTrace = object({
-  text: string,
-  reasoningSegments: array(
-    object({
-      id: string,
-      content: string,
-      startTime: optional(timestamp),
-      endTime: optional(timestamp),
-    }),
-  ),
-  steps: array(object({ toolCallId: string, toolName: string, running: boolean })),
-})
-const toolCallPart = object({
-  type: literal('tool-call'),
-  toolName: string,
-  toolCallId: string,
-  input: optional(unknown),
-  state: optional(picklist(['resolved', 'rejected'])),
-  output: optional(unknown),
-  error: optional(string),
-  startTime: optional(timestamp),
-  endTime: optional(timestamp),
-  suspendPayload: optional(unknown),
-  childTrace: optional(childTrace),
-})
-const filePart = object({
-  type: literal('file'),
-  fileId: string,
-  fileName: string,
-  mimeType: string,
-  sizeBytes: number,
+  text: str,
+  reasoningSegments: array(object({ id: str, content: str, ...times })),
+  steps: array(object({ ...toolCall, running: boolean })),
 })
 
-const partTypes: ReadonlySet<unknown> = new Set(['text', 'reasoning', 'tool-call', 'file'])
+const partSchemas = typed({
+  text: { text: str },
+  reasoning: { text: str, ...times },
+  'tool-call': {
+    toolName: str,
+    toolCallId: str,
+    input: optional(unknown),
+    state: optional(picklist(['resolved', 'rejected'])),
+    output: optional(unknown),
+    error: optional(str),
+    ...times,
+    suspendPayload: optional(unknown),
+    childTrace: optional(childTrace),
+  },
+  file: { fileId: str, fileName: str, mimeType: str, sizeBytes: number },
+})
 
 // Forward compatibility: a part type this client does not know yet is dropped, not fatal.
-const isKnownPart = (part: unknown) => !isRecord(part) || partTypes.has(part.type)
+const isKnownPart = (part: unknown) => !isRecord(part) || hasOwn(partSchemas, part.type)
 
 const messageSchema = object({
   id: string,
   role: picklist(['user', 'assistant']),
-  content: array(
-    variant({
-      text: textPart,
-      reasoning: reasoningPart,
-      'tool-call': toolCallPart,
-      file: filePart,
-    }),
-    isKnownPart,
-  ),
+  content: array(variant(partSchemas), isKnownPart),
   executionId: string,
   // Optional on the wire: the released n8n 2.41 sends none on user messages (derived below).
   executionStatus: optional(picklist(['running', 'success', 'error', 'cancelled', 'interrupted'])),
@@ -282,7 +260,7 @@ function sameJson(a: unknown, b: unknown): boolean {
   const y = b as Record<string, unknown>
   let keys = 0
   for (const key in x) {
-    if (!Object.prototype.hasOwnProperty.call(y, key) || !sameJson(x[key], y[key])) return false
+    if (!Object.hasOwn(y, key) || !sameJson(x[key], y[key])) return false
     keys++
   }
   for (const _key in y) keys--
