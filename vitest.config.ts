@@ -37,6 +37,8 @@ export default defineConfig({
       { extends: true, test: { name: 'core', root: 'packages/core', environment: 'node' } },
       { extends: true, test: { name: 'server', root: 'packages/server', environment: 'node' } },
       { extends: true, test: { name: 'msw', root: 'packages/msw', environment: 'node' } },
+      // The bench's checks of its own "before" code (e.g. win 3's parsers against valibot's).
+      { extends: true, test: { name: 'bench', root: 'bench', environment: 'node' } },
       { extends: true, test: { name: 'react', ...reactTests, env: { EXPECTED_REACT: '19' } } },
       {
         extends: true,
