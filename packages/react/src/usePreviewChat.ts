@@ -97,19 +97,27 @@ export function usePreviewChatSelector<T>(
 }
 
 /**
- * The selector, returning the slice it returned last time while `isEqual` finds the new one the
- * same: React keeps the render it has (zustand's `useShallow` works the same way, for one
- * equality). Needs no `use-sync-external-store` shim: React 18+ has `useSyncExternalStore`.
+ * The selector, memoised as zustand's `useStoreWithEqualityFn` memoises it: the same state and
+ * selector give the slice they gave (React calls `getSnapshot` more than once per render and
+ * needs the same value), and a new slice that `isEqual` finds the same as the last one is the
+ * last one, so React keeps the render it has. Needs no `use-sync-external-store` shim: React 18+
+ * has `useSyncExternalStore`.
  */
 function useEqualSlice<T>(
   selector: (state: SessionState) => T,
   isEqual: (a: T, b: T) => boolean,
 ): (state: SessionState) => T {
-  const last = useRef<{ slice: T } | null>(null)
+  const last = useRef<{
+    state: SessionState
+    selector: (state: SessionState) => T
+    slice: T
+  } | null>(null)
   return (state) => {
-    const slice = selector(state)
-    if (last.current && isEqual(last.current.slice, slice)) return last.current.slice
-    last.current = { slice }
+    const memo = last.current
+    if (memo?.state === state && memo.selector === selector) return memo.slice
+    const next = selector(state)
+    const slice = memo && isEqual(memo.slice, next) ? memo.slice : next
+    last.current = { state, selector, slice }
     return slice
   }
 }

@@ -88,4 +88,47 @@ describe('usePreviewChatSelector (built on zustand’s useStore)', () => {
     expect(slices.at(-1)).not.toBe(first)
     expect(view.container.textContent).toMatch(/ true$/)
   })
+
+  // A selector that builds its slice is called more than once per render; each call must give
+  // the same value while the state is the same, or React re-renders until it gives up.
+  it.each([
+    {
+      name: 'a new object, compared with Object.is',
+      select: (s: SessionState) => ({ status: s.status, draft: s.draft }),
+      isEqual: Object.is,
+      strict: false,
+    },
+    {
+      name: 'a mapped array, compared with Object.is',
+      select: (s: SessionState) => [s.status, s.draft],
+      isEqual: Object.is,
+      strict: false,
+    },
+    {
+      name: 'a nested object, compared with shallow, under StrictMode',
+      select: (s: SessionState) => ({ info: { status: s.status, draft: s.draft } }),
+      isEqual: shallow,
+      strict: true,
+    },
+  ])('renders a slice built per call without looping: $name', ({ select, isEqual, strict }) => {
+    const client = tabClient()
+    const key = thread()
+    const session = client.session(key)
+    let renders = 0
+    function Built() {
+      const slice = usePreviewChatSelector({ ...key, throttleMs: 0 }, select, isEqual)
+      renders++
+      return <p>{JSON.stringify(slice)}</p>
+    }
+    const view = render(
+      <Providers client={client} queryClient={client.queryClient} strict={strict}>
+        <Built />
+      </Providers>,
+    )
+    // One render (two under StrictMode); the old hook gave the same.
+    expect(renders).toBe(strict ? 2 : 1)
+    act(() => session.setDraft('typed'))
+    expect(view.container.textContent).toContain('typed')
+    expect(renders).toBeLessThanOrEqual(strict ? 4 : 2)
+  })
 })
