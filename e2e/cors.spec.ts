@@ -119,3 +119,29 @@ test('a page on another origin is refused by the browser', async ({ browser }) =
   expect(outcome).toBe('blocked')
   await close()
 })
+
+test('the push WebSocket opens for a page on the allowed origin, and not for a page on another', async ({
+  browser,
+}) => {
+  // Both pages are on the API's site (loopback, other ports): the browser sends alice's cookie with
+  // either upgrade, and CORS does not apply to WebSockets. The server's Origin check decides.
+  const dial = async (origin: PageOrigin) => {
+    const { page, close } = await pageOn(browser, origin)
+    const outcome = await page.evaluate(
+      (url) =>
+        new Promise<string>((resolve) => {
+          const socket = new WebSocket(url)
+          socket.onopen = () => {
+            resolve('open')
+            socket.close()
+          }
+          socket.onclose = () => resolve('refused')
+        }),
+      `${api.url.replace('http', 'ws')}/rest/push`,
+    )
+    await close()
+    return outcome
+  }
+  expect(await dial(allowed)).toBe('open')
+  expect(await dial(stranger)).toBe('refused')
+})

@@ -12,7 +12,7 @@ import {
   type RunningExecution,
   type StartExecution,
 } from './execution'
-import { checkCorsOrigin, corsHeaders, preflightResponse } from './cors'
+import { checkCorsOrigin, corsHeaders, originMaySendCookies, preflightResponse } from './cors'
 import { createFlavor, type FlavorName, type PushBackend, type PushSocketAdmission } from './flavor'
 import { dataResponse, readJsonBody, ReadyAnswer, RestError } from './http'
 import type { PushListener } from './push'
@@ -142,7 +142,9 @@ export interface PreviewChatBackend {
   namesUser(headers: Headers): boolean
   /**
    * Whether a WebSocket upgrade to the push channel (`url`, with `headers`) is accepted, and as
-   * whom; the Node host and the MSW mock ask before (or instead of) the handshake.
+   * whom; the Node host and the MSW mock ask before (or instead of) the handshake. A page of
+   * another origin than this server's (its `Host`) or `cors`'s is refused: a browser sends the
+   * cookie with the upgrade from any page, and CORS does not cover WebSockets.
    */
   admitPushSocket(url: URL, headers: Headers): PushSocketAdmission
   readonly mainId: string
@@ -494,7 +496,8 @@ export function createPreviewChatBackend(
     flavor: flavor.name,
     credentials: (userId) => flavor.credentials(userId),
     namesUser: (headers) => flavor.namesUser(headers),
-    admitPushSocket: (url, headers) => flavor.admitPushSocket(url, flavor.pushUser(headers)),
+    admitPushSocket: (url, headers) =>
+      flavor.admitPushSocket(url, flavor.pushUser(headers), originMaySendCookies(headers, cors)),
     mainId,
     store,
     basePath,

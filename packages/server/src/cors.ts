@@ -11,21 +11,41 @@ const allowedHeaders = ['Authorization', 'Content-Type', 'Accept']
 /** A header name, as `Access-Control-Request-Headers` lists them. */
 const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
+/** `value` parsed, when it is an origin as browsers write one (`http://localhost:5173`). */
+function parseOrigin(value: string): URL | undefined {
+  let parsed: URL
+  try {
+    parsed = new URL(value)
+  } catch {
+    return undefined
+  }
+  return parsed.origin !== 'null' && parsed.origin === value ? parsed : undefined
+}
+
 /** Checks a `cors` option; returns it, or throws a TypeError that says what is expected. */
 export function checkCorsOrigin(origin: string): string {
-  if (origin === '*') return origin
-  let parsed: URL | undefined
-  try {
-    parsed = new URL(origin)
-  } catch {
-    parsed = undefined
-  }
-  if (!parsed || parsed.origin === 'null' || parsed.origin !== origin) {
+  if (origin !== '*' && !parseOrigin(origin)) {
     throw new TypeError(
       `cors must be "*" or an origin such as "http://localhost:5173" (scheme, host and port, no path), not "${origin}".`,
     )
   }
   return origin
+}
+
+/**
+ * Whether a request that carries the user's cookie whatever page sent it may be served: a
+ * browser's WebSocket upgrade, which CORS does not cover. It may when it has no `Origin` (no page
+ * sent it: curl, a test, a server), when its origin is the server's own as the browser reached it
+ * (the origin's host is the `Host` header: this server, or a dev proxy in front of it that forwards
+ * the browser's `Host`, as Vite's does), or when `cors` lets that origin's pages send cookies, as
+ * `corsHeaders` tells the browser for fetch requests: the one origin it names, never `*`.
+ */
+export function originMaySendCookies(headers: Headers, cors: string | undefined): boolean {
+  const origin = headers.get('origin')
+  if (origin === null) return true
+  if (cors !== '*' && origin === cors) return true
+  const host = headers.get('host')
+  return host !== null && parseOrigin(origin)?.host === host.toLowerCase()
 }
 
 /** What every answer carries (error answers and SSE streams too); none without `cors`. */

@@ -5,6 +5,8 @@ export type RestErrorCode =
   | 'bad_request'
   | 'unauthorized'
   | 'forbidden'
+  /** A WebSocket upgrade from a page of another origin than this server's or `cors`'s. */
+  | 'origin_not_allowed'
   | 'not_found'
   /** A path the API does not have (a wrong base URL): told apart from a thread that is not there. */
   | 'route_not_found'
@@ -19,6 +21,7 @@ const statusOf: Record<RestErrorCode, number> = {
   bad_request: 400,
   unauthorized: 401,
   forbidden: 403,
+  origin_not_allowed: 403,
   not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,

@@ -283,8 +283,9 @@ describe('fuzz: the host answers every request and stays up', () => {
     expect((await send(server, { path: '/rest/none' })).status).toBe(404)
   })
 
-  it('WebSocket upgrade: arbitrary methods, paths, users and handshake headers', async () => {
-    const server = await startHost()
+  it('WebSocket upgrade: arbitrary methods, paths, users, handshake headers and origins', async () => {
+    const corsOrigin = 'http://localhost:5173'
+    const server = await startHost({ cors: corsOrigin })
     const handshake = fc.record({
       Upgrade: mostly(fc.constant('websocket'), headerText),
       'Sec-WebSocket-Key': mostly(fc.constant(upgradeHeaders['Sec-WebSocket-Key']), headerText),
@@ -293,20 +294,38 @@ describe('fuzz: the host answers every request and stays up', () => {
         fc.oneof(fc.constant('12'), headerText),
       ),
     })
+    // The page's origin: none, the server's own (its Host), the cors one, others, anything.
+    const allowed = [server.url, corsOrigin]
+    const origin = fc.option(
+      fc.oneof(
+        fc.constantFrom(...allowed, 'null', 'http://evil.example', `${server.url}/`, '*'),
+        headerText,
+      ),
+      { freq: 2 },
+    )
     await fc.assert(
       fc.asyncProperty(
         mostly(fc.constant('GET'), fc.constantFrom('POST', 'PUT', 'HEAD')),
         mostly(fc.constant('/rest/push'), path),
         headers,
         handshake,
-        async (requestMethod, requestPath, requestHeaders, handshakeHeaders) => {
+        origin,
+        async (requestMethod, requestPath, requestHeaders, handshakeHeaders, pageOrigin) => {
           const answer = await send(server, {
             method: requestMethod,
             path: requestPath,
-            headers: { ...requestHeaders, ...handshakeHeaders, Connection: 'Upgrade' },
+            headers: {
+              ...requestHeaders,
+              ...handshakeHeaders,
+              Connection: 'Upgrade',
+              ...(pageOrigin !== null && { Origin: pageOrigin }),
+            },
             untilFirstChunk: true,
           })
           expectWellFormed(requestMethod, answer)
+          // HTTP drops the spaces and tabs around a header value.
+          const sent = pageOrigin?.replace(/^[ \t]+|[ \t]+$/g, '')
+          if (sent !== undefined && !allowed.includes(sent)) expect(answer.status).not.toBe(101)
         },
       ),
       runs(100),

@@ -87,8 +87,15 @@ export interface Flavor {
   pushStreamRefusal(request: Request): Response | undefined
   /** The headers of the SSE push stream. */
   readonly pushStreamHeaders: Readonly<Record<string, string>>
-  /** Whether a WebSocket upgrade to the push path (`url`, made by `user` if known) is accepted. */
-  admitPushSocket(url: URL, user: PreviewChatUser | undefined): PushSocketAdmission
+  /**
+   * Whether a WebSocket upgrade to the push path (`url`, made by `user` if known) is accepted;
+   * `originAllowed` is false for a page of another origin than this server's or `cors`'s.
+   */
+  admitPushSocket(
+    url: URL,
+    user: PreviewChatUser | undefined,
+    originAllowed: boolean,
+  ): PushSocketAdmission
 }
 
 export interface FlavorOptions {

@@ -261,7 +261,7 @@ export function n8n241Flavor(
       Incremental: '?1',
       'X-Accel-Buffering': 'no',
     },
-    admitPushSocket: (url, user) => {
+    admitPushSocket: (url, user, originAllowed) => {
       // With N8N_PUSH_BACKEND=sse n8n has no upgrade handler and never answers; here the socket
       // is dropped at once instead of left hanging.
       if (pushBackend === 'sse') return { kind: 'drop' }
@@ -272,6 +272,8 @@ export function n8n241Flavor(
       if (pushRef === '') {
         return { kind: 'close', code: 1008, message: 'The query parameter "pushRef" is missing!' }
       }
+      // As n8n in production (after its auth and pushRef checks), for a page of another origin.
+      if (!originAllowed) return { kind: 'close', code: 1008, message: 'Invalid origin!' }
       return { kind: 'accept', userId: user.id }
     },
   }

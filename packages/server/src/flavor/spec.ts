@@ -76,7 +76,18 @@ export function specFlavor(
             ),
           ),
     pushStreamHeaders: sseHeaders,
-    admitPushSocket: (_url, user) =>
-      user ? { kind: 'accept', userId: user.id } : { kind: 'refuse', error: unauthorized() },
+    admitPushSocket: (_url, user, originAllowed) => {
+      if (!originAllowed) return { kind: 'refuse', error: originNotAllowed() }
+      return user ? { kind: 'accept', userId: user.id } : { kind: 'refuse', error: unauthorized() }
+    },
   }
+}
+
+/** A push WebSocket from a page of another site, which the browser sent with the user's cookie. */
+function originNotAllowed(): RestError {
+  return new RestError(
+    'origin_not_allowed',
+    "The push WebSocket does not accept pages of another origin than this server's.",
+    "Serve the page from this server's origin (or through a proxy that forwards its Host), or start the server with --cors <the page's origin> (the cors option). '*' does not do: it allows no cookies, and a browser's WebSocket always sends them.",
+  )
 }

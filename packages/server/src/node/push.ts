@@ -10,9 +10,10 @@ import { headersOf, requestUrl } from './request'
 /**
  * Serves `GET <base>/push` as a WebSocket: each of the user's connections (every tab) receives
  * `agentExecutionUpdated` for that user's executions only. It authenticates like REST; a browser
- * sends the cookie with the upgrade request. Every refusal is the contract's JSON error, but for
- * what the backend's flavor decides otherwise (`admitPushSocket`: n8n 2.41 completes the handshake
- * and closes, or serves no WebSocket at all).
+ * sends the cookie with the upgrade request from any page, so a page of another origin than this
+ * server's or `cors`'s is refused (`admitPushSocket` checks the `Origin`). Every refusal is the
+ * contract's JSON error, but for what the backend's flavor decides otherwise (`admitPushSocket`:
+ * n8n 2.41 completes the handshake and closes, or serves no WebSocket at all).
  */
 export function attachWebSocketPush(server: Server, backend: PreviewChatBackend): () => void {
   const wss = new WebSocketServer({ noServer: true })

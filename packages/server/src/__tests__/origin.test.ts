@@ -1,0 +1,224 @@
+import { parsePushMessage, type PushMessage } from '@preview-chat/core/contract'
+import { afterEach, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
+import type { PreviewChatServer } from '../node/host'
+import {
+  chat,
+  closeHosts,
+  collectUnhandled,
+  errorBodyOf,
+  openPushSocket,
+  send,
+  startHost,
+  turn,
+  upgradeHeaders,
+  waitFor,
+} from './harness'
+import { n8nPushSocket, n8nTurn, startN8nHost } from './n8n-harness'
+
+// Cross-site WebSocket hijacking: a browser sends the user's cookie with a WebSocket upgrade from
+// any page, and CORS does not cover WebSockets. The push socket checks the page's Origin instead.
+const unhandled = collectUnhandled()
+afterEach(closeHosts)
+
+const stranger = 'http://evil.example'
+const devServer = 'http://localhost:5173'
+
+/** How an upgrade to the push channel went: refused (status, body) or open (its messages). */
+interface Dialled {
+  status: number
+  body: string
+  messages: PushMessage[]
+  close(): void
+}
+
+/** A browser-like WebSocket to `/rest/push` with alice's cookie and these headers. */
+function dial(server: PreviewChatServer, headers: Record<string, string>): Promise<Dialled> {
+  const socket = new WebSocket(`${server.url.replace('http', 'ws')}/rest/push`, {
+    headers: { Cookie: 'preview-chat-user=alice', ...headers },
+  })
+  const messages: PushMessage[] = []
+  socket.on('message', (data: Buffer) => {
+    const parsed = parsePushMessage(data.toString('utf8'))
+    if (parsed.kind === 'message') messages.push(parsed.message)
+  })
+  const close = () => socket.terminate()
+  return new Promise((resolve, reject) => {
+    socket.on('error', reject)
+    socket.once('open', () => resolve({ status: 101, body: '', messages, close }))
+    socket.once('unexpected-response', (_req, res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => {
+        resolve({
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8'),
+          messages,
+          close,
+        })
+        close()
+      })
+    })
+  })
+}
+
+/** Runs one turn of alice's; resolves once `witness` (an accepted socket) has heard its end. */
+async function pushOneTurn(server: PreviewChatServer, witness: { messages: PushMessage[] }) {
+  await (await turn(chat(server, { message: '/words 2' }))).rest()
+  await waitFor(() => witness.messages.length >= 2, 'the push of the turn')
+}
+
+/** The 403 of a refused origin, as JSON, saying what to do. */
+function expectOriginRefused(answer: Dialled) {
+  expect(answer.status).toBe(403)
+  const body = errorBodyOf({ headers: { 'content-type': 'application/json' }, body: answer.body })
+  expect(body.code).toBe('origin_not_allowed')
+  expect(`${body.message} ${body.hint}`).toContain('--cors')
+  expect(answer.messages).toEqual([])
+}
+
+describe('the push WebSocket checks the Origin of a browser page', () => {
+  it('refuses a page of another site with a 403 JSON error, and pushes nothing to it', async () => {
+    const server = await startHost()
+    const refused = await dial(server, { Origin: stranger })
+    expectOriginRefused(refused)
+    const witness = await openPushSocket(server, 'alice')
+    await pushOneTurn(server, witness)
+    expect(refused.messages).toEqual([])
+    expect(server.backend.store.push.count('alice')).toBe(1)
+    witness.close()
+    expect(unhandled).toEqual([])
+  })
+
+  it("accepts a page of the server's own origin, as the browser reached it", async () => {
+    const server = await startHost()
+    // Directly: Origin http://127.0.0.1:<port>, Host 127.0.0.1:<port>.
+    const direct = await dial(server, { Origin: server.url })
+    // Through a dev proxy (Vite's in `pnpm demo`), which forwards the Host the browser sent.
+    const proxied = await dial(server, { Origin: devServer, Host: 'localhost:5173' })
+    expect([direct.status, proxied.status]).toEqual([101, 101])
+    await pushOneTurn(server, direct)
+    await waitFor(() => proxied.messages.length >= 2, 'the push through the proxy')
+    direct.close()
+    proxied.close()
+  })
+
+  it('accepts the origin of the cors option, and only that one', async () => {
+    const server = await startHost({ cors: devServer })
+    const allowed = await dial(server, { Origin: devServer })
+    expect(allowed.status).toBe(101)
+    await pushOneTurn(server, allowed)
+    allowed.close()
+    expectOriginRefused(await dial(server, { Origin: 'http://localhost:5174' }))
+    expectOriginRefused(await dial(server, { Origin: stranger }))
+  })
+
+  it("refuses another site under cors '*', which allows no cookies (a WebSocket always sends them)", async () => {
+    const server = await startHost({ cors: '*' })
+    const refused = await dial(server, { Origin: stranger })
+    expectOriginRefused(refused)
+    expect(refused.body).toContain('*')
+    expect((await dial(server, { Origin: server.url })).status).toBe(101)
+  })
+
+  it('accepts a request without Origin (curl, a test, a server: no page sent it)', async () => {
+    const server = await startHost()
+    const socket = await dial(server, {})
+    expect(socket.status).toBe(101)
+    await pushOneTurn(server, socket)
+    socket.close()
+  })
+
+  it('refuses Origin: null (a sandboxed page, a file) and garbage, and goes on serving', async () => {
+    const server = await startHost()
+    const own = server.url
+    const origins: (string | string[])[] = [
+      'null',
+      '',
+      ' ',
+      'garbage',
+      'http://',
+      '*',
+      `${own}/`,
+      `${own}/rest/push`,
+      `${own}@evil.example`,
+      `http://user@127.0.0.1:${server.port}`,
+      'file://',
+      'chrome-extension://abcdef',
+      '\u00ff\u00fe%00',
+      'x'.repeat(8000),
+      [own, stranger],
+      [stranger, own],
+      [own, own],
+    ]
+    for (const origin of origins) {
+      const answer = await send(server, {
+        path: '/rest/push',
+        headers: {
+          ...upgradeHeaders,
+          Cookie: 'preview-chat-user=alice',
+          Origin: origin as string,
+        },
+      })
+      expect(answer.status, JSON.stringify(origin).slice(0, 80)).toBe(403)
+      expect(errorBodyOf(answer)).toMatchObject({ code: 'origin_not_allowed' })
+    }
+    expect(server.backend.store.push.count('alice')).toBe(0)
+    const after = await send(server, {
+      path: '/rest/push',
+      headers: { ...upgradeHeaders, Cookie: 'preview-chat-user=alice', Origin: own },
+    })
+    expect(after.status).toBe(101)
+    expect(unhandled).toEqual([])
+  })
+})
+
+describe("the n8n-2.41 flavor's WebSocket push checks the Origin as n8n does", () => {
+  const alice = { Cookie: 'n8n-auth=alice' }
+
+  it("a page of another site: the handshake completes, then 'Invalid origin!' and 1008, no push", async () => {
+    const server = await startN8nHost({ pushBackend: 'websocket' })
+    const witness = n8nPushSocket(server, '?pushRef=w')
+    const refused = await n8nPushSocket(server, '?pushRef=x', { ...alice, Origin: stranger })
+    expect(refused).toMatchObject({ opened: true, code: 1008, texts: ['Invalid origin!'] })
+    await waitFor(() => server.backend.store.push.count('alice') === 1, 'the witness')
+    await (await n8nTurn(server, { message: '/words 2', sessionId: 's' })).rest()
+    await waitFor(() => witness.socket.readyState === witness.socket.OPEN, 'the witness open')
+    witness.socket.close()
+    expect((await witness).messages.length).toBeGreaterThanOrEqual(2)
+    expect(refused.messages).toEqual([])
+    expect(unhandled).toEqual([])
+  })
+
+  it('accepts its own origin (also through a proxy), the cors origin and no Origin; refuses null and garbage', async () => {
+    const server = await startN8nHost({ pushBackend: 'websocket', cors: devServer })
+    const accepted = [
+      { ...alice, Origin: server.url },
+      { ...alice, Origin: 'http://localhost:8080', Host: 'localhost:8080' },
+      { ...alice, Origin: devServer },
+      alice,
+    ]
+    for (const headers of accepted) {
+      const socket = n8nPushSocket(server, '?pushRef=ok', headers)
+      await waitFor(() => socket.socket.readyState === socket.socket.OPEN, 'the socket to open')
+      await waitFor(() => server.backend.store.push.count('alice') === 1, 'the subscription')
+      socket.socket.close()
+      expect(await socket, JSON.stringify(headers)).toMatchObject({ opened: true, texts: [] })
+      await waitFor(() => server.backend.store.push.count('alice') === 0, 'the unsubscription')
+    }
+    for (const origin of ['null', 'garbage', stranger, `${server.url}/`, 'x'.repeat(8000)]) {
+      expect(
+        await n8nPushSocket(server, '?pushRef=x', { ...alice, Origin: origin }),
+        origin.slice(0, 80),
+      ).toMatchObject({ opened: true, code: 1008, texts: ['Invalid origin!'] })
+    }
+    // n8n authenticates before it looks at the origin: no user is still a close without status.
+    expect(await n8nPushSocket(server, '?pushRef=x', { Origin: stranger })).toMatchObject({
+      opened: true,
+      code: 1005,
+      texts: [],
+    })
+    expect(server.backend.store.push.count('alice')).toBe(0)
+    expect(unhandled).toEqual([])
+  })
+})
