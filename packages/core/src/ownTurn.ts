@@ -37,12 +37,17 @@ export function runOwnTurn(
       if (!decided) resolve(result)
       decided = true
     }
-    // The reducer's deadline: no acceptance in time, so the tab recovers and submit() says so.
+    // The other tabs hold their gate until this message's turn begins (relayed as a `turn`) or
+    // it is not taken up: refused, failed, cut or timed out.
+    ctx.relay({ kind: 'posting', thread: ctx.relayThread, active: true })
     void ctx
       .until((s) => s.own?.token !== token || s.own.phase !== 'posting' || s.own.timedOut)
       .then((s) => {
-        if (s.own?.token === token && s.own.timedOut && s.error)
-          decide({ outcome: 'failed', error: s.error })
+        const own = s.own?.token === token ? s.own : null
+        if (own?.phase !== 'streaming')
+          ctx.relay({ kind: 'posting', thread: ctx.relayThread, active: false })
+        // The reducer's deadline: no acceptance in time, so the tab recovers and submit() says so.
+        if (own?.timedOut && s.error) decide({ outcome: 'failed', error: s.error })
       })
     ctx.transport.openTurn(ctx.key, request, signal).then(
       (body) => readOwnStream(ctx, body, token, signal, decide, onEnded),

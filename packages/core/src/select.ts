@@ -48,7 +48,8 @@ export function selectStatus(state: EngineState): SessionStatus {
   if (state.own && !state.own.timedOut)
     return state.own.phase === 'posting' ? 'submitting' : 'streaming'
   if (state.cut || !state.synced) return 'recovering'
-  return selectActiveExecutionId(state) ? 'following' : 'idle'
+  // Another tab's message, sent and not begun yet, holds the gate as its turn will.
+  return selectActiveExecutionId(state) || state.relayPosting !== null ? 'following' : 'idle'
 }
 
 /** The public view of a session's state. */

@@ -104,6 +104,12 @@ export interface EngineState {
   relay: { executionId: string; seq: number } | null
   syncAsked: string | null
   /**
+   * When (scheduler time) another tab said it posted a message whose turn has not begun: the gate
+   * stays shut until that turn arrives by relay or in the record, the tab says it was not taken
+   * up, or `submitTimeoutMs` passes.
+   */
+  relayPosting: number | null
+  /**
    * Suspensions this tab answered, hidden from `openSuspensions` until a fresh read: the record
    * still lists them until it catches up, and they must not be answered twice.
    */
@@ -144,7 +150,7 @@ export type EngineAction =
   | { type: 'turn-events'; token: number; events: TurnEvent[]; at: number; stampedAt: number }
   /** This tab's stream ended: by the server (`cut` false) or before a terminal event. */
   | { type: 'stream-ended'; token: number; cut: boolean }
-  | { type: 'relay-received'; message: RelayMessage; stampedAt: number }
+  | { type: 'relay-received'; message: RelayMessage; at: number; stampedAt: number }
   | { type: 'read-wanted'; urgent: boolean }
   /** A push notification about this thread: a read is wanted, and the channel works. */
   | { type: 'push-message' }
@@ -194,6 +200,7 @@ export function initialEngineState(
     push: { connected: false, lost: false },
     relay: null,
     syncAsked: null,
+    relayPosting: null,
     answered: [],
     cut: false,
     draft: init.draft ?? '',
@@ -233,6 +240,7 @@ export function reduce(
         stop: null,
         relay: null,
         syncAsked: null,
+        relayPosting: null,
         reads: { ...idleReads, lastStartedAt: state.reads.lastStartedAt },
       }
     case 'tick':
@@ -284,7 +292,7 @@ export function reduce(
       return wantRead(action.cut ? { ...ended, cut: true } : ended)
     }
     case 'relay-received':
-      return receiveRelay(state, action.message, turnOptions(config, action.stampedAt))
+      return receiveRelay(state, action, turnOptions(config, action.stampedAt))
     case 'read-wanted':
       return wantRead(state, action.urgent)
     case 'push-message':
@@ -503,16 +511,26 @@ function applyDeadlines(state: EngineState, at: number, config: EngineConfig): E
   if (stop?.executionId === null && at >= stop.askedAt + config.stopWaitMs) {
     next = wantRead({ ...next, stop: null })
   }
+  if (state.relayPosting !== null && at >= state.relayPosting + config.submitTimeoutMs) {
+    // The posting tab went quiet (closed, or its server never answered): the record decides.
+    next = wantRead({ ...next, relayPosting: null })
+  }
   return next
 }
 
 function receiveRelay(
   state: EngineState,
-  message: RelayMessage,
+  { message, at }: Extract<EngineAction, { type: 'relay-received' }>,
   options: ReturnType<typeof turnOptions>,
 ): EngineState {
   // This tab's own stream wins; a tab follows another tab's turn only when it streams none.
   if (state.own || message.kind === 'sync') return state
+  if (message.kind === 'posting') {
+    // Not taken up: the server may still have recorded it (no answer), so read.
+    return message.active
+      ? { ...state, relayPosting: at }
+      : wantRead({ ...state, relayPosting: null })
+  }
   if (message.kind === 'turn') {
     const { turn } = message
     // Never a turn the record has already caught up with.
@@ -524,6 +542,7 @@ function receiveRelay(
       live: turn,
       relay: { executionId: turn.executionId, seq: message.seq },
       syncAsked: null,
+      relayPosting: null,
     }
   }
   const { relay, live } = state
@@ -592,6 +611,8 @@ function applySnapshot(
     ...next,
     stop,
     answered: [],
+    // Another tab's message is recorded as running: the record holds the gate from here.
+    relayPosting: snapshot.activeExecutionId === null ? next.relayPosting : null,
     synced: true,
     notFound: false,
     cut: false,

@@ -8,8 +8,12 @@ import type { LiveTurn } from './turn'
  * What tabs of one origin tell each other about live turns, so that a second tab follows a turn
  * token by token instead of snapshot by snapshot. `thread` identifies the thread; `seq` numbers the
  * event batches of one execution so a tab that missed one asks for the whole turn again.
+ * `posting` says a tab has sent a message whose turn has not begun yet (`active: true`), or that
+ * the message was not taken up (`active: false`): the other tabs hold their gate in between, which
+ * matters on a server that accepts a second turn while one runs (the released n8n 2.41).
  */
 export type RelayMessage =
+  | { kind: 'posting'; thread: string; active: boolean }
   | { kind: 'turn'; thread: string; turn: LiveTurn; seq: number }
   | { kind: 'events'; thread: string; executionId: string; seq: number; events: TurnEvent[] }
   | { kind: 'sync'; thread: string; executionId: string }
@@ -78,7 +82,12 @@ export function followRelay(message: RelayMessage, effects: SessionEffects): voi
       effects.relay({ kind: 'turn', thread: message.thread, turn: live, seq: own.batches })
     return
   }
-  effects.dispatch({ type: 'relay-received', message, stampedAt: effects.stampedAt() })
+  effects.dispatch({
+    type: 'relay-received',
+    message,
+    at: effects.at(),
+    stampedAt: effects.stampedAt(),
+  })
   const { syncAsked } = effects.getState()
   if (syncAsked && syncAsked !== before.syncAsked)
     effects.relay({ kind: 'sync', thread: message.thread, executionId: syncAsked })

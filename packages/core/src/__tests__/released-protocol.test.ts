@@ -3,7 +3,7 @@
  * (`flavor: 'n8n-2.41'`), through the scenarios the spec flavor passes where they apply: a turn
  * streams; a reload (a closed connection) cancels it there, and the reloaded tab shows that; another
  * tab follows via push; Stop from the tab that sent the message; Stop from another tab; a competing
- * message from a second tab; failed reads.
+ * message from a second tab, also while the first tab's POST is on its way; failed reads.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 // A relative import keeps the workspace free of a core ⇄ server dependency cycle (test-only).
@@ -101,6 +101,18 @@ const answer = (s: SessionState) => {
 const ended = (s: SessionState) =>
   s.status === 'idle' && s.activeExecutionId === null && s.messages.at(-1)?.role === 'assistant'
 const thread = () => ({ ...key, threadId: crypto.randomUUID() })
+
+/** Two tabs of alice on one new thread, relayed to each other, on a fresh emulated n8n. */
+function twoTabsOfANewThread() {
+  backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 3, snapshotMs: 5 })
+  const key = thread()
+  const relay = tabsRelay()
+  const a = tab({ relay: relay() })
+  const b = tab({ relay: relay() })
+  const sessionA = a.client.session({ ...key, isNew: true })
+  const sessionB = b.client.session({ ...key, isNew: true })
+  return { b, sessionA, sessionB }
+}
 
 describe('the released protocol (n8n 2.41, emulated): the client does what the server allows', () => {
   it('streams a turn that begins without execution-started, and takes the id done names', async () => {
@@ -222,13 +234,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
   })
 
   it('a competing message from a second tab is held by the client (the server would take it)', async () => {
-    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 3, snapshotMs: 5 })
-    const key = thread()
-    const relay = tabsRelay()
-    const a = tab({ relay: relay() })
-    const b = tab({ relay: relay() })
-    const sessionA = a.client.session({ ...key, isNew: true })
-    const sessionB = b.client.session({ ...key, isNew: true })
+    const { b, sessionA, sessionB } = twoTabsOfANewThread()
     const seenA = watch(sessionA)
     const seenB = watch(sessionB)
     sessionA.setDraft('/long 30')
@@ -242,6 +248,29 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
     expect(final.draft).toBe('Me too')
     expect(b.posts()).toBe(0)
     seenA.stop()
+    seenB.stop()
+    sessionA.dispose()
+    sessionB.dispose()
+  })
+
+  it('holds a second tab’s message from the moment the first tab posts, before its turn begins', async () => {
+    // The server takes a second turn while one runs, so the gate must be shut from the POST on,
+    // not from the turn's first event (about 100 ms later on n8n).
+    const { b, sessionA, sessionB } = twoTabsOfANewThread()
+    const seenB = watch(sessionB)
+    sessionA.setDraft('/long 10')
+    sessionB.setDraft('At the same moment')
+    const sent = sessionA.submit()
+    // Tab A's POST is on its way; its turn has not begun.
+    expect(sessionB.getState()).toMatchObject({ status: 'following', canSubmit: false })
+    expect(await sessionB.submit()).toEqual({ outcome: 'busy' })
+    expect(await sent).toMatchObject({ outcome: 'accepted' })
+    const final = await until(sessionB, ended)
+    // Idle before A posts; from A's POST to the end of its turn, B's gate never opened.
+    expect(seenB.statuses()).toEqual(['idle', 'following', 'idle'])
+    expect(final.messages.filter((m) => m.role === 'user')).toHaveLength(1)
+    expect(final.draft).toBe('At the same moment')
+    expect(b.posts()).toBe(0)
     seenB.stop()
     sessionA.dispose()
     sessionB.dispose()

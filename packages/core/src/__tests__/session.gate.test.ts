@@ -1,5 +1,15 @@
-import { describe, expect, it } from 'vitest'
-import { empty, finishedTurn, key, settle, setup, snapshot, runningTurn } from './harness'
+import { describe, expect, it, vi } from 'vitest'
+import type { RelayMessage, TabRelay } from '../index'
+import {
+  empty,
+  finishedTurn,
+  key,
+  runningTurn,
+  settle,
+  setup,
+  snapshot,
+  useFakeTimersInEachTest,
+} from './harness'
 
 const runningElsewhere = runningTurn({ question: 'Other tab' })
 
@@ -212,6 +222,121 @@ describe('new threads', () => {
     void t.session.submit()
     await settle()
     expect(t.server.requests.at(-1)?.body).toEqual({ message: 'Next', sessionId: 't1' })
+    t.session.dispose()
+  })
+})
+
+/** The relay of this tab, with the other tab played by the test. */
+function otherTab() {
+  let listener: ((message: RelayMessage) => void) | null = null
+  const posted: RelayMessage[] = []
+  const relay: TabRelay = {
+    post: (message) => posted.push(message),
+    listen(next) {
+      listener = next
+      return () => (listener = null)
+    },
+  }
+  const thread = JSON.stringify([key.projectId, key.agentId, key.threadId])
+  return {
+    relay,
+    posted,
+    posting: (active: boolean) => listener?.({ kind: 'posting', thread, active }),
+  }
+}
+
+/** A session idle on an empty thread, its relay played by the test as another tab. */
+async function idleWithAnotherTab(options: { submitTimeoutMs?: number } = {}) {
+  const tab = otherTab()
+  const t = setup({ relay: tab.relay, ...options })
+  t.server.answerRead(empty)
+  await settle()
+  return { tab, t }
+}
+
+describe('the gate while another tab posts (its message sent, its turn not begun)', () => {
+  it('is closed from the moment the other tab posts; it opens when that tab says the message was not taken up, after a read', async () => {
+    const { tab, t } = await idleWithAnotherTab()
+    t.session.setDraft('Mine')
+    tab.posting(true)
+    expect(t.session.getState()).toMatchObject({
+      status: 'following',
+      canSubmit: false,
+      isRunning: true,
+      canStop: false,
+      draft: 'Mine',
+    })
+    expect(await t.session.submit()).toEqual({ outcome: 'busy' })
+    tab.posting(false)
+    // The server may have taken it all the same (no answer): the record says.
+    await settle()
+    expect(t.server.pendingReads()).toBe(1)
+    t.server.answerRead(empty)
+    await settle()
+    expect(t.session.getState()).toMatchObject({ status: 'idle', canSubmit: true })
+    expect(t.statuses()).toEqual(['recovering', 'idle', 'following', 'idle'])
+    expect(t.server.count('POST')).toBe(0)
+    t.session.dispose()
+  })
+
+  it('hands over to the record once it shows the turn running, and opens when it ends', async () => {
+    const { tab, t } = await idleWithAnotherTab()
+    tab.posting(true)
+    t.push.updated('e1')
+    await settle()
+    t.server.answerRead(runningTurn({ executionId: 'e1', question: 'Theirs' }))
+    await settle()
+    expect(t.session.getState()).toMatchObject({ status: 'following', activeExecutionId: 'e1' })
+    t.push.updated('e1')
+    await settle()
+    t.server.answerRead(snapshot(finishedTurn('e1', 'Theirs', 'Done.')))
+    await settle()
+    expect(t.session.getState()).toMatchObject({ status: 'idle', activeExecutionId: null })
+    expect(t.statuses()).toEqual(['recovering', 'idle', 'following', 'idle'])
+    t.session.dispose()
+  })
+
+  it('posts its own message as posting, then as not taken up when the server refuses it', async () => {
+    const { tab, t } = await idleWithAnotherTab()
+    t.session.setDraft('Refused')
+    const result = t.session.submit()
+    expect(tab.posted).toEqual([{ kind: 'posting', thread: expect.any(String), active: true }])
+    await settle()
+    t.server.failPost(403)
+    expect(await result).toMatchObject({ outcome: 'failed', error: { code: 'forbidden' } })
+    await settle()
+    expect(tab.posted.map((m) => m.kind === 'posting' && m.active)).toEqual([true, false])
+    t.session.dispose()
+  })
+
+  it('posts no "not taken up" once its turn began: the turn itself is relayed', async () => {
+    const { tab, t } = await idleWithAnotherTab()
+    t.session.setDraft('Taken')
+    const result = t.session.submit()
+    await settle()
+    t.server.openStream().send({ type: 'execution-started', executionId: 'e1', sessionId: 't1' })
+    expect(await result).toMatchObject({ outcome: 'accepted' })
+    await settle()
+    expect(tab.posted.map((m) => m.kind)).toEqual(['posting', 'turn'])
+    t.session.dispose()
+  })
+})
+
+describe('the gate while another tab posts, with a clock', () => {
+  useFakeTimersInEachTest()
+
+  it('opens after submitTimeoutMs when the posting tab goes quiet (closed), after a read', async () => {
+    const { tab, t } = await idleWithAnotherTab({ submitTimeoutMs: 1_000 })
+    tab.posting(true)
+    await vi.advanceTimersByTimeAsync(999)
+    expect(t.session.getState().status).toBe('following')
+    expect(t.server.pendingReads()).toBe(0)
+    await vi.advanceTimersByTimeAsync(1)
+    await settle()
+    expect(t.server.pendingReads()).toBe(1)
+    t.server.answerRead(empty)
+    await settle()
+    expect(t.session.getState()).toMatchObject({ status: 'idle' })
     t.session.dispose()
   })
 })
