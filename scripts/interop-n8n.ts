@@ -245,6 +245,42 @@ const scenarios: [string, () => Promise<Omit<Result, 'scenario'>>][] = [
     },
   ],
   [
+    "competing submit while the first tab's POST is on its way (before its turn begins)",
+    async () => {
+      const threadId = thread()
+      const a = tab({ relay: undefined, scope: `interop-${threadId}` })
+      const b = tab({ relay: undefined, scope: `interop-${threadId}` })
+      const sessionA = a.client.session({ ...key(threadId), isNew: true })
+      const sessionB = b.client.session(key(threadId))
+      // Both tabs show the thread (subscribed), as a page does: a tab relays only while it does.
+      const seenA = follow(sessionA)
+      const seenB = follow(sessionB)
+      await until(sessionB, (s) => s.status !== 'recovering')
+      sessionA.setDraft('[[words=20 delay=60]] Count to twenty.')
+      sessionB.setDraft('At the same moment')
+      const postedAt = Date.now()
+      const sent = sessionA.submit()
+      // BroadcastChannel delivers in a later task: give it a few ms, far less than n8n takes to
+      // begin the turn.
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      const bStatus = sessionB.getState().status
+      const competing = await sessionB.submit()
+      await sent
+      const acceptedAfter = Date.now() - postedAt
+      await until(sessionA, ended)
+      const final = await until(sessionB, ended)
+      seenA.unsubscribe()
+      seenB.unsubscribe()
+      sessionA.dispose()
+      sessionB.dispose()
+      const users = final.messages.filter((m) => m.role === 'user').length
+      return {
+        result: competing.outcome === 'busy' && b.posts() === 0 && users === 1 ? 'pass' : 'fail',
+        notes: `tab B 20 ms after A's POST: ${bStatus}, submit() → ${competing.outcome}; A's turn began ${acceptedAfter} ms after its POST; one turn recorded; B: ${seenB.statuses().join(' → ')}`,
+      }
+    },
+  ],
+  [
     'failed reads keep the transcript, then recover',
     async () => {
       const threadId = thread()
