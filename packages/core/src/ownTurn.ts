@@ -44,7 +44,9 @@ export function runOwnTurn(
       .until((s) => s.own?.token !== token || s.own.phase !== 'posting' || s.own.timedOut)
       .then((s) => {
         const own = s.own?.token === token ? s.own : null
-        if (own?.phase !== 'streaming')
+        // A session that went quiet keeps its stream on servers where closing it would cancel
+        // the turn: nothing is said then, and the other tabs learn of it from the record.
+        if (own?.phase !== 'streaming' && s.active)
           ctx.relay({ kind: 'posting', thread: ctx.relayThread, active: false })
         // The reducer's deadline: no acceptance in time, so the tab recovers and submit() says so.
         if (own?.timedOut && s.error) decide({ outcome: 'failed', error: s.error })

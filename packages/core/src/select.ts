@@ -11,7 +11,8 @@ import { composeTranscript } from './transcript'
  * - `recovering`: this tab does not know the thread's state (first read pending, its live stream
  *   was cut, or the server never confirmed the message) and reads the recorded transcript.
  * - `following`: a turn runs that this tab has no live stream of (another tab's, or one recovered
- *   after a reload); push notifications and reads keep the transcript current.
+ *   after a reload), or another tab has posted a message whose turn has not begun yet; push
+ *   notifications, reads and the tab relay keep the transcript current.
  * - `stopping`: Stop was asked; the turn runs until the record shows it ended.
  */
 export type SessionStatus =
@@ -59,7 +60,10 @@ export interface SessionState {
   messages: Message[]
   openSuspensions: Suspension[]
   activeExecutionId: string | null
-  /** A turn runs or is being submitted: Stop is useful. */
+  /**
+   * A turn runs or is being submitted (here or, not begun yet, in another tab). Whether Stop can
+   * act on it is `canStop`.
+   */
   isRunning: boolean
   /** The gate: nothing runs, the thread's state is known, and the draft has text. */
   canSubmit: boolean

@@ -80,6 +80,11 @@ export interface ServerTraits {
   stopsByExecutionId: boolean | null
 }
 
+export interface RelayPosting {
+  at: number
+  known: ReadonlySet<string> | null
+}
+
 /** Everything the engine knows about one thread. Changed only by `reduce`. */
 export interface EngineState {
   /** The session is listened to: it reads, follows push and streams. */
@@ -104,11 +109,12 @@ export interface EngineState {
   relay: { executionId: string; seq: number } | null
   syncAsked: string | null
   /**
-   * When (scheduler time) another tab said it posted a message whose turn has not begun: the gate
-   * stays shut until that turn arrives by relay or in the record, the tab says it was not taken
-   * up, or `submitTimeoutMs` passes.
+   * Another tab said it posted a message whose turn has not begun: when (scheduler time), and the
+   * executions this tab knew then (`null`: no record yet), so that only a turn it did not know
+   * counts as that message's. The gate stays shut until that turn arrives by relay or in the
+   * record, the tab says the message was not taken up, or `submitTimeoutMs` passes.
    */
-  relayPosting: number | null
+  relayPosting: RelayPosting | null
   /**
    * Suspensions this tab answered, hidden from `openSuspensions` until a fresh read: the record
    * still lists them until it catches up, and they must not be answered twice.
@@ -511,7 +517,7 @@ function applyDeadlines(state: EngineState, at: number, config: EngineConfig): E
   if (stop?.executionId === null && at >= stop.askedAt + config.stopWaitMs) {
     next = wantRead({ ...next, stop: null })
   }
-  if (state.relayPosting !== null && at >= state.relayPosting + config.submitTimeoutMs) {
+  if (state.relayPosting && at >= state.relayPosting.at + config.submitTimeoutMs) {
     // The posting tab went quiet (closed, or its server never answered): the record decides.
     next = wantRead({ ...next, relayPosting: null })
   }
@@ -523,18 +529,20 @@ function receiveRelay(
   { message, at }: Extract<EngineAction, { type: 'relay-received' }>,
   options: ReturnType<typeof turnOptions>,
 ): EngineState {
-  // This tab's own stream wins; a tab follows another tab's turn only when it streams none.
-  if (state.own || message.kind === 'sync') return state
+  // Held even while this tab posts too: if its own message fails, the other one may still run.
   if (message.kind === 'posting') {
     // Not taken up: the server may still have recorded it (no answer), so read.
     return message.active
-      ? { ...state, relayPosting: at }
+      ? { ...state, relayPosting: { at, known: knownExecutions(state) } }
       : wantRead({ ...state, relayPosting: null })
   }
+  // This tab's own stream wins; a tab follows another tab's turn only when it streams none.
+  if (state.own || message.kind === 'sync') return state
   if (message.kind === 'turn') {
     const { turn } = message
-    // Never a turn the record has already caught up with.
-    if (state.recorded && recordSupersedes(state.recorded, turn)) return state
+    // Never a turn the record has already caught up with (the record has that message's turn).
+    if (state.recorded && recordSupersedes(state.recorded, turn))
+      return { ...state, relayPosting: null }
     const replacing = state.live?.executionId !== turn.executionId
     return {
       ...state,
@@ -611,8 +619,9 @@ function applySnapshot(
     ...next,
     stop,
     answered: [],
-    // Another tab's message is recorded as running: the record holds the gate from here.
-    relayPosting: snapshot.activeExecutionId === null ? next.relayPosting : null,
+    // Another tab's message is in the record: the record holds the gate from here (or opens it).
+    relayPosting:
+      next.relayPosting && recordsNewTurn(snapshot, next.relayPosting) ? null : next.relayPosting,
     synced: true,
     notFound: false,
     cut: false,
@@ -620,6 +629,24 @@ function applySnapshot(
     lastSyncedAt: action.stampedAt,
   }
   return action.fromRead ? followUp(next, action.at, action.random, config) : next
+}
+
+/** The executions this tab knows of: recorded, live, and ended live ones; `null` before a record. */
+function knownExecutions(state: EngineState): ReadonlySet<string> | null {
+  if (!state.recorded) return null
+  const known = new Set(state.recorded.messages.map((message) => message.executionId))
+  for (const turn of [state.live, ...state.settled]) if (turn) known.add(turn.executionId)
+  return known
+}
+
+/**
+ * The record shows a turn this tab did not know when another tab said it posted: that message's.
+ * Without a record then, only a running one counts (every recorded one would look new).
+ */
+function recordsNewTurn(snapshot: HistorySnapshot, posting: RelayPosting): boolean {
+  const { known } = posting
+  if (!known) return snapshot.activeExecutionId !== null
+  return snapshot.messages.some((message) => !known.has(message.executionId))
 }
 
 function recordEnded(snapshot: HistorySnapshot, executionId: string): boolean {

@@ -14,7 +14,7 @@ import type {
   PushSource,
 } from '../index'
 import { createPreviewChatClient, type PreviewChatClientOptions } from '../index'
-import type { SessionState } from '../index'
+import type { RelayMessage, SessionState, TabRelay } from '../index'
 
 export const key = { projectId: 'p1', agentId: 'a1', threadId: 't1' }
 /** The wall clock of every scripted session. */
@@ -304,4 +304,27 @@ export function useFakeTimersInEachTest() {
   afterEach(() => {
     vi.useRealTimers()
   })
+}
+
+/** Tabs of one origin, in memory: what one posts, the others receive (BroadcastChannel's rule). */
+export function createTabs() {
+  const tabs = new Set<(message: RelayMessage) => void>()
+  const posted: RelayMessage[] = []
+  return {
+    posted,
+    relay(): TabRelay {
+      let mine: ((message: RelayMessage) => void) | null = null
+      return {
+        post(message) {
+          posted.push(structuredClone(message))
+          for (const listener of tabs) if (listener !== mine) listener(structuredClone(message))
+        },
+        listen(listener) {
+          mine = listener
+          tabs.add(listener)
+          return () => tabs.delete(listener)
+        },
+      }
+    },
+  }
 }

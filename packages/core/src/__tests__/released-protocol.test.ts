@@ -11,10 +11,10 @@ import { createPreviewChatBackend, type PreviewChatBackend } from '../../../serv
 import {
   createPreviewChatClient,
   type PreviewChatSession,
-  type RelayMessage,
   type SessionState,
   type TabRelay,
 } from '../index'
+import { createTabs } from './harness'
 
 const key = { projectId: 'p', agentId: 'a' }
 let backend: PreviewChatBackend
@@ -22,23 +22,6 @@ let backend: PreviewChatBackend
 afterEach(async () => {
   await backend.close()
 })
-
-/** BroadcastChannel between the tabs of one test (each tab hears the others, not itself). */
-function tabsRelay() {
-  const tabs = new Set<(message: RelayMessage) => void>()
-  return (): TabRelay => {
-    let own: ((message: RelayMessage) => void) | null = null
-    return {
-      post: (message) =>
-        tabs.forEach((listener) => listener !== own && listener(structuredClone(message))),
-      listen(listener) {
-        own = listener
-        tabs.add(listener)
-        return () => tabs.delete(listener)
-      },
-    }
-  }
-}
 
 /** A browser tab of alice on the emulated n8n: its cookie and browser-id, SSE push, its own cache. */
 function tab(options: { relay?: TabRelay; failReads?: number } = {}) {
@@ -106,9 +89,9 @@ const thread = () => ({ ...key, threadId: crypto.randomUUID() })
 function twoTabsOfANewThread() {
   backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 3, snapshotMs: 5 })
   const key = thread()
-  const relay = tabsRelay()
-  const a = tab({ relay: relay() })
-  const b = tab({ relay: relay() })
+  const tabs = createTabs()
+  const a = tab({ relay: tabs.relay() })
+  const b = tab({ relay: tabs.relay() })
   const sessionA = a.client.session({ ...key, isNew: true })
   const sessionB = b.client.session({ ...key, isNew: true })
   return { b, sessionA, sessionB }

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { RelayMessage, TabRelay } from '../index'
 import {
+  createTabs,
   empty,
   finishedTurn,
   key,
@@ -246,7 +247,7 @@ function otherTab() {
 }
 
 /** A session idle on an empty thread, its relay played by the test as another tab. */
-async function idleWithAnotherTab(options: { submitTimeoutMs?: number } = {}) {
+async function idleWithAnotherTab(options: { submitTimeoutMs?: number; lingerMs?: number } = {}) {
   const tab = otherTab()
   const t = setup({ relay: tab.relay, ...options })
   t.server.answerRead(empty)
@@ -318,6 +319,131 @@ describe('the gate while another tab posts (its message sent, its turn not begun
     expect(await result).toMatchObject({ outcome: 'accepted' })
     await settle()
     expect(tab.posted.map((m) => m.kind)).toEqual(['posting', 'turn'])
+    t.session.dispose()
+  })
+})
+
+describe('the gate while another tab posts: records and relays that lag', () => {
+  it('is not opened by a read that predates the message (the turn before it still running), only by the record of a new turn', async () => {
+    const tab = otherTab()
+    const t = setup({ relay: tab.relay })
+    t.server.answerRead(runningTurn({ executionId: 'e1', question: 'Before' }))
+    await settle()
+    tab.posting(true)
+    // Lagging records: e1 still running, then e1 ended. Neither is the new message's turn.
+    t.push.updated('e1')
+    await settle()
+    t.server.answerRead(runningTurn({ executionId: 'e1', question: 'Before' }))
+    await settle()
+    t.push.updated('e1')
+    await settle()
+    t.server.answerRead(snapshot(finishedTurn('e1', 'Before', 'Done.')))
+    await settle()
+    expect(t.session.getState()).toMatchObject({ status: 'following', canSubmit: false })
+    // The record shows the new message's turn: it holds the gate, then opens it when it ends.
+    t.push.updated('e2')
+    await settle()
+    t.server.answerRead(
+      snapshot(
+        [
+          ...finishedTurn('e1', 'Before', 'Done.'),
+          ...runningTurn({ executionId: 'e2', question: 'Next' }).messages,
+        ],
+        'e2',
+      ),
+    )
+    await settle()
+    expect(t.session.getState()).toMatchObject({ status: 'following', activeExecutionId: 'e2' })
+    t.push.updated('e2')
+    await settle()
+    t.server.answerRead(
+      snapshot([...finishedTurn('e1', 'Before', 'Done.'), ...finishedTurn('e2', 'Next', 'Ok.')]),
+    )
+    await settle()
+    expect(t.session.getState()).toMatchObject({ status: 'idle', activeExecutionId: null })
+    expect(t.statuses()).toEqual(['recovering', 'following', 'idle'])
+    t.session.dispose()
+  })
+
+  it('stays shut when a lagging record names the turn that just ended live as running, while the next message is on its way', async () => {
+    const tabs = createTabs()
+    const a = setup({ relay: tabs.relay() })
+    const b = setup({ relay: tabs.relay() })
+    a.server.answerRead(empty)
+    b.server.answerRead(empty)
+    await settle()
+    a.session.setDraft('First')
+    void a.session.submit()
+    await settle()
+    const stream = a.server.openStream()
+    stream.send(
+      { type: 'execution-started', executionId: 'e1', sessionId: 't1' },
+      { type: 'text-delta', id: 't', delta: 'Answer' },
+      { type: 'done' },
+    )
+    stream.close()
+    await settle()
+    expect(b.session.getState().status).toBe('idle')
+    // A sends its next message at once; B's read of e1's last batch answers a record that lags.
+    a.session.setDraft('Second')
+    void a.session.submit()
+    b.push.updated('e1')
+    await settle()
+    b.server.answerRead(runningTurn({ executionId: 'e1', question: 'First', text: 'Answer' }))
+    await settle()
+    b.session.setDraft('Mine')
+    expect(b.session.getState()).toMatchObject({ status: 'following', canSubmit: false })
+    expect(await b.session.submit()).toEqual({ outcome: 'busy' })
+    expect(b.server.count('POST')).toBe(0)
+    expect(b.statuses()).toEqual(['recovering', 'idle', 'following', 'idle', 'following'])
+    a.session.dispose()
+    b.session.dispose()
+  })
+
+  it('opens when the record shows the new turn already ended, before the relay brings it', async () => {
+    const { tab, t } = await idleWithAnotherTab()
+    tab.posting(true)
+    t.push.updated('e1')
+    await settle()
+    t.server.answerRead(snapshot(finishedTurn('e1', 'Quick', 'Ok.')))
+    await settle()
+    expect(t.session.getState()).toMatchObject({ status: 'idle', canSubmit: false })
+    t.session.setDraft('Now mine')
+    expect(t.session.getState().canSubmit).toBe(true)
+    expect(t.statuses()).toEqual(['recovering', 'idle', 'following', 'idle'])
+    t.session.dispose()
+  })
+
+  it('stays shut when this tab posted at the same moment and its own message is refused', async () => {
+    const { tab, t } = await idleWithAnotherTab()
+    t.session.setDraft('Mine')
+    const mine = t.session.submit()
+    tab.posting(true)
+    await settle()
+    t.server.failPost(403)
+    expect(await mine).toMatchObject({ outcome: 'failed' })
+    await settle()
+    t.server.answerRead(empty)
+    await settle()
+    // The other tab's message may still be taken: the gate waits for it.
+    expect(t.session.getState()).toMatchObject({ status: 'following', draft: 'Mine' })
+    t.session.dispose()
+  })
+
+  it('says nothing more when it goes quiet while its message is on its way (the stream stays open)', async () => {
+    const { tab, t } = await idleWithAnotherTab({ lingerMs: 0 })
+    t.session.setDraft('Mine')
+    void t.session.submit()
+    await settle()
+    t.unsubscribe()
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(t.session.getEngineState()).toMatchObject({ active: false, own: null })
+    expect(t.server.postSignals()[0]?.aborted).toBe(false)
+    const stream = t.server.openStream()
+    stream.send({ type: 'execution-started', executionId: 'e1', sessionId: 't1' })
+    await settle()
+    // Not "not taken up": the turn may well run; the other tabs learn of it from the record.
+    expect(tab.posted).toEqual([{ kind: 'posting', thread: expect.any(String), active: true }])
     t.session.dispose()
   })
 })

@@ -1,38 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import { createPreviewChatClient, type RelayMessage, type TabRelay } from '../index'
+import { createPreviewChatClient, type TabRelay } from '../index'
 import {
   assistantMessage,
   createScriptedPush,
   createScriptedServer,
+  createTabs,
   empty,
   key,
   settle,
   snapshot,
   userMessage,
 } from './harness'
-
-/** Tabs of one origin, in memory: what one posts, the others receive (BroadcastChannel's rule). */
-function createTabs() {
-  const tabs = new Set<(message: RelayMessage) => void>()
-  const posted: RelayMessage[] = []
-  return {
-    posted,
-    relay(): TabRelay {
-      let mine: ((message: RelayMessage) => void) | null = null
-      return {
-        post(message) {
-          posted.push(structuredClone(message))
-          for (const listener of tabs) if (listener !== mine) listener(structuredClone(message))
-        },
-        listen(listener) {
-          mine = listener
-          tabs.add(listener)
-          return () => tabs.delete(listener)
-        },
-      }
-    },
-  }
-}
 
 function tab(relay: TabRelay | false) {
   const server = createScriptedServer()
