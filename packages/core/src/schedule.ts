@@ -41,7 +41,7 @@ export function nextDeadline(state: EngineState, config: EngineConfig): number |
   const { own, stop } = state
   if (own?.phase === 'posting' && !own.timedOut) deadlines.push(own.since + config.submitTimeoutMs)
   if (stop?.executionId === null) deadlines.push(stop.askedAt + config.stopWaitMs)
-  if (state.relayPosting) deadlines.push(state.relayPosting.at + config.submitTimeoutMs)
+  if (state.relayPosting !== null) deadlines.push(state.relayPosting + config.submitTimeoutMs)
   return deadlines.length === 0 ? null : Math.min(...deadlines)
 }
 

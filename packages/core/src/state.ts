@@ -80,11 +80,6 @@ export interface ServerTraits {
   stopsByExecutionId: boolean | null
 }
 
-export interface RelayPosting {
-  at: number
-  known: ReadonlySet<string> | null
-}
-
 /** Everything the engine knows about one thread. Changed only by `reduce`. */
 export interface EngineState {
   /** The session is listened to: it reads, follows push and streams. */
@@ -109,12 +104,13 @@ export interface EngineState {
   relay: { executionId: string; seq: number } | null
   syncAsked: string | null
   /**
-   * Another tab said it posted a message whose turn has not begun: when (scheduler time), and the
-   * executions this tab knew then (`null`: no record yet), so that only a turn it did not know
-   * counts as that message's. The gate stays shut until that turn arrives by relay or in the
-   * record, the tab says the message was not taken up, or `submitTimeoutMs` passes.
+   * When (scheduler time) another tab said it posted a message whose turn has not begun. The gate
+   * stays shut until that tab relays the turn, says the message was not taken up, or
+   * `submitTimeoutMs` passes. Reads do not end it: a record may lag behind the other tab, and
+   * which recorded turn is that message's cannot be told for sure (on n8n 2.41 this tab may know
+   * a turn only by a stand-in id).
    */
-  relayPosting: RelayPosting | null
+  relayPosting: number | null
   /**
    * Suspensions this tab answered, hidden from `openSuspensions` until a fresh read: the record
    * still lists them until it catches up, and they must not be answered twice.
@@ -517,7 +513,7 @@ function applyDeadlines(state: EngineState, at: number, config: EngineConfig): E
   if (stop?.executionId === null && at >= stop.askedAt + config.stopWaitMs) {
     next = wantRead({ ...next, stop: null })
   }
-  if (state.relayPosting && at >= state.relayPosting.at + config.submitTimeoutMs) {
+  if (state.relayPosting !== null && at >= state.relayPosting + config.submitTimeoutMs) {
     // The posting tab went quiet (closed, or its server never answered): the record decides.
     next = wantRead({ ...next, relayPosting: null })
   }
@@ -533,7 +529,7 @@ function receiveRelay(
   if (message.kind === 'posting') {
     // Not taken up: the server may still have recorded it (no answer), so read.
     return message.active
-      ? { ...state, relayPosting: { at, known: knownExecutions(state) } }
+      ? { ...state, relayPosting: at }
       : wantRead({ ...state, relayPosting: null })
   }
   // This tab's own stream wins; a tab follows another tab's turn only when it streams none.
@@ -619,9 +615,6 @@ function applySnapshot(
     ...next,
     stop,
     answered: [],
-    // Another tab's message is in the record: the record holds the gate from here (or opens it).
-    relayPosting:
-      next.relayPosting && recordsNewTurn(snapshot, next.relayPosting) ? null : next.relayPosting,
     synced: true,
     notFound: false,
     cut: false,
@@ -629,24 +622,6 @@ function applySnapshot(
     lastSyncedAt: action.stampedAt,
   }
   return action.fromRead ? followUp(next, action.at, action.random, config) : next
-}
-
-/** The executions this tab knows of: recorded, live, and ended live ones; `null` before a record. */
-function knownExecutions(state: EngineState): ReadonlySet<string> | null {
-  if (!state.recorded) return null
-  const known = new Set(state.recorded.messages.map((message) => message.executionId))
-  for (const turn of [state.live, ...state.settled]) if (turn) known.add(turn.executionId)
-  return known
-}
-
-/**
- * The record shows a turn this tab did not know when another tab said it posted: that message's.
- * Without a record then, only a running one counts (every recorded one would look new).
- */
-function recordsNewTurn(snapshot: HistorySnapshot, posting: RelayPosting): boolean {
-  const { known } = posting
-  if (!known) return snapshot.activeExecutionId !== null
-  return snapshot.messages.some((message) => !known.has(message.executionId))
 }
 
 function recordEnded(snapshot: HistorySnapshot, executionId: string): boolean {

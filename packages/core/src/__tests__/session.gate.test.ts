@@ -1,10 +1,13 @@
 import { describe, expect, it, vi } from 'vitest'
-import type { RelayMessage, TabRelay } from '../index'
+import type { TurnEvent } from '../contract'
+import type { HistorySnapshot, RelayMessage, TabRelay } from '../index'
+import { applyTurnEvents, startTurn } from '../turn'
 import {
   createTabs,
   empty,
   finishedTurn,
   key,
+  now,
   runningTurn,
   settle,
   setup,
@@ -243,6 +246,18 @@ function otherTab() {
     relay,
     posted,
     posting: (active: boolean) => listener?.({ kind: 'posting', thread, active }),
+    /** Relays the other tab's turn as it stands once it ended (its first batch, seq 0). */
+    relayEndedTurn(executionId: string, question: string, answer: string) {
+      const started = startTurn({
+        executionId,
+        sessionId: key.threadId,
+        message: question,
+        createdAt: new Date(now).toISOString(),
+      })
+      const events: TurnEvent[] = [{ type: 'text-delta', id: 't', delta: answer }, { type: 'done' }]
+      const turn = applyTurnEvents(started, events, { delegationCharLimit: 4_000, now: () => now })
+      listener?.({ kind: 'turn', thread, turn, seq: 0 })
+    },
   }
 }
 
@@ -280,7 +295,7 @@ describe('the gate while another tab posts (its message sent, its turn not begun
     t.session.dispose()
   })
 
-  it('hands over to the record once it shows the turn running, and opens when it ends', async () => {
+  it('stays shut through reads of the turn (running, then ended) until the other tab relays it', async () => {
     const { tab, t } = await idleWithAnotherTab()
     tab.posting(true)
     t.push.updated('e1')
@@ -292,6 +307,9 @@ describe('the gate while another tab posts (its message sent, its turn not begun
     await settle()
     t.server.answerRead(snapshot(finishedTurn('e1', 'Theirs', 'Done.')))
     await settle()
+    // A read cannot tell for sure which recorded turn is that message's: the relay can.
+    expect(t.session.getState()).toMatchObject({ status: 'following', activeExecutionId: null })
+    tab.relayEndedTurn('e1', 'Theirs', 'Done.')
     expect(t.session.getState()).toMatchObject({ status: 'idle', activeExecutionId: null })
     expect(t.statuses()).toEqual(['recovering', 'idle', 'following', 'idle'])
     t.session.dispose()
@@ -323,66 +341,60 @@ describe('the gate while another tab posts (its message sent, its turn not begun
   })
 })
 
+/** Two tabs relayed to each other, idle after tab A's first turn streamed these events. */
+async function twoTabsAfterATurn(...events: TurnEvent[]) {
+  const tabs = createTabs()
+  const a = setup({ relay: tabs.relay() })
+  const b = setup({ relay: tabs.relay() })
+  a.server.answerRead(empty)
+  b.server.answerRead(empty)
+  await settle()
+  a.session.setDraft('First')
+  void a.session.submit()
+  await settle()
+  const stream = a.server.openStream()
+  stream.send(...events)
+  stream.close()
+  await settle()
+  return { a, b }
+}
+
 describe('the gate while another tab posts: records and relays that lag', () => {
-  it('is not opened by a read that predates the message (the turn before it still running), only by the record of a new turn', async () => {
+  it('is not opened by reads, lagging or not: the record holds the gate while a turn runs, the hold until the turn is relayed', async () => {
     const tab = otherTab()
     const t = setup({ relay: tab.relay })
     t.server.answerRead(runningTurn({ executionId: 'e1', question: 'Before' }))
     await settle()
     tab.posting(true)
-    // Lagging records: e1 still running, then e1 ended. Neither is the new message's turn.
-    t.push.updated('e1')
-    await settle()
-    t.server.answerRead(runningTurn({ executionId: 'e1', question: 'Before' }))
-    await settle()
-    t.push.updated('e1')
-    await settle()
-    t.server.answerRead(snapshot(finishedTurn('e1', 'Before', 'Done.')))
-    await settle()
+    const read = async (answer: HistorySnapshot) => {
+      t.push.updated('e1')
+      await settle()
+      t.server.answerRead(answer)
+      await settle()
+    }
+    // Lagging records (e1, the turn before the message, running then ended), then the new turn.
+    await read(runningTurn({ executionId: 'e1', question: 'Before' }))
+    await read(snapshot(finishedTurn('e1', 'Before', 'Done.')))
     expect(t.session.getState()).toMatchObject({ status: 'following', canSubmit: false })
-    // The record shows the new message's turn: it holds the gate, then opens it when it ends.
-    t.push.updated('e2')
-    await settle()
-    t.server.answerRead(
-      snapshot(
-        [
-          ...finishedTurn('e1', 'Before', 'Done.'),
-          ...runningTurn({ executionId: 'e2', question: 'Next' }).messages,
-        ],
-        'e2',
-      ),
-    )
-    await settle()
+    const e2 = runningTurn({ executionId: 'e2', question: 'Next' }).messages
+    await read(snapshot([...finishedTurn('e1', 'Before', 'Done.'), ...e2], 'e2'))
     expect(t.session.getState()).toMatchObject({ status: 'following', activeExecutionId: 'e2' })
-    t.push.updated('e2')
-    await settle()
-    t.server.answerRead(
+    await read(
       snapshot([...finishedTurn('e1', 'Before', 'Done.'), ...finishedTurn('e2', 'Next', 'Ok.')]),
     )
-    await settle()
+    expect(t.session.getState()).toMatchObject({ status: 'following', activeExecutionId: null })
+    tab.relayEndedTurn('e2', 'Next', 'Ok.')
     expect(t.session.getState()).toMatchObject({ status: 'idle', activeExecutionId: null })
     expect(t.statuses()).toEqual(['recovering', 'following', 'idle'])
     t.session.dispose()
   })
 
   it('stays shut when a lagging record names the turn that just ended live as running, while the next message is on its way', async () => {
-    const tabs = createTabs()
-    const a = setup({ relay: tabs.relay() })
-    const b = setup({ relay: tabs.relay() })
-    a.server.answerRead(empty)
-    b.server.answerRead(empty)
-    await settle()
-    a.session.setDraft('First')
-    void a.session.submit()
-    await settle()
-    const stream = a.server.openStream()
-    stream.send(
+    const { a, b } = await twoTabsAfterATurn(
       { type: 'execution-started', executionId: 'e1', sessionId: 't1' },
       { type: 'text-delta', id: 't', delta: 'Answer' },
       { type: 'done' },
     )
-    stream.close()
-    await settle()
     expect(b.session.getState().status).toBe('idle')
     // A sends its next message at once; B's read of e1's last batch answers a record that lags.
     a.session.setDraft('Second')
@@ -400,18 +412,67 @@ describe('the gate while another tab posts: records and relays that lag', () => 
     b.session.dispose()
   })
 
-  it('opens when the record shows the new turn already ended, before the relay brings it', async () => {
+  it('stays shut when the record shows the new turn ended before the relay brings it; opens when it comes', async () => {
     const { tab, t } = await idleWithAnotherTab()
     tab.posting(true)
     t.push.updated('e1')
     await settle()
     t.server.answerRead(snapshot(finishedTurn('e1', 'Quick', 'Ok.')))
     await settle()
-    expect(t.session.getState()).toMatchObject({ status: 'idle', canSubmit: false })
+    expect(t.session.getState()).toMatchObject({ status: 'following' })
+    tab.relayEndedTurn('e1', 'Quick', 'Ok.')
     t.session.setDraft('Now mine')
-    expect(t.session.getState().canSubmit).toBe(true)
+    expect(t.session.getState()).toMatchObject({ status: 'idle', canSubmit: true })
     expect(t.statuses()).toEqual(['recovering', 'idle', 'following', 'idle'])
     t.session.dispose()
+  })
+
+  it('stays shut on the released protocol when the record names by its real id the turn this tab followed under a stand-in id', async () => {
+    // n8n 2.41: no execution-started; done names the execution.
+    const { a, b } = await twoTabsAfterATurn(
+      { type: 'text-delta', id: 't', delta: 'Answer' },
+      { type: 'done', executionId: 'x1' },
+    )
+    expect(b.session.getEngineState().live?.executionId).toMatch(/^unannounced:/)
+    a.session.setDraft('Second')
+    void a.session.submit()
+    b.push.updated('x1')
+    await settle()
+    b.server.answerRead(snapshot(finishedTurn('x1', 'First', 'Answer')))
+    await settle()
+    expect(a.session.getState().status).toBe('submitting')
+    expect(b.session.getState()).toMatchObject({ status: 'following', canSubmit: false })
+    a.session.dispose()
+    b.session.dispose()
+  })
+
+  it('stays shut when its first read, pending as the other tab posts, answers a record that lags', async () => {
+    const tabs = createTabs()
+    const a = setup({ relay: tabs.relay() })
+    a.server.answerRead(empty)
+    await settle()
+    const b = setup({ relay: tabs.relay() })
+    await settle()
+    a.session.setDraft('First')
+    void a.session.submit()
+    await settle()
+    a.server
+      .openStream()
+      .send(
+        { type: 'execution-started', executionId: 'e1', sessionId: 't1' },
+        { type: 'text-delta', id: 't', delta: 'Answer' },
+        { type: 'done' },
+      )
+    await settle()
+    a.session.setDraft('Second')
+    void a.session.submit()
+    await settle()
+    b.server.answerRead(runningTurn({ executionId: 'e1', question: 'First', text: 'Answer' }))
+    await settle()
+    expect(a.session.getState().status).toBe('submitting')
+    expect(b.session.getState()).toMatchObject({ status: 'following', canSubmit: false })
+    a.session.dispose()
+    b.session.dispose()
   })
 
   it('stays shut when this tab posted at the same moment and its own message is refused', async () => {
