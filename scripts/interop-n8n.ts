@@ -90,6 +90,28 @@ const words = (text: string) => text.trim().split(/\s+/).filter(Boolean).length
 const ended = (s: SessionState) =>
   s.status === 'idle' && s.activeExecutionId === null && s.messages.at(-1)?.role === 'assistant'
 
+/**
+ * Two tabs of one new thread, relayed to each other over BroadcastChannel, both showing the
+ * thread (subscribed, as a page is: a tab relays only while it does); B has read it.
+ */
+async function twoTabsOfANewThread() {
+  const threadId = thread()
+  const a = tab({ relay: undefined, scope: `interop-${threadId}` })
+  const b = tab({ relay: undefined, scope: `interop-${threadId}` })
+  const sessionA = a.client.session({ ...key(threadId), isNew: true })
+  const sessionB = b.client.session(key(threadId))
+  const seenA = follow(sessionA)
+  const seenB = follow(sessionB)
+  await until(sessionB, (s) => s.status !== 'recovering')
+  const close = () => {
+    seenA.unsubscribe()
+    seenB.unsubscribe()
+    sessionA.dispose()
+    sessionB.dispose()
+  }
+  return { b, sessionA, sessionB, seenB, close }
+}
+
 type Result = { scenario: string; result: 'pass' | 'fail' | 'platform limit'; notes: string }
 
 const scenarios: [string, () => Promise<Omit<Result, 'scenario'>>][] = [
@@ -220,13 +242,7 @@ const scenarios: [string, () => Promise<Omit<Result, 'scenario'>>][] = [
   [
     'competing submit from a second tab (the server would accept it)',
     async () => {
-      const threadId = thread()
-      const a = tab({ relay: undefined, scope: `interop-${threadId}` })
-      const b = tab({ relay: undefined, scope: `interop-${threadId}` })
-      const sessionA = a.client.session({ ...key(threadId), isNew: true })
-      const sessionB = b.client.session(key(threadId))
-      const seenB = follow(sessionB)
-      await until(sessionB, (s) => s.status !== 'recovering')
+      const { b, sessionA, sessionB, close } = await twoTabsOfANewThread()
       sessionA.setDraft('[[words=20 delay=60]] Count to twenty.')
       await sessionA.submit()
       await until(sessionB, (s) => s.status === 'following')
@@ -234,9 +250,7 @@ const scenarios: [string, () => Promise<Omit<Result, 'scenario'>>][] = [
       const competing = await sessionB.submit()
       await until(sessionA, ended)
       const final = await until(sessionB, ended)
-      seenB.unsubscribe()
-      sessionA.dispose()
-      sessionB.dispose()
+      close()
       const users = final.messages.filter((m) => m.role === 'user').length
       return {
         result: competing.outcome === 'busy' && b.posts() === 0 && users === 1 ? 'pass' : 'fail',
@@ -247,15 +261,7 @@ const scenarios: [string, () => Promise<Omit<Result, 'scenario'>>][] = [
   [
     "competing submit while the first tab's POST is on its way (before its turn begins)",
     async () => {
-      const threadId = thread()
-      const a = tab({ relay: undefined, scope: `interop-${threadId}` })
-      const b = tab({ relay: undefined, scope: `interop-${threadId}` })
-      const sessionA = a.client.session({ ...key(threadId), isNew: true })
-      const sessionB = b.client.session(key(threadId))
-      // Both tabs show the thread (subscribed), as a page does: a tab relays only while it does.
-      const seenA = follow(sessionA)
-      const seenB = follow(sessionB)
-      await until(sessionB, (s) => s.status !== 'recovering')
+      const { b, sessionA, sessionB, seenB, close } = await twoTabsOfANewThread()
       sessionA.setDraft('[[words=20 delay=60]] Count to twenty.')
       sessionB.setDraft('At the same moment')
       const postedAt = Date.now()
@@ -269,10 +275,7 @@ const scenarios: [string, () => Promise<Omit<Result, 'scenario'>>][] = [
       const acceptedAfter = Date.now() - postedAt
       await until(sessionA, ended)
       const final = await until(sessionB, ended)
-      seenA.unsubscribe()
-      seenB.unsubscribe()
-      sessionA.dispose()
-      sessionB.dispose()
+      close()
       const users = final.messages.filter((m) => m.role === 'user').length
       return {
         result: competing.outcome === 'busy' && b.posts() === 0 && users === 1 ? 'pass' : 'fail',
