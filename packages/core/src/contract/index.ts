@@ -1,5 +1,6 @@
 export * from './events'
 export * from './push'
 export * from './rest'
+export * from './ids'
 export type { ParseResult } from './result'
 export * from './snapshot'

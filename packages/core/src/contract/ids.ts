@@ -1,0 +1,23 @@
+/**
+ * The ids the contract builds from other ids: one implementation, used by the client's live view,
+ * its reads and the reference server's recorder.
+ */
+
+/** The role of a recorded message; one execution is one turn of one user and one assistant message. */
+export type RecordedRole = 'user' | 'assistant'
+
+/** The id the record gives a turn's message: `${executionId}:user` or `${executionId}:assistant`. */
+export const recordedMessageId = (executionId: string, role: RecordedRole): string =>
+  `${executionId}:${role}`
+
+/**
+ * Why `id` cannot be a project, agent or thread id, or `null` when it can. Ids travel
+ * percent-encoded as one URL path segment (`/threads/:threadId/messages`), and a URL parser
+ * collapses the segments `.` and `..` (which percent-encoding leaves as they are), so those would
+ * address another route. Any other non-empty string works.
+ */
+export function pathSegmentIdProblem(id: unknown): string | null {
+  if (typeof id !== 'string' || id === '') return 'is empty'
+  if (id === '.' || id === '..') return `"${id}" is a relative path segment, which a URL collapses`
+  return null
+}
