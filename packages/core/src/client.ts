@@ -7,19 +7,19 @@ import {
   type DraftStorage,
   type ResumeSignal,
   type Timers,
-} from './environment'
-import { PreviewChatError } from './errors'
-import { lingering } from './linger'
+} from './platform/environment'
+import { PreviewChatError } from './wire/contract/errors'
+import { lingering } from './effects/linger'
 import {
   ssePushSource,
   websocketPushSource,
   type PushListener,
   type PushSource,
-} from './pushSource'
-import { PreviewChatSession } from './session'
-import { broadcastChannelRelay, type TabRelay } from './tabRelay'
-import { createTransport, type HeadersOption, type ThreadKey } from './transport'
-import { DEFAULT_DELEGATION_CHAR_LIMIT } from './turn'
+} from './wire/pushSource'
+import { PreviewChatSession } from './effects/session'
+import { broadcastChannelRelay, type TabRelay } from './effects/tabRelay'
+import { createTransport, type HeadersOption, type ThreadKey } from './wire/transport'
+import { DEFAULT_DELEGATION_CHAR_LIMIT } from './engine/fold'
 
 export interface PreviewChatClientOptions {
   /** REST base of the agents v2 API. Default `/rest`. */

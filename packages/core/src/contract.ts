@@ -1,2 +1,2 @@
 /** `@preview-chat/core/contract`: the wire contract's types and the parsers that validate it. */
-export * from './contract/index'
+export * from './wire/contract/index'

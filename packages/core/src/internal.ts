@@ -3,26 +3,26 @@
  * and the tests so that there is one implementation of each (the turn-event fold, the SSE reader,
  * the reducer). Not covered by semver: it changes with the engine.
  */
+export { backoffDelay } from './engine/backoff'
 export {
-  backoffDelay,
   browserResumeSignal,
   defaultDraftStorage,
   safeDraftStorage,
-} from './environment'
-export { inBandError, toPreviewChatError } from './errors'
-export { createHistoryQuery } from './historyQuery'
-export { lingering } from './linger'
-export type { Lingering } from './linger'
-export { followUp, IDLE_READ_RETRIES, nextDeadline, nextRead } from './schedule'
-export { readSse } from './sse'
-export type { SseEnd } from './sse'
+} from './platform/environment'
+export { inBandError, toPreviewChatError } from './wire/contract/errors'
+export { createHistoryQuery } from './effects/historyQuery'
+export { lingering } from './effects/linger'
+export type { Lingering } from './effects/linger'
+export { followUp, IDLE_READ_RETRIES, nextDeadline, nextRead } from './engine/schedule'
+export { readSse } from './wire/sse'
+export type { SseEnd } from './wire/sse'
 export {
   selectActiveExecutionId,
   selectOpenSuspensions,
   selectSessionState,
   selectStatus,
-} from './select'
-export { initialEngineState, reduce } from './state'
+} from './engine/select'
+export { initialEngineState, reduce } from './engine/state'
 export type {
   EngineAction,
   EngineConfig,
@@ -30,10 +30,10 @@ export type {
   OwnTurn,
   ReadState,
   StopState,
-} from './state'
-export { composeTranscript, markTruncated, recordCovers, recordSupersedes } from './transcript'
-export { createTransport, readTurnStream, resolveHeaders } from './transport'
-export type { Transport, TurnRequest, TurnStreamEnd } from './transport'
+} from './engine/state'
+export { composeTranscript, markTruncated, recordCovers, recordSupersedes } from './engine/transcript'
+export { createTransport, readTurnStream, resolveHeaders } from './wire/transport'
+export type { Transport, TurnRequest, TurnStreamEnd } from './wire/transport'
 export {
   applyTurnEvent,
   applyTurnEvents,
@@ -42,5 +42,5 @@ export {
   recordedParts,
   startTurn,
   turnMessages,
-} from './turn'
-export type { LiveTurn, TurnOptions } from './turn'
+} from './engine/fold'
+export type { LiveTurn, TurnOptions } from './engine/fold'

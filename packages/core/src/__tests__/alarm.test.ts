@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
-import { createAlarm } from '../alarm'
-import { defaultTimers } from '../environment'
+import { createAlarm } from '../effects/alarm'
+import { defaultTimers } from '../platform/environment'
 import { useFakeTimersInEachTest } from './harness'
 
 useFakeTimersInEachTest()

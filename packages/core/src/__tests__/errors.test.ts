@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { PreviewChatError } from '../errors'
+import { PreviewChatError } from '../wire/contract/errors'
 
 describe('PreviewChatError', () => {
   it('carries its code and options', () => {

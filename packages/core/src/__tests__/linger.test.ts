@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
-import { defaultTimers } from '../environment'
-import { lingering } from '../linger'
+import { defaultTimers } from '../platform/environment'
+import { lingering } from '../effects/linger'
 import { useFakeTimersInEachTest } from './harness'
 
 useFakeTimersInEachTest()

@@ -4,7 +4,7 @@ import {
   websocketPushSource,
   type PushListener,
   type WebSocketLike,
-} from '../pushSource'
+} from '../wire/pushSource'
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] })

@@ -1,8 +1,8 @@
 /** The scheduler on its own: pure functions of the engine state and the time. */
 import { describe, expect, it } from 'vitest'
-import { PreviewChatError } from '../errors'
-import { followUp, nextDeadline, nextRead } from '../schedule'
-import { initialEngineState, reduce, type EngineConfig, type EngineState } from '../state'
+import { PreviewChatError } from '../wire/contract/errors'
+import { followUp, nextDeadline, nextRead } from '../engine/schedule'
+import { initialEngineState, reduce, type EngineConfig, type EngineState } from '../engine/state'
 import { runningTurn } from './harness'
 
 const config: EngineConfig = {

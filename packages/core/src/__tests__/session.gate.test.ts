@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { TurnEvent } from '../contract'
 import type { HistorySnapshot, RelayMessage, TabRelay } from '../index'
-import { applyTurnEvents, startTurn } from '../turn'
+import { applyTurnEvents, startTurn } from '../engine/fold'
 import {
   createTabs,
   empty,

@@ -7,7 +7,7 @@
 import { createParser } from 'eventsource-parser'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createSseParser, readSse } from '../sse'
+import { createSseParser, readSse } from '../wire/sse'
 
 const lineEnd = fc.constantFrom('\n', '\r', '\r\n')
 const value = fc.string({ maxLength: 8 }).map((text) => text.replace(/[\r\n]/g, ''))

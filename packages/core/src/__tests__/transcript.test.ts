@@ -7,8 +7,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Message } from '../contract'
-import { composeTranscript } from '../transcript'
-import { startTurn, turnMessages, type LiveTurn } from '../turn'
+import { composeTranscript } from '../engine/transcript'
+import { startTurn, turnMessages, type LiveTurn } from '../engine/fold'
 
 function reference(recorded: readonly Message[], live: readonly (LiveTurn | null)[]): Message[] {
   let messages = recorded as Message[]

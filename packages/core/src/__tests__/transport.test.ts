@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
 import type { TurnEvent } from '../contract'
-import { createTransport, readTurnStream } from '../transport'
-import { applyTurnEvents, startTurn } from '../turn'
+import { createTransport, readTurnStream } from '../wire/transport'
+import { applyTurnEvents, startTurn } from '../engine/fold'
 import { key } from './harness'
 
 function hangingFetch() {

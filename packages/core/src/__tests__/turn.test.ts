@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { TurnEvent } from '../contract/events'
-import { markTruncated } from '../transcript'
-import { applyTurnEvent, applyTurnEvents, startTurn, type LiveTurn } from '../turn'
+import type { TurnEvent } from '../wire/contract/events'
+import { markTruncated } from '../engine/transcript'
+import { applyTurnEvent, applyTurnEvents, startTurn, type LiveTurn } from '../engine/fold'
 import { assistantMessage, snapshot } from './harness'
 
 const options = { delegationCharLimit: 10, now: () => 1 }

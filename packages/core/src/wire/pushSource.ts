@@ -1,6 +1,7 @@
 import { parsePushMessage, type PushMessage } from './contract/push'
 import { parseRetryAfter } from './contract/rest'
-import { backoffDelay, defaultTimers, type Timers } from './environment'
+import { backoffDelay } from '../engine/backoff'
+import { defaultTimers, type Timers } from '../platform/environment'
 import { readSse } from './sse'
 import { resolveHeaders, type HeadersOption } from './transport'
 

@@ -23,8 +23,8 @@ import {
   type HistorySnapshot,
   type SnapshotReuse,
 } from './contract/snapshot'
-import type { Timers } from './environment'
-import { PreviewChatError } from './errors'
+import type { Timers } from '../platform/environment'
+import { PreviewChatError } from './contract/errors'
 import { readSse } from './sse'
 
 /** Headers for every request (e.g. `Authorization`), or a function called per request. */

@@ -1,4 +1,4 @@
-import { PreviewChatError, type PreviewChatErrorCode } from '../errors'
+import { PreviewChatError, type PreviewChatErrorCode } from './errors'
 import { unwrapEnvelope, validate, type ParseResult } from './result'
 import {
   boolean,

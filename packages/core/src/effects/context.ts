@@ -1,11 +1,11 @@
 import type { QueryClient } from '@tanstack/query-core'
 import type { StoreApi } from 'zustand/vanilla'
-import type { DraftStorage, ResumeSignal, Timers } from './environment'
-import type { PushListener } from './pushSource'
+import type { DraftStorage, ResumeSignal, Timers } from '../platform/environment'
+import type { PushListener } from '../wire/pushSource'
 import type { PreviewChatSession } from './session'
-import type { EngineAction, EngineConfig, EngineState, ServerTraits } from './state'
+import type { EngineAction, EngineConfig, EngineState, ServerTraits } from '../engine/state'
 import type { RelayMessage, TabRelay } from './tabRelay'
-import type { ThreadKey, Transport } from './transport'
+import type { ThreadKey, Transport } from '../wire/transport'
 
 /** A read-only zustand store: what `useStore` and `useStoreWithEqualityFn` take. */
 export type ReadonlyStore<T> = Pick<StoreApi<T>, 'getState' | 'getInitialState' | 'subscribe'>

@@ -1,8 +1,8 @@
-import type { TurnEvent } from './contract/events'
-import type { SessionEffects } from './effects'
-import type { Timers } from './environment'
+import type { TurnEvent } from '../wire/contract/events'
+import type { SessionEffects } from './context'
+import type { Timers } from '../platform/environment'
 import { lingering } from './linger'
-import type { LiveTurn } from './turn'
+import type { LiveTurn } from '../engine/fold'
 
 /**
  * What tabs of one origin tell each other about live turns, so that a second tab follows a turn

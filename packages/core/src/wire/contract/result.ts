@@ -1,4 +1,4 @@
-import { PreviewChatError, type PreviewChatErrorCode } from '../errors'
+import { PreviewChatError, type PreviewChatErrorCode } from './errors'
 import { isRecord, run, type Schema } from './schema'
 
 export { isRecord }

@@ -1,6 +1,6 @@
 import { defaultTimers, type Timers } from './environment'
-import type { ReadonlyStore } from './effects'
-import type { SessionState } from './select'
+import type { ReadonlyStore } from '../effects/context'
+import type { SessionState } from '../engine/select'
 
 export interface ThrottleOptions {
   /**

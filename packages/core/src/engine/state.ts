@@ -1,11 +1,11 @@
-import type { TurnEvent } from './contract/events'
-import type { ExecutionStatus, HistorySnapshot, Message, MessagePart } from './contract/snapshot'
-import { inBandError, PreviewChatError } from './errors'
+import type { TurnEvent } from '../wire/contract/events'
+import type { ExecutionStatus, HistorySnapshot, Message, MessagePart } from '../wire/contract/snapshot'
+import { inBandError, PreviewChatError } from '../wire/contract/errors'
 import { followUp } from './schedule'
 import { selectActiveExecutionId } from './select'
-import type { RelayMessage } from './tabRelay'
+import type { RelayMessage } from '../effects/tabRelay'
 import { recordSupersedes } from './transcript'
-import { applyTurnEvents, startTurn, type LiveTurn } from './turn'
+import { applyTurnEvents, startTurn, type LiveTurn } from './fold'
 
 /** The settings the reducer and the scheduler decide with (all times in ms). */
 export interface EngineConfig {

@@ -1,5 +1,5 @@
-import type { HistorySnapshot, Message, MessagePart } from './contract/snapshot'
-import { childTraceChars, turnMessages, type LiveTurn } from './turn'
+import type { HistorySnapshot, Message, MessagePart } from '../wire/contract/snapshot'
+import { childTraceChars, turnMessages, type LiveTurn } from './fold'
 
 /**
  * Flags delegations whose recorded child trace used up its budget (`truncated`), the same rule

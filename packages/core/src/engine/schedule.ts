@@ -1,4 +1,4 @@
-import { backoffDelay } from './environment'
+import { backoffDelay } from './backoff'
 import { selectActiveExecutionId } from './select'
 import type { EngineConfig, EngineState } from './state'
 

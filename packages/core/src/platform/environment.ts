@@ -55,19 +55,6 @@ export function defaultDraftStorage(): DraftStorage | null {
   }
 }
 
-/**
- * Exponential backoff with "equal jitter": attempt 0 waits between base/2 and base, each next one
- * twice as long, never more than `max`. Jitter keeps many tabs from retrying in lockstep.
- */
-export function backoffDelay(
-  attempt: number,
-  base: number,
-  max: number,
-  random: () => number = Math.random,
-): number {
-  const ceiling = Math.min(max, base * 2 ** attempt)
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2)
-}
 
 /**
  * Draft storage that never throws: the first failure of `storage` (Safari's private mode, a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { PreviewChatError } from '../../errors'
+import { PreviewChatError } from '../errors'
 import { isTerminalEvent, parseTurnEvent, type TurnEvent } from '../events'
 
 // One valid example of every event type of the wire contract's turn stream table.

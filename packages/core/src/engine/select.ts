@@ -1,5 +1,5 @@
-import type { Message, Suspension } from './contract/snapshot'
-import type { PreviewChatError } from './errors'
+import type { Message, Suspension } from '../wire/contract/snapshot'
+import type { PreviewChatError } from '../wire/contract/errors'
 import type { EngineState, ServerTraits } from './state'
 import { composeTranscript } from './transcript'
 

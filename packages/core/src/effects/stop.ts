@@ -1,6 +1,6 @@
-import type { SessionEffects } from './effects'
-import { PreviewChatError, toPreviewChatError } from './errors'
-import { selectActiveExecutionId, selectOpenSuspensions } from './select'
+import type { SessionEffects } from './context'
+import { PreviewChatError, toPreviewChatError } from '../wire/contract/errors'
+import { selectActiveExecutionId, selectOpenSuspensions } from '../engine/select'
 
 /** The outcome of `stop()`. `cancelRequested: true` means accepted, not ended: the record says when. */
 export interface StopResult {

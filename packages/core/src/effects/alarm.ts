@@ -1,4 +1,4 @@
-import type { Timers } from './environment'
+import type { Timers } from '../platform/environment'
 
 /** One timer for the earliest thing due: what the session's scheduler sets after every change. */
 export interface Alarm {

@@ -1,4 +1,4 @@
-import type { Timers } from './environment'
+import type { Timers } from '../platform/environment'
 
 /** A resource opened by its first user and closed a moment after its last one left. */
 export interface Lingering {

@@ -1,4 +1,4 @@
-import { PreviewChatError } from '../errors'
+import { PreviewChatError } from './errors'
 import { isRecord, parseJson, validate } from './result'
 import {
   boolean,

@@ -1,7 +1,7 @@
-import type { TurnEvent } from './contract/events'
-import { inBandError, PreviewChatError, toPreviewChatError } from './errors'
-import type { SessionEffects } from './effects'
-import { readTurnStream, type TurnRequest } from './transport'
+import type { TurnEvent } from '../wire/contract/events'
+import { inBandError, PreviewChatError, toPreviewChatError } from '../wire/contract/errors'
+import type { SessionEffects } from './context'
+import { readTurnStream, type TurnRequest } from '../wire/transport'
 
 /** The outcome of `submit()` and `resume()`. */
 export type SubmitResult =

@@ -1,7 +1,7 @@
 import { QueryObserver, type QueryClient } from '@tanstack/query-core'
-import type { HistorySnapshot } from './contract/snapshot'
-import { toPreviewChatError } from './errors'
-import type { EngineAction } from './state'
+import type { HistorySnapshot } from '../wire/contract/snapshot'
+import { toPreviewChatError } from '../wire/contract/errors'
+import type { EngineAction } from '../engine/state'
 
 export interface HistoryQuery {
   /** Observes the query while the session is active; returns the function that stops. */
