@@ -70,6 +70,15 @@ export function hasScope(user: PreviewChatUser, scope: Scope): boolean {
   return user.scopes.includes(scope)
 }
 
+/** `user`, when there is one and it has `scope`; throws the 401 or the 403 otherwise. */
+export function withScope(user: PreviewChatUser | undefined, scope: Scope): PreviewChatUser {
+  if (!user) throw unauthorized()
+  if (!hasScope(user, scope)) {
+    throw new RestError('forbidden', `The user "${user.id}" lacks the scope ${scope}.`)
+  }
+  return user
+}
+
 /** The 401 of every route and of the WebSocket upgrade. */
 export function unauthorized(): RestError {
   return new RestError(

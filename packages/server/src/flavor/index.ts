@@ -1,6 +1,6 @@
 import type { ChatRequestBody, ResumeRequestBody } from '@preview-chat/core/contract'
 import type { RestError } from '../http'
-import type { RouteName } from '../routes'
+import type { RouteName } from '../routes/match'
 import type { ThreadRecord } from '../store'
 import type { PreviewChatUser } from '../users'
 import { n8n241Flavor } from './n8n-2.41'

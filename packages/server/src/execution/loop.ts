@@ -1,0 +1,53 @@
+import type { TurnEvent } from '@preview-chat/core/contract'
+import type { AgentInput } from '../agent'
+import type { ExecutionOutcome } from './ending'
+import type { TurnRecorder } from './recorder'
+import type { AbortReason, ExecutionSettings } from './start'
+
+/**
+ * Runs the agent to its outcome while a timer records the turn in batches ("Snapshots are recorded
+ * in batches": each tick records what changed since the last one). Never rejects: a crash of the
+ * agent is an `agent_crashed` error, an abort is the reason it was aborted for.
+ */
+export async function runAgent(
+  settings: ExecutionSettings,
+  input: AgentInput,
+  recorder: TurnRecorder,
+  controller: AbortController,
+): Promise<ExecutionOutcome> {
+  const { timers, snapshotMs } = settings
+  let timer: unknown
+  const batch = () => {
+    recorder.recordIfChanged()
+    timer = timers.setTimeout(batch, snapshotMs)
+  }
+  timer = timers.setTimeout(batch, snapshotMs)
+  const emit = (event: TurnEvent) => {
+    controller.signal.throwIfAborted()
+    recorder.send(event)
+  }
+  try {
+    const outcome = await settings.agent(input, {
+      emit,
+      pause: () => settings.sleep(settings.deltaMs, controller.signal),
+      id: (prefix) => `${prefix}-${settings.newId()}`,
+      now: settings.now,
+    })
+    controller.signal.throwIfAborted()
+    return outcome
+  } catch (error) {
+    if (controller.signal.aborted) return { kind: abortReason(controller.signal) }
+    return {
+      kind: 'error',
+      message: `The agent crashed: ${error instanceof Error ? error.message : String(error)}`,
+      errorCode: 'agent_crashed',
+    }
+  } finally {
+    timers.clearTimeout(timer)
+  }
+}
+
+function abortReason(signal: AbortSignal): AbortReason {
+  const reason: unknown = signal.reason
+  return reason === 'close' || reason === 'left' ? reason : 'stop'
+}

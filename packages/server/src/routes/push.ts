@@ -1,0 +1,25 @@
+import type { PushMessage } from '@preview-chat/core/contract'
+import type { BackendContext } from '../context'
+import { createSseStream, sseResponse } from '../sse'
+import { withScope } from '../users'
+
+/** `GET /push` as SSE: the user's push channel (the Node host also serves it as a WebSocket). */
+export function push(context: BackendContext, request: Request): Response {
+  const { flavor, pushStreams } = context
+  const user = withScope(flavor.pushUser(request.headers), 'agent:read')
+  const refusal = flavor.pushStreamRefusal(request)
+  if (refusal) return refusal
+  let unsubscribe = () => {}
+  const end = () => {
+    unsubscribe()
+    pushStreams.delete(end)
+    stream.close()
+  }
+  const stream = createSseStream({ pingMs: context.pingMs, timers: context.timers, onCancel: end })
+  unsubscribe = context.store.push.subscribe(user.id, (message: PushMessage) =>
+    stream.send(message),
+  )
+  pushStreams.add(end)
+  request.signal.addEventListener('abort', end, { once: true })
+  return sseResponse(stream, flavor.pushStreamHeaders)
+}

@@ -1,0 +1,76 @@
+import type { RunCancelAnswer } from '@preview-chat/core/contract'
+import { abandoned, turnRefusal } from '../admission'
+import { requireUser, type BackendContext } from '../context'
+import { dataResponse, readJsonBody, RestError } from '../http'
+import { sseResponse } from '../sse'
+import { closeSuspension, ownedThread } from '../threads'
+import type { Route } from './match'
+
+/** `POST …/chat/resume`: continues a suspended tool call in a new turn, its SSE stream the answer. */
+export async function resume(
+  context: BackendContext,
+  request: Request,
+  route: Extract<Route, { name: 'resume' }>,
+): Promise<Response> {
+  const { flavor, store } = context
+  const user = requireUser(context, request, 'agent:execute')
+  const body = flavor.parseResume(await readJsonBody(request))
+  const run = store.runs.get(body.runId)
+  if (!run || run.ownerId !== user.id || run.payload.toolCallId !== body.toolCallId) {
+    return flavor.runNotFound(body.runId, 'resume', body.toolCallId)
+  }
+  const thread = ownedThread(context, run.threadId, route, user)
+  if (run.state !== 'open') {
+    throw new RestError(
+      'conflict',
+      `The run "${run.runId}" was already ${run.state}.`,
+      'Read the conversation again to see its current state.',
+    )
+  }
+  const refusal = turnRefusal(flavor, thread)
+  if (refusal) return refusal
+  if (request.signal.aborted) return abandoned()
+  run.state = 'resumed'
+  closeSuspension(thread, run.runId)
+  const stream = context.begin({
+    thread,
+    kind: 'resume',
+    input: { kind: 'resume', payload: run.payload, resumeData: body.resumeData },
+    resumes: run.payload,
+    signal: request.signal,
+  })
+  return sseResponse(stream)
+}
+
+/**
+ * `DELETE …/chat/runs/:runId`: "Suspended turns use the existing checkpoint cancellation path".
+ * The run's tool call is rejected and the owner's tabs hear of it.
+ */
+export function cancelRun(
+  context: BackendContext,
+  request: Request,
+  route: Extract<Route, { name: 'cancelRun' }>,
+): Response {
+  const { flavor, store } = context
+  const user = requireUser(context, request, 'agent:execute')
+  const run = store.runs.get(route.runId)
+  if (!run || run.ownerId !== user.id) return flavor.runNotFound(route.runId, 'cancel')
+  const thread = ownedThread(context, run.threadId, route, user)
+  let cancelled = false
+  if (run.state === 'open') {
+    run.state = 'cancelled'
+    closeSuspension(thread, run.runId, 'The suspended run was cancelled.')
+    store.push.publish(thread.ownerId, {
+      type: 'agentExecutionUpdated',
+      data: {
+        projectId: thread.projectId,
+        agentId: thread.agentId,
+        threadId: thread.id,
+        executionId: run.executionId,
+      },
+    })
+    cancelled = true
+  }
+  const answer: RunCancelAnswer = { cancelled }
+  return dataResponse(answer)
+}

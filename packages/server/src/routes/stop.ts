@@ -1,0 +1,34 @@
+import type { StopAnswer } from '@preview-chat/core/contract'
+import { requireUser, type BackendContext } from '../context'
+import { dataResponse, RestError } from '../http'
+import { threadKey } from '../store'
+import { ownedThread } from '../threads'
+import type { Route } from './match'
+
+/**
+ * `DELETE …/chat/:threadId/executions/:executionId`: "The server cancels the local execution or
+ * relays the request to the main that owns it". The answer says whether it was accepted.
+ */
+export async function stop(
+  context: BackendContext,
+  request: Request,
+  route: Extract<Route, { name: 'stop' }>,
+): Promise<Response> {
+  const user = requireUser(context, request, 'agent:execute')
+  const thread = ownedThread(context, route.threadId, route, user)
+  const execution = context.store.executions.get(route.executionId)
+  // The execution's own thread, not merely one with the same id (another user may have one).
+  if (!execution || threadKey(execution, execution.threadId) !== threadKey(thread, thread.id)) {
+    throw new RestError('not_found', `No execution "${route.executionId}" in this conversation.`)
+  }
+  // "A late request cannot cancel a later execution": only the named execution is considered.
+  let cancelRequested = false
+  if (execution.status === 'running') {
+    cancelRequested =
+      execution.mainId === context.mainId
+        ? context.cancelLocal(execution.id)
+        : await context.relay.cancel(execution.mainId, execution.id)
+  }
+  const answer: StopAnswer = { cancelRequested }
+  return dataResponse(answer)
+}
