@@ -1,5 +1,6 @@
-import { parseChatRequest, parseResumeRequest } from '@preview-chat/core/contract'
+import { parseChatRequest, parseResumeRequest, type ParseResult } from '@preview-chat/core/contract'
 import { errorResponse, RestError } from '../http'
+import { checkPathId } from '../routes/match'
 import { sseHeaders } from '../sse'
 import { snapshotOf } from '../store'
 import { authenticate, unauthorized, userCookieName, type PreviewChatUser } from '../users'
@@ -40,15 +41,17 @@ export function specFlavor(
         `No conversation "${threadId}" for this user and agent.`,
         'Start a new conversation with newSession: true.',
       ),
+    // A thread's id (and a run's) travels in URL paths: one that a URL collapses is refused here,
+    // as the client refuses it, rather than recorded under an id no read can name.
     parseChat: (body) => {
-      const parsed = parseChatRequest(body)
-      if (!parsed.success) throw new RestError('bad_request', parsed.error.message)
-      return parsed.value
+      const value = valid(parseChatRequest(body))
+      if (value.sessionId !== undefined) checkPathId('sessionId', value.sessionId)
+      return value
     },
     parseResume: (body) => {
-      const parsed = parseResumeRequest(body)
-      if (!parsed.success) throw new RestError('bad_request', parsed.error.message)
-      return parsed.value
+      const value = valid(parseResumeRequest(body))
+      checkPathId('runId', value.runId)
+      return value
     },
     // "A message naming an unknown thread without newSession is refused in-band".
     createsThread: (body) => body.sessionId === undefined || body.newSession === true,
@@ -81,6 +84,12 @@ export function specFlavor(
       return user ? { kind: 'accept', userId: user.id } : { kind: 'refuse', error: unauthorized() }
     },
   }
+}
+
+/** A request body the contract's parser accepted; its 400 otherwise. */
+function valid<T>(parsed: ParseResult<T>): T {
+  if (!parsed.success) throw new RestError('bad_request', parsed.error.message)
+  return parsed.value
 }
 
 /** A push WebSocket from a page of another site, which the browser sent with the user's cookie. */

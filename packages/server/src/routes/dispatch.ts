@@ -3,7 +3,7 @@ import type { BackendContext } from '../context'
 import { preflightResponse } from '../cors'
 import { ReadyAnswer, RestError } from '../http'
 import { messages } from './history'
-import { matchRoute, routeMethods, type Route, type RouteName } from './match'
+import { checkRouteIds, matchRoute, routeMethods, type Route, type RouteName } from './match'
 import { push } from './push'
 import { cancelRun, resume } from './runs'
 import { stop } from './stop'
@@ -62,6 +62,7 @@ export async function dispatch(
     if (request.method !== method) {
       return { route: name, response: flavor.noRoute(request.method, url.pathname, method) }
     }
+    checkRouteIds(matched)
     return { route: name, response: await serve(context, request, matched) }
   } catch (error) {
     return { route: name, response: failureResponse(context, request, error) }

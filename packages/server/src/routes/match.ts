@@ -1,3 +1,6 @@
+import { pathSegmentIdProblem } from '@preview-chat/core/contract'
+import { RestError } from '../http'
+
 /** The endpoints of the wire contract ("Endpoints"), matched under the REST base. */
 export type Route =
   | { name: 'chat'; projectId: string; agentId: string }
@@ -49,4 +52,27 @@ export function matchRoute(path: string): Route | undefined {
     return { name: 'stop', ...scope, threadId: first, executionId: third }
   }
   return undefined
+}
+
+/**
+ * Refuses an id that cannot travel as one URL path segment ('', '.', '..': a URL parser collapses
+ * the last two) with a 400, as the client refuses it. `name` says where it was (`sessionId`).
+ */
+export function checkPathId(name: string, id: unknown): void {
+  const problem = pathSegmentIdProblem(id)
+  if (problem === null) return
+  throw new RestError(
+    'bad_request',
+    `The ${name} ${problem}; ids travel as one URL path segment.`,
+    'Use any other non-empty string as an id, e.g. a UUID.',
+  )
+}
+
+/**
+ * Refuses a route whose path names such an id. A path that went through a URL parser has none
+ * left (they collapsed into another path); a host that matches raw paths could still bring one.
+ */
+export function checkRouteIds(route: Route): void {
+  const { name: _name, ...ids } = route
+  for (const [name, id] of Object.entries(ids)) checkPathId(name, id)
 }
