@@ -1,9 +1,10 @@
 import type { Timers } from '@preview-chat/core'
 import { scriptedAgent, type PreviewChatAgent } from './agent'
 import type { BackendContext } from './context'
-import { checkCorsOrigin, corsHeaders, originMaySendCookies } from './cors'
+import { checkCorsOrigin, corsHeaders, originMaySendCookies, pageSchemeOf } from './cors'
 import { startExecution, type ExecutionSettings, type RunningExecution } from './execution/start'
 import { createFlavor, type FlavorName, type PushBackend, type PushSocketAdmission } from './flavor'
+import { checkAllowedHosts, hostnameOf } from './hosts'
 import { createInspectionLog, type PreviewChatInspection } from './inspection'
 import type { PushListener } from './push'
 import type { ExecutionRelay } from './relay'
@@ -51,6 +52,13 @@ export interface PreviewChatBackendOptions {
    * every answer carries the Access-Control headers. Off by default.
    */
   cors?: string
+  /**
+   * Host names (or addresses) this server answers to besides loopback ones (`localhost`,
+   * `127.0.0.0/8`, `[::1]`) and the address it is bound to: the push WebSocket refuses a page
+   * whose name is none of them (against DNS rebinding), as Vite's `server.allowedHosts`. A leading
+   * dot (`.example`) allows the name and its subdomains. Empty by default.
+   */
+  allowedHosts?: readonly string[]
   /** Idle time before an SSE `:ping` comment (30 s by default). */
   pingMs?: number
   now?: () => number
@@ -89,10 +97,12 @@ export interface PreviewChatBackend {
   /**
    * Whether a WebSocket upgrade to the push channel (`url`, with `headers`) is accepted, and as
    * whom; the Node host and the MSW mock ask before (or instead of) the handshake. A page of
-   * another origin than this server's (its `Host`) or `cors`'s is refused: a browser sends the
-   * cookie with the upgrade from any page, and CORS does not cover WebSockets.
+   * another origin than this server's or `cors`'s is refused: a browser sends the cookie with the
+   * upgrade from any page, and CORS does not cover WebSockets. This server's origin is the `Host`
+   * the upgrade names, with `url`'s scheme, under one of the server's names: loopback ones,
+   * `allowedHosts`, and `ownHosts` (what the host is bound to, e.g. the connection's address).
    */
-  admitPushSocket(url: URL, headers: Headers): PushSocketAdmission
+  admitPushSocket(url: URL, headers: Headers, ownHosts?: readonly string[]): PushSocketAdmission
   readonly mainId: string
   readonly store: PreviewChatStore
   readonly basePath: string
@@ -128,6 +138,7 @@ export function createPreviewChatBackend(
     basePath,
   })
   const cors = options.cors === undefined ? undefined : checkCorsOrigin(options.cors)
+  const allowedHosts = checkAllowedHosts(options.allowedHosts ?? [])
   const running = new Map<string, RunningExecution>()
   const log = createInspectionLog(store, running, options.logLimit ?? 1000)
   const settings: ExecutionSettings = {
@@ -192,8 +203,12 @@ export function createPreviewChatBackend(
     flavor: flavor.name,
     credentials: (userId) => flavor.credentials(userId),
     namesUser: (headers) => flavor.namesUser(headers),
-    admitPushSocket: (url, headers) =>
-      flavor.admitPushSocket(url, flavor.pushUser(headers), originMaySendCookies(headers, cors)),
+    admitPushSocket: (url, headers, ownHosts = []) => {
+      const hosts = [...allowedHosts, ...ownHosts.flatMap((name) => hostnameOf(name) ?? [])]
+      const own = { scheme: pageSchemeOf(url), hosts }
+      const originAllowed = originMaySendCookies(headers, cors, own)
+      return flavor.admitPushSocket(url, flavor.pushUser(headers), originAllowed)
+    },
     mainId,
     store,
     basePath,

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250]
- * [--mains 1] [--cors <origin>] [--flavor spec|n8n-2.41] [--push-backend sse|websocket]`
+ * [--mains 1] [--cors <origin>] [--allowed-host <name>]… [--flavor spec|n8n-2.41]
+ * [--push-backend sse|websocket]`
  * (`pnpm run server …` in this repository)
  *
  * Serves the reference backend for development. Users are named by `Authorization: Bearer <user>`
@@ -11,11 +12,12 @@
 import { parseArgs } from 'node:util'
 import { createPreviewChatBackend } from './backend'
 import { checkCorsOrigin } from './cors'
+import { checkAllowedHosts } from './hosts'
 import { flavorNames, pushBackends, type FlavorName, type PushBackend } from './flavor'
 import { startPreviewChatServer, type PreviewChatServer } from './node/host'
 import { createPreviewChatStore } from './store'
 
-const usage = `Usage: preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250] [--mains 1] [--cors <origin>|*] [--flavor spec|n8n-2.41] [--push-backend sse|websocket]`
+const usage = `Usage: preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250] [--mains 1] [--cors <origin>|*] [--allowed-host <name>]... [--flavor spec|n8n-2.41] [--push-backend sse|websocket]`
 
 function numberOption(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback
@@ -33,6 +35,15 @@ function corsOption(value: string | undefined): string | undefined {
     return checkCorsOrigin(value)
   } catch (error) {
     console.error(`--${(error as Error).message}\n${usage}`)
+    process.exit(2)
+  }
+}
+
+function allowedHostsOption(values: string[] | undefined): string[] {
+  try {
+    return checkAllowedHosts(values ?? [])
+  } catch (error) {
+    console.error(`--${(error as Error).message.replace('allowedHosts', 'allowed-host')}\n${usage}`)
     process.exit(2)
   }
 }
@@ -58,6 +69,7 @@ async function main(): Promise<void> {
       'snapshot-ms': { type: 'string' },
       mains: { type: 'string' },
       cors: { type: 'string' },
+      'allowed-host': { type: 'string', multiple: true },
       flavor: { type: 'string' },
       'push-backend': { type: 'string' },
       help: { type: 'boolean' },
@@ -73,6 +85,7 @@ async function main(): Promise<void> {
   const snapshotMs = numberOption(values['snapshot-ms'], 'snapshot-ms', 250)
   const mains = Math.max(1, numberOption(values.mains, 'mains', 1))
   const cors = corsOption(values.cors)
+  const allowedHosts = allowedHostsOption(values['allowed-host'])
   const flavor = choice<FlavorName>(values.flavor, 'flavor', flavorNames)
   const pushBackend = choice<PushBackend>(values['push-backend'], 'push-backend', pushBackends)
   if (pushBackend !== undefined && flavor !== 'n8n-2.41') {
@@ -90,6 +103,7 @@ async function main(): Promise<void> {
       snapshotMs,
       mainId: `main-${index + 1}`,
       cors,
+      allowedHosts,
       ...(flavor !== undefined && { flavor }),
       ...(pushBackend !== undefined && { pushBackend }),
     })

@@ -5,6 +5,8 @@
  * `credentials: 'include'`; send `Authorization` instead).
  */
 
+import { isOwnHost } from './hosts'
+
 /** The headers a page sends besides the CORS-safelisted ones. */
 const allowedHeaders = ['Authorization', 'Content-Type', 'Accept']
 
@@ -32,20 +34,43 @@ export function checkCorsOrigin(origin: string): string {
   return origin
 }
 
+/** Who this server is, as the Origin check of a push WebSocket needs it. */
+export interface OwnOrigin {
+  /** The scheme pages reach it by: `http:` on plain HTTP, `https:` behind TLS. */
+  scheme: string
+  /** Its names besides loopback ones: the address it is bound to, `allowedHosts` (`isOwnHost`). */
+  hosts: readonly string[]
+}
+
+/** The page scheme of a request URL: `ws:` is reached from `http:` pages' origin, `wss:` from `https:`. */
+export function pageSchemeOf(url: URL): string {
+  if (url.protocol === 'ws:') return 'http:'
+  if (url.protocol === 'wss:') return 'https:'
+  return url.protocol
+}
+
 /**
  * Whether a request that carries the user's cookie whatever page sent it may be served: a
  * browser's WebSocket upgrade, which CORS does not cover. It may when it has no `Origin` (no page
- * sent it: curl, a test, a server), when its origin is the server's own as the browser reached it
- * (the origin's host is the `Host` header: this server, or a dev proxy in front of it that forwards
- * the browser's `Host`, as Vite's does), or when `cors` lets that origin's pages send cookies, as
- * `corsHeaders` tells the browser for fetch requests: the one origin it names, never `*`.
+ * sent it: curl, a test, a server), when `cors` lets that origin's pages send cookies, as
+ * `corsHeaders` tells the browser for fetch requests (the one origin it names, never `*`), or when
+ * its origin is the server's own as the browser reached it: the origin's host is the `Host` header
+ * (this server, or a dev proxy in front of it that forwards the browser's `Host`, as Vite's does),
+ * its scheme the server's, and its name the server's own (`isOwnHost`), not a name an attacker
+ * made resolve to this server (DNS rebinding sends a matching `Host` and `Origin` too).
  */
-export function originMaySendCookies(headers: Headers, cors: string | undefined): boolean {
+export function originMaySendCookies(
+  headers: Headers,
+  cors: string | undefined,
+  own: OwnOrigin,
+): boolean {
   const origin = headers.get('origin')
   if (origin === null) return true
   if (cors !== '*' && origin === cors) return true
   const host = headers.get('host')
-  return host !== null && parseOrigin(origin)?.host === host.toLowerCase()
+  const page = parseOrigin(origin)
+  if (host === null || page?.host !== host.toLowerCase()) return false
+  return page.protocol === own.scheme && isOwnHost(page.hostname, own.hosts)
 }
 
 /** What every answer carries (error answers and SSE streams too); none without `cors`. */

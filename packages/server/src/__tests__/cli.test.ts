@@ -133,4 +133,30 @@ describe('the CLI', () => {
     expect(await run.exited).toBe(2)
     expect(run.output()).toMatch(/--cors/)
   })
+
+  it('--allowed-host lets push pages of that name in, and refuses a bad name (issue 19, l)', async () => {
+    const server = await startCli([
+      '--allowed-host',
+      'chat.example',
+      '--allowed-host',
+      '.corp.example',
+    ])
+    const dial = (host: string) =>
+      send(server, {
+        path: '/rest/push',
+        headers: {
+          ...upgradeHeaders,
+          Cookie: 'preview-chat-user=alice',
+          Host: host,
+          Origin: `http://${host}`,
+        },
+      })
+    expect((await dial('chat.example')).status).toBe(101)
+    expect((await dial('a.corp.example')).status).toBe(101)
+    const refused = await dial('evil.example')
+    expect([refused.status, errorBodyOf(refused).code]).toEqual([403, 'origin_not_allowed'])
+    const bad = runCli(['--port', '0', '--allowed-host', 'http://chat.example'])
+    expect(await bad.exited).toBe(2)
+    expect(bad.output()).toMatch(/--allowed-host takes host names/)
+  })
 })

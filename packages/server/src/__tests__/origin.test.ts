@@ -1,3 +1,4 @@
+import { networkInterfaces } from 'node:os'
 import { parsePushMessage, type PushMessage } from '@preview-chat/core/contract'
 import { afterEach, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
@@ -173,6 +174,86 @@ describe('the push WebSocket checks the Origin of a browser page', () => {
   })
 })
 
+// Issue 19, row l: the Origin must be this server's own, not merely agree with the Host.
+describe("the server's own origin is its scheme and its own names (issue 19, l)", () => {
+  /** An address of this machine's that is not loopback (undefined on a machine with none). */
+  const lanAddress = Object.values(networkInterfaces())
+    .flat()
+    .find((address) => address?.family === 'IPv4' && !address.internal)?.address
+
+  it('refuses an https page on a plain-http server, though its host is the Host', async () => {
+    const server = await startHost()
+    const host = `127.0.0.1:${server.port}`
+    expectOriginRefused(await dial(server, { Origin: `https://${host}`, Host: host }))
+    expectOriginRefused(
+      await dial(server, { Origin: 'https://localhost:5173', Host: 'localhost:5173' }),
+    )
+    expect((await dial(server, { Origin: `http://${host}`, Host: host })).status).toBe(101)
+  })
+
+  it('refuses a page of a name rebound to this server (Host: evil.example, Origin: http://evil.example)', async () => {
+    const server = await startHost()
+    for (const host of ['evil.example', `evil.example:${server.port}`, 'localhost.evil.example']) {
+      const refused = await dial(server, { Origin: `http://${host}`, Host: host })
+      expectOriginRefused(refused)
+    }
+    const witness = await openPushSocket(server, 'alice')
+    await pushOneTurn(server, witness)
+    expect(server.backend.store.push.count('alice')).toBe(1)
+    witness.close()
+    expect(unhandled).toEqual([])
+  })
+
+  it('accepts loopback names and addresses, through a proxy that forwards the Host too', async () => {
+    const server = await startHost()
+    for (const host of [
+      'localhost:5173',
+      `localhost:${server.port}`,
+      'app.localhost:5173',
+      `127.0.0.2:${server.port}`,
+      `[::1]:${server.port}`,
+    ]) {
+      const socket = await dial(server, { Origin: `http://${host}`, Host: host })
+      expect(socket.status, host).toBe(101)
+      socket.close()
+    }
+  })
+
+  it('accepts the names of the allowedHosts option (a leading dot: and their subdomains)', async () => {
+    const server = await startHost({ allowedHosts: ['chat.example', '.corp.example'] })
+    for (const host of ['chat.example', 'chat.example:8080', 'corp.example', 'a.b.corp.example']) {
+      const socket = await dial(server, { Origin: `http://${host}`, Host: host })
+      expect(socket.status, host).toBe(101)
+      socket.close()
+    }
+    for (const host of ['evil.example', 'xcorp.example', 'chat.example.evil.example']) {
+      expectOriginRefused(await dial(server, { Origin: `http://${host}`, Host: host }))
+    }
+    await expect(startHost({ allowedHosts: ['http://chat.example'] })).rejects.toThrow(TypeError)
+  })
+
+  it('still accepts the cors origin, whatever its scheme and name', async () => {
+    const server = await startHost({ cors: 'https://app.example' })
+    const socket = await dial(server, { Origin: 'https://app.example' })
+    expect(socket.status).toBe(101)
+    socket.close()
+  })
+
+  it.skipIf(lanAddress === undefined)(
+    'accepts the address it is bound to, and refuses a rebound name there',
+    async () => {
+      const server = await startHost({ host: lanAddress })
+      const host = `${lanAddress}:${server.port}`
+      const own = await dial(server, { Origin: `http://${host}` })
+      expect(own.status).toBe(101)
+      own.close()
+      expectOriginRefused(
+        await dial(server, { Origin: 'http://evil.example', Host: 'evil.example' }),
+      )
+    },
+  )
+})
+
 describe("the n8n-2.41 flavor's WebSocket push checks the Origin as n8n does", () => {
   const alice = { Cookie: 'n8n-auth=alice' }
 
@@ -218,6 +299,22 @@ describe("the n8n-2.41 flavor's WebSocket push checks the Origin as n8n does", (
       code: 1005,
       texts: [],
     })
+    expect(server.backend.store.push.count('alice')).toBe(0)
+    expect(unhandled).toEqual([])
+  })
+
+  it("refuses another scheme and a rebound name with 'Invalid origin!' and 1008 too (issue 19, l)", async () => {
+    const server = await startN8nHost({ pushBackend: 'websocket' })
+    const own = `127.0.0.1:${server.port}`
+    for (const [origin, host] of [
+      [`https://${own}`, own],
+      ['http://evil.example', 'evil.example'],
+    ] as const) {
+      expect(
+        await n8nPushSocket(server, '?pushRef=x', { ...alice, Origin: origin, Host: host }),
+        origin,
+      ).toMatchObject({ opened: true, code: 1008, texts: ['Invalid origin!'] })
+    }
     expect(server.backend.store.push.count('alice')).toBe(0)
     expect(unhandled).toEqual([])
   })

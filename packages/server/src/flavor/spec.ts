@@ -97,6 +97,6 @@ function originNotAllowed(): RestError {
   return new RestError(
     'origin_not_allowed',
     "The push WebSocket does not accept pages of another origin than this server's.",
-    "Serve the page from this server's origin (or through a proxy that forwards its Host), or start the server with --cors <the page's origin> (the cors option). '*' does not do: it allows no cookies, and a browser's WebSocket always sends them.",
+    "Serve the page from this server's origin (or through a proxy that forwards its Host; a name other than a loopback one or the bound address needs --allowed-host <name>, the allowedHosts option), or start the server with --cors <the page's origin> (the cors option). '*' does not do: it allows no cookies, and a browser's WebSocket always sends them.",
   )
 }

@@ -68,7 +68,7 @@ export async function startPreviewChatServer(
     sockets.add(socket)
     socket.once('close', () => sockets.delete(socket))
   })
-  const detachPush = attachWebSocketPush(server, backend)
+  const detachPush = attachWebSocketPush(server, backend, { hosts: [host] })
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

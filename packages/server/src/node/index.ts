@@ -2,4 +2,5 @@
 export { startPreviewChatServer } from './host'
 export type { PreviewChatServer, StartPreviewChatServerOptions } from './host'
 export { attachWebSocketPush } from './push'
+export type { AttachWebSocketPushOptions } from './push'
 export { toFetchRequest, writeFetchResponse } from './request'

@@ -7,6 +7,14 @@ import { RestError } from '../http'
 import { refuseSocket } from './refuse'
 import { headersOf, requestUrl } from './request'
 
+export interface AttachWebSocketPushOptions {
+  /**
+   * The names the server is bound to (`--host`), which are its own besides loopback ones and the
+   * address each connection arrived at (see `PreviewChatBackend.admitPushSocket`).
+   */
+  hosts?: readonly string[]
+}
+
 /**
  * Serves `GET <base>/push` as a WebSocket: each of the user's connections (every tab) receives
  * `agentExecutionUpdated` for that user's executions only. It authenticates like REST; a browser
@@ -15,7 +23,11 @@ import { headersOf, requestUrl } from './request'
  * contract's JSON error, but for what the backend's flavor decides otherwise (`admitPushSocket`:
  * n8n 2.41 completes the handshake and closes, or serves no WebSocket at all).
  */
-export function attachWebSocketPush(server: Server, backend: PreviewChatBackend): () => void {
+export function attachWebSocketPush(
+  server: Server,
+  backend: PreviewChatBackend,
+  options: AttachWebSocketPushOptions = {},
+): () => void {
   const wss = new WebSocketServer({ noServer: true })
   const cors = corsHeaders(backend.cors)
   // ws refuses a malformed handshake itself, in text/html, unless someone listens here.
@@ -28,7 +40,9 @@ export function attachWebSocketPush(server: Server, backend: PreviewChatBackend)
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const answer = { method: req.method, headers: cors }
     const pushPath = `${backend.basePath}/push`
-    const url = requestUrl(req, 'http://localhost')
+    // The page scheme that reaches this server: https only over TLS (a server of node:https).
+    const tls = (req.socket as { encrypted?: boolean }).encrypted === true
+    const url = requestUrl(req, tls ? 'https://localhost' : 'http://localhost')
     if (url?.pathname !== pushPath) {
       return refuseSocket(
         socket,
@@ -43,7 +57,8 @@ export function attachWebSocketPush(server: Server, backend: PreviewChatBackend)
         { ...answer, headers: { ...cors, Allow: 'GET' } },
       )
     }
-    const admission = backend.admitPushSocket(url, headersOf(req))
+    const own = [...(options.hosts ?? []), req.socket.localAddress ?? '']
+    const admission = backend.admitPushSocket(url, headersOf(req), own)
     switch (admission.kind) {
       case 'refuse':
         return refuseSocket(socket, admission.error, answer)
