@@ -1,3 +1,4 @@
+import type { PushMessage } from '@preview-chat/core/contract'
 import type { BackendContext } from './context'
 import { threadKey, type ThreadRecord, type ThreadScope } from './store'
 import type { PreviewChatUser } from './users'
@@ -73,5 +74,21 @@ export function closeSuspension(thread: ThreadRecord, runId: string, rejection?:
         part.error = rejection
       }
     }
+  }
+}
+
+/**
+ * What every tab of the thread's owner hears when an execution of it changes ("It follows later
+ * agentExecutionUpdated notifications"): which one, no transcript.
+ */
+export function executionUpdated(thread: ThreadRecord, executionId: string): PushMessage {
+  return {
+    type: 'agentExecutionUpdated',
+    data: {
+      projectId: thread.projectId,
+      agentId: thread.agentId,
+      threadId: thread.id,
+      executionId,
+    },
   }
 }

@@ -1,9 +1,4 @@
-import {
-  recordedMessageId,
-  type Message,
-  type PushMessage,
-  type TurnEvent,
-} from '@preview-chat/core/contract'
+import { recordedMessageId, type Message, type TurnEvent } from '@preview-chat/core/contract'
 import {
   applyTurnEvent,
   recordedParts,
@@ -13,6 +8,7 @@ import {
 } from '@preview-chat/core/internal'
 import type { SseStream } from '../sse'
 import type { ExecutionRecord } from '../store'
+import { executionUpdated } from '../threads'
 import type { ExecutionSettings, StartExecution } from './start'
 
 /**
@@ -65,16 +61,8 @@ export function createTurnRecorder(
     }),
   })
   let recordedContent = turn.assistant.content
-  const push: PushMessage = {
-    type: 'agentExecutionUpdated',
-    data: {
-      projectId: thread.projectId,
-      agentId: thread.agentId,
-      threadId: thread.id,
-      executionId,
-    },
-  }
-  const announce = () => settings.store.push.publish(thread.ownerId, structuredClone(push))
+  const announce = () =>
+    settings.store.push.publish(thread.ownerId, executionUpdated(thread, executionId))
 
   // One recording: the latest retained timeline replaces the assistant message's parts, and every
   // tab of the owner hears of it ("It follows later agentExecutionUpdated notifications"). The

@@ -3,7 +3,7 @@ import { abandoned, turnRefusal } from '../admission'
 import { requireUser, type BackendContext } from '../context'
 import { dataResponse, readJsonBody, RestError } from '../http'
 import { sseResponse } from '../sse'
-import { closeSuspension, ownedThread } from '../threads'
+import { closeSuspension, executionUpdated, ownedThread } from '../threads'
 import type { Route } from './match'
 
 /** `POST …/chat/resume`: continues a suspended tool call in a new turn, its SSE stream the answer. */
@@ -60,15 +60,7 @@ export function cancelRun(
   if (run.state === 'open') {
     run.state = 'cancelled'
     closeSuspension(thread, run.runId, 'The suspended run was cancelled.')
-    store.push.publish(thread.ownerId, {
-      type: 'agentExecutionUpdated',
-      data: {
-        projectId: thread.projectId,
-        agentId: thread.agentId,
-        threadId: thread.id,
-        executionId: run.executionId,
-      },
-    })
+    store.push.publish(thread.ownerId, executionUpdated(thread, run.executionId))
     cancelled = true
   }
   const answer: RunCancelAnswer = { cancelled }
