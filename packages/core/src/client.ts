@@ -9,6 +9,7 @@ import {
   type Timers,
 } from './platform/environment'
 import { PreviewChatError } from './wire/contract/errors'
+import { pathSegmentIdProblem } from './wire/contract/ids'
 import { lingering } from './effects/linger'
 import {
   ssePushSource,
@@ -67,6 +68,8 @@ export interface PreviewChatClientOptions {
    * BroadcastChannel by default (where it exists), a `TabRelay` of your own, or `false`.
    */
   relay?: TabRelay | false
+  /** This tab's id on the relay (unique per client). Default: a random UUID. */
+  tabId?: string
   /** Timeout of a history read or a Stop. Default 15 s. */
   requestTimeoutMs?: number
   /**
@@ -164,6 +167,8 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
     streamSilenceMs: options.streamSilenceMs ?? 5_000,
     minReadIntervalMs: options.minReadIntervalMs ?? 250,
   }
+  // This tab's id on the relay: holds and turns are told apart by the tab that sent them.
+  const tab = options.tabId ?? randomTabId()
   const relay =
     options.relay === false
       ? null
@@ -176,11 +181,13 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
     queryKey: historyQueryKey,
     session(sessionOptions) {
       const { isNew, queryClient: sessionQueryClient, ...key } = sessionOptions
-      if (!key.projectId || !key.agentId || !key.threadId) {
-        throw new PreviewChatError(
-          'invalid_request',
-          'A session needs a non-empty projectId, agentId and threadId.',
-        )
+      for (const name of ['projectId', 'agentId', 'threadId'] as const) {
+        const problem = pathSegmentIdProblem(key[name])
+        if (problem)
+          throw new PreviewChatError(
+            'invalid_request',
+            `A session's ${name} ${problem}: ids travel as one URL path segment, so use any other non-empty string.`,
+          )
       }
       const cacheClient = sessionQueryClient ?? queryClient
       let byKey = sessions.get(cacheClient)
@@ -201,6 +208,7 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
           random: options.random ?? Math.random,
           resumeSignal: options.resumeSignal ?? browserResumeSignal,
           relay,
+          tab,
           storage,
           draftKey: `preview-chat:draft:${options.scope ?? ''}:${id}`,
           config,
@@ -285,6 +293,12 @@ function createPushHub(source: PushSource | null, timers: Timers, lingerMs: numb
       }
     },
   }
+}
+
+function randomTabId(): string {
+  const crypto = globalThis.crypto as Crypto | undefined
+  if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID()
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
 }
 
 /** Reports each distinct message once (per client), to `onWarning` or the console in development. */

@@ -1,23 +1,35 @@
 /**
  * `@preview-chat/core`: what an app uses. Wire types and parsers live in
- * `@preview-chat/core/contract`; the engine's parts (the reducer, the fold, the SSE reader), for
- * the reference server and the MSW kit, in `@preview-chat/core/internal`, which follows no semver.
+ * `@preview-chat/core/contract`; the engine's parts that the reference server and the MSW kit
+ * share (the fold, the SSE reader), in `@preview-chat/core/internal`, which follows no semver.
  */
 export { createPreviewChatClient, historyQueryKey } from './client'
 export type { PreviewChatClient, PreviewChatClientOptions, SessionOptions } from './client'
 export type { DraftStorage, ResumeSignal, Timers } from './platform/environment'
 export { PreviewChatError } from './wire/contract/errors'
 export type { PreviewChatErrorCode, PreviewChatErrorOptions } from './wire/contract/errors'
-export type { SubmitResult } from './effects/ownTurn'
 export { ssePushSource, websocketPushSource } from './wire/pushSource'
 export type { PushListener, PushSource, ReconnectOptions, WebSocketLike } from './wire/pushSource'
 export { PreviewChatSession } from './effects/session'
 export type { ReadonlyStore } from './effects/context'
 export type { SessionState, SessionStatus } from './engine/select'
-export type { ServerTraits } from './engine/state'
-export type { StopResult } from './effects/stop'
+/**
+ * The engine's own state (`session.getEngineState()`), for devtools and tests: its shape follows
+ * the engine and may change in a minor version; render from `SessionState`.
+ */
+export type {
+  EngineState,
+  OwnTurn,
+  ReadState,
+  ServerTraits,
+  StopResult,
+  StopState,
+  SubmitResult,
+} from './engine/model'
+export type { LiveTurn } from './engine/fold'
+export type { RelayMessage } from './engine/relay'
 export { broadcastChannelRelay } from './effects/tabRelay'
-export type { RelayMessage, TabRelay } from './effects/tabRelay'
+export type { TabRelay } from './effects/tabRelay'
 export { throttleState } from './platform/throttle'
 export type { ThrottleOptions } from './platform/throttle'
 export type { HeadersOption, ThreadKey } from './wire/transport'

@@ -308,12 +308,12 @@ export function useFakeTimersInEachTest() {
 
 /** Tabs of one origin, in memory: what one posts, the others receive (BroadcastChannel's rule). */
 export function createTabs() {
-  const tabs = new Set<(message: RelayMessage) => void>()
+  const tabs = new Set<(data: unknown) => void>()
   const posted: RelayMessage[] = []
   return {
     posted,
     relay(): TabRelay {
-      let mine: ((message: RelayMessage) => void) | null = null
+      let mine: ((data: unknown) => void) | null = null
       return {
         post(message) {
           posted.push(structuredClone(message))

@@ -1,9 +1,11 @@
 /** The scheduler on its own: pure functions of the engine state and the time. */
 import { describe, expect, it } from 'vitest'
 import { PreviewChatError } from '../wire/contract/errors'
-import { followUp, nextDeadline, nextRead } from '../engine/schedule'
-import { initialEngineState, reduce, type EngineConfig, type EngineState } from '../engine/state'
-import { runningTurn } from './harness'
+import type { EngineConfig, EngineState } from '../engine/model'
+import { initialEngineState, reduce } from '../engine/reduce'
+import { nextDeadline, nextRead } from '../engine/schedule'
+import { followUp } from '../engine/slices/reads'
+import { key, runningTurn } from './harness'
 
 const config: EngineConfig = {
   delegationCharLimit: 4000,
@@ -17,10 +19,10 @@ const config: EngineConfig = {
 
 const active = (patch: Partial<EngineState> = {}): EngineState => ({
   ...reduce(
-    initialEngineState({ isNew: true }),
+    initialEngineState({ key, tab: 'A', isNew: true }),
     { type: 'activated', at: 0, pushConnected: true },
     config,
-  ),
+  ).state,
   ...patch,
 })
 const reads = (state: EngineState, patch: Partial<EngineState['reads']>): EngineState => ({
@@ -61,12 +63,24 @@ describe('nextRead: when a read starts', () => {
       since: 0,
       lastEventAt: 2_000,
       timedOut: false,
+      settled: true,
       batches: 3,
     }
     const streaming = reads(active({ own }), { wanted: true })
     expect(nextRead(streaming, config)).toBe(7_000)
     // An accepted Stop: completion comes from the record, so nothing holds reads back.
-    const stopped = { ...streaming, stop: { executionId: 'e1', accepted: true, askedAt: 0 } }
+    const stopped: EngineState = {
+      ...streaming,
+      stop: {
+        kind: 'execution',
+        executionId: 'e1',
+        accepted: true,
+        attempts: 1,
+        retryAt: null,
+        askedAt: 0,
+        waiters: [],
+      },
+    }
     expect(nextRead(stopped, config)).toBe(Number.NEGATIVE_INFINITY)
     // A POST that timed out holds nothing back either.
     expect(nextRead({ ...streaming, own: { ...own, timedOut: true } }, config)).toBe(
@@ -85,10 +99,11 @@ describe('nextDeadline', () => {
       since: 100,
       lastEventAt: 100,
       timedOut: false,
+      settled: false,
       batches: 0,
     }
     expect(nextDeadline(active({ own }), config)).toBe(30_100)
-    const stop = { executionId: null, accepted: false, askedAt: 200 }
+    const stop = { kind: 'held' as const, token: 1, askedAt: 200, waiters: [] }
     expect(nextDeadline(active({ own, stop }), config)).toBe(10_200)
     expect(nextDeadline(active(), config)).toBeNull()
   })

@@ -361,7 +361,7 @@ describe('j. a browser that forbids storage', () => {
     session.dispose()
     // The next session of the thread (a thread switch and back) finds the draft in memory.
     expect(client.session(key).getState().draft).toBe('Not lost')
-    expect(warnings).toEqual([expect.stringMatching(/Drafts are kept in memory only/)])
+    expect(warnings).toEqual([expect.stringMatching(/kept in memory only/)])
   })
 })
 

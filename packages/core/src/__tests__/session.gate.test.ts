@@ -232,7 +232,7 @@ describe('new threads', () => {
 
 /** The relay of this tab, with the other tab played by the test. */
 function otherTab() {
-  let listener: ((message: RelayMessage) => void) | null = null
+  let listener: ((data: unknown) => void) | null = null
   const posted: RelayMessage[] = []
   const relay: TabRelay = {
     post: (message) => posted.push(message),
@@ -245,7 +245,8 @@ function otherTab() {
   return {
     relay,
     posted,
-    posting: (active: boolean) => listener?.({ kind: 'posting', thread, active }),
+    posting: (active: boolean) =>
+      listener?.({ v: 1, tab: 'other', kind: 'posting', thread, active }),
     /** Relays the other tab's turn as it stands once it ended (its first batch, seq 0). */
     relayEndedTurn(executionId: string, question: string, answer: string) {
       const started = startTurn({
@@ -256,7 +257,7 @@ function otherTab() {
       })
       const events: TurnEvent[] = [{ type: 'text-delta', id: 't', delta: answer }, { type: 'done' }]
       const turn = applyTurnEvents(started, events, { delegationCharLimit: 4_000, now: () => now })
-      listener?.({ kind: 'turn', thread, turn, seq: 0 })
+      listener?.({ v: 1, tab: 'other', kind: 'turn', thread, turn, seq: 0 })
     },
   }
 }
@@ -319,7 +320,9 @@ describe('the gate while another tab posts (its message sent, its turn not begun
     const { tab, t } = await idleWithAnotherTab()
     t.session.setDraft('Refused')
     const result = t.session.submit()
-    expect(tab.posted).toEqual([{ kind: 'posting', thread: expect.any(String), active: true }])
+    expect(tab.posted).toEqual([
+      { v: 1, tab: expect.any(String), kind: 'posting', thread: expect.any(String), active: true },
+    ])
     await settle()
     t.server.failPost(403)
     expect(await result).toMatchObject({ outcome: 'failed', error: { code: 'forbidden' } })
@@ -504,7 +507,9 @@ describe('the gate while another tab posts: records and relays that lag', () => 
     stream.send({ type: 'execution-started', executionId: 'e1', sessionId: 't1' })
     await settle()
     // Not "not taken up": the turn may well run; the other tabs learn of it from the record.
-    expect(tab.posted).toEqual([{ kind: 'posting', thread: expect.any(String), active: true }])
+    expect(tab.posted).toEqual([
+      { v: 1, tab: expect.any(String), kind: 'posting', thread: expect.any(String), active: true },
+    ])
     t.session.dispose()
   })
 })

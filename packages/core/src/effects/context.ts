@@ -1,11 +1,11 @@
 import type { QueryClient } from '@tanstack/query-core'
 import type { StoreApi } from 'zustand/vanilla'
+import type { EngineConfig, ServerTraits } from '../engine/model'
 import type { DraftStorage, ResumeSignal, Timers } from '../platform/environment'
 import type { PushListener } from '../wire/pushSource'
+import type { Transport } from '../wire/transport'
 import type { PreviewChatSession } from './session'
-import type { EngineAction, EngineConfig, EngineState, ServerTraits } from '../engine/state'
-import type { RelayMessage, TabRelay } from './tabRelay'
-import type { ThreadKey, Transport } from '../wire/transport'
+import type { TabRelay } from './tabRelay'
 
 /** A read-only zustand store: what `useStore` and `useStoreWithEqualityFn` take. */
 export type ReadonlyStore<T> = Pick<StoreApi<T>, 'getState' | 'getInitialState' | 'subscribe'>
@@ -22,8 +22,9 @@ export interface SessionContext {
   now(): number
   random(): number
   resumeSignal: ResumeSignal
-  /** The channel to the other tabs of this origin, or null. */
+  /** The channel to the other tabs of this origin, or null; and this tab's id on it. */
   relay: TabRelay | null
+  tab: string
   storage: DraftStorage
   draftKey: string
   config: EngineConfig
@@ -34,34 +35,4 @@ export interface SessionContext {
   server?: Partial<ServerTraits>
   /** Called once the session went quiet for good (so the client can forget it). */
   onIdle(session: PreviewChatSession): void
-}
-
-/**
- * What a session lends the runners of its effects (its own turn, Stop, the tab relay): the state
- * to read, the one `dispatch` to change it, and the outside world. The runners decide nothing the
- * reducer could: they perform requests and report what came back.
- */
-export interface SessionEffects {
-  key: ThreadKey
-  transport: Transport
-  config: EngineConfig
-  getState(): EngineState
-  dispatch(action: EngineAction): void
-  /** Resolves with the first state that satisfies `predicate` (or once the session goes quiet). */
-  until(predicate: (state: EngineState) => boolean): Promise<EngineState>
-  /** The scheduler's clock (`timers.now()`), and the wall clock that stamps messages. */
-  at(): number
-  stampedAt(): number
-  sleep(ms: number): Promise<void>
-  /** Tells the other tabs of this origin, when there is a relay. */
-  relay(message: RelayMessage): void
-  /** The id this thread goes by between tabs. */
-  relayThread: string
-  /** Reports a protocol oddity once. */
-  warn(message: string): void
-  /**
-   * Closes this tab's own turn stream — on a server without Stop by execution id, that is how a
-   * turn is stopped. Returns whether there was one to close.
-   */
-  closeOwnStream(): boolean
 }

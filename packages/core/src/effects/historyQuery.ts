@@ -1,7 +1,8 @@
 import { QueryObserver, type QueryClient } from '@tanstack/query-core'
 import type { HistorySnapshot } from '../wire/contract/snapshot'
 import { toPreviewChatError } from '../wire/contract/errors'
-import type { EngineAction } from '../engine/state'
+import type { EngineAction } from '../engine/model'
+import { snapshotAction } from '../engine/reduce'
 
 export interface HistoryQuery {
   /** Observes the query while the session is active; returns the function that stops. */
@@ -10,30 +11,6 @@ export interface HistoryQuery {
   read(): void
   /** Cancels the read in flight (its request is aborted). */
   cancel(): void
-}
-
-/** The clocks and randomness a snapshot action carries, so that the reducer stays pure. */
-export interface ActionClock {
-  at(): number
-  stampedAt(): number
-  random(): number
-}
-
-/** The action of a snapshot reaching the session (from the cache, a read, or the app). */
-export function snapshotAction(
-  snapshot: HistorySnapshot,
-  origin: 'cache' | 'read' | 'app',
-  clock: ActionClock,
-): EngineAction {
-  return {
-    type: 'snapshot',
-    snapshot,
-    fresh: origin !== 'cache',
-    fromRead: origin === 'read',
-    at: clock.at(),
-    stampedAt: clock.stampedAt(),
-    random: clock.random(),
-  }
 }
 
 /**
@@ -51,7 +28,8 @@ export function createHistoryQuery(options: {
   /** The snapshot of a thread known to be new, so that observing it reads nothing. */
   initialData?: HistorySnapshot
   dispatch(action: EngineAction): void
-  clock: ActionClock
+  /** The clocks and randomness an action carries, so that the reducer stays pure. */
+  clock(): { at: number; stampedAt: number; random: number }
 }): HistoryQuery {
   const { queryClient, queryKey, dispatch, clock } = options
   let observer: QueryObserver<HistorySnapshot> | null = null
@@ -59,7 +37,7 @@ export function createHistoryQuery(options: {
     (observer ??= new QueryObserver<HistorySnapshot>(queryClient, {
       queryKey,
       queryFn: async ({ signal }) => {
-        dispatch({ type: 'read-started', at: clock.at() })
+        dispatch({ type: 'read-started', at: clock().at })
         try {
           return await options.fetch(signal)
         } finally {
@@ -90,14 +68,16 @@ export function createHistoryQuery(options: {
         const { action } = event
         const data = event.query.state.data as HistorySnapshot | undefined
         if (action.type === 'success' && data)
-          dispatch(snapshotAction(data, action.manual === true ? 'app' : 'read', clock))
-        else if (action.type === 'error')
+          dispatch(snapshotAction(data, action.manual === true ? 'app' : 'read', clock()))
+        else if (action.type === 'error') {
+          const { at, random } = clock()
           dispatch({
             type: 'read-failed',
             error: toPreviewChatError(action.error, 'invalid_response', 'The history read failed'),
-            at: clock.at(),
-            random: clock.random(),
+            at,
+            random,
           })
+        }
       })
       const stopObserver = current.subscribe(() => {})
       return () => {

@@ -1,25 +1,25 @@
 import { createStore, type StoreApi } from 'zustand/vanilla'
-import { createAlarm, type Alarm } from './alarm'
-import type { HistorySnapshot, Suspension } from '../wire/contract/snapshot'
-import type { ReadonlyStore, SessionContext, SessionEffects } from './context'
-import { PreviewChatError } from '../wire/contract/errors'
-import { createHistoryQuery, snapshotAction, type HistoryQuery } from './historyQuery'
-import { lingering, type Lingering } from './linger'
-import { runOwnTurn, type SubmitResult } from './ownTurn'
+import type { Command, EngineAction, EngineState, StopResult, SubmitResult } from '../engine/model'
+import { initialEngineState, reduce, snapshotAction } from '../engine/reduce'
 import { nextDeadline, nextRead } from '../engine/schedule'
 import { selectSessionState, type SessionState } from '../engine/select'
-import { initialEngineState, reduce, type EngineAction, type EngineState } from '../engine/state'
-import { runStop, type StopResult } from './stop'
-import { followRelay } from './tabRelay'
 import { markTruncated } from '../engine/transcript'
-import type { ThreadKey, TurnRequest } from '../wire/transport'
+import { toPreviewChatError } from '../wire/contract/errors'
+import type { Suspension } from '../wire/contract/snapshot'
+import type { HistorySnapshot } from '../wire/contract/snapshot'
+import { readTurnStream, type ThreadKey } from '../wire/transport'
+import { createAlarm, type Alarm } from './alarm'
+import type { ReadonlyStore, SessionContext } from './context'
+import { createHistoryQuery, type HistoryQuery } from './historyQuery'
+import { lingering, type Lingering } from './linger'
 
 /**
- * One thread, followed: the recovery engine of the specification. It only wires things together:
- * every decision is the reducer's (`state.ts`) or the scheduler's (`schedule.ts`), both pure
- * functions of the engine state; this class performs what they ask for (requests, timers, push,
- * relay, storage). It is inert until its first subscriber arrives, so that creating it (twice,
- * under React StrictMode) costs nothing.
+ * One thread, followed: the recovery engine of the specification. It decides nothing: every
+ * action goes through the reducer (`engine/reduce.ts`), which returns the next state and the
+ * commands to perform, and the scheduler (`engine/schedule.ts`) says when reads and deadlines are
+ * due. This class performs the commands (requests, streams, relay, storage, outcomes) and reports
+ * what came of them as actions. It is inert until its first subscriber arrives, so that creating
+ * it (twice, under React StrictMode) costs nothing.
  */
 export class PreviewChatSession {
   readonly key: ThreadKey
@@ -34,42 +34,23 @@ export class PreviewChatSession {
   readonly #view: StoreApi<SessionState>
   readonly #history: HistoryQuery
   readonly #activity: Lingering
-  readonly #effects: SessionEffects
-  /** The open turn streams of this tab, by their POST's token. */
-  readonly #streams = new Map<number, AbortController>()
-  #tokens = 0
   readonly #alarm: Alarm
-  #disposed = false
+  /** The open turn streams of this tab, by their POST's token; the Stop request in flight. */
+  readonly #streams = new Map<number, AbortController>()
+  #stopRequest: AbortController | null = null
+  /** Outcomes owed to `submit()`, `resume()` and `stop()` calls, by request id. */
+  readonly #owed = new Map<number, (result: never) => void>()
+  #requests = 0
+  /** Actions dispatched while commands are performed wait their turn, so order is kept. */
+  readonly #queue: EngineAction[] = []
+  #dispatching = false
 
   constructor(key: ThreadKey & { isNew?: boolean }, ctx: SessionContext) {
     this.key = { projectId: key.projectId, agentId: key.agentId, threadId: key.threadId }
     this.#ctx = ctx
-    const clock = {
-      at: () => ctx.timers.now(),
-      stampedAt: () => ctx.now(),
-      random: () => ctx.random(),
-    }
-    this.#effects = {
-      key: this.key,
-      transport: ctx.transport,
-      config: ctx.config,
-      getState: () => this.#engine.getState(),
-      dispatch: (action) => this.#dispatch(action),
-      until: (predicate) => this.#until(predicate),
-      at: clock.at,
-      stampedAt: clock.stampedAt,
-      sleep: (ms) => new Promise((resolve) => ctx.timers.setTimeout(resolve, ms)),
-      relay: (message) => ctx.relay?.post(message),
-      relayThread: JSON.stringify([key.projectId, key.agentId, key.threadId]),
-      warn: ctx.warn,
-      closeOwnStream: () => {
-        const token = this.#engine.getState().own?.token
-        const stream = token === undefined ? undefined : this.#streams.get(token)
-        stream?.abort()
-        return stream !== undefined
-      },
-    }
     const initial = initialEngineState({
+      key: this.key,
+      tab: ctx.tab,
       draft: ctx.storage.getItem(ctx.draftKey) ?? '',
       isNew: key.isNew ?? false,
       ...(ctx.server && { server: ctx.server }),
@@ -77,7 +58,7 @@ export class PreviewChatSession {
     // Stale-while-revalidate: a cached snapshot shows at once; the gate waits for a fresh read.
     const cached = ctx.queryClient.getQueryData<HistorySnapshot>(ctx.queryKey)
     const engine = cached
-      ? reduce(initial, snapshotAction(cached, 'cache', clock), ctx.config)
+      ? reduce(initial, snapshotAction(cached, 'cache', this.#clock()), ctx.config).state
       : initial
     this.#engine = createStore<EngineState>()(() => engine)
     // The server render shows the cached transcript, not the draft that only the browser knows.
@@ -91,9 +72,6 @@ export class PreviewChatSession {
     this.#engine.subscribe((next, previous) => {
       const view = selectSessionState(next, { engine: previous, view: this.#view.getState() })
       if (view !== this.#view.getState()) this.#view.setState(view, true)
-      if (next.draft === previous.draft) return
-      if (next.draft) ctx.storage.setItem(ctx.draftKey, next.draft)
-      else ctx.storage.removeItem(ctx.draftKey)
     })
     this.#history = createHistoryQuery({
       queryClient: ctx.queryClient,
@@ -105,8 +83,8 @@ export class PreviewChatSession {
         ),
       ...(key.isNew &&
         !cached && { initialData: { messages: [], openSuspensions: [], activeExecutionId: null } }),
-      dispatch: this.#effects.dispatch,
-      clock,
+      dispatch: (action) => this.#dispatch(action),
+      clock: () => this.#clock(),
     })
     this.#activity = lingering(() => this.#activate(), ctx.timers, ctx.lingerMs)
     this.#alarm = createAlarm(ctx.timers, (due) => this.#wake(due))
@@ -118,7 +96,7 @@ export class PreviewChatSession {
   /** The state a server render shows (and hydration expects): no draft, which only the browser knows. */
   getServerState = (): SessionState => this.#view.getInitialState()
 
-  /** The engine's internal state, for tests and devtools. */
+  /** The engine's internal state (`EngineState` of `@preview-chat/core/internal`), for tests and devtools. */
   getEngineState(): EngineState {
     return this.#engine.getState()
   }
@@ -129,7 +107,7 @@ export class PreviewChatSession {
    * on the server.
    */
   subscribe = (listener: (state: SessionState, previous: SessionState) => void): (() => void) => {
-    if (this.#disposed) return () => {}
+    if (this.#engine.getState().disposed) return () => {}
     const unsubscribe = this.#view.subscribe(listener)
     const release = this.#activity.acquire()
     return () => {
@@ -142,48 +120,35 @@ export class PreviewChatSession {
     this.#dispatch({ type: 'draft-changed', draft })
   }
 
-  /** Sends the draft as a new message, through the gate: at most one turn per thread. */
-  submit = async (): Promise<SubmitResult> => {
-    const { status, draft } = this.getState()
-    if (status !== 'idle' || this.#disposed) return { outcome: 'busy' }
-    if (draft.trim() === '') {
-      const error = new PreviewChatError(
-        'invalid_request',
-        'The draft is empty; type a message before sending.',
-      )
-      return { outcome: 'failed', error }
-    }
-    // A thread with no readable history is new: its first message creates it.
-    const recorded = this.#engine.getState().recorded
-    const newSession = !recorded || recorded.messages.length === 0
-    const token = ++this.#tokens
-    this.#dispatch({ type: 'submit-started', token, text: draft, at: this.#ctx.timers.now() })
-    const body = {
-      message: draft,
-      sessionId: this.key.threadId,
-      ...(newSession && { newSession: true as const }),
-    }
-    return this.#runTurn({ kind: 'message', body }, token)
-  }
+  /**
+   * Sends `text` (or, without it, the draft) as a new message, through the gate: at most one turn
+   * per thread. The draft is cleared when its message is accepted, unless it was edited since.
+   */
+  submit = (text?: string): Promise<SubmitResult> =>
+    this.#ask((request) => ({ type: 'submit-requested', request, text, at: this.#now() }))
 
   /** Answers a suspension (e.g. `{ approved: true }`); the turn continues as a new execution. */
-  resume = async (
+  resume = (
     suspension: Pick<Suspension, 'runId' | 'toolCallId'>,
     resumeData: unknown,
-  ): Promise<SubmitResult> => {
-    if (this.getState().status !== 'idle' || this.#disposed) return { outcome: 'busy' }
-    const token = ++this.#tokens
-    const { runId, toolCallId } = suspension
-    this.#dispatch({ type: 'resume-started', token, toolCallId, at: this.#ctx.timers.now() })
-    return this.#runTurn({ kind: 'resume', body: { runId, toolCallId, resumeData } }, token)
-  }
+  ): Promise<SubmitResult> =>
+    this.#ask((request) => ({
+      type: 'resume-requested',
+      request,
+      runId: suspension.runId,
+      toolCallId: suspension.toolCallId,
+      resumeData,
+      at: this.#now(),
+    }))
 
   /**
    * Asks the server to stop the running turn, naming the execution known now (never "the
-   * latest"). Repeated calls share one request; a Stop asked before `execution-started` waits for
-   * it; a turn that is only suspended is cancelled through its run.
+   * latest"). Repeated calls share one request and resolve alike; a Stop asked before
+   * `execution-started` waits for its message's turn; a turn that is only suspended is cancelled
+   * through its run.
    */
-  stop = (): Promise<StopResult> => runStop(this.#effects)
+  stop = (): Promise<StopResult> =>
+    this.#ask((request) => ({ type: 'stop-requested', request, at: this.#now() }))
 
   /** Forgets the last failed action's `error` (e.g. once the person dismissed its banner). */
   clearError = (): void => {
@@ -193,37 +158,172 @@ export class PreviewChatSession {
   /** One history read now (or right after the one in flight); resolves once reads settle. */
   refresh = async (): Promise<void> => {
     this.#dispatch({ type: 'read-wanted', urgent: true })
-    await this.#until((s) => !s.active || (!s.reads.inFlight && !s.reads.wanted))
+    await new Promise<void>((resolve) => {
+      const settled = (s: EngineState) => !s.active || (!s.reads.inFlight && !s.reads.wanted)
+      if (settled(this.#engine.getState())) return resolve()
+      const stop = this.#engine.subscribe((state) => {
+        if (!settled(state)) return
+        stop()
+        resolve()
+      })
+    })
   }
 
   /**
-   * Stops reading and listening for good. On the spec's servers it never cancels the execution;
-   * on one where closing a POST cancels its turn (released n8n 2.41, `server.keepsTurnOnDisconnect`
-   * false), disposing while this tab streams a turn cancels that turn.
+   * Stops reading and listening for good; what was under way resolves (`disposed`) and its
+   * requests are aborted. On the spec's servers it never cancels the execution; on one where
+   * closing a POST cancels its turn (released n8n 2.41, `server.keepsTurnOnDisconnect` false),
+   * disposing while this tab streams a turn cancels that turn.
    */
   dispose = (): void => {
-    if (this.#disposed) return
-    // Explicit: the streams close even where that cancels the turn (documented).
-    for (const stream of this.#streams.values()) stream.abort()
+    if (this.#engine.getState().disposed) return
+    this.#dispatch({ type: 'disposed' })
     this.#activity.close()
-    this.#disposed = true
     // The client hands out a fresh session for this thread from now on.
     this.#ctx.onIdle(this)
   }
 
   // --- wiring --------------------------------------------------------------------------------
 
+  #now = () => this.#ctx.timers.now()
+  #clock = () => ({ at: this.#now(), stampedAt: this.#ctx.now(), random: this.#ctx.random() })
+
+  /** Dispatches the action `make` builds with a new request id, and waits for its outcome. */
+  #ask<T>(make: (request: number) => EngineAction): Promise<T> {
+    const request = ++this.#requests
+    return new Promise<T>((resolve) => {
+      this.#owed.set(request, resolve as (result: never) => void)
+      this.#dispatch(make(request))
+    })
+  }
+
   #dispatch(action: EngineAction): void {
-    if (this.#disposed) return
-    this.#engine.setState(reduce(this.#engine.getState(), action, this.#ctx.config), true)
+    this.#queue.push(action)
+    if (this.#dispatching) return
+    this.#dispatching = true
+    try {
+      for (let next = this.#queue.shift(); next; next = this.#queue.shift()) {
+        const { state, commands } = reduce(this.#engine.getState(), next, this.#ctx.config)
+        this.#engine.setState(state, true)
+        for (const command of commands) this.#perform(command)
+      }
+    } finally {
+      this.#dispatching = false
+    }
     this.#wake()
+  }
+
+  /** Performs one command of the reducer's; what comes of it is dispatched as an action. */
+  #perform(command: Command): void {
+    const { transport, storage } = this.#ctx
+    switch (command.type) {
+      case 'post':
+        return this.#post(command.token, command.request)
+      case 'close-stream':
+        return this.#streams.get(command.token)?.abort()
+      case 'stop-execution': {
+        const { executionId } = command
+        const signal = this.#stopSignal()
+        transport.stopExecution(this.key, executionId, signal).then(
+          (answer) => this.#dispatch({ type: 'stop-answered', executionId, ...answer }),
+          (cause: unknown) =>
+            this.#dispatch({
+              type: 'stop-failed',
+              executionId,
+              error: toPreviewChatError(cause, 'network_error', 'Stop got no answer'),
+              at: this.#now(),
+            }),
+        )
+        return
+      }
+      case 'cancel-runs': {
+        const signal = this.#stopSignal()
+        Promise.all(
+          command.runIds.map((runId) => transport.cancelRun(this.key, runId, signal)),
+        ).then(
+          (answers) =>
+            this.#dispatch({ type: 'runs-answered', cancelled: answers.some((a) => a.cancelled) }),
+          (cause: unknown) =>
+            this.#dispatch({
+              type: 'runs-failed',
+              error: toPreviewChatError(
+                cause,
+                'network_error',
+                'Cancelling the suspended run failed',
+              ),
+            }),
+        )
+        return
+      }
+      case 'abort-stop':
+        return this.#stopRequest?.abort()
+      case 'cancel-read':
+        return this.#history.cancel()
+      case 'relay':
+        return this.#ctx.relay?.post(command.message)
+      case 'store-draft':
+        if (command.draft) storage.setItem(this.#ctx.draftKey, command.draft)
+        else storage.removeItem(this.#ctx.draftKey)
+        return
+      case 'settle-submit':
+        return this.#settle(command.request, command.result)
+      case 'settle-stop':
+        for (const request of command.requests) this.#settle(request, command.result)
+        return
+      case 'warn':
+        return this.#ctx.warn(command.message)
+    }
+  }
+
+  #settle(request: number, result: SubmitResult | StopResult): void {
+    const resolve = this.#owed.get(request)
+    this.#owed.delete(request)
+    resolve?.(result as never)
+  }
+
+  #stopSignal(): AbortSignal {
+    this.#stopRequest = new AbortController()
+    return this.#stopRequest.signal
+  }
+
+  /** Posts a turn request and reads its stream into the reducer, tagged with `token`. */
+  #post(token: number, request: Parameters<SessionContext['transport']['openTurn']>[1]): void {
+    const { transport, warn } = this.#ctx
+    const controller = new AbortController()
+    this.#streams.set(token, controller)
+    const ended = (action: EngineAction) => {
+      this.#streams.delete(token)
+      this.#dispatch(action)
+    }
+    transport.openTurn(this.key, request, controller.signal).then(
+      (body) =>
+        void readTurnStream(
+          body,
+          (events) =>
+            this.#dispatch({
+              type: 'turn-events',
+              token,
+              events,
+              at: this.#now(),
+              stampedAt: this.#ctx.now(),
+            }),
+          controller.signal,
+          warn,
+        ).then((end) => ended({ type: 'stream-ended', token, end })),
+      (cause: unknown) =>
+        ended({
+          type: 'post-failed',
+          token,
+          error: toPreviewChatError(cause, 'network_error', 'Sending the message got no answer'),
+        }),
+    )
   }
 
   /** Does what the scheduler says is due now, and sets the alarm for what is due later. */
   #wake(dueAt?: number): void {
     const state = this.#engine.getState()
     // The alarm's time has come, even if the clock reads a hair earlier.
-    const now = Math.max(this.#ctx.timers.now(), dueAt ?? Number.NEGATIVE_INFINITY)
+    const now = Math.max(this.#now(), dueAt ?? Number.NEGATIVE_INFINITY)
     const deadline = nextDeadline(state, this.#ctx.config)
     if (deadline !== null && deadline <= now) return this.#dispatch({ type: 'tick', at: now })
     const readAt = nextRead(state, this.#ctx.config)
@@ -231,63 +331,31 @@ export class PreviewChatSession {
     this.#alarm.set(Math.min(deadline ?? Infinity, readAt ?? Infinity), now)
   }
 
-  #until(predicate: (state: EngineState) => boolean): Promise<EngineState> {
-    return new Promise((resolve) => {
-      if (predicate(this.#engine.getState())) return resolve(this.#engine.getState())
-      const stop = this.#engine.subscribe((state) => {
-        if (!predicate(state) && state.active && !this.#disposed) return
-        stop()
-        resolve(state)
-      })
-    })
-  }
-
   #activate(): () => void {
     const ctx = this.#ctx
     const cleanups = [
       ctx.listenToPush({
-        onMessage: ({ data }) => {
-          const { projectId, agentId, threadId } = this.key
-          if (
-            data.projectId === projectId &&
-            data.agentId === agentId &&
-            data.threadId === threadId
-          )
-            this.#dispatch({ type: 'push-message' })
-        },
+        onMessage: (message) => this.#dispatch({ type: 'push-message', message }),
         onConnectionChange: (connected) =>
           this.#dispatch({
             type: 'push-changed',
             connected,
-            at: ctx.timers.now(),
+            at: this.#now(),
             random: ctx.random(),
           }),
       }),
       ctx.resumeSignal(() => this.#dispatch({ type: 'read-wanted', urgent: false })),
-      ctx.relay?.listen((message) => followRelay(message, this.#effects)) ?? (() => {}),
+      ctx.relay?.listen((data) =>
+        this.#dispatch({ type: 'relay-received', data, at: this.#now(), stampedAt: ctx.now() }),
+      ) ?? (() => {}),
     ]
-    this.#dispatch({ type: 'activated', at: ctx.timers.now(), pushConnected: ctx.pushConnected() })
+    this.#dispatch({ type: 'activated', at: this.#now(), pushConnected: ctx.pushConnected() })
     cleanups.push(this.#history.observe())
     return () => {
       for (const cleanup of cleanups) cleanup()
       this.#alarm.clear()
-      // A read in flight is cancelled (its request aborted), not left to finish for nobody; the
-      // live stream stops being read, while the turn goes on on the server.
-      if (this.#engine.getState().reads.inFlight) this.#history.cancel()
-      // Where a closed POST cancels the turn (released n8n), or nobody knows yet, the stream is
-      // read to its end instead: only Stop or dispose() may cancel a person's turn.
-      if (this.#engine.getState().server.keepsTurnOnDisconnect === true)
-        for (const stream of this.#streams.values()) stream.abort()
       this.#dispatch({ type: 'deactivated' })
       ctx.onIdle(this)
     }
-  }
-
-  async #runTurn(request: TurnRequest, token: number): Promise<SubmitResult> {
-    const controller = new AbortController()
-    this.#streams.set(token, controller)
-    return runOwnTurn(this.#effects, request, token, controller.signal, () =>
-      this.#streams.delete(token),
-    )
   }
 }

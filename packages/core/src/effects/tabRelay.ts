@@ -1,28 +1,15 @@
-import type { TurnEvent } from '../wire/contract/events'
-import type { SessionEffects } from './context'
+import type { RelayMessage } from '../engine/relay'
 import type { Timers } from '../platform/environment'
 import { lingering } from './linger'
-import type { LiveTurn } from '../engine/fold'
 
 /**
- * What tabs of one origin tell each other about live turns, so that a second tab follows a turn
- * token by token instead of snapshot by snapshot. `thread` identifies the thread; `seq` numbers the
- * event batches of one execution so a tab that missed one asks for the whole turn again.
- * `posting` says a tab has sent a message whose turn has not begun yet (`active: true`), or that
- * the message was not taken up (`active: false`): the other tabs hold their gate in between, which
- * matters on a server that accepts a second turn while one runs (the released n8n 2.41).
+ * A channel between the tabs of one origin (BroadcastChannel by default). What it delivers is
+ * whatever another tab (or anything else on the channel) posted: the engine parses it.
  */
-export type RelayMessage =
-  | { kind: 'posting'; thread: string; active: boolean }
-  | { kind: 'turn'; thread: string; turn: LiveTurn; seq: number }
-  | { kind: 'events'; thread: string; executionId: string; seq: number; events: TurnEvent[] }
-  | { kind: 'sync'; thread: string; executionId: string }
-
-/** A channel between the tabs of one origin (BroadcastChannel by default). */
 export interface TabRelay {
   post(message: RelayMessage): void
-  /** Receives the other tabs' messages; returns the function that stops. */
-  listen(listener: (message: RelayMessage) => void): () => void
+  /** Receives what the other tabs posted, unparsed; returns the function that stops. */
+  listen(listener: (data: unknown) => void): () => void
 }
 
 /**
@@ -33,13 +20,20 @@ export interface TabRelay {
  */
 export function broadcastChannelRelay(scope: string, timers: Timers, lingerMs: number): TabRelay {
   let channel: BroadcastChannel | null = null
-  const listeners = new Set<(message: RelayMessage) => void>()
+  const listeners = new Set<(data: unknown) => void>()
   const open = lingering(
     () => {
       if (typeof BroadcastChannel === 'undefined') return () => {}
       const opened = new BroadcastChannel(`preview-chat:${scope}`)
-      opened.onmessage = (event: MessageEvent<RelayMessage>) =>
-        listeners.forEach((listener) => listener(event.data))
+      opened.onmessage = (event: MessageEvent<unknown>) => {
+        for (const listener of listeners) {
+          try {
+            listener(event.data)
+          } catch {
+            // One listener's failure must not keep the message from the others.
+          }
+        }
+      }
       channel = opened
       return () => {
         opened.close()
@@ -66,29 +60,4 @@ export function broadcastChannelRelay(scope: string, timers: Timers, lingerMs: n
       }
     },
   }
-}
-
-/**
- * Another tab's message about this thread. The reducer decides what to take; this answers a
- * tab that asks for the whole of the turn this tab streams, and asks for it when the reducer
- * found a batch missing (a tab that joined mid-turn, or missed one).
- */
-export function followRelay(message: RelayMessage, effects: SessionEffects): void {
-  if (message.thread !== effects.relayThread) return
-  const before = effects.getState()
-  const { own, live } = before
-  if (message.kind === 'sync') {
-    if (own?.phase === 'streaming' && live?.executionId === message.executionId)
-      effects.relay({ kind: 'turn', thread: message.thread, turn: live, seq: own.batches })
-    return
-  }
-  effects.dispatch({
-    type: 'relay-received',
-    message,
-    at: effects.at(),
-    stampedAt: effects.stampedAt(),
-  })
-  const { syncAsked } = effects.getState()
-  if (syncAsked && syncAsked !== before.syncAsked)
-    effects.relay({ kind: 'sync', thread: message.thread, executionId: syncAsked })
 }

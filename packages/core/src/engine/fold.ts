@@ -1,5 +1,11 @@
 import type { SubagentChunk, SuspendedPayload, TurnEvent } from '../wire/contract/events'
-import type { ChildTrace, Message, MessagePart, Timestamp, ToolCallPart } from '../wire/contract/snapshot'
+import type {
+  ChildTrace,
+  Message,
+  MessagePart,
+  Timestamp,
+  ToolCallPart,
+} from '../wire/contract/snapshot'
 
 /**
  * The one fold of turn events. The client's live view and the reference server's recorder both

@@ -1,9 +1,7 @@
-import { backoffDelay } from './backoff'
-import { selectActiveExecutionId } from './select'
-import type { EngineConfig, EngineState } from './state'
+import { followsRunning, SILENT_TURN_MAX_AGE_MS } from './derive'
+import type { EngineConfig, EngineState } from './model'
 
-/** Retries of a failed read while nothing runs (while a turn runs, reads retry without end). */
-export const IDLE_READ_RETRIES = 3
+export { IDLE_READ_RETRIES } from './slices/reads'
 
 /**
  * When the next history read may start (scheduler time), or `null` for no read: the one place
@@ -18,15 +16,16 @@ export const IDLE_READ_RETRIES = 3
  *   notifications about batches costs two reads; never before the server's `Retry-After`.
  */
 export function nextRead(state: EngineState, config: EngineConfig): number | null {
-  const { reads, own } = state
+  const { reads, own, stop } = state
   if (!state.active || reads.inFlight) return null
   const due = reads.wanted ? Number.NEGATIVE_INFINITY : reads.followUpAt
   if (due === null) return null
   const spacing = reads.urgent
     ? Number.NEGATIVE_INFINITY
     : reads.lastStartedAt + config.minReadIntervalMs
+  const stopAccepted = stop?.kind === 'execution' && stop.accepted
   const held =
-    own && !own.timedOut && !state.stop?.accepted
+    own && !own.timedOut && !stopAccepted
       ? own.lastEventAt + config.streamSilenceMs
       : Number.NEGATIVE_INFINITY
   return Math.max(due, spacing, held, reads.notBefore)
@@ -34,48 +33,20 @@ export function nextRead(state: EngineState, config: EngineConfig): number | nul
 
 /**
  * When the next deadline falls due (scheduler time), or `null`: a posted message waiting for the
- * server's acceptance, and a Stop waiting for its execution id. The reducer's `tick` applies them.
+ * server's acceptance, a Stop waiting for its execution id or told to wait (`Retry-After`), other
+ * tabs' posting holds, a relayed turn to confirm, a derived turn that stays silent. The reducer's
+ * `tick` applies them.
  */
 export function nextDeadline(state: EngineState, config: EngineConfig): number | null {
-  const deadlines: number[] = []
-  const { own, stop } = state
-  if (own?.phase === 'posting' && !own.timedOut) deadlines.push(own.since + config.submitTimeoutMs)
-  if (stop?.executionId === null) deadlines.push(stop.askedAt + config.stopWaitMs)
-  if (state.relayPosting !== null) deadlines.push(state.relayPosting + config.submitTimeoutMs)
-  return deadlines.length === 0 ? null : Math.min(...deadlines)
-}
-
-/**
- * What follows a read or a change of the push channel: retry a failed read with bounded backoff
- * while anything is unknown or running (and a few times even when nothing runs, so a passing fault
- * leaves no stale `readError`); poll while an execution runs and no push channel is connected;
- * and poll while the record lags behind a turn this tab saw end, since the notification of its
- * last batch may already have been spent on an earlier read.
- */
-export function followUp(state: EngineState, at: number, random: number, config: EngineConfig) {
-  const { reads } = state
-  const running = selectActiveExecutionId(state) !== null || state.stop !== null
-  const recordLags = state.live?.ended === true || state.settled.length > 0
-  const unknown = state.cut || !state.synced
-  const jitter = () => random
-  // A 404 that says the thread is not there is an answer; any other failure is retried.
-  if (state.readError && !(state.readError.code === 'not_found' && state.notFound)) {
-    if (running || recordLags || unknown || reads.failures <= IDLE_READ_RETRIES) {
-      const delay = backoffDelay(
-        reads.failures - 1,
-        config.retry.baseMs,
-        config.retry.maxMs,
-        jitter,
-      )
-      return { ...state, reads: { ...reads, followUpAt: Math.max(at + delay, reads.notBefore) } }
-    }
-    return { ...state, reads: { ...reads, followUpAt: null } }
-  }
-  if (recordLags || (running && !state.push.connected)) {
-    const delay = backoffDelay(reads.polls, config.poll.baseMs, config.poll.maxMs, jitter)
-    return { ...state, reads: { ...reads, polls: reads.polls + 1, followUpAt: at + delay } }
-  }
-  // Nothing to poll for. The poll backoff starts afresh only once nothing runs.
-  const polls = running ? reads.polls : 0
-  return { ...state, reads: { ...reads, polls, followUpAt: null } }
+  if (state.disposed) return null
+  let next = Number.POSITIVE_INFINITY
+  const due = (at: number) => void (next = Math.min(next, at))
+  const { own, stop, relay, silent } = state
+  if (own?.phase === 'posting' && !own.timedOut) due(own.since + config.submitTimeoutMs)
+  if (stop?.kind === 'held') due(stop.askedAt + config.stopWaitMs)
+  if (stop?.kind === 'execution' && stop.retryAt !== null) due(stop.retryAt)
+  for (const since of Object.values(state.postingHolds)) due(since + config.submitTimeoutMs)
+  if (relay && !relay.checked && followsRunning(state)) due(relay.since + config.submitTimeoutMs)
+  if (silent && !silent.expired) due(silent.since + SILENT_TURN_MAX_AGE_MS)
+  return next === Number.POSITIVE_INFINITY ? null : next
 }

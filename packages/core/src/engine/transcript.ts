@@ -53,7 +53,7 @@ function partChars(part: MessagePart): number {
  * "Recorded state determines completion").
  */
 export function recordCovers(snapshot: HistorySnapshot, turn: LiveTurn): boolean {
-  const recorded = snapshot.messages.find((message) => message.id === turn.assistant.id)
+  const recorded = recordedMessage(snapshot, turn.assistant.id)
   if (!recorded) return false
   if (recorded.executionStatus !== 'running') return true
   const [recordedParts, recordedChars] = progress(recorded)
@@ -68,13 +68,19 @@ export function recordCovers(snapshot: HistorySnapshot, turn: LiveTurn): boolean
  * tab's stream, or another tab's relayed one) keeps growing token by token.
  */
 export function recordSupersedes(snapshot: HistorySnapshot, turn: LiveTurn): boolean {
-  const recorded = snapshot.messages.find((message) => message.id === turn.assistant.id)
+  const recorded = recordedMessage(snapshot, turn.assistant.id)
   if (!recorded) return false
   if (recorded.executionStatus !== 'running') return true
   if (turn.ended) return false
   const [recordedParts, recordedChars] = progress(recorded)
   const [liveParts, liveChars] = progress(turn.assistant)
   return recordCovers(snapshot, turn) && (recordedParts > liveParts || recordedChars > liveChars)
+}
+
+/** The recorded message with this id (its first place), found through the transcript's index. */
+export function recordedMessage(snapshot: HistorySnapshot, id: string): Message | undefined {
+  const index = positionsOf(snapshot.messages).byId.get(id)
+  return index === undefined ? undefined : snapshot.messages[index]
 }
 
 /**

@@ -55,45 +55,46 @@ export function defaultDraftStorage(): DraftStorage | null {
   }
 }
 
-
 /**
- * Draft storage that never throws: the first failure of `storage` (Safari's private mode, a
- * sandboxed iframe, a full quota) moves drafts to memory for good, with one warning.
+ * Draft storage that never throws. A value the storage refuses (Safari's private mode, a sandboxed
+ * iframe, a full quota for a 2 MB paste) is kept in memory for that key only, with one warning,
+ * and the stale value stored before it is removed, so that a reload never brings back an older
+ * draft; the next value that fits goes to the storage again.
  */
 export function safeDraftStorage(
   storage: DraftStorage | null,
   warn: (message: string) => void,
 ): DraftStorage {
   const memory = new Map<string, string>()
-  let backing = storage
-  const attempt = <T>(use: (store: DraftStorage) => T, fallback: () => T): T => {
-    if (backing) {
-      try {
-        return use(backing)
-      } catch (cause) {
-        backing = null
-        warn(
-          `Drafts are kept in memory only: the browser refused its storage (${cause instanceof Error ? cause.message : String(cause)}).`,
-        )
-      }
+  const refused = (cause: unknown) =>
+    warn(
+      `A draft is kept in memory only: the browser refused its storage (${cause instanceof Error ? cause.message : String(cause)}).`,
+    )
+  const tryTo = (use: (store: DraftStorage) => void): boolean => {
+    if (!storage) return false
+    try {
+      use(storage)
+      return true
+    } catch (cause) {
+      refused(cause)
+      return false
     }
-    return fallback()
   }
   return {
-    getItem: (key) =>
-      attempt(
-        (store) => store.getItem(key),
-        () => memory.get(key) ?? null,
-      ),
-    setItem: (key, value) =>
-      attempt(
-        (store) => store.setItem(key, value),
-        () => void memory.set(key, value),
-      ),
-    removeItem: (key) =>
-      attempt(
-        (store) => store.removeItem(key),
-        () => void memory.delete(key),
-      ),
+    getItem(key) {
+      if (memory.has(key)) return memory.get(key) ?? null
+      let value: string | null = null
+      tryTo((store) => void (value = store.getItem(key)))
+      return value
+    },
+    setItem(key, value) {
+      if (tryTo((store) => store.setItem(key, value))) return void memory.delete(key)
+      memory.set(key, value)
+      tryTo((store) => store.removeItem(key))
+    },
+    removeItem(key) {
+      memory.delete(key)
+      tryTo((store) => store.removeItem(key))
+    },
   }
 }

@@ -6,14 +6,14 @@ import {
   type TurnEvent,
   type TurnEventParseResult,
 } from './contract/events'
+import type { ThreadKey } from './contract/ids'
 import { parseJson, type ParseResult } from './contract/result'
 import {
   errorFromResponse,
   parseRetryAfter,
   parseRunCancelAnswer,
   parseStopAnswer,
-  type ChatRequestBody,
-  type ResumeRequestBody,
+  type TurnRequest,
   type RunCancelAnswer,
   type StopAnswer,
 } from './contract/rest'
@@ -47,13 +47,6 @@ export interface TransportOptions {
   /** How long a history read or a Stop may take before it counts as failed. */
   requestTimeoutMs: number
   timers: Timers
-}
-
-/** Identifies a thread. */
-export interface ThreadKey {
-  projectId: string
-  agentId: string
-  threadId: string
 }
 
 const enc = encodeURIComponent
@@ -172,21 +165,23 @@ export function createTransport(options: TransportOptions) {
       )
     },
 
-    stopExecution(key: ThreadKey, executionId: string): Promise<StopAnswer> {
+    stopExecution(key: ThreadKey, executionId: string, signal?: AbortSignal): Promise<StopAnswer> {
       return json(
         `${agentPath(key)}/${enc(key.threadId)}/executions/${enc(executionId)}`,
         { method: 'DELETE' },
         'Stop',
         parseStopAnswer,
+        signal,
       )
     },
 
-    cancelRun(key: ThreadKey, runId: string): Promise<RunCancelAnswer> {
+    cancelRun(key: ThreadKey, runId: string, signal?: AbortSignal): Promise<RunCancelAnswer> {
       return json(
         `${agentPath(key)}/runs/${enc(runId)}`,
         { method: 'DELETE' },
         'Cancelling the suspended run',
         parseRunCancelAnswer,
+        signal,
       )
     },
 
@@ -229,9 +224,8 @@ export function createTransport(options: TransportOptions) {
 
 export type Transport = ReturnType<typeof createTransport>
 
-/** What `openTurn` posts: a new message, or the answer to a suspension. */
-export type TurnRequest =
-  { kind: 'message'; body: ChatRequestBody } | { kind: 'resume'; body: ResumeRequestBody }
+export type { ThreadKey } from './contract/ids'
+export type { TurnRequest } from './contract/rest'
 
 /**
  * A REST failure as a typed error, from the text of its body (its JSON, when it is JSON), with the

@@ -3,6 +3,13 @@
  * its reads and the reference server's recorder.
  */
 
+/** Identifies a thread. */
+export interface ThreadKey {
+  projectId: string
+  agentId: string
+  threadId: string
+}
+
 /** The role of a recorded message; one execution is one turn of one user and one assistant message. */
 export type RecordedRole = 'user' | 'assistant'
 

@@ -3,4 +3,20 @@ export * from './push'
 export * from './rest'
 export * from './ids'
 export type { ParseResult } from './result'
-export * from './snapshot'
+export { createSnapshotReuse, parseHistorySnapshot } from './snapshot'
+export type {
+  ChildStep,
+  ChildTrace,
+  ExecutionStatus,
+  FilePart,
+  HistorySnapshot,
+  Message,
+  MessagePart,
+  ReasoningPart,
+  ReasoningSegment,
+  SnapshotReuse,
+  Suspension,
+  TextPart,
+  Timestamp,
+  ToolCallPart,
+} from './snapshot'

@@ -124,6 +124,23 @@ export function array<T>(item: Schema<T>, keep?: (input: unknown) => boolean): S
   }
 }
 
+/** An object used as a map: every own key's value is a `value`. */
+export function record<T>(value: Schema<T>): Schema<Record<string, T>> {
+  return (input, issues, path) => {
+    if (!isRecord(input)) return mismatch(issues, path, 'an object', input)
+    const out: Record<string, T> = {}
+    let failed = false
+    for (const key of Object.keys(input)) {
+      const checked = value(input[key], issues, issues && at(path, key))
+      if (checked === FAIL) {
+        if (!issues) return FAIL
+        failed = true
+      } else Object.defineProperty(out, key, { value: checked, enumerable: true, writable: true })
+    }
+    return failed ? FAIL : out
+  }
+}
+
 /** An object with these fields, and no others (unknown fields are dropped). */
 export function object<const E extends Entries>(entries: E): Schema<ObjectOf<E>> {
   const keys = Object.keys(entries)

@@ -157,7 +157,8 @@ const partSchemas = typed({
 // Forward compatibility: a part type this client does not know yet is dropped, not fatal.
 const isKnownPart = (part: unknown) => !isRecord(part) || hasOwn(partSchemas, part.type)
 
-const messageSchema = object({
+/** One recorded message (also what the tab relay checks a relayed turn's messages with). */
+export const messageSchema = object({
   id: string,
   role: picklist(['user', 'assistant']),
   content: array(variant(partSchemas), isKnownPart),

@@ -1,0 +1,108 @@
+/**
+ * Facts derived from the engine state that the reducer, the scheduler and the selectors all use:
+ * what runs, the session's status, the open suspensions. Pure functions of the state alone (no
+ * clock: ages are decided by the reducer on this tab's own clock and kept in the state).
+ */
+import { recordedMessageId } from '../wire/contract/ids'
+import type { Suspension } from '../wire/contract/snapshot'
+import type { LiveTurn } from './fold'
+import type { EngineState } from './model'
+
+/**
+ * Exactly one at a time:
+ * - `idle`: nothing runs; a message may be sent.
+ * - `submitting`: the message is posted; the server has not accepted it yet.
+ * - `streaming`: this tab reads the turn's live stream.
+ * - `recovering`: this tab does not know the thread's state (first read pending, its live stream
+ *   was cut, or the server never confirmed the message) and reads the recorded transcript.
+ * - `following`: a turn runs that this tab has no live stream of (another tab's, or one recovered
+ *   after a reload), or another tab has posted a message whose turn has not begun yet; push
+ *   notifications, reads and the tab relay keep the transcript current.
+ * - `stopping`: Stop was asked; the turn runs until the record shows it ended.
+ */
+export type SessionStatus =
+  'idle' | 'submitting' | 'streaming' | 'recovering' | 'following' | 'stopping'
+
+/**
+ * How long a derived active execution (released n8n: a person's message with no answer yet) counts
+ * as running without any output, measured on this tab's clock from when it first saw it. A turn
+ * cancelled before its first output leaves no assistant message at all; past this age, such a
+ * message no longer blocks the gate.
+ */
+export const SILENT_TURN_MAX_AGE_MS = 120_000
+
+/** The execution that runs now, as far as this tab knows. */
+export function activeExecutionId(state: EngineState): string | null {
+  const { live, recorded } = state
+  if (live && !live.ended) return live.executionId
+  const recordedId = recorded?.activeExecutionId ?? null
+  // This tab saw the turn end live; a record that still calls it active predates that end.
+  if (live && recordedId === live.executionId) return null
+  if (recordedId && state.silent?.executionId === recordedId && state.silent.expired) return null
+  return recordedId
+}
+
+/** This tab follows another tab's turn that runs (relayed, not yet ended). */
+export const followsRunning = (state: EngineState) =>
+  state.relay !== null &&
+  state.live !== null &&
+  !state.live.ended &&
+  state.live.executionId === state.relay.executionId
+
+/** Whether another tab holds this thread's gate with a message it posted. */
+export const heldByAnotherTab = (state: EngineState) => Object.keys(state.postingHolds).length > 0
+
+export function sessionStatus(state: EngineState): SessionStatus {
+  if (state.stop) return 'stopping'
+  if (state.own && !state.own.timedOut)
+    return state.own.phase === 'posting' ? 'submitting' : 'streaming'
+  if (state.cut || !state.synced) return 'recovering'
+  // Another tab's message, sent and not begun yet, holds the gate as its turn will.
+  return activeExecutionId(state) || heldByAnotherTab(state) ? 'following' : 'idle'
+}
+
+const noSuspensions: Suspension[] = []
+
+/** A suspension that a live turn ended with: open at once, until a record says otherwise. */
+function liveSuspensions(turn: LiveTurn | null): Suspension[] {
+  if (!turn?.ended) return noSuspensions
+  const found: Suspension[] = []
+  for (const part of turn.assistant.content) {
+    const payload = part.type === 'tool-call' ? part.suspendPayload : undefined
+    if (
+      typeof payload === 'object' &&
+      payload !== null &&
+      typeof (payload as { runId?: unknown }).runId === 'string'
+    )
+      found.push({
+        toolCallId: (part as { toolCallId: string }).toolCallId,
+        runId: (payload as { runId: string }).runId,
+        suspendPayload: payload,
+      })
+  }
+  return found
+}
+
+/**
+ * The open suspensions: the record's, and those a live turn ended with that the record has not
+ * caught up with yet, less those this tab answered already.
+ */
+export function openSuspensions(state: EngineState): Suspension[] {
+  const recorded = state.recorded?.openSuspensions ?? noSuspensions
+  let live: Suspension[] = noSuspensions
+  for (const turn of [...state.settled, state.live]) {
+    const found = liveSuspensions(turn)
+    if (found.length > 0) live = live.concat(found)
+  }
+  const fresh = live.filter((s) => !recorded.some((r) => r.toolCallId === s.toolCallId))
+  const all = fresh.length === 0 ? recorded : recorded.concat(fresh)
+  if (state.answered.length === 0) return all
+  return all.filter((suspension) => !state.answered.includes(suspension.toolCallId))
+}
+
+/** The recorded assistant message of an execution has ended (it decides completion). */
+export function recordEnded(state: EngineState, executionId: string): boolean {
+  const id = recordedMessageId(executionId, 'assistant')
+  const recorded = state.recorded?.messages.find((message) => message.id === id)
+  return recorded !== undefined && recorded.executionStatus !== 'running'
+}

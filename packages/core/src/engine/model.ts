@@ -1,0 +1,272 @@
+/**
+ * The engine's model: its state, the actions that change it and the commands it hands to the
+ * effects. Only types live here; the reducer (`reduce.ts`) and its slices (`slices/`) give them
+ * meaning, and the scheduler (`schedule.ts`) says when reads and deadlines fall due.
+ */
+import type { TurnEvent } from '../wire/contract/events'
+import type { ThreadKey } from '../wire/contract/ids'
+import type { PreviewChatError } from '../wire/contract/errors'
+import type { PushMessage } from '../wire/contract/push'
+import type { TurnRequest } from '../wire/contract/rest'
+import type { HistorySnapshot } from '../wire/contract/snapshot'
+import type { LiveTurn } from './fold'
+import type { RelayMessage } from './relay'
+
+/** The settings the reducer and the scheduler decide with (all times in ms). */
+export interface EngineConfig {
+  delegationCharLimit: number
+  /** Backoff of read retries after failures. */
+  retry: { baseMs: number; maxMs: number }
+  /** Backoff of polling while a turn runs and no push channel is connected. */
+  poll: { baseMs: number; maxMs: number }
+  /** The shortest time between the starts of two reads (a refresh skips it). */
+  minReadIntervalMs: number
+  /** How long a posted message waits for the server to accept it before the tab recovers. */
+  submitTimeoutMs: number
+  /** How long a Stop asked before the execution id is known waits for it. */
+  stopWaitMs: number
+  /** How long this tab's own stream may stay silent before reads it defers run anyway. */
+  streamSilenceMs: number
+}
+
+/** The outcome of `submit()` and `resume()`. */
+export type SubmitResult =
+  /**
+   * The server took the turn; it now runs whatever this tab does. `executionId` is `null` when the
+   * server began the turn without announcing it (released n8n names it at the end).
+   */
+  | { outcome: 'accepted'; executionId: string | null }
+  /** A turn runs, a submission is under way, or the thread's state is not known yet: nothing was sent. */
+  | { outcome: 'busy' }
+  /** Not accepted (or not confirmed in time); the draft is kept. `error.code` says why. */
+  | { outcome: 'failed'; error: PreviewChatError }
+
+/** The outcome of `stop()`. `cancelRequested: true` means accepted, not ended: the record says when. */
+export interface StopResult {
+  cancelRequested: boolean
+  error?: PreviewChatError
+}
+
+/** This tab's own turn request, from the POST until its stream ends. */
+export interface OwnTurn {
+  /** The request id of this POST: tells its events from a detached earlier one's. */
+  token: number
+  /** The message text; `null` for a resume. */
+  text: string | null
+  /** The suspension (tool call id) being answered, for a resume. */
+  resuming: string | null
+  /** `posting`: not accepted yet; `streaming`: accepted, its events arrive. */
+  phase: 'posting' | 'streaming'
+  /** When it was posted, and when its stream last delivered events (scheduler time). */
+  since: number
+  lastEventAt: number
+  /** The server did not accept it within `submitTimeoutMs`: the tab recovers from the record. */
+  timedOut: boolean
+  /** `submit()`'s promise has its outcome (accepted, refused, timed out). */
+  settled: boolean
+  /** Event batches applied so far (the other tabs follow them by this number). */
+  batches: number
+}
+
+/** History reads: at most one in flight and one wanted behind it. */
+export interface ReadState {
+  inFlight: boolean
+  /** Reads started so far (each read's ordinal). */
+  count: number
+  /** A read is asked for (a notification, a signal, the end of a stream). */
+  wanted: boolean
+  /** The asked read skips the spacing between reads (`refresh()`). */
+  urgent: boolean
+  lastStartedAt: number
+  /** Consecutive failed reads. */
+  failures: number
+  /** Consecutive polls without a push channel. */
+  polls: number
+  /** When a retry or a poll is due; `null`: none. */
+  followUpAt: number | null
+  /** No read before this (the server's `Retry-After`). */
+  notBefore: number
+}
+
+/**
+ * A Stop asked and not yet settled. Each `stop()` call joins the one Stop under way (`waiters`),
+ * so repeated calls share one request and resolve alike, whatever the path. A Stop belongs to what
+ * its tab had as its target: a held one to its own message (`token`), never to whatever the
+ * record names later ([decision](../../../../docs/decisions/stop-belongs-to-its-message.md)).
+ */
+export type StopState =
+  /** Asked while this tab's message was posted and not announced: waits for its execution id. */
+  | { kind: 'held'; token: number; askedAt: number; waiters: readonly number[] }
+  /** `DELETE …/executions/:id` sent (or due again at `retryAt` after a `Retry-After`). */
+  | {
+      kind: 'execution'
+      executionId: string
+      /** The server accepted it (or the stream was closed): completion is what the record says. */
+      accepted: boolean
+      attempts: number
+      retryAt: number | null
+      askedAt: number
+      waiters: readonly number[]
+    }
+  /** A turn that is only suspended, cancelled through its runs; held until a read after the answer. */
+  | { kind: 'runs'; runIds: readonly string[]; answered: boolean; waiters: readonly number[] }
+
+/**
+ * What the server can do, as far as this tab has learned (or the client's `server` option says).
+ * `null`: not known yet. The spec's protocol keeps a turn alive when its POST closes and stops by
+ * execution id; the released n8n 2.41 does neither (its turns begin without `execution-started`).
+ */
+export interface ServerTraits {
+  keepsTurnOnDisconnect: boolean | null
+  stopsByExecutionId: boolean | null
+}
+
+/** Everything the engine knows about one thread. Changed only by `reduce`. */
+export interface EngineState {
+  /** The thread, and this tab's id on the relay between tabs. */
+  key: ThreadKey
+  tab: string
+  /** The session is listened to: it reads, follows push and streams. */
+  active: boolean
+  disposed: boolean
+  /** The last recorded snapshot applied (the TanStack Query cache holds the same object). */
+  recorded: HistorySnapshot | null
+  /** A fresh read has succeeded, or the thread is known to be new: the gate may open. */
+  synced: boolean
+  /** The last read answered 404: the thread does not exist or is not this user's. */
+  notFound: boolean
+  /** The live view of the running (or just ended) turn: this tab's own, or another tab's. */
+  live: LiveTurn | null
+  /**
+   * How many reads had started when this tab first saw the live turn: a read started before may
+   * answer from before the turn; one started after shows it (the server records a turn before it
+   * announces it).
+   */
+  liveAfterRead: number
+  /** Ended live turns the record has not caught up with yet: shown until a read covers them. */
+  settled: readonly LiveTurn[]
+  own: OwnTurn | null
+  /** Tokens of this tab's turn streams still open (its own, and detached earlier ones). */
+  streams: readonly number[]
+  stop: StopState | null
+  reads: ReadState
+  server: ServerTraits
+  /** The push channel is connected; `lost`: it was, and notifications may have been missed. */
+  push: { connected: boolean; lost: boolean }
+  /**
+   * Following another tab's live turn: whose, the last event batch taken, since when, and whether
+   * a read after `submitTimeoutMs` was asked to confirm it (a relayed turn no read confirms does
+   * not hold the gate).
+   */
+  relay: { tab: string; executionId: string; seq: number; since: number; checked: boolean } | null
+  /** The execution whose whole turn this tab asked the streaming tab for (asked once). */
+  syncAsked: string | null
+  /**
+   * Other tabs that said they posted a message whose turn has not begun, each with when
+   * (scheduler time). The gate stays shut until that tab relays the turn, says the message was
+   * not taken up, or `submitTimeoutMs` passes; reads do not end a hold
+   * ([decision](../../../../docs/decisions/posting-hold.md)).
+   */
+  postingHolds: Readonly<Record<string, number>>
+  /**
+   * A derived active execution (released n8n) with no output yet, and when this tab first saw
+   * it on its own clock; `expired` once it has been silent for `SILENT_TURN_MAX_AGE_MS`.
+   */
+  silent: { executionId: string; since: number; expired: boolean } | null
+  /**
+   * Suspensions this tab answered, hidden from `openSuspensions` until a fresh read: the record
+   * still lists them until it catches up, and they must not be answered twice.
+   */
+  answered: readonly string[]
+  /** This tab lost track of its own turn (a cut stream, no answer): cleared by a fresh read. */
+  cut: boolean
+  draft: string
+  error: PreviewChatError | null
+  readError: PreviewChatError | null
+  lastSyncedAt: number | null
+}
+
+/** `at` is the scheduler's clock (`timers.now()`); `stampedAt` the wall clock (`now()`). */
+export type EngineAction =
+  | { type: 'activated'; at: number; pushConnected: boolean }
+  /** The session stopped listening (no subscriber): what happens next is only in the record. */
+  | { type: 'deactivated' }
+  /** `dispose()`: every pending request ends, every open request is aborted. */
+  | { type: 'disposed' }
+  /** Time passed: deadlines due at `at` fire. */
+  | { type: 'tick'; at: number }
+  | { type: 'draft-changed'; draft: string }
+  /** `submit(text?)`: `text` or, without it, the draft. `request` names the call's outcome. */
+  | { type: 'submit-requested'; request: number; text: string | undefined; at: number }
+  | {
+      type: 'resume-requested'
+      request: number
+      runId: string
+      toolCallId: string
+      resumeData: unknown
+      at: number
+    }
+  /** The POST got no turn stream: refused, failed, or a page instead of the API. */
+  | { type: 'post-failed'; token: number; error: PreviewChatError }
+  /** Events of one of this tab's turn streams, in order (one network chunk's worth). */
+  | { type: 'turn-events'; token: number; events: TurnEvent[]; at: number; stampedAt: number }
+  /** A turn stream ended: after its terminal event, cut before one, or aborted by this tab. */
+  | {
+      type: 'stream-ended'
+      token: number
+      end: { kind: 'terminal' } | { kind: 'cut'; error: PreviewChatError } | { kind: 'aborted' }
+    }
+  /** Anything that arrived on the relay channel: parsed by the reducer, never trusted. */
+  | { type: 'relay-received'; data: unknown; at: number; stampedAt: number }
+  | { type: 'read-wanted'; urgent: boolean }
+  /** A push notification of this user (about any thread). */
+  | { type: 'push-message'; message: PushMessage }
+  | { type: 'read-started'; at: number }
+  /** A snapshot reached the cache: a read's answer (`fromRead`) or the app's `setQueryData`. */
+  | {
+      type: 'snapshot'
+      snapshot: HistorySnapshot
+      fresh: boolean
+      fromRead: boolean
+      at: number
+      stampedAt: number
+      random: number
+    }
+  | { type: 'read-failed'; error: PreviewChatError; at: number; random: number }
+  | { type: 'read-cancelled' }
+  | { type: 'push-changed'; connected: boolean; at: number; random: number }
+  | { type: 'stop-requested'; request: number; at: number }
+  | { type: 'stop-answered'; executionId: string; cancelRequested: boolean }
+  | { type: 'stop-failed'; executionId: string; error: PreviewChatError; at: number }
+  | { type: 'runs-answered'; cancelled: boolean }
+  | { type: 'runs-failed'; error: PreviewChatError }
+  | { type: 'error-cleared' }
+
+/**
+ * What the reducer asks the effects to do. The effects perform a command and dispatch what came
+ * of it; they decide nothing.
+ */
+export type Command =
+  /** POST the message (or resume) and read its turn stream, tagged with `token`. */
+  | { type: 'post'; token: number; request: TurnRequest }
+  /** Close (abort the reading of) the turn stream of `token`. */
+  | { type: 'close-stream'; token: number }
+  | { type: 'stop-execution'; executionId: string }
+  /** Abort the Stop request in flight. */
+  | { type: 'abort-stop' }
+  | { type: 'cancel-runs'; runIds: readonly string[] }
+  /** Cancel the history read in flight (its request is aborted). */
+  | { type: 'cancel-read' }
+  | { type: 'relay'; message: RelayMessage }
+  /** Keep the draft for a reload (`''`: remove it). */
+  | { type: 'store-draft'; draft: string }
+  | { type: 'settle-submit'; request: number; result: SubmitResult }
+  | { type: 'settle-stop'; requests: readonly number[]; result: StopResult }
+  /** Report a protocol oddity (once per message, by the client). */
+  | { type: 'warn'; message: string }
+
+/** What one action did: the next state, and the commands to perform, in order. */
+export interface Step {
+  state: EngineState
+  commands: Command[]
+}

@@ -1,0 +1,152 @@
+/**
+ * The one reducer: every change of a session's state is one of the actions of `model.ts`, and
+ * what the session must do about it comes back as commands. Each action has its handler in a
+ * slice (`slices/`); this file routes, and keeps the draft's storage in step.
+ */
+import type { ThreadKey } from '../wire/contract/ids'
+import type { HistorySnapshot } from '../wire/contract/snapshot'
+import type { EngineAction, EngineConfig, EngineState, ServerTraits, Step } from './model'
+import { step, wantRead } from './slices/common'
+import { activated, deactivated, disposed, idleReads, tick } from './slices/lifecycle'
+import { postFailed, requestTurn, streamEnded, turnEvents } from './slices/ownTurn'
+import { pushChanged, pushMessage, readFailed, readStarted } from './slices/reads'
+import { relayReceived } from './slices/relay'
+import { applySnapshot } from './slices/snapshot'
+import { requestStop, runsAnswered, runsFailed, stopAnswered, stopFailed } from './slices/stop'
+
+export function initialEngineState(init: {
+  key: ThreadKey
+  /** This tab's id on the relay between tabs. */
+  tab: string
+  draft?: string
+  isNew?: boolean
+  server?: Partial<ServerTraits>
+}): EngineState {
+  return {
+    key: init.key,
+    tab: init.tab,
+    active: false,
+    disposed: false,
+    recorded: null,
+    synced: init.isNew ?? false,
+    notFound: false,
+    live: null,
+    liveAfterRead: 0,
+    settled: [],
+    own: null,
+    streams: [],
+    stop: null,
+    reads: idleReads,
+    push: { connected: false, lost: false },
+    relay: null,
+    syncAsked: null,
+    postingHolds: {},
+    silent: null,
+    answered: [],
+    cut: false,
+    draft: init.draft ?? '',
+    error: null,
+    readError: null,
+    lastSyncedAt: null,
+    server: {
+      keepsTurnOnDisconnect: init.server?.keepsTurnOnDisconnect ?? null,
+      stopsByExecutionId: init.server?.stopsByExecutionId ?? null,
+    },
+  }
+}
+
+function route(state: EngineState, action: EngineAction, config: EngineConfig): Step {
+  switch (action.type) {
+    case 'activated':
+      return activated(state, action)
+    case 'deactivated':
+      return deactivated(state)
+    case 'disposed':
+      return disposed(state)
+    case 'tick':
+      return tick(state, action.at, config)
+    case 'draft-changed':
+      return step({ ...state, draft: action.draft })
+    case 'error-cleared':
+      return step({ ...state, error: null })
+    case 'submit-requested':
+    case 'resume-requested':
+      return requestTurn(state, action)
+    case 'post-failed':
+      return postFailed(state, action)
+    case 'turn-events':
+      return turnEvents(state, action, config)
+    case 'stream-ended':
+      return streamEnded(state, action)
+    case 'relay-received':
+      return relayReceived(state, action, config)
+    case 'read-wanted':
+      return step(wantRead(state, action.urgent))
+    case 'push-message':
+      return pushMessage(state, action)
+    case 'read-started':
+      return readStarted(state, action)
+    case 'read-cancelled':
+      return step({ ...state, reads: { ...state.reads, inFlight: false } })
+    case 'snapshot':
+      return applySnapshot(state, action, config)
+    case 'read-failed':
+      return readFailed(state, action, config)
+    case 'push-changed':
+      return pushChanged(state, action, config)
+    case 'stop-requested':
+      return requestStop(state, action)
+    case 'stop-answered':
+      return stopAnswered(state, action)
+    case 'stop-failed':
+      return stopFailed(state, action, config)
+    case 'runs-answered':
+      return runsAnswered(state, action)
+    case 'runs-failed':
+      return runsFailed(state, action)
+  }
+}
+
+/** `reduce(state, action)` → the next state and the commands to perform. Pure; never throws. */
+export function reduce(state: EngineState, action: EngineAction, config: EngineConfig): Step {
+  // A disposed session takes nothing more: its requests were aborted, its outcomes given, and
+  // a call made now is answered at once.
+  if (state.disposed) return afterDispose(state, action)
+  const next = route(state, action, config)
+  if (next.state.draft === state.draft) return next
+  return {
+    state: next.state,
+    commands: [...next.commands, { type: 'store-draft', draft: next.state.draft }],
+  }
+}
+
+function afterDispose(state: EngineState, action: EngineAction): Step {
+  if (action.type === 'submit-requested' || action.type === 'resume-requested')
+    return step(state, {
+      type: 'settle-submit',
+      request: action.request,
+      result: { outcome: 'busy' },
+    })
+  if (action.type === 'stop-requested')
+    return step(state, {
+      type: 'settle-stop',
+      requests: [action.request],
+      result: { cancelRequested: false },
+    })
+  return step(state)
+}
+
+/** The snapshot action of a snapshot reaching the session (from the cache, a read, or the app). */
+export function snapshotAction(
+  snapshot: HistorySnapshot,
+  origin: 'cache' | 'read' | 'app',
+  clock: { at: number; stampedAt: number; random: number },
+): EngineAction {
+  return {
+    type: 'snapshot',
+    snapshot,
+    fresh: origin !== 'cache',
+    fromRead: origin === 'read',
+    ...clock,
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The protocol between the tabs of one origin, so that a second tab follows a turn token by token
+ * instead of snapshot by snapshot. It is a wire like the server's: every message carries the
+ * protocol version and the sending tab's id, and what arrives is parsed, never trusted (another
+ * build of the app, or anything else, may post on the same channel).
+ *
+ * - `posting`: the tab sent a message whose turn has not begun (`active: true`), or the message
+ *   was not taken up (`active: false`). The other tabs hold their gate in between, per tab.
+ * - `turn`: the whole live turn, as the streaming tab folded it (`seq`: batches in it so far).
+ * - `events`: the next batch of the turn's events, numbered by `seq`.
+ * - `sync`: a tab that joined mid-turn or missed a batch asks for the whole turn.
+ */
+import { turnEventFrom, type TurnEvent } from '../wire/contract/events'
+import {
+  array,
+  boolean,
+  FAIL,
+  hasOwn,
+  isRecord,
+  literal,
+  nullable,
+  number,
+  object,
+  record,
+  string,
+  unknown,
+  type Schema,
+} from '../wire/contract/schema'
+import { messageSchema } from '../wire/contract/snapshot'
+import type { LiveTurn } from './fold'
+
+/** The version of this protocol; a message of another version is ignored. */
+export const RELAY_VERSION = 1
+
+export type RelayBody =
+  | { kind: 'posting'; active: boolean }
+  | { kind: 'turn'; turn: LiveTurn; seq: number }
+  | { kind: 'events'; executionId: string; seq: number; events: TurnEvent[] }
+  | { kind: 'sync'; executionId: string }
+
+/** One message between tabs: the thread it is about (`[projectId, agentId, threadId]` as JSON). */
+export type RelayMessage = RelayBody & { v: typeof RELAY_VERSION; tab: string; thread: string }
+
+const turnEvent: Schema<TurnEvent> = (input, issues, path) => {
+  const parsed = turnEventFrom(input)
+  if (parsed.kind === 'event') return parsed.event
+  issues?.push(`${path || '(root)'}: not a turn event of this client`)
+  return FAIL
+}
+
+const liveTurn = object({
+  executionId: string,
+  sessionId: string,
+  user: nullable(messageSchema),
+  assistant: messageSchema,
+  streams: record(number),
+  delegations: record(object({ used: number, openSegment: nullable(number) })),
+  resumes: nullable(object({ toolCallId: string, toolName: string, input: unknown })),
+  ended: boolean,
+}) as Schema<LiveTurn>
+
+const version: Schema<typeof RELAY_VERSION> = (input, issues, path) =>
+  input === RELAY_VERSION
+    ? RELAY_VERSION
+    : (issues?.push(`${path}: expected ${RELAY_VERSION}`), FAIL)
+const header = { v: version, tab: string, thread: string }
+const bodies: Record<RelayBody['kind'], Schema<unknown>> = {
+  posting: object({ ...header, kind: literal('posting'), active: boolean }),
+  turn: object({ ...header, kind: literal('turn'), turn: liveTurn, seq: number }),
+  events: object({
+    ...header,
+    kind: literal('events'),
+    executionId: string,
+    seq: number,
+    events: array(turnEvent),
+  }),
+  sync: object({ ...header, kind: literal('sync'), executionId: string }),
+}
+const relaySchema = ((input, issues, path) => {
+  if (isRecord(input) && hasOwn(bodies, input.kind)) return bodies[input.kind](input, issues, path)
+  issues?.push('kind: expected one of posting, turn, events, sync')
+  return FAIL
+}) as Schema<RelayMessage>
+
+export type RelayParseResult =
+  | { kind: 'message'; message: RelayMessage }
+  /** Not a message of this protocol: `reason` says why, for one warning. */
+  | { kind: 'invalid'; reason: string }
+
+/** Checks what arrived on the relay channel. Never throws, whatever the value. */
+export function parseRelayMessage(data: unknown): RelayParseResult {
+  if (!isRecord(data)) return { kind: 'invalid', reason: 'not an object' }
+  if (data.v !== RELAY_VERSION)
+    return { kind: 'invalid', reason: `not of relay protocol version ${RELAY_VERSION}` }
+  const message = relaySchema(data)
+  if (message !== FAIL) return { kind: 'message', message }
+  const issues: string[] = []
+  relaySchema(data, issues)
+  return { kind: 'invalid', reason: issues.slice(0, 2).join('; ') }
+}

@@ -1,0 +1,98 @@
+/** What the slices share: building steps, asking for a read, relaying, and the live turn's ids. */
+import { recordedMessageId } from '../../wire/contract/ids'
+import type { ExecutionStatus, HistorySnapshot, Message } from '../../wire/contract/snapshot'
+import type { LiveTurn } from '../fold'
+import type { Command, EngineState, ServerTraits, Step, StopResult } from '../model'
+import { RELAY_VERSION, type RelayBody } from '../relay'
+import { recordSupersedes } from '../transcript'
+
+export const step = (state: EngineState, ...commands: Command[]): Step => ({ state, commands })
+
+/** Runs `next` on a step's state, keeping the commands of both in order. */
+export function andThen(first: Step, next: (state: EngineState) => Step): Step {
+  const second = next(first.state)
+  return { state: second.state, commands: [...first.commands, ...second.commands] }
+}
+
+export function wantRead(state: EngineState, urgent = false): EngineState {
+  if (!state.active) return state
+  return { ...state, reads: { ...state.reads, wanted: true, urgent: state.reads.urgent || urgent } }
+}
+
+/** The id this thread goes by between tabs. */
+export const relayThread = (state: EngineState) =>
+  JSON.stringify([state.key.projectId, state.key.agentId, state.key.threadId])
+
+/** A relay command for this thread, stamped with the protocol version and this tab's id. */
+export const relay = (state: EngineState, body: RelayBody): Command => ({
+  type: 'relay',
+  message: { ...body, v: RELAY_VERSION, tab: state.tab, thread: relayThread(state) },
+})
+
+/** Resolves every `stop()` call waiting on the Stop that ends now. */
+export function settleStop(waiters: readonly number[], result: StopResult): Command[] {
+  return waiters.length === 0 ? [] : [{ type: 'settle-stop', requests: waiters, result }]
+}
+
+/** A finished live turn that the record does not hold yet stays on screen (never vanishes). */
+export function setAside(state: EngineState): readonly LiveTurn[] {
+  const { live, recorded } = state
+  if (!live?.ended || (recorded && recordSupersedes(recorded, live))) return state.settled
+  return [...state.settled, live]
+}
+
+/**
+ * A turn begun without `execution-started` (released n8n) goes by a stand-in id until `done`
+ * names the execution ([decision](../../../../../docs/decisions/stand-in-ids.md)).
+ */
+export const standInId = (token: number) => `unannounced:${token}`
+export const isStandIn = (executionId: string | null | undefined) =>
+  executionId?.startsWith('unannounced:') === true
+
+export function renamed(turn: LiveTurn, executionId: string): LiveTurn {
+  const rename = (message: Message): Message => ({
+    ...message,
+    id: recordedMessageId(executionId, message.role),
+    executionId,
+  })
+  return {
+    ...turn,
+    executionId,
+    user: turn.user && rename(turn.user),
+    assistant: rename(turn.assistant),
+  }
+}
+
+/**
+ * The same for a turn whose stream never named it (cut, or still running): the record's last
+ * message with the person's text is this turn's, whose id the live view then takes.
+ */
+export function adoptRecordedId(turn: LiveTurn, snapshot: HistorySnapshot): LiveTurn {
+  const text = turn.user?.content[0]
+  if (!isStandIn(turn.executionId) || text?.type !== 'text') return turn
+  const recorded = snapshot.messages.findLast(
+    (message) =>
+      message.role === 'user' &&
+      message.content.length === 1 &&
+      message.content[0]?.type === 'text' &&
+      message.content[0].text === text.text,
+  )
+  return recorded ? renamed(turn, recorded.executionId) : turn
+}
+
+export function withStatus(turn: LiveTurn, status: ExecutionStatus): LiveTurn {
+  return {
+    ...turn,
+    user: turn.user && { ...turn.user, executionStatus: status },
+    assistant: { ...turn.assistant, executionStatus: status },
+  }
+}
+
+/** Fills in what the server showed of itself, keeping what the client's options said. */
+export function learn(server: ServerTraits, speaksSpec: boolean): ServerTraits {
+  if (server.keepsTurnOnDisconnect !== null && server.stopsByExecutionId !== null) return server
+  return {
+    keepsTurnOnDisconnect: server.keepsTurnOnDisconnect ?? speaksSpec,
+    stopsByExecutionId: server.stopsByExecutionId ?? speaksSpec,
+  }
+}

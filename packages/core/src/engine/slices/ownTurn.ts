@@ -1,0 +1,296 @@
+/**
+ * This tab's own turn: the gate, the POST, how its stream's first events are read (a refusal,
+ * an announced turn, or one the server began without announcing it), its events and its end.
+ */
+import type { TurnEvent } from '../../wire/contract/events'
+import { inBandError, PreviewChatError } from '../../wire/contract/errors'
+import { openSuspensions, sessionStatus } from '../derive'
+import { applyTurnEvents, startTurn, type LiveTurn } from '../fold'
+import type { EngineAction, EngineConfig, EngineState, OwnTurn, Step } from '../model'
+import {
+  isStandIn,
+  learn,
+  relay,
+  renamed,
+  setAside,
+  standInId,
+  step,
+  andThen,
+  wantRead,
+} from './common'
+import { onOwnTurnAnnounced, onOwnTurnNotTaken, underStop } from './stop'
+
+type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
+
+/** Codes of a POST that got no usable answer: the server may have taken the turn anyway. */
+const mayHaveBeenTaken = new Set(['network_error', 'server_error', 'invalid_response', 'timeout'])
+
+export const turnOptions = (config: EngineConfig, stampedAt: number) => ({
+  delegationCharLimit: config.delegationCharLimit,
+  now: () => stampedAt,
+})
+
+/** `submit(text?)` and `resume()`: through the gate, at most one turn per thread. */
+export function requestTurn(
+  state: EngineState,
+  action: Action<'submit-requested'> | Action<'resume-requested'>,
+): Step {
+  const { request } = action
+  if (state.disposed || sessionStatus(state) !== 'idle')
+    return step(state, { type: 'settle-submit', request, result: { outcome: 'busy' } })
+  const text = action.type === 'submit-requested' ? (action.text ?? state.draft) : null
+  if (text !== null && text.trim() === '') {
+    const error = new PreviewChatError(
+      'invalid_request',
+      'The message is empty; type a message before sending.',
+    )
+    return step(state, { type: 'settle-submit', request, result: { outcome: 'failed', error } })
+  }
+  const own: OwnTurn = {
+    token: request,
+    text,
+    resuming: action.type === 'resume-requested' ? action.toolCallId : null,
+    phase: 'posting',
+    since: action.at,
+    lastEventAt: action.at,
+    timedOut: false,
+    settled: false,
+    batches: 0,
+  }
+  // A thread with no readable history is new: its first message creates it.
+  const recorded = state.recorded
+  const newSession = !recorded || recorded.messages.length === 0
+  const turnRequest =
+    action.type === 'submit-requested'
+      ? {
+          kind: 'message' as const,
+          body: {
+            message: text ?? '',
+            sessionId: state.key.threadId,
+            ...(newSession && { newSession: true as const }),
+          },
+        }
+      : {
+          kind: 'resume' as const,
+          body: {
+            runId: action.runId,
+            toolCallId: action.toolCallId,
+            resumeData: action.resumeData,
+          },
+        }
+  const next = { ...state, own, streams: [...state.streams, request], error: null }
+  // The other tabs hold their gate from now until this message's turn begins or is not taken up.
+  return step(
+    next,
+    { type: 'post', token: request, request: turnRequest },
+    relay(next, { kind: 'posting', active: true }),
+  )
+}
+
+/** This tab's message was not taken up (refused, failed, cut or timed out before its turn began). */
+function notTakenUp(
+  state: EngineState,
+  own: OwnTurn,
+  error: PreviewChatError,
+  change: Partial<EngineState>,
+): Step {
+  const next = { ...state, ...change }
+  return andThen(
+    step(
+      next,
+      ...(own.settled
+        ? []
+        : [
+            {
+              type: 'settle-submit' as const,
+              request: own.token,
+              result: { outcome: 'failed' as const, error },
+            },
+          ]),
+      // Said once: a timed-out message said so already.
+      ...(own.timedOut ? [] : [relay(next, { kind: 'posting', active: false })]),
+    ),
+    (s) => onOwnTurnNotTaken(s, own.token),
+  )
+}
+
+export function postFailed(state: EngineState, action: Action<'post-failed'>): Step {
+  const streams = state.streams.filter((token) => token !== action.token)
+  const { own } = state
+  if (own?.token !== action.token) return step({ ...state, streams })
+  // Read either way: a refusal such as turn_already_running means another turn runs.
+  return notTakenUp(wantRead({ ...state, streams }), own, action.error, {
+    own: null,
+    error: action.error,
+    cut: state.cut || mayHaveBeenTaken.has(action.error.code),
+  })
+}
+
+export function turnEvents(
+  state: EngineState,
+  action: Action<'turn-events'>,
+  config: EngineConfig,
+): Step {
+  const { own } = state
+  if (own?.token !== action.token) return step(state) // a detached stream: shown nowhere
+  if (own.phase === 'streaming') return streamed(state, own, action.events, action, config)
+  const [first] = action.events
+  if (first?.type === 'error') {
+    // Refused before it started (e.g. turn_already_running): nothing was recorded.
+    const error = inBandError(first)
+    return notTakenUp(wantRead(state), own, error, { own: null, error })
+  }
+  const announced = first?.type === 'execution-started' ? first : null
+  const started = startOwnTurn(state, own, announced, action)
+  const commands = started.commands
+  if (!announced)
+    commands.unshift({
+      type: 'warn',
+      message:
+        `The turn stream began with "${first?.type}" instead of "execution-started"; ` +
+        'following it without an execution id until the server names one.',
+    })
+  const rest = announced ? action.events.slice(1) : action.events
+  const startedOwn = started.state.own
+  if (rest.length === 0 || !startedOwn) return started
+  return andThen(started, (s) => streamed(s, startedOwn, rest, action, config))
+}
+
+function startOwnTurn(
+  state: EngineState,
+  own: OwnTurn,
+  announced: Extract<TurnEvent, { type: 'execution-started' }> | null,
+  action: Action<'turn-events'>,
+): Step {
+  const executionId = announced?.executionId ?? standInId(own.token)
+  const resumed = own.resuming
+    ? openSuspensions(state).find((s) => s.toolCallId === own.resuming)
+    : undefined
+  const payload = resumed?.suspendPayload as { toolName?: unknown; input?: unknown } | undefined
+  const live = startTurn({
+    executionId,
+    sessionId: announced?.sessionId ?? state.key.threadId,
+    createdAt: new Date(action.stampedAt).toISOString(),
+    ...(own.text !== null && { message: own.text }),
+    ...(own.resuming &&
+      typeof payload?.toolName === 'string' && {
+        resumes: { toolCallId: own.resuming, toolName: payload.toolName, input: payload.input },
+      }),
+  })
+  // The draft is cleared when its turn is accepted, unless the person has edited it since.
+  const draft = own.text !== null && state.draft === own.text ? '' : state.draft
+  const next: EngineState = {
+    ...state,
+    settled: setAside(state),
+    live,
+    liveAfterRead: state.reads.count,
+    draft,
+    own: { ...own, phase: 'streaming', lastEventAt: action.at, timedOut: false, settled: true },
+    // The spec's servers announce every turn; one that does not speaks the released protocol.
+    server: learn(state.server, announced !== null),
+    answered: own.resuming ? [...state.answered, own.resuming] : state.answered,
+    relay: null,
+    cut: false,
+    notFound: false,
+    error: null,
+  }
+  const accepted = step(
+    next,
+    ...(own.settled
+      ? []
+      : [
+          {
+            type: 'settle-submit' as const,
+            request: own.token,
+            result: { outcome: 'accepted' as const, executionId: announced?.executionId ?? null },
+          },
+        ]),
+    relay(next, { kind: 'turn', turn: live, seq: 0 }),
+  )
+  return andThen(accepted, (s) => onOwnTurnAnnounced(s, own.token, executionId))
+}
+
+/** A batch of events of this tab's accepted turn, relayed to the other tabs as batch `seq`. */
+function streamed(
+  state: EngineState,
+  own: OwnTurn,
+  events: readonly TurnEvent[],
+  action: Action<'turn-events'>,
+  config: EngineConfig,
+): Step {
+  const { live } = state
+  if (!live || live.ended) return step(state)
+  const seq = own.batches + 1
+  const folded = applyTurnEvents(live, events, turnOptions(config, action.stampedAt))
+  const next = adoptAnnouncedId(folded, events)
+  const batch = (s: EngineState) =>
+    relay(s, { kind: 'events', executionId: live.executionId, seq, events: [...events] })
+  if (!next.ended) {
+    const streaming = {
+      ...state,
+      live: next,
+      own: { ...own, lastEventAt: action.at, batches: seq },
+    }
+    return step(streaming, batch(streaming))
+  }
+  // The turn's terminal event: this tab's part is over; the record says the rest.
+  const failed = events.find((event) => event.type === 'error')
+  const error = failed?.type === 'error' ? inBandError(failed) : state.error
+  const ended = wantRead({ ...state, live: underStop(next, state.stop), own: null, error })
+  return step(ended, batch(ended))
+}
+
+/** A stand-in id gives way to the execution id that `done` names. */
+function adoptAnnouncedId(turn: LiveTurn, events: readonly TurnEvent[]): LiveTurn {
+  if (!isStandIn(turn.executionId)) return turn
+  const done = events.find((event) => event.type === 'done')
+  const executionId = done?.type === 'done' ? done.executionId : undefined
+  return executionId ? renamed(turn, executionId) : turn
+}
+
+export function streamEnded(state: EngineState, action: Action<'stream-ended'>): Step {
+  const streams = state.streams.filter((token) => token !== action.token)
+  const { own } = state
+  if (own?.token !== action.token) return step({ ...state, streams })
+  const { end } = action
+  const ended = wantRead({
+    ...state,
+    streams,
+    own: null,
+    cut: state.cut || end.kind !== 'terminal',
+  })
+  if (own.phase === 'streaming') return step(ended)
+  const error =
+    end.kind === 'cut'
+      ? end.error
+      : new PreviewChatError(
+          'disposed',
+          'The session was disposed before the server accepted the message.',
+        )
+  return notTakenUp(ended, own, error, {})
+}
+
+/** The server neither accepted nor refused within `submitTimeoutMs`: it may have taken the turn. */
+export function submitDeadline(state: EngineState, at: number, config: EngineConfig): Step {
+  const { own } = state
+  if (own?.phase !== 'posting' || own.timedOut || at < own.since + config.submitTimeoutMs)
+    return step(state)
+  // The stream stays open (closing it could cancel the turn on some servers); the record
+  // decides, the draft stays.
+  const error = new PreviewChatError(
+    'timeout',
+    `The server did not confirm the message within ${config.submitTimeoutMs} ms. Your draft is kept; ` +
+      'the chat shows what the server recorded and lets you send again once nothing runs.',
+  )
+  const timedOut = { ...own, timedOut: true, settled: true }
+  const settled = step(wantRead({ ...state, own: timedOut, cut: true, error }), {
+    type: 'settle-submit',
+    request: own.token,
+    result: { outcome: 'failed', error },
+  })
+  return andThen(settled, (s) =>
+    andThen(step(s, relay(s, { kind: 'posting', active: false })), (t) =>
+      onOwnTurnNotTaken(t, own.token),
+    ),
+  )
+}

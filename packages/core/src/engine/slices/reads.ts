@@ -1,0 +1,122 @@
+/**
+ * History reads and the push channel: what asks for a read, a read's start and failure, and what
+ * follows a read (a retry, a poll, or nothing). When a wanted read actually starts is the
+ * scheduler's (`schedule.ts`).
+ */
+import { backoffDelay } from '../backoff'
+import { activeExecutionId } from '../derive'
+import type { EngineAction, EngineConfig, EngineState, Step } from '../model'
+import { step, wantRead } from './common'
+
+type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
+
+/** Retries of a failed read while nothing runs (while a turn runs, reads retry without end). */
+export const IDLE_READ_RETRIES = 3
+
+export function pushMessage(state: EngineState, { message }: Action<'push-message'>): Step {
+  const { projectId, agentId, threadId } = message.data
+  const { key } = state
+  if (projectId !== key.projectId || agentId !== key.agentId || threadId !== key.threadId)
+    return step(state)
+  // A notification about this thread: a read is wanted, and the channel works.
+  return step(wantRead({ ...state, reads: { ...state.reads, polls: 0 } }))
+}
+
+export function readStarted(state: EngineState, { at }: Action<'read-started'>): Step {
+  return step({
+    ...state,
+    reads: {
+      ...state.reads,
+      inFlight: true,
+      count: state.reads.count + 1,
+      wanted: false,
+      urgent: false,
+      followUpAt: null,
+      lastStartedAt: at,
+    },
+  })
+}
+
+export function pushChanged(
+  state: EngineState,
+  action: Action<'push-changed'>,
+  config: EngineConfig,
+): Step {
+  const lost = state.push.lost || (state.push.connected && !action.connected)
+  if (!action.connected)
+    return step(
+      followUp({ ...state, push: { connected: false, lost } }, action.at, action.random, config),
+    )
+  // Notifications sent while the channel was not there are missed: once a read has happened (or
+  // the channel was lost), read again. Polling can stop (its backoff is kept: a channel that
+  // drops again at once must not restart it).
+  const connected = { ...state, push: { connected: true, lost: false } }
+  const next = followUp(connected, action.at, action.random, config)
+  return step(lost || state.reads.count > 0 ? wantRead(next) : next)
+}
+
+export function readFailed(
+  state: EngineState,
+  action: Action<'read-failed'>,
+  config: EngineConfig,
+): Step {
+  const { error } = action
+  const failures = state.reads.failures + 1
+  // The server's Retry-After, bounded by the longest backoff (a stale header must not stall us).
+  const notBefore =
+    error.retryAfterMs === undefined
+      ? state.reads.notBefore
+      : action.at + Math.min(error.retryAfterMs, config.retry.maxMs)
+  const reads = { ...state.reads, inFlight: false, failures, notBefore }
+  // A thread this tab just posted to may not be recorded yet (n8n 2.41 answers 404 until the
+  // first output): not found is an answer only when this tab knows of no turn there.
+  const justPosted = state.own !== null || state.live !== null || state.settled.length > 0
+  // A page instead of the API's JSON is a wrong URL or a proxy, not a missing thread.
+  if (error.code === 'not_found' && !error.routeMissing && !justPosted) {
+    // An answer, not a failure to retry.
+    return step({
+      ...state,
+      reads: { ...reads, followUpAt: null },
+      notFound: true,
+      synced: true,
+      cut: false,
+      readError: error,
+    })
+  }
+  return step(followUp({ ...state, reads, readError: error }, action.at, action.random, config))
+}
+
+/**
+ * What follows a read or a change of the push channel: retry a failed read with bounded backoff
+ * while anything is unknown or running (and a few times even when nothing runs, so a passing fault
+ * leaves no stale `readError`); poll while an execution runs and no push channel is connected;
+ * and poll while the record lags behind a turn this tab saw end, since the notification of its
+ * last batch may already have been spent on an earlier read.
+ */
+export function followUp(state: EngineState, at: number, random: number, config: EngineConfig) {
+  const { reads } = state
+  const running = activeExecutionId(state) !== null || state.stop !== null
+  const recordLags = state.live?.ended === true || state.settled.length > 0
+  const unknown = state.cut || !state.synced
+  const jitter = () => random
+  // A 404 that says the thread is not there is an answer; any other failure is retried.
+  if (state.readError && !(state.readError.code === 'not_found' && state.notFound)) {
+    if (running || recordLags || unknown || reads.failures <= IDLE_READ_RETRIES) {
+      const delay = backoffDelay(
+        reads.failures - 1,
+        config.retry.baseMs,
+        config.retry.maxMs,
+        jitter,
+      )
+      return { ...state, reads: { ...reads, followUpAt: Math.max(at + delay, reads.notBefore) } }
+    }
+    return { ...state, reads: { ...reads, followUpAt: null } }
+  }
+  if (recordLags || (running && !state.push.connected)) {
+    const delay = backoffDelay(reads.polls, config.poll.baseMs, config.poll.maxMs, jitter)
+    return { ...state, reads: { ...reads, polls: reads.polls + 1, followUpAt: at + delay } }
+  }
+  // Nothing to poll for. The poll backoff starts afresh only once nothing runs.
+  const polls = running ? reads.polls : 0
+  return { ...state, reads: { ...reads, polls, followUpAt: null } }
+}

@@ -1,0 +1,126 @@
+/**
+ * What the other tabs of this origin say about this thread: their posting holds (one per tab),
+ * their live turns (followed batch by batch), and asks for the whole turn. Every message is
+ * parsed first ([the protocol](../relay.ts)); junk is reported once and changes nothing.
+ */
+import type { EngineAction, EngineConfig, EngineState, Step } from '../model'
+import { followsRunning } from '../derive'
+import { applyTurnEvents } from '../fold'
+import { parseRelayMessage } from '../relay'
+import { recordSupersedes } from '../transcript'
+import { relay, relayThread, setAside, step, wantRead } from './common'
+import { turnOptions } from './ownTurn'
+import { underStop } from './stop'
+
+type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
+
+/** The holds less the one of `tab` (a tab's own outcome, or its turn, ends its hold). */
+function release(holds: EngineState['postingHolds'], tab: string): EngineState['postingHolds'] {
+  if (!Object.hasOwn(holds, tab)) return holds
+  return Object.fromEntries(Object.entries(holds).filter(([held]) => held !== tab))
+}
+
+export function relayReceived(
+  state: EngineState,
+  action: Action<'relay-received'>,
+  config: EngineConfig,
+): Step {
+  const parsed = parseRelayMessage(action.data)
+  if (parsed.kind === 'invalid')
+    return step(state, {
+      type: 'warn',
+      message:
+        `Ignored a message on the tab relay channel that is not of preview-chat's relay protocol (${parsed.reason}). ` +
+        'Another build of the app may be open in another tab; tabs then keep in step through reads.',
+    })
+  const { message } = parsed
+  if (message.thread !== relayThread(state) || message.tab === state.tab) return step(state)
+  const holds = state.postingHolds
+  switch (message.kind) {
+    case 'posting':
+      // Held even while this tab posts too: if its own message fails, the other one may still
+      // run. Not taken up: the server may still have recorded it (no answer), so read.
+      return message.active
+        ? step({ ...state, postingHolds: { ...holds, [message.tab]: action.at } })
+        : step(wantRead({ ...state, postingHolds: release(holds, message.tab) }))
+    case 'sync': {
+      const { own, live } = state
+      if (own?.phase !== 'streaming' || live?.executionId !== message.executionId)
+        return step(state)
+      return step(state, relay(state, { kind: 'turn', turn: live, seq: own.batches }))
+    }
+    case 'turn': {
+      // That tab's message began its turn: its hold ends, whatever this tab streams.
+      const released = { ...state, postingHolds: release(holds, message.tab) }
+      const { turn } = message
+      // This tab's own stream wins; and never a turn the record has already caught up with.
+      if (state.own || (state.recorded && recordSupersedes(state.recorded, turn)))
+        return step(released)
+      const replacing = state.live?.executionId !== turn.executionId
+      return step({
+        ...released,
+        settled: replacing ? setAside(state) : state.settled,
+        live: turn,
+        liveAfterRead: replacing ? state.reads.count : state.liveAfterRead,
+        relay: {
+          tab: message.tab,
+          executionId: turn.executionId,
+          seq: message.seq,
+          since: action.at,
+          checked: false,
+        },
+        syncAsked: null,
+      })
+    }
+    case 'events': {
+      const released = { ...state, postingHolds: release(holds, message.tab) }
+      if (state.own) return step(released)
+      const { relay: following, live } = state
+      if (
+        live?.executionId === message.executionId &&
+        following?.executionId === message.executionId &&
+        following.seq === message.seq - 1
+      ) {
+        const options = turnOptions(config, action.stampedAt)
+        const next = live.ended ? live : applyTurnEvents(live, message.events, options)
+        return step({
+          ...released,
+          live: underStop(next, state.stop),
+          relay: { ...following, seq: message.seq },
+        })
+      }
+      // Joined mid-turn or missed a batch: ask the streaming tab for the whole turn (once).
+      if (state.syncAsked === message.executionId) return step(released)
+      return step(
+        { ...released, syncAsked: message.executionId },
+        relay(released, { kind: 'sync', executionId: message.executionId }),
+      )
+    }
+  }
+}
+
+/**
+ * A tab that said it posted and went quiet (closed, or its server never answered) holds no more
+ * after `submitTimeoutMs`; a relayed turn unconfirmed by then is checked by a read.
+ */
+export function relayDeadlines(state: EngineState, at: number, config: EngineConfig): Step {
+  const expired = Object.entries(state.postingHolds).filter(
+    ([, since]) => at >= since + config.submitTimeoutMs,
+  )
+  let next = state
+  if (expired.length > 0) {
+    const postingHolds = Object.fromEntries(
+      Object.entries(state.postingHolds).filter(([, since]) => at < since + config.submitTimeoutMs),
+    )
+    next = wantRead({ ...state, postingHolds })
+  }
+  const { relay: following } = next
+  if (
+    following &&
+    !following.checked &&
+    followsRunning(next) &&
+    at >= following.since + config.submitTimeoutMs
+  )
+    next = wantRead({ ...next, relay: { ...following, checked: true } })
+  return step(next)
+}

@@ -1,0 +1,124 @@
+/**
+ * A recorded snapshot reaching the session (a read's answer, the app's `setQueryData`, or the
+ * cache at mount): what of the live view it replaces, what it settles, and what it teaches.
+ * Spec: "Recorded state determines completion."
+ */
+import { recordedMessageId } from '../../wire/contract/ids'
+import type { HistorySnapshot } from '../../wire/contract/snapshot'
+import { SILENT_TURN_MAX_AGE_MS } from '../derive'
+import type { LiveTurn } from '../fold'
+import type { EngineAction, EngineConfig, EngineState, Step } from '../model'
+import { recordSupersedes } from '../transcript'
+import { adoptRecordedId, isStandIn, learn, step, andThen } from './common'
+import { followUp } from './reads'
+import { stopAfterRecord } from './stop'
+
+type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
+
+const assistantOf = (snapshot: HistorySnapshot, executionId: string) => {
+  const id = recordedMessageId(executionId, 'assistant')
+  return snapshot.messages.find((message) => message.id === id)
+}
+
+function endedIn(snapshot: HistorySnapshot, executionId: string): boolean {
+  const recorded = assistantOf(snapshot, executionId)
+  return recorded !== undefined && recorded.executionStatus !== 'running'
+}
+
+/** The record knows this live turn as running (a stand-in id: it shows some turn running). */
+function confirms(snapshot: HistorySnapshot, live: LiveTurn): boolean {
+  if (snapshot.activeExecutionId === live.executionId) return true
+  if (isStandIn(live.executionId)) return snapshot.activeExecutionId != null
+  return assistantOf(snapshot, live.executionId) !== undefined
+}
+
+/**
+ * A derived active execution with no output yet (released n8n), timed on this tab's own clock
+ * from when it first saw it: no decision compares this machine's clock with a server's.
+ */
+function silentTurn(
+  state: EngineState,
+  snapshot: HistorySnapshot,
+  at: number,
+): EngineState['silent'] {
+  const id = snapshot.derived ? snapshot.activeExecutionId : null
+  if (!id || assistantOf(snapshot, id)) return null
+  const known = state.silent?.executionId === id ? state.silent : null
+  if (!known) return { executionId: id, since: at, expired: false }
+  const expired = known.expired || at >= known.since + SILENT_TURN_MAX_AGE_MS
+  return expired === known.expired ? known : { ...known, expired }
+}
+
+export function applySnapshot(
+  state: EngineState,
+  action: Action<'snapshot'>,
+  config: EngineConfig,
+): Step {
+  const { snapshot } = action
+  const reads = action.fromRead ? { ...state.reads, inFlight: false, failures: 0 } : state.reads
+  const ownStreaming = state.own?.phase === 'streaming'
+  const live = state.live && adoptRecordedId(state.live, snapshot)
+  const liveEndedInRecord = live !== null && endedIn(snapshot, live.executionId)
+  // A read started after this tab saw the turn begin, naming another execution (or none) as
+  // active: that execution ended, since the server records a turn before it announces it.
+  const endedPerRecord =
+    live !== null &&
+    !live.ended &&
+    action.fromRead &&
+    state.reads.count > state.liveAfterRead &&
+    !snapshot.derived &&
+    !isStandIn(live.executionId) &&
+    snapshot.activeExecutionId !== live.executionId
+  // Another tab's turn that no read confirms once `submitTimeoutMs` has passed holds nothing.
+  const unconfirmed =
+    live !== null &&
+    !live.ended &&
+    action.fromRead &&
+    state.relay?.checked === true &&
+    state.relay.executionId === state.live?.executionId &&
+    !confirms(snapshot, live)
+  // Drop the live overlay once the record has caught up with it: while this tab still streams,
+  // only when the record shows the turn ended (its own deltas are newer than any batch).
+  const dropLive =
+    live !== null &&
+    (endedPerRecord ||
+      unconfirmed ||
+      ((recordSupersedes(snapshot, live) ||
+        // A turn the server never named is in the record under its real id once it ended.
+        (action.fromRead && live.ended && isStandIn(live.executionId))) &&
+        (!ownStreaming || liveEndedInRecord)))
+  const { stop } = state
+  let next: EngineState = {
+    ...state,
+    recorded: snapshot,
+    reads,
+    live: dropLive ? null : live,
+    relay: dropLive && (unconfirmed || endedPerRecord) ? null : state.relay,
+    settled: state.settled.filter(
+      (turn) =>
+        !recordSupersedes(snapshot, turn) && !(action.fromRead && isStandIn(turn.executionId)),
+    ),
+    // The record shows this tab's turn ended: its stream has nothing more to say.
+    own: ownStreaming && (liveEndedInRecord || endedPerRecord) ? null : state.own,
+    // A Stop of a turn that went by a stand-in id names it as the record does.
+    stop:
+      stop?.kind === 'execution' && live && stop.executionId === state.live?.executionId
+        ? { ...stop, executionId: live.executionId }
+        : stop,
+    server: snapshot.derived ? learn(state.server, false) : state.server,
+    silent: silentTurn(state, snapshot, action.at),
+  }
+  if (!action.fresh) return step(next)
+  next = {
+    ...next,
+    answered: [],
+    synced: true,
+    notFound: false,
+    cut: false,
+    readError: null,
+    lastSyncedAt: action.stampedAt,
+  }
+  return andThen(stopAfterRecord(next), (settled) =>
+    step(action.fromRead ? followUp(settled, action.at, action.random, config) : settled),
+  )
+}

@@ -1,0 +1,252 @@
+/**
+ * Stop: which way a Stop goes (by execution id, held for this tab's message, by closing the
+ * stream, through a suspension's runs), its retries, and its outcome for every `stop()` call
+ * waiting on it. A Stop names only what its tab had as its target, never "the latest" (spec: "A
+ * late request cannot cancel a later execution").
+ */
+import { PreviewChatError } from '../../wire/contract/errors'
+import type { MessagePart } from '../../wire/contract/snapshot'
+import { activeExecutionId, openSuspensions } from '../derive'
+import type { LiveTurn } from '../fold'
+import type { EngineAction, EngineConfig, EngineState, Step, StopState } from '../model'
+import { isStandIn, settleStop, step, andThen, wantRead, withStatus } from './common'
+
+type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
+
+/** Tries of a Stop that the server asked to repeat later (429 or 503 with `Retry-After`). */
+export const STOP_TRIES = 3
+
+export function requestStop(state: EngineState, { request, at }: Action<'stop-requested'>): Step {
+  const { stop, own } = state
+  if (stop) {
+    // Asked already: the call joins the Stop under way and resolves as it does.
+    if (stop.kind === 'execution' && stop.accepted)
+      return step(state, ...settleStop([request], { cancelRequested: true }))
+    return step({ ...state, stop: { ...stop, waiters: [...stop.waiters, request] } })
+  }
+  const waiters = [request]
+  const executionId = activeExecutionId(state)
+  // No Stop by id (released n8n), or nothing to name yet a server of that kind would know.
+  if (state.server.stopsByExecutionId === false || isStandIn(executionId))
+    return stopByClosing(state, executionId, waiters, at)
+  if (!executionId && own?.phase === 'posting' && !own.timedOut)
+    return step({
+      ...state,
+      stop: { kind: 'held', token: own.token, askedAt: at, waiters },
+      error: null,
+    })
+  if (!executionId) return cancelSuspendedRuns(state, waiters)
+  return sendStop(state, executionId, waiters, at)
+}
+
+function sendStop(
+  state: EngineState,
+  executionId: string,
+  waiters: readonly number[],
+  askedAt: number,
+): Step {
+  const stop: StopState = {
+    kind: 'execution',
+    executionId,
+    accepted: false,
+    attempts: 1,
+    retryAt: null,
+    askedAt,
+    waiters,
+  }
+  return step({ ...state, stop, error: null }, { type: 'stop-execution', executionId })
+}
+
+/**
+ * On a server without Stop by execution id, a turn stops when the connection of its POST closes:
+ * only the tab holding that stream can stop it. Closing it is the Stop request; the record says
+ * when it ended ([decision](../../../../../docs/decisions/stop-by-closing.md)).
+ */
+function stopByClosing(
+  state: EngineState,
+  executionId: string | null,
+  waiters: readonly number[],
+  askedAt: number,
+): Step {
+  const { own, live } = state
+  if (!own || own.timedOut || !state.streams.includes(own.token)) {
+    const error = new PreviewChatError(
+      'unsupported',
+      'This server stops a turn only from the tab that sent it (it has no Stop by execution id). ' +
+        'Stop it there, or let it finish.',
+    )
+    return step(
+      wantRead({ ...state, stop: null, error }),
+      ...settleStop(waiters, { cancelRequested: false, error }),
+    )
+  }
+  const named = executionId ?? live?.executionId ?? null
+  const closed = step(
+    { ...state, stop: null, error: null },
+    { type: 'close-stream', token: own.token },
+    ...settleStop(waiters, { cancelRequested: true }),
+  )
+  if (!named) return closed
+  return andThen(closed, (s) =>
+    accepted({
+      ...s,
+      stop: {
+        kind: 'execution',
+        executionId: named,
+        accepted: true,
+        attempts: 1,
+        retryAt: null,
+        askedAt,
+        waiters: [],
+      },
+    }),
+  )
+}
+
+/** A Stop taken: the turn's status waits for the record ("Recorded state determines completion"). */
+function accepted(state: EngineState): Step {
+  const { live, stop } = state
+  // A turn whose end raced the answer: cancelled, as the record will say.
+  const settled =
+    live?.ended &&
+    stop?.kind === 'execution' &&
+    live.executionId === stop.executionId &&
+    live.assistant.executionStatus === 'running'
+      ? withStatus(live, 'cancelled')
+      : underStop(live, stop)
+  return step(wantRead({ ...state, live: settled }))
+}
+
+function cancelSuspendedRuns(state: EngineState, waiters: readonly number[]): Step {
+  const runIds = [...new Set(openSuspensions(state).map((s) => s.runId))]
+  if (runIds.length === 0) return step(state, ...settleStop(waiters, { cancelRequested: false }))
+  return step(
+    { ...state, stop: { kind: 'runs', runIds, answered: false, waiters }, error: null },
+    { type: 'cancel-runs', runIds },
+  )
+}
+
+export function stopAnswered(state: EngineState, action: Action<'stop-answered'>): Step {
+  const { stop, live } = state
+  if (stop?.kind !== 'execution' || stop.executionId !== action.executionId || stop.accepted)
+    return step(state)
+  const settled = settleStop(stop.waiters, { cancelRequested: action.cancelRequested })
+  if (action.cancelRequested)
+    return andThen(step(state, ...settled), (s) =>
+      accepted({ ...s, stop: { ...stop, accepted: true, waiters: [] } }),
+    )
+  // Not taken: the turn had ended already; a turn whose end raced the answer ended by itself.
+  const ended =
+    live?.ended &&
+    live.executionId === action.executionId &&
+    live.assistant.executionStatus === 'running'
+      ? withStatus(live, 'success')
+      : live
+  return step(wantRead({ ...state, stop: null, live: ended }), ...settled)
+}
+
+export function stopFailed(
+  state: EngineState,
+  action: Action<'stop-failed'>,
+  config: EngineConfig,
+): Step {
+  const { stop } = state
+  const { error } = action
+  if (stop?.kind !== 'execution' || stop.executionId !== action.executionId || stop.accepted)
+    return step(state)
+  if (error.retryAfterMs !== undefined && stop.attempts < STOP_TRIES) {
+    const retryAt = action.at + Math.min(error.retryAfterMs, config.retry.maxMs)
+    return step({ ...state, stop: { ...stop, retryAt } })
+  }
+  if (error.routeMissing) {
+    // No Stop route (an HTML 404): the server stops a turn only when its POST closes.
+    const server = { ...state.server, stopsByExecutionId: false }
+    return stopByClosing(
+      { ...state, server, stop: null },
+      stop.executionId,
+      stop.waiters,
+      stop.askedAt,
+    )
+  }
+  return step(
+    wantRead({ ...state, stop: null, error }),
+    ...settleStop(stop.waiters, { cancelRequested: false, error }),
+  )
+}
+
+export function runsAnswered(state: EngineState, action: Action<'runs-answered'>): Step {
+  const { stop } = state
+  if (stop?.kind !== 'runs' || stop.answered) return step(state)
+  // The gate stays shut until a read after the answer shows what the runs became.
+  return step(
+    wantRead({ ...state, stop: { ...stop, answered: true, waiters: [] } }),
+    ...settleStop(stop.waiters, { cancelRequested: action.cancelled }),
+  )
+}
+
+export function runsFailed(state: EngineState, action: Action<'runs-failed'>): Step {
+  const { stop } = state
+  if (stop?.kind !== 'runs' || stop.answered) return step(state)
+  return step(
+    wantRead({ ...state, stop: null, error: action.error }),
+    ...settleStop(stop.waiters, { cancelRequested: false, error: action.error }),
+  )
+}
+
+/** A held Stop waits `stopWaitMs` for its execution id; a Stop told to wait is sent again. */
+export function stopDeadlines(state: EngineState, at: number, config: EngineConfig): Step {
+  const { stop } = state
+  if (stop?.kind === 'held' && at >= stop.askedAt + config.stopWaitMs)
+    return step(
+      wantRead({ ...state, stop: null }),
+      ...settleStop(stop.waiters, { cancelRequested: false }),
+    )
+  if (stop?.kind === 'execution' && stop.retryAt !== null && at >= stop.retryAt)
+    return step(
+      { ...state, stop: { ...stop, retryAt: null, attempts: stop.attempts + 1 } },
+      { type: 'stop-execution', executionId: stop.executionId },
+    )
+  return step(state)
+}
+
+/** This tab's message began its turn: a Stop held for it names that execution now. */
+export function onOwnTurnAnnounced(state: EngineState, token: number, executionId: string): Step {
+  const { stop } = state
+  if (stop?.kind !== 'held' || stop.token !== token) return step(state)
+  const unheld = { ...state, stop: null }
+  return isStandIn(executionId)
+    ? stopByClosing(unheld, executionId, stop.waiters, stop.askedAt)
+    : sendStop(unheld, executionId, stop.waiters, stop.askedAt)
+}
+
+/** This tab's message was not taken up: a Stop held for it has nothing to stop. */
+export function onOwnTurnNotTaken(state: EngineState, token: number): Step {
+  const { stop } = state
+  if (stop?.kind !== 'held' || stop.token !== token) return step(state)
+  return step({ ...state, stop: null }, ...settleStop(stop.waiters, { cancelRequested: false }))
+}
+
+/** A fresh record settles a Stop: its execution is not the active one any more, or its runs were answered. */
+export function stopAfterRecord(state: EngineState): Step {
+  const { stop, recorded } = state
+  if (stop?.kind === 'runs' && stop.answered) return step({ ...state, stop: null })
+  if (stop?.kind !== 'execution' || recorded?.activeExecutionId === stop.executionId)
+    return step(state)
+  return step({ ...state, stop: null }, ...settleStop(stop.waiters, { cancelRequested: false }))
+}
+
+/**
+ * A turn that ends with `done` while this tab's Stop of it is pending did not end by itself: its
+ * status waits for the Stop's answer (`running`), or is `cancelled` once the Stop was taken, as
+ * the record will say (spec: "Recorded state determines completion").
+ */
+export function underStop<T extends LiveTurn | null>(live: T, stop: StopState | null): T {
+  if (!live?.ended || stop?.kind !== 'execution' || stop.executionId !== live.executionId)
+    return live
+  if (live.assistant.executionStatus !== 'success' || live.assistant.content.some(isSuspended))
+    return live
+  return withStatus(live, stop.accepted ? 'cancelled' : 'running') as T
+}
+
+const isSuspended = (part: MessagePart) =>
+  part.type === 'tool-call' && part.suspendPayload !== undefined
