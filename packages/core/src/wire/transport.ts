@@ -24,7 +24,7 @@ import {
   type SnapshotReuse,
 } from './contract/snapshot'
 import type { Timers } from '../platform/environment'
-import { PreviewChatError } from './contract/errors'
+import { describeValue, PreviewChatError } from './contract/errors'
 import { readSse } from './sse'
 
 /** Headers for every request (e.g. `Authorization`), or a function called per request. */
@@ -362,6 +362,4 @@ function parseAll(messages: readonly string[]): unknown[] | null {
   }
 }
 
-function describe(cause: unknown): string {
-  return cause instanceof Error ? cause.message : String(cause)
-}
+const describe = describeValue

@@ -116,6 +116,19 @@ export function toPreviewChatError(
   what: string,
 ): PreviewChatError {
   if (PreviewChatError.isInstance(cause)) return cause
-  const detail = cause instanceof Error ? cause.message : String(cause)
-  return new PreviewChatError(code, `${what} (${detail}).`, { cause })
+  return new PreviewChatError(code, `${what} (${describeValue(cause)}).`, { cause })
+}
+
+/**
+ * Any value as text for a message, never throwing: an object whose `toString` is not a function
+ * (`{ toString: null }`, found by the differential fuzz) or a `Symbol` makes `String()` throw.
+ */
+export function describeValue(value: unknown): string {
+  if (value instanceof Error) return typeof value.message === 'string' ? value.message : value.name
+  if (typeof value === 'string') return value
+  try {
+    return String(value)
+  } catch {
+    return Object.prototype.toString.call(value)
+  }
 }

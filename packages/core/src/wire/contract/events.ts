@@ -1,4 +1,4 @@
-import { PreviewChatError } from './errors'
+import { describeValue, PreviewChatError } from './errors'
 import { isRecord, parseJson, validate } from './result'
 import {
   boolean,
@@ -265,7 +265,7 @@ export function turnEventFrom(raw: unknown): TurnEventParseResult {
   const type = raw.type
   if (!hasOwn(eventSchemas, type)) return { kind: 'ignored', type }
   if (type === 'subagent-chunk' && isRecord(raw.chunk) && !hasOwn(chunkSchemas, raw.chunk.type)) {
-    return { kind: 'ignored', type: `subagent-chunk/${String(raw.chunk.type)}` }
+    return { kind: 'ignored', type: `subagent-chunk/${describeValue(raw.chunk.type)}` }
   }
   const schema: Schema<TurnEvent> = eventSchemas[type]
   const result = validate(schema, raw, `A "${type}" turn stream event`)
