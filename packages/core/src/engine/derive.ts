@@ -42,12 +42,28 @@ export function activeExecutionId(state: EngineState): string | null {
   return recordedId
 }
 
+/**
+ * A turn begun without `execution-started` (released n8n) goes by a stand-in id until `done`
+ * names the execution or a read shows it ([decision](../../../../docs/decisions/stand-in-ids.md)).
+ */
+export const standInId = (token: number) => `unannounced:${token}`
+export const isStandIn = (executionId: string | null | undefined) =>
+  executionId?.startsWith('unannounced:') === true
+
+/**
+ * The live view is the turn that tab relays as `executionId` (a stand-in id there may have
+ * given way to the recorded id here).
+ */
+export const followsRelayed = (state: EngineState, executionId: string) =>
+  state.relay?.executionId === executionId &&
+  state.live !== null &&
+  (state.live.executionId === executionId || isStandIn(executionId))
+
 /** This tab follows another tab's turn that runs (relayed, not yet ended). */
 export const followsRunning = (state: EngineState) =>
   state.relay !== null &&
-  state.live !== null &&
-  !state.live.ended &&
-  state.live.executionId === state.relay.executionId
+  state.live?.ended === false &&
+  followsRelayed(state, state.relay.executionId)
 
 /** Whether another tab holds this thread's gate with a message it posted. */
 export const heldByAnotherTab = (state: EngineState) => Object.keys(state.postingHolds).length > 0

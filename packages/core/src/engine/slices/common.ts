@@ -4,7 +4,8 @@ import type { ExecutionStatus, HistorySnapshot, Message } from '../../wire/contr
 import type { LiveTurn } from '../fold'
 import type { Command, EngineState, ServerTraits, Step, StopResult } from '../model'
 import { RELAY_VERSION, type RelayBody } from '../relay'
-import { recordSupersedes } from '../transcript'
+import { recordCovers, recordSupersedes } from '../transcript'
+import { isStandIn } from '../derive'
 
 export const step = (state: EngineState, ...commands: Command[]): Step => ({ state, commands })
 
@@ -34,20 +35,22 @@ export function settleStop(waiters: readonly number[], result: StopResult): Comm
   return waiters.length === 0 ? [] : [{ type: 'settle-stop', requests: waiters, result }]
 }
 
-/** A finished live turn that the record does not hold yet stays on screen (never vanishes). */
+/**
+ * A live turn that gives way to another one stays on screen until the record holds it (it never
+ * vanishes): one that ended, and one this tab lost track of (a cut stream) before another tab's
+ * turn arrived.
+ */
 export function setAside(state: EngineState): readonly LiveTurn[] {
   const { live, recorded } = state
-  if (!live?.ended || (recorded && recordSupersedes(recorded, live))) return state.settled
+  if (!live || (recorded && recordedTurn(recorded, live))) return state.settled
   return [...state.settled, live]
 }
 
-/**
- * A turn begun without `execution-started` (released n8n) goes by a stand-in id until `done`
- * names the execution ([decision](../../../../../docs/decisions/stand-in-ids.md)).
- */
-export const standInId = (token: number) => `unannounced:${token}`
-export const isStandIn = (executionId: string | null | undefined) =>
-  executionId?.startsWith('unannounced:') === true
+/** The record holds this turn: it ended there, or (a turn still running) it is at least as far. */
+export const recordedTurn = (snapshot: HistorySnapshot, turn: LiveTurn) =>
+  recordSupersedes(snapshot, turn) || (!turn.ended && recordCovers(snapshot, turn))
+
+export { isStandIn, standInId } from '../derive'
 
 export function renamed(turn: LiveTurn, executionId: string): LiveTurn {
   const rename = (message: Message): Message => ({

@@ -4,11 +4,11 @@
  * parsed first ([the protocol](../relay.ts)); junk is reported once and changes nothing.
  */
 import type { EngineAction, EngineConfig, EngineState, Step } from '../model'
-import { followsRunning } from '../derive'
+import { followsRelayed, followsRunning } from '../derive'
 import { applyTurnEvents } from '../fold'
 import { parseRelayMessage } from '../relay'
 import { recordSupersedes } from '../transcript'
-import { relay, relayThread, setAside, step, wantRead } from './common'
+import { adoptRecordedId, relay, relayThread, setAside, step, wantRead } from './common'
 import { turnOptions } from './ownTurn'
 import { underStop } from './stop'
 
@@ -52,7 +52,8 @@ export function relayReceived(
     case 'turn': {
       // That tab's message began its turn: its hold ends, whatever this tab streams.
       const released = { ...state, postingHolds: release(holds, message.tab) }
-      const { turn } = message
+      // A stand-in id (released n8n) gives way to the recorded id of the same message here too.
+      const turn = state.recorded ? adoptRecordedId(message.turn, state.recorded) : message.turn
       // This tab's own stream wins; and never a turn the record has already caught up with.
       if (state.own || (state.recorded && recordSupersedes(state.recorded, turn)))
         return step(released)
@@ -77,8 +78,9 @@ export function relayReceived(
       if (state.own) return step(released)
       const { relay: following, live } = state
       if (
-        live?.executionId === message.executionId &&
-        following?.executionId === message.executionId &&
+        live &&
+        following &&
+        followsRelayed(state, message.executionId) &&
         following.seq === message.seq - 1
       ) {
         const options = turnOptions(config, action.stampedAt)

@@ -5,11 +5,11 @@
  */
 import { recordedMessageId } from '../../wire/contract/ids'
 import type { HistorySnapshot } from '../../wire/contract/snapshot'
-import { SILENT_TURN_MAX_AGE_MS } from '../derive'
+import { followsRunning, SILENT_TURN_MAX_AGE_MS } from '../derive'
 import type { LiveTurn } from '../fold'
 import type { EngineAction, EngineConfig, EngineState, Step } from '../model'
 import { recordSupersedes } from '../transcript'
-import { adoptRecordedId, isStandIn, learn, step, andThen } from './common'
+import { adoptRecordedId, andThen, isStandIn, learn, recordedTurn, step } from './common'
 import { followUp } from './reads'
 import { stopAfterRecord } from './stop'
 
@@ -75,7 +75,7 @@ export function applySnapshot(
     !live.ended &&
     action.fromRead &&
     state.relay?.checked === true &&
-    state.relay.executionId === state.live?.executionId &&
+    followsRunning(state) &&
     !confirms(snapshot, live)
   // Drop the live overlay once the record has caught up with it: while this tab still streams,
   // only when the record shows the turn ended (its own deltas are newer than any batch).
@@ -95,8 +95,7 @@ export function applySnapshot(
     live: dropLive ? null : live,
     relay: dropLive && (unconfirmed || endedPerRecord) ? null : state.relay,
     settled: state.settled.filter(
-      (turn) =>
-        !recordSupersedes(snapshot, turn) && !(action.fromRead && isStandIn(turn.executionId)),
+      (turn) => !recordedTurn(snapshot, turn) && !(action.fromRead && isStandIn(turn.executionId)),
     ),
     // The record shows this tab's turn ended: its stream has nothing more to say.
     own: ownStreaming && (liveEndedInRecord || endedPerRecord) ? null : state.own,

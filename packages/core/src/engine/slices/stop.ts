@@ -68,7 +68,7 @@ function stopByClosing(
   waiters: readonly number[],
   askedAt: number,
 ): Step {
-  const { own, live } = state
+  const { own } = state
   if (!own || own.timedOut || !state.streams.includes(own.token)) {
     const error = new PreviewChatError(
       'unsupported',
@@ -80,7 +80,8 @@ function stopByClosing(
       ...settleStop(waiters, { cancelRequested: false, error }),
     )
   }
-  const named = executionId ?? live?.executionId ?? null
+  // What this tab shows running: its own turn's execution, or nothing yet (a POST on its way).
+  const named = executionId
   const closed = step(
     { ...state, stop: null, error: null },
     { type: 'close-stream', token: own.token },
@@ -127,7 +128,7 @@ function cancelSuspendedRuns(state: EngineState, waiters: readonly number[]): St
 }
 
 export function stopAnswered(state: EngineState, action: Action<'stop-answered'>): Step {
-  const { stop, live } = state
+  const { stop } = state
   if (stop?.kind !== 'execution' || stop.executionId !== action.executionId || stop.accepted)
     return step(state)
   const settled = settleStop(stop.waiters, { cancelRequested: action.cancelRequested })
@@ -135,14 +136,8 @@ export function stopAnswered(state: EngineState, action: Action<'stop-answered'>
     return andThen(step(state, ...settled), (s) =>
       accepted({ ...s, stop: { ...stop, accepted: true, waiters: [] } }),
     )
-  // Not taken: the turn had ended already; a turn whose end raced the answer ended by itself.
-  const ended =
-    live?.ended &&
-    live.executionId === action.executionId &&
-    live.assistant.executionStatus === 'running'
-      ? withStatus(live, 'success')
-      : live
-  return step(wantRead({ ...state, stop: null, live: ended }), ...settled)
+  // Not taken: the turn had ended already; how, the record says.
+  return step(wantRead({ ...state, stop: null }), ...settled)
 }
 
 export function stopFailed(
@@ -236,16 +231,17 @@ export function stopAfterRecord(state: EngineState): Step {
 }
 
 /**
- * A turn that ends with `done` while this tab's Stop of it is pending did not end by itself: its
- * status waits for the Stop's answer (`running`), or is `cancelled` once the Stop was taken, as
- * the record will say (spec: "Recorded state determines completion").
+ * A turn that ends with `done` did not necessarily end by itself: a Stop (this tab's, another
+ * tab's, another device's) ends a turn with `done` too. Its status waits for the record (spec:
+ * "Recorded state determines completion"): `running` until a read covers it, or `cancelled` once
+ * this tab's Stop of it was taken.
  */
 export function underStop<T extends LiveTurn | null>(live: T, stop: StopState | null): T {
-  if (!live?.ended || stop?.kind !== 'execution' || stop.executionId !== live.executionId)
-    return live
-  if (live.assistant.executionStatus !== 'success' || live.assistant.content.some(isSuspended))
-    return live
-  return withStatus(live, stop.accepted ? 'cancelled' : 'running') as T
+  if (!live?.ended || live.assistant.executionStatus !== 'success') return live
+  if (live.assistant.content.some(isSuspended)) return live
+  const stopped =
+    stop?.kind === 'execution' && stop.accepted && stop.executionId === live.executionId
+  return withStatus(live, stopped ? 'cancelled' : 'running') as T
 }
 
 const isSuspended = (part: MessagePart) =>

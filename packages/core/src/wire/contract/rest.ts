@@ -26,11 +26,11 @@ export interface ResumeRequestBody {
   resumeData: unknown
 }
 
-/** Answer of `DELETE .../executions/:executionId`: the request was accepted, not that the turn ended. */
 /** What a turn POST sends: a new message, or the answer to a suspension. */
 export type TurnRequest =
   { kind: 'message'; body: ChatRequestBody } | { kind: 'resume'; body: ResumeRequestBody }
 
+/** Answer of `DELETE .../executions/:executionId`: the request was accepted, not that the turn ended. */
 export interface StopAnswer {
   cancelRequested: boolean
 }
