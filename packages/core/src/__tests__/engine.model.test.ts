@@ -14,7 +14,7 @@
  * (v)   nothing throws.
  */
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, it } from 'vitest'
 import { activeExecutionId, sessionStatus } from '../engine/derive'
 import type { Command, EngineAction, EngineConfig, EngineState } from '../engine/model'
 import { initialEngineState, reduce } from '../engine/reduce'
