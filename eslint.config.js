@@ -3,6 +3,8 @@ import reactHooks from 'eslint-plugin-react-hooks'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
+const noReact = ['react', 'react-dom', 'react/*', '@tanstack/react-query']
+
 export default tseslint.config(
   {
     ignores: [
@@ -44,10 +46,48 @@ export default tseslint.config(
     // The engine must stay framework-agnostic (STYLE.md, habit 1).
     files: ['packages/core/src/**'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: ['react', 'react-dom', 'react/*', '@tanstack/react-query'] },
-      ],
+      'no-restricted-imports': ['error', { patterns: noReact }],
     },
   },
+  // The core's layers (packages/core/README.md, "Files"): each imports only what is below it.
+  layer(
+    'packages/core/src/engine/**',
+    // engine/ is pure: it decides, and imports nothing but itself and the wire contract.
+    [
+      '^[^.]',
+      '(^|/)(effects|platform)(/|$)',
+      '(^|/)wire/(?!contract(/|$))',
+      '^(\\.\\./)+(client|index|internal|contract)$',
+    ],
+    'engine/ is the pure layer: it may import only engine/ and wire/contract/ (see packages/core/README.md, "Files").',
+  ),
+  layer(
+    'packages/core/src/wire/contract/**',
+    ['^[^.]', '^\\.\\./'],
+    'wire/contract/ is the bottom layer: it may import only wire/contract/.',
+  ),
+  layer(
+    'packages/core/src/wire/*.ts',
+    ['(^|/)effects(/|$)', '^(\\.\\./)+(client|index|internal|contract)$'],
+    'wire/ talks to the server: it may not import effects/ or the entry points.',
+  ),
 )
+
+/** A layer of the core: files under `files` may not import what `forbidden` matches. */
+function layer(files, forbidden, message) {
+  return {
+    files: [files],
+    ignores: ['**/__tests__/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: noReact, message: 'The core is framework-agnostic (STYLE.md, habit 1).' },
+            { regex: forbidden.join('|'), message },
+          ],
+        },
+      ],
+    },
+  }
+}

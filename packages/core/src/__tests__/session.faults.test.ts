@@ -1,6 +1,7 @@
 /**
- * The faults an adversary found in the first engine (issue 11's table, rows a–k), one describe
- * each. Every test walks the scenario step by step and asserts the states on the way.
+ * The faults an adversary found in the first engine (issue 11), one describe per rule, named by
+ * what a person meets. Every test walks the scenario step by step and asserts the states on the
+ * way. (The second adversary's rules are in session.adversary.test.ts.)
  */
 import { describe, expect, it, vi } from 'vitest'
 import { createPreviewChatClient, websocketPushSource, type WebSocketLike } from '../index'
@@ -22,7 +23,7 @@ useFakeTimersInEachTest()
 
 const ids = (t: ReturnType<typeof setup>) => t.session.getState().messages.map((m) => m.id)
 
-describe('a. a finished turn never vanishes while the next one runs', () => {
+describe('a finished turn never vanishes while the next one runs', () => {
   it('keeps the previous question and answer on screen until a read covers them', async () => {
     const t = setup()
     const { stream } = await startLiveTurn(
@@ -62,7 +63,7 @@ describe('a. a finished turn never vanishes while the next one runs', () => {
   })
 })
 
-describe('b. a POST that the server never confirms', () => {
+describe('a POST that the server never confirms', () => {
   it('waits submitTimeoutMs, then recovers with a timeout error, the draft kept and the POST left open', async () => {
     const t = setup({ submitTimeoutMs: 30_000 })
     t.server.answerRead(empty)
@@ -112,7 +113,7 @@ describe('b. a POST that the server never confirms', () => {
   })
 })
 
-describe('c. an accepted Stop while the own stream is silent', () => {
+describe('an accepted Stop while the own stream is silent', () => {
   it('reads on notifications and completes from the record', async () => {
     const t = setup()
     await startLiveTurn(t, 'Q', { type: 'text-delta', id: 'x', delta: 'Part' })
@@ -160,7 +161,7 @@ describe('c. an accepted Stop while the own stream is silent', () => {
   })
 })
 
-describe('d. a push channel that connects and drops every 100 ms', () => {
+describe('a push channel that connects and drops every 100 ms', () => {
   class FlakySocket {
     static sockets: FlakySocket[] = []
     onopen: (() => void) | null = null
@@ -211,7 +212,7 @@ describe('d. a push channel that connects and drops every 100 ms', () => {
   })
 })
 
-describe('g. Retry-After', () => {
+describe('Retry-After', () => {
   it('is honoured for reads (seconds), capped by the longest backoff', async () => {
     const t = setup({ retry: { baseMs: 500, maxMs: 15_000 } })
     t.server.answerRead(runningTurn())
@@ -267,7 +268,7 @@ describe('g. Retry-After', () => {
   })
 })
 
-describe('h. a POST answered with an HTML page', () => {
+describe('a POST answered with an HTML page', () => {
   it('is a typed invalid_response naming the content type; the draft stays and the gate reopens', async () => {
     const t = setup()
     t.server.answerRead(empty)
@@ -297,7 +298,7 @@ describe('h. a POST answered with an HTML page', () => {
   })
 })
 
-describe('i. a stream that does not begin with execution-started (released n8n)', () => {
+describe('a stream that does not begin with execution-started (released n8n)', () => {
   it('is followed, never closed, and takes the execution id that done names', async () => {
     const warnings: string[] = []
     const t = setup({ onWarning: (message) => warnings.push(message) })
@@ -334,7 +335,7 @@ describe('i. a stream that does not begin with execution-started (released n8n)'
   })
 })
 
-describe('j. a browser that forbids storage', () => {
+describe('a browser that forbids storage', () => {
   it('keeps drafts in memory, with one warning, and never throws', () => {
     const warnings: string[] = []
     const forbidden = {
@@ -365,7 +366,7 @@ describe('j. a browser that forbids storage', () => {
   })
 })
 
-describe('k. a late Stop', () => {
+describe('a late Stop', () => {
   it('names the execution it was asked for, even when a later one is known before it is sent again', async () => {
     const t = setup()
     t.server.answerRead(runningTurn({ executionId: 'e1' }))

@@ -123,9 +123,15 @@ export class PreviewChatSession {
   /**
    * Sends `text` (or, without it, the draft) as a new message, through the gate: at most one turn
    * per thread. The draft is cleared when its message is accepted, unless it was edited since.
+   * Anything but a string counts as no text, so `onClick={chat.submit}` sends the draft.
    */
   submit = (text?: string): Promise<SubmitResult> =>
-    this.#ask((request) => ({ type: 'submit-requested', request, text, at: this.#now() }))
+    this.#ask((request) => ({
+      type: 'submit-requested',
+      request,
+      text: typeof text === 'string' ? text : undefined,
+      at: this.#now(),
+    }))
 
   /** Answers a suspension (e.g. `{ approved: true }`); the turn continues as a new execution. */
   resume = (

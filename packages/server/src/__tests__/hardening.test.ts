@@ -26,7 +26,7 @@ const malformedCookies = [
   'preview-chat-user=a%zz',
 ]
 
-describe('a. a WebSocket upgrade whose cookie is a malformed percent-escape', () => {
+describe('a WebSocket upgrade whose cookie is a malformed percent-escape', () => {
   it('answers 401 with a JSON error, and the server goes on serving upgrades', async () => {
     const server = await startHost()
     for (const cookie of malformedCookies) {
@@ -46,7 +46,7 @@ describe('a. a WebSocket upgrade whose cookie is a malformed percent-escape', ()
   })
 })
 
-describe('b. a REST request whose cookie is a malformed percent-escape', () => {
+describe('a REST request whose cookie is a malformed percent-escape', () => {
   it('answers 401 with a JSON error on every route, and backend.fetch resolves', async () => {
     const server = await startHost()
     const requests = [
@@ -70,7 +70,7 @@ describe('b. a REST request whose cookie is a malformed percent-escape', () => {
   })
 })
 
-describe('c. a body the answer leaves unread does not jam the keep-alive connection', () => {
+describe('a body the answer leaves unread does not jam the keep-alive connection', () => {
   const kb300 = 'x'.repeat(300 * 1024)
   const overMiB = JSON.stringify({ message: 'x'.repeat(1536 * 1024) })
   const cases = [
@@ -133,7 +133,7 @@ describe('c. a body the answer leaves unread does not jam the keep-alive connect
   )
 })
 
-describe('d. headers or a path over what the parser accepts', () => {
+describe('headers or a path over what the parser accepts', () => {
   it('answers 431 with a JSON error to 64 KB of headers and to a 60 KB path', async () => {
     const server = await startHost()
     const bigHeader = await send(server, {
@@ -153,7 +153,7 @@ describe('d. headers or a path over what the parser accepts', () => {
   })
 })
 
-describe("e. another user's thread reads exactly like no thread at all", () => {
+describe("another user's thread reads exactly like no thread at all", () => {
   /** The answer with `id` written as ID, so that two answers about two ids can be compared. */
   const about = async (response: Response, id: string) => ({
     status: response.status,
@@ -225,7 +225,7 @@ describe("e. another user's thread reads exactly like no thread at all", () => {
   })
 })
 
-describe('f. the inspection logs stay bounded on a long-running server', () => {
+describe('the inspection logs stay bounded on a long-running server', () => {
   it('keeps the latest logLimit requests and recordings, and still counts every request', async () => {
     const server = await startHost({ logLimit: 10 })
     for (let index = 0; index < 25; index++) {
