@@ -1,0 +1,151 @@
+// The Next.js example (examples/next-app), built by `pnpm test:e2e` before this runs: its page is
+// rendered on the server and hydrates without a warning, and `/rest` reaches the reference server
+// through the app's `rewrites()` (the turn streams and the SSE push channel), so a reload
+// mid-answer recovers the answer as it does in the Vite demo.
+import { test as base, expect, type ConsoleMessage, type Page } from '@playwright/test'
+import { startPreviewChatServer, type PreviewChatServer } from '@preview-chat/server/node'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { createServer, type AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+
+const appDir = fileURLToPath(new URL('../examples/next-app/', import.meta.url))
+
+/** Where the build sends `/rest`: Next resolves `rewrites()` at build time, into this manifest. */
+async function rewriteTarget(): Promise<URL> {
+  const manifest = JSON.parse(await readFile(`${appDir}dist/routes-manifest.json`, 'utf8')) as {
+    rewrites: { destination: string }[] | Record<string, { destination: string }[]>
+  }
+  const rules = Array.isArray(manifest.rewrites)
+    ? manifest.rewrites
+    : Object.values(manifest.rewrites).flat()
+  const rest = rules.find((rule) => rule.destination.endsWith('/rest/:path*'))
+  if (!rest) throw new Error('examples/next-app was built without its /rest rewrite.')
+  return new URL(rest.destination.replace('/rest/:path*', ''))
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** `next start` of the built app; resolves once it answers. */
+async function startNext(port: number): Promise<ChildProcess> {
+  const nextBin = createRequire(`${appDir}package.json`).resolve('next/dist/bin/next')
+  // Not this runner's NODE_OPTIONS (the workspace's source condition): Next runs its own build.
+  const { NODE_OPTIONS: _, ...env } = process.env
+  const child = spawn(process.execPath, [nextBin, 'start', '-p', String(port), '-H', '127.0.0.1'], {
+    cwd: appDir,
+    env: { ...env, NEXT_TELEMETRY_DISABLED: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk))
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk))
+  const deadline = Date.now() + 20_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`next start exited:\n${output}`)
+    const answered = await fetch(`http://127.0.0.1:${port}/`, { redirect: 'manual' }).then(
+      () => true,
+      () => false,
+    )
+    if (answered) return child
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  child.kill()
+  throw new Error(`next start did not answer on ${port}:\n${output}`)
+}
+
+/** Text deltas 50 ms apart: `/long 60` streams for about three seconds. */
+const deltaMs = 50
+
+const test = base.extend<object, { next: { url: string; server: PreviewChatServer } }>({
+  next: [
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const target = await rewriteTarget()
+      const server = await startPreviewChatServer({
+        host: target.hostname,
+        port: Number(target.port),
+        deltaMs,
+        snapshotMs: 100,
+      })
+      const port = await freePort()
+      const next = await startNext(port)
+      await use({ url: `http://127.0.0.1:${port}`, server })
+      next.kill('SIGTERM')
+      await server.close()
+    },
+    { scope: 'worker' },
+  ],
+})
+
+const status = (page: Page) => page.getByTestId('status')
+const lastAnswer = (page: Page) => page.getByTestId('message-assistant').last()
+
+/** Console errors and warnings and uncaught errors of a page, from now on. */
+function collectProblems(page: Page): string[] {
+  const problems: string[] = []
+  page.on('console', (message: ConsoleMessage) => {
+    if (message.type() === 'error' || message.type() === 'warning')
+      problems.push(`${message.type()}: ${message.text()} (${message.location().url})`)
+  })
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`))
+  return problems
+}
+
+test('the page is rendered on the server and hydrates without a warning', async ({
+  page,
+  next,
+}) => {
+  // The server's HTML, before any script: the shell of the chat is in it.
+  const response = await fetch(`${next.url}/?user=alice`)
+  expect(response.status).toBe(200)
+  expect(new URL(response.url).pathname).toMatch(/^\/t\/[0-9a-f-]{36}$/)
+  const html = await response.text()
+  expect(html).toContain('preview-chat on Next.js')
+  expect(html).toContain('data-testid="transcript"')
+  expect(html).toMatch(/<textarea[^>]*id="draft"/)
+  expect(html).toContain('>Send</button>')
+
+  const problems = collectProblems(page)
+  await page.goto(response.url)
+  // Hydrated: the gate opens once the draft has text.
+  await expect(status(page)).toHaveAttribute('data-status', 'idle')
+  await page.getByRole('textbox', { name: 'Message' }).fill('hello')
+  await expect(page.getByRole('button', { name: 'Send' })).toBeEnabled()
+  // (Hydration reports before that; the push channel's first answer comes soon after.)
+  await page.waitForTimeout(500)
+  expect(problems.filter((p) => /hydrat/i.test(p))).toEqual([])
+  expect(problems).toEqual([])
+})
+
+test('a reload mid-answer recovers the answer through the rewrites', async ({ page, next }) => {
+  const problems = collectProblems(page)
+  await page.goto(`${next.url}/?user=alice`)
+  await expect(status(page)).toHaveAttribute('data-status', 'idle')
+  const textbox = page.getByRole('textbox', { name: 'Message' })
+  await textbox.fill('/long 60')
+  await textbox.press('Enter')
+  await expect(lastAnswer(page)).toContainText('delta 3.')
+  await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible()
+  const threadUrl = page.url()
+
+  await page.reload()
+  // The page dropped `new=1` once the thread existed: the reload reads it.
+  expect(threadUrl).not.toContain('new=1')
+  expect(page.url()).toBe(threadUrl)
+  // The turn is still running after the reload, and the page follows it to its end.
+  await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'running')
+  await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
+  const text = await lastAnswer(page).locator('.part-text').textContent()
+  expect(text).toBe(Array.from({ length: 60 }, (_, i) => `delta ${i + 1}. `).join(''))
+  await expect(status(page)).toHaveAttribute('data-status', 'idle')
+  // Exactly one answer: nothing was posted twice.
+  await expect(page.getByTestId('message-assistant')).toHaveCount(1)
+  expect(problems).toEqual([])
+})
