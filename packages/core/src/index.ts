@@ -11,6 +11,7 @@ export type { PreviewChatErrorCode, PreviewChatErrorOptions } from './wire/contr
 export { ssePushSource, websocketPushSource } from './wire/pushSource'
 export type { PushListener, PushSource, ReconnectOptions, WebSocketLike } from './wire/pushSource'
 export { PreviewChatSession } from './effects/session'
+export type { InspectedStep } from './effects/session'
 export type { ReadonlyStore } from './effects/context'
 export type { SessionState, SessionStatus } from './engine/select'
 /**
@@ -18,6 +19,8 @@ export type { SessionState, SessionStatus } from './engine/select'
  * the engine and may change in a minor version; render from `SessionState`.
  */
 export type {
+  Command,
+  EngineAction,
   EngineState,
   OwnTurn,
   ReadState,
@@ -25,6 +28,7 @@ export type {
   StopResult,
   StopState,
   SubmitResult,
+  TurnEnding,
 } from './engine/model'
 export type { LiveTurn } from './engine/fold'
 export type { RelayMessage } from './engine/relay'

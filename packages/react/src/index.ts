@@ -1,3 +1,5 @@
+'use client'
+
 export { PreviewChatProvider, usePreviewChatClient } from './PreviewChatProvider'
 export type { PreviewChatProviderProps } from './PreviewChatProvider'
 export { usePreviewChat, usePreviewChatSelector } from './usePreviewChat'

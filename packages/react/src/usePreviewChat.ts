@@ -1,12 +1,14 @@
 import {
   throttleState,
+  type PreviewChatError,
   type PreviewChatSession,
   type ReadonlyStore,
   type SessionState,
   type ThreadKey,
+  type TurnEnding,
 } from '@preview-chat/core'
 import { QueryClientContext } from '@tanstack/react-query'
-import { useContext, useMemo, useRef } from 'react'
+import { useContext, useEffect, useMemo, useRef } from 'react'
 import { useStore } from 'zustand'
 import { usePreviewChatClient } from './PreviewChatProvider'
 
@@ -17,6 +19,14 @@ export interface UsePreviewChatOptions extends ThreadKey {
   isNew?: boolean
   /** Streamed deltas reach React at most once per frame (default), or per this many ms; `0`: every delta. */
   throttleMs?: number | 'frame'
+  /**
+   * Once per turn this tab saw running — its own, another tab's, one recovered after a reload —
+   * when the record shows how it ended (`success`, `error`, `cancelled`, `interrupted`,
+   * `suspended`); never for a turn that had ended before the component mounted.
+   */
+  onFinish?: (ending: TurnEnding) => void
+  /** Once per such turn that ended in `error`, with the recorded failure (`agent_error`). */
+  onError?: (error: PreviewChatError, ending: TurnEnding) => void
 }
 
 /** What `usePreviewChat` returns: the session's state and its actions (stable functions). */
@@ -68,6 +78,7 @@ function useSessionStore(options: UsePreviewChatOptions): {
 export function usePreviewChat(options: UsePreviewChatOptions): PreviewChat {
   const { session, store } = useSessionStore(options)
   const state = useStore(store)
+  useTurnEndings(session, options)
   return useMemo(
     () => ({
       ...state,
@@ -80,6 +91,22 @@ export function usePreviewChat(options: UsePreviewChatOptions): PreviewChat {
     }),
     [state, session],
   )
+}
+
+/** Calls the latest `onFinish`/`onError` for each ending, while the hook is mounted and enabled. */
+function useTurnEndings(session: PreviewChatSession, options: UsePreviewChatOptions): void {
+  const callbacks = useRef(options)
+  useEffect(() => {
+    callbacks.current = options
+  })
+  const listening = options.enabled !== false && (options.onFinish ?? options.onError) !== undefined
+  useEffect(() => {
+    if (!listening) return
+    return session.onTurnEnd((ending) => {
+      callbacks.current.onFinish?.(ending)
+      if (ending.error) callbacks.current.onError?.(ending.error, ending)
+    })
+  }, [session, listening])
 }
 
 /**

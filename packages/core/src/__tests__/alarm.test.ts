@@ -5,7 +5,7 @@ import { useFakeTimersInEachTest } from './harness'
 
 useFakeTimersInEachTest()
 
-describe('the alarm: one timer for the earliest thing due', () => {
+describe('the alarm: one timer for the earliest thing due [R-READ-COALESCE]', () => {
   it('keeps an earlier ring when asked for a later one, and moves to an earlier one', async () => {
     const rings: number[] = []
     const alarm = createAlarm(defaultTimers, (due) => rings.push(due))

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { PreviewChatError } from '../wire/contract/errors'
 
-describe('PreviewChatError', () => {
+describe('PreviewChatError [R-WIRE-ERROR-CLASS]', () => {
   it('carries its code and options', () => {
     const cause = new Error('socket hang up')
     const error = new PreviewChatError('network_error', 'offline', { cause, status: undefined })

@@ -183,7 +183,7 @@ async function run(steps: Step[], end: 'done' | 'error' | 'suspended') {
   return { liveAtEnd, recorded }
 }
 
-describe('one fold for the live and the recorded view (property suite, real backend)', () => {
+describe('one fold for the live and the recorded view (property suite, real backend) [R-FOLD-ONE]', () => {
   it('the parts shown live equal the parts recorded, for any script and a Stop at any point', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { maxLength: 14 }), ending, async (steps, end) => {

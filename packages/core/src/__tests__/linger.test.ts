@@ -5,7 +5,7 @@ import { useFakeTimersInEachTest } from './harness'
 
 useFakeTimersInEachTest()
 
-describe('lingering: open with the first user, close a moment after the last', () => {
+describe('lingering: open with the first user, close a moment after the last [R-LIFECYCLE-QUIET]', () => {
   it('reuses what is open across a release and an acquire within the linger (a StrictMode remount)', async () => {
     const close = vi.fn()
     const open = vi.fn(() => close)

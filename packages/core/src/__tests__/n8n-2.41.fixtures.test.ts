@@ -29,7 +29,7 @@ async function posted(t: ReturnType<typeof setup>, text = 'Tell me fifty words')
 }
 
 describe('n8n 2.41 fixtures, replayed through the client', () => {
-  it('turn.sse: streams the turn without execution-started and takes the id done names', async () => {
+  it('turn.sse: streams the turn without execution-started and takes the id done names [R-N8N-NO-STARTED]', async () => {
     const warnings: string[] = []
     const t = setup({ onWarning: (message) => warnings.push(message) })
     const { result } = await posted(t)
@@ -49,7 +49,7 @@ describe('n8n 2.41 fixtures, replayed through the client', () => {
     t.session.dispose()
   })
 
-  it('history-before-output.json: a 404 right after this tab posted is "not recorded yet", not "not found"', async () => {
+  it('history-before-output.json: a 404 right after this tab posted is "not recorded yet", not "not found" [R-N8N-NOT-RECORDED-YET]', async () => {
     const t = setup()
     await posted(t)
     const stream = t.server.openStream()
@@ -74,7 +74,7 @@ describe('n8n 2.41 fixtures, replayed through the client', () => {
     t.session.dispose()
   })
 
-  it('history-mid-turn.json: no activeExecutionId, no assistant message yet — a turn runs, the gate is shut', async () => {
+  it('history-mid-turn.json: no activeExecutionId, no assistant message yet — a turn runs, the gate is shut [R-N8N-HISTORY R-GATE-RUNNING]', async () => {
     // Read a second after the message was sent (the fixture's clock).
     const t = setup({ now: () => Date.parse('2026-11-30T06:36:36.000Z') })
     t.server.answerRead(json('history-mid-turn.json'))
@@ -89,7 +89,7 @@ describe('n8n 2.41 fixtures, replayed through the client', () => {
     t.session.dispose()
   })
 
-  it('history-after-client-closed-stream.json: the closed POST cancelled the turn; nothing runs', async () => {
+  it('history-after-client-closed-stream.json: the closed POST cancelled the turn; nothing runs [R-N8N-RELOAD-CANCELS]', async () => {
     const t = setup()
     t.server.answerRead(json('history-after-client-closed-stream.json'))
     await settle()
@@ -101,7 +101,7 @@ describe('n8n 2.41 fixtures, replayed through the client', () => {
     t.session.dispose()
   })
 
-  it('history-two-concurrent-turns.json: two turns the server let run at once, both ended', async () => {
+  it('history-two-concurrent-turns.json: two turns the server let run at once, both ended [R-N8N-GATE]', async () => {
     const t = setup()
     t.server.answerRead(json('history-two-concurrent-turns.json'))
     await settle()
@@ -110,7 +110,7 @@ describe('n8n 2.41 fixtures, replayed through the client', () => {
     t.session.dispose()
   })
 
-  it('no-auth-401.json and post-blank-message-400.json become typed errors with the server’s words', async () => {
+  it('no-auth-401.json and post-blank-message-400.json become typed errors with the server’s words [R-N8N-ERRORS]', async () => {
     const t = setup()
     t.server.answerRead(json('no-auth-401.json'))
     await settle()
@@ -132,7 +132,7 @@ describe('n8n 2.41 fixtures, replayed through the client', () => {
     u.session.dispose()
   })
 
-  it('delete-executions-route-404.html: no Stop route, so Stop closes the POST of the tab that holds it', async () => {
+  it('delete-executions-route-404.html: no Stop route, so Stop closes the POST of the tab that holds it [R-N8N-STOP-BY-CLOSING]', async () => {
     const t = setup()
     t.server.answerRead(snapshot([]))
     await settle()
@@ -164,7 +164,7 @@ describe('n8n 2.41 fixtures, replayed through the client', () => {
     t.session.dispose()
   })
 
-  it('runs-cancel-unknown-run.json: the checkpoint path answers cancelled false', async () => {
+  it('runs-cancel-unknown-run.json: the checkpoint path answers cancelled false [R-N8N-RUNS]', async () => {
     const t = setup()
     t.server.answerRead(
       snapshot([], null, [{ toolCallId: 'c1', runId: 'run-1', suspendPayload: { toolName: 'x' } }]),
@@ -178,7 +178,7 @@ describe('n8n 2.41 fixtures, replayed through the client', () => {
     t.session.dispose()
   })
 
-  it('push.sse: every agentExecutionUpdated parses, for each thread of the project', async () => {
+  it('push.sse: every agentExecutionUpdated parses, for each thread of the project [R-N8N-PUSH]', async () => {
     const threads = new Set<string>()
     await readSse(eventStream('push.sse').body!, (messages) => {
       for (const data of messages) {

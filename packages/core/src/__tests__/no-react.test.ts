@@ -6,7 +6,7 @@ vi.mock('react', () => {
   throw new Error('@preview-chat/core must not import react')
 })
 
-it('loads without react', async () => {
+it('loads without react [R-CORE-NO-REACT]', async () => {
   const core = await import('../index')
   expect(core.PreviewChatError).toBeTypeOf('function')
 })

@@ -155,7 +155,7 @@ function parseAll(value: unknown) {
   errorFromResponse(500, value, 'A request')
 }
 
-describe('no parser throws, for any JSON value', () => {
+describe('no parser throws, for any JSON value [R-WIRE-PARSERS-TOTAL R-RELAY-PARSED]', () => {
   it('the seed that found the subagent-chunk throw stays as an example', () => {
     // Seed 181244184 of the bench's differential test: a chunk type with a null toString.
     const found = {

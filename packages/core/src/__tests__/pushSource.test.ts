@@ -43,7 +43,7 @@ class FakeSocket {
   }
 }
 
-describe('websocketPushSource', () => {
+describe('websocketPushSource [R-PUSH-SOURCES]', () => {
   beforeEach(() => {
     FakeSocket.sockets = []
   })
@@ -99,7 +99,7 @@ describe('websocketPushSource', () => {
   })
 })
 
-describe('ssePushSource', () => {
+describe('ssePushSource [R-PUSH-SOURCES R-WIRE-CREDENTIALS]', () => {
   it('reads the push channel as SSE with the given headers and reconnects when it ends', async () => {
     const { log, listener } = recorder()
     const calls: RequestInit[] = []
@@ -151,7 +151,7 @@ describe('ssePushSource', () => {
   })
 })
 
-describe('a flapping channel (issue 11, row d: a proxy that drops it every 100 ms)', () => {
+describe('a flapping channel (issue 11, row d: a proxy that drops it every 100 ms) [R-PUSH-FLAPPING]', () => {
   beforeEach(() => {
     FakeSocket.sockets = []
   })
@@ -231,7 +231,7 @@ describe('a flapping channel (issue 11, row d: a proxy that drops it every 100 m
     stop()
   })
 
-  it("honours the server's Retry-After before reconnecting, capped by reconnectMaxMs", async () => {
+  it("honours the server's Retry-After before reconnecting, capped by reconnectMaxMs [R-PUSH-RETRY-AFTER]", async () => {
     const fetch = vi.fn(
       async () =>
         new Response('{"code":503,"message":"later"}', {

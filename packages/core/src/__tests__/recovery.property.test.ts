@@ -337,8 +337,8 @@ const scripts = [
   '/tool-error',
 ]
 
-describe('recovery under faults (property suite, real backend in-process)', () => {
-  it('a cut at every event position of a turn ends with the record on screen and one POST', async () => {
+describe('recovery under faults (property suite, real backend in-process) [R-POST-ONCE]', () => {
+  it('a cut at every event position of a turn ends with the record on screen and one POST [R-RECOVER-READ R-RECOVER-CUT]', async () => {
     // '/long 6' streams: execution-started, step/text start, 6 deltas, text-end, finish-step, done.
     for (let cutAfter = 0; cutAfter <= 12; cutAfter++) {
       for (const cleanCut of [true, false]) {
@@ -348,7 +348,7 @@ describe('recovery under faults (property suite, real backend in-process)', () =
     }
   }, 60_000)
 
-  it('Stop pressed at every point of a turn ends with the recorded ending, never contradicted', async () => {
+  it('Stop pressed at every point of a turn ends with the recorded ending, never contradicted [R-STOP-RECORD R-STOP-DONE-WAITS]', async () => {
     for (let stopAfter = 1; stopAfter <= 14; stopAfter++) {
       const outcome = await run('/long 6', {
         cutAfter: undefined,
@@ -360,7 +360,7 @@ describe('recovery under faults (property suite, real backend in-process)', () =
     }
   }, 60_000)
 
-  it('random scripts, cuts, Stops, back-to-back turns, a flapping push and read faults converge', async () => {
+  it('random scripts, cuts, Stops, back-to-back turns, a flapping push and read faults converge [R-RECOVER-NEVER-VANISHES R-READ-NEVER-SHRINKS R-READ-KEEPS R-SERVER-STATUSES]', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...scripts),

@@ -98,7 +98,7 @@ function twoTabsOfANewThread() {
 }
 
 describe('the released protocol (n8n 2.41, emulated): the client does what the server allows', () => {
-  it('streams a turn that begins without execution-started, and takes the id done names', async () => {
+  it('streams a turn that begins without execution-started, and takes the id done names [R-N8N-NO-STARTED R-N8N-LEARNS]', async () => {
     backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 2, snapshotMs: 5 })
     const a = tab()
     const session = a.client.session({ ...thread(), isNew: true })
@@ -115,7 +115,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
     session.dispose()
   })
 
-  it('a reload there cancels the turn; the reloaded tab shows it cancelled and posts nothing', async () => {
+  it('a reload there cancels the turn; the reloaded tab shows it cancelled and posts nothing [R-N8N-RELOAD-CANCELS]', async () => {
     backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 5, snapshotMs: 5 })
     const key = thread()
     const a = tab()
@@ -135,7 +135,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
     session.dispose()
   })
 
-  it('a session going quiet (unmounted) never closes the stream: the turn runs to its end', async () => {
+  it('a session going quiet (unmounted) never closes the stream: the turn runs to its end [R-N8N-NO-CLOSE R-STREAM-NEVER-CLOSED]', async () => {
     backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 2, snapshotMs: 5 })
     const key = thread()
     const a = tab()
@@ -155,7 +155,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
     later.dispose()
   })
 
-  it('another tab follows the turn through push and reads, with the gate shut', async () => {
+  it('another tab follows the turn through push and reads, with the gate shut [R-TABS-FOLLOW]', async () => {
     backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 3, snapshotMs: 5 })
     const key = thread()
     const a = tab()
@@ -176,7 +176,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
     sessionB.dispose()
   })
 
-  it('Stop from the tab that sent the message closes its POST: the record says cancelled', async () => {
+  it('Stop from the tab that sent the message closes its POST: the record says cancelled [R-N8N-STOP-BY-CLOSING]', async () => {
     backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 5, snapshotMs: 5 })
     const a = tab()
     const session = a.client.session({ ...thread(), isNew: true })
@@ -196,7 +196,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
     session.dispose()
   })
 
-  it('Stop from another tab is not possible there: canStop false, an unsupported error, the turn goes on', async () => {
+  it('Stop from another tab is not possible there: canStop false, an unsupported error, the turn goes on [R-N8N-STOP-OTHER-TAB]', async () => {
     backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 3, snapshotMs: 5 })
     const key = thread()
     const sessionA = tab().client.session({ ...key, isNew: true })
@@ -216,7 +216,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
     sessionB.dispose()
   })
 
-  it('a competing message from a second tab is held by the client (the server would take it)', async () => {
+  it('a competing message from a second tab is held by the client (the server would take it) [R-N8N-GATE]', async () => {
     const { b, sessionA, sessionB } = twoTabsOfANewThread()
     const seenA = watch(sessionA)
     const seenB = watch(sessionB)
@@ -236,7 +236,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
     sessionB.dispose()
   })
 
-  it('holds a second tab’s message from the moment the first tab posts, before its turn begins', async () => {
+  it('holds a second tab’s message from the moment the first tab posts, before its turn begins [R-GATE-POSTING R-N8N-GATE]', async () => {
     // The server takes a second turn while one runs, so the gate must be shut from the POST on,
     // not from the turn's first event (about 100 ms later on n8n).
     const { b, sessionA, sessionB } = twoTabsOfANewThread()
@@ -259,7 +259,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
     sessionB.dispose()
   })
 
-  it('failed reads keep the transcript and recover', async () => {
+  it('failed reads keep the transcript and recover [R-READ-KEEPS]', async () => {
     backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 1, snapshotMs: 5 })
     const key = thread()
     const sessionA = tab().client.session({ ...key, isNew: true })

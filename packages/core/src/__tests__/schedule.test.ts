@@ -31,30 +31,30 @@ const reads = (state: EngineState, patch: Partial<EngineState['reads']>): Engine
 })
 
 describe('nextRead: when a read starts', () => {
-  it('never while the session is quiet, nor while a read is in flight', () => {
+  it('never while the session is quiet, nor while a read is in flight [R-READ-COALESCE]', () => {
     expect(
       nextRead({ ...active(), active: false, reads: { ...active().reads, wanted: true } }, config),
     ).toBeNull()
     expect(nextRead(reads(active(), { wanted: true, inFlight: true }), config)).toBeNull()
   })
 
-  it('a wanted read starts minReadIntervalMs after the last one began, or at once when urgent', () => {
+  it('a wanted read starts minReadIntervalMs after the last one began, or at once when urgent [R-READ-COALESCE]', () => {
     const state = reads(active(), { wanted: true, lastStartedAt: 1_000 })
     expect(nextRead(state, config)).toBe(1_250)
     expect(nextRead(reads(state, { urgent: true }), config)).toBe(Number.NEGATIVE_INFINITY)
   })
 
-  it("never before the server's Retry-After", () => {
+  it("never before the server's Retry-After [R-READ-RETRY-AFTER]", () => {
     const state = reads(active(), { wanted: true, urgent: true, notBefore: 9_000 })
     expect(nextRead(state, config)).toBe(9_000)
   })
 
-  it('a retry or a poll starts at its follow-up time', () => {
+  it('a retry or a poll starts at its follow-up time [R-READ-BACKOFF]', () => {
     expect(nextRead(reads(active(), { followUpAt: 4_000 }), config)).toBe(4_000)
     expect(nextRead(active(), config)).toBeNull()
   })
 
-  it("this tab's own stream holds reads back until it is silent for streamSilenceMs", () => {
+  it("this tab's own stream holds reads back until it is silent for streamSilenceMs [R-READ-DEFER-OWN]", () => {
     const own = {
       token: 1,
       text: 'Q',
@@ -90,7 +90,7 @@ describe('nextRead: when a read starts', () => {
 })
 
 describe('nextDeadline', () => {
-  it('is the earliest of a posted message waiting for acceptance and a held Stop', () => {
+  it('is the earliest of a posted message waiting for acceptance and a held Stop [R-POST-TIMEOUT R-STOP-HELD]', () => {
     const own = {
       token: 1,
       text: 'Q',
@@ -109,7 +109,7 @@ describe('nextDeadline', () => {
   })
 })
 
-describe('followUp: retries and polls', () => {
+describe('followUp: retries and polls [R-READ-BACKOFF]', () => {
   const failed = (failures: number, running: boolean) =>
     reads(
       active({
@@ -131,7 +131,7 @@ describe('followUp: retries and polls', () => {
     expect(followUp(failed(4, false), 0, 1, config).reads.followUpAt).toBeNull()
   })
 
-  it('polls while a turn runs and no push channel is connected, with a growing interval', () => {
+  it('polls while a turn runs and no push channel is connected, with a growing interval [R-READ-POLL]', () => {
     const offline = active({ recorded: runningTurn(), push: { connected: false, lost: true } })
     const first = followUp(offline, 0, 1, config)
     expect(first.reads).toMatchObject({ followUpAt: 1_000, polls: 1 })

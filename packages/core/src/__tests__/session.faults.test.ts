@@ -23,7 +23,7 @@ useFakeTimersInEachTest()
 
 const ids = (t: ReturnType<typeof setup>) => t.session.getState().messages.map((m) => m.id)
 
-describe('a finished turn never vanishes while the next one runs', () => {
+describe('a finished turn never vanishes while the next one runs [R-RECOVER-NEVER-VANISHES]', () => {
   it('keeps the previous question and answer on screen until a read covers them', async () => {
     const t = setup()
     const { stream } = await startLiveTurn(
@@ -63,8 +63,8 @@ describe('a finished turn never vanishes while the next one runs', () => {
   })
 })
 
-describe('a POST that the server never confirms', () => {
-  it('waits submitTimeoutMs, then recovers with a timeout error, the draft kept and the POST left open', async () => {
+describe('a POST that the server never confirms [R-POST-TIMEOUT]', () => {
+  it('waits submitTimeoutMs, then recovers with a timeout error, the draft kept and the POST left open [R-N8N-NO-CLOSE]', async () => {
     const t = setup({ submitTimeoutMs: 30_000 })
     t.server.answerRead(empty)
     await settle()
@@ -113,7 +113,7 @@ describe('a POST that the server never confirms', () => {
   })
 })
 
-describe('an accepted Stop while the own stream is silent', () => {
+describe('an accepted Stop while the own stream is silent [R-READ-DEFER-OWN]', () => {
   it('reads on notifications and completes from the record', async () => {
     const t = setup()
     await startLiveTurn(t, 'Q', { type: 'text-delta', id: 'x', delta: 'Part' })
@@ -161,7 +161,7 @@ describe('an accepted Stop while the own stream is silent', () => {
   })
 })
 
-describe('a push channel that connects and drops every 100 ms', () => {
+describe('a push channel that connects and drops every 100 ms [R-PUSH-FLAPPING]', () => {
   class FlakySocket {
     static sockets: FlakySocket[] = []
     onopen: (() => void) | null = null
@@ -213,7 +213,7 @@ describe('a push channel that connects and drops every 100 ms', () => {
 })
 
 describe('Retry-After', () => {
-  it('is honoured for reads (seconds), capped by the longest backoff', async () => {
+  it('is honoured for reads (seconds), capped by the longest backoff [R-READ-RETRY-AFTER]', async () => {
     const t = setup({ retry: { baseMs: 500, maxMs: 15_000 } })
     t.server.answerRead(runningTurn())
     await settle()
@@ -230,7 +230,7 @@ describe('Retry-After', () => {
     t.session.dispose()
   })
 
-  it('is honoured for reads (an HTTP date)', async () => {
+  it('is honoured for reads (an HTTP date) [R-READ-RETRY-AFTER]', async () => {
     const t = setup()
     t.server.answerRead(runningTurn())
     await settle()
@@ -247,7 +247,7 @@ describe('Retry-After', () => {
     t.session.dispose()
   })
 
-  it('is honoured for Stop: the same execution is asked again after the wait', async () => {
+  it('is honoured for Stop: the same execution is asked again after the wait [R-STOP-RETRY-AFTER]', async () => {
     const t = setup()
     t.server.answerRead(runningTurn())
     await settle()
@@ -268,7 +268,7 @@ describe('Retry-After', () => {
   })
 })
 
-describe('a POST answered with an HTML page', () => {
+describe('a POST answered with an HTML page [R-POST-HTML]', () => {
   it('is a typed invalid_response naming the content type; the draft stays and the gate reopens', async () => {
     const t = setup()
     t.server.answerRead(empty)
@@ -298,7 +298,7 @@ describe('a POST answered with an HTML page', () => {
   })
 })
 
-describe('a stream that does not begin with execution-started (released n8n)', () => {
+describe('a stream that does not begin with execution-started (released n8n) [R-STREAM-NEVER-CLOSED R-N8N-NO-STARTED]', () => {
   it('is followed, never closed, and takes the execution id that done names', async () => {
     const warnings: string[] = []
     const t = setup({ onWarning: (message) => warnings.push(message) })
@@ -335,7 +335,7 @@ describe('a stream that does not begin with execution-started (released n8n)', (
   })
 })
 
-describe('a browser that forbids storage', () => {
+describe('a browser that forbids storage [R-DRAFT-STORAGE]', () => {
   it('keeps drafts in memory, with one warning, and never throws', () => {
     const warnings: string[] = []
     const forbidden = {
@@ -366,7 +366,7 @@ describe('a browser that forbids storage', () => {
   })
 })
 
-describe('a late Stop', () => {
+describe('a late Stop [R-STOP-LATE]', () => {
   it('names the execution it was asked for, even when a later one is known before it is sent again', async () => {
     const t = setup()
     t.server.answerRead(runningTurn({ executionId: 'e1' }))

@@ -18,7 +18,7 @@ import {
 const runningElsewhere = runningTurn({ question: 'Other tab' })
 
 describe('the gate (spec: "New-message submission stays blocked while a turn runs. The draft remains editable.")', () => {
-  it('is closed until the first read is done, and sends nothing meanwhile', async () => {
+  it('is closed until the first read is done, and sends nothing meanwhile [R-GATE-FIRST-READ]', async () => {
     const t = setup()
     t.session.setDraft('Early')
     expect(t.session.getState()).toMatchObject({ status: 'recovering', canSubmit: false })
@@ -30,7 +30,7 @@ describe('the gate (spec: "New-message submission stays blocked while a turn run
     t.session.dispose()
   })
 
-  it('is closed while a turn runs; the draft stays editable; nothing is sent', async () => {
+  it('is closed while a turn runs; the draft stays editable; nothing is sent [R-GATE-RUNNING R-DRAFT-EDITABLE]', async () => {
     const t = setup()
     t.server.answerRead(runningElsewhere)
     await settle()
@@ -47,7 +47,7 @@ describe('the gate (spec: "New-message submission stays blocked while a turn run
     t.session.dispose()
   })
 
-  it('is closed while its own submission is in flight: a double click posts once', async () => {
+  it('is closed while its own submission is in flight: a double click posts once [R-GATE-OWN-POST R-POST-ONCE]', async () => {
     const t = setup()
     t.server.answerRead(empty)
     await settle()
@@ -62,7 +62,7 @@ describe('the gate (spec: "New-message submission stays blocked while a turn run
     t.session.dispose()
   })
 
-  it('refuses a blank draft with a typed error, without a request', async () => {
+  it('refuses a blank draft with a typed error, without a request [R-GATE-BLANK]', async () => {
     const t = setup()
     t.server.answerRead(empty)
     await settle()
@@ -76,7 +76,7 @@ describe('the gate (spec: "New-message submission stays blocked while a turn run
     t.session.dispose()
   })
 
-  it('turn_already_running keeps the draft, says so, and follows the running turn', async () => {
+  it('turn_already_running keeps the draft, says so, and follows the running turn [R-GATE-CONFLICT]', async () => {
     const t = setup()
     t.server.answerRead(empty)
     await settle()
@@ -126,7 +126,7 @@ describe('the gate (spec: "New-message submission stays blocked while a turn run
     t.session.dispose()
   })
 
-  it('an in-band refusal that is not a conflict (Session not found) keeps the draft too', async () => {
+  it('an in-band refusal that is not a conflict (Session not found) keeps the draft too [R-GATE-REFUSED]', async () => {
     const t = setup()
     t.server.answerRead(snapshot(finishedTurn('e0', 'a', 'b')))
     await settle()
@@ -143,7 +143,7 @@ describe('the gate (spec: "New-message submission stays blocked while a turn run
   })
 })
 
-describe('drafts across reloads', () => {
+describe('drafts across reloads [R-DRAFT-RELOAD]', () => {
   it('restores the stored draft, stores edits, and removes it once the turn is accepted', async () => {
     const store = new Map<string, string>()
     const storage = {
@@ -176,7 +176,7 @@ describe('drafts across reloads', () => {
     bob.session.dispose()
   })
 
-  it('a storage that throws does not break typing', () => {
+  it('a storage that throws does not break typing [R-DRAFT-STORAGE]', () => {
     const storage = {
       getItem: () => null,
       setItem: () => {
@@ -191,7 +191,7 @@ describe('drafts across reloads', () => {
   })
 })
 
-describe('new threads', () => {
+describe('new threads [R-GATE-NEW-THREAD]', () => {
   it('sends newSession: true with the first message of a thread with no history', async () => {
     const t = setup()
     t.server.answerRead({ status: 404 })
@@ -271,8 +271,8 @@ async function idleWithAnotherTab(options: { submitTimeoutMs?: number; lingerMs?
   return { tab, t }
 }
 
-describe('the gate while another tab posts (its message sent, its turn not begun)', () => {
-  it('is closed from the moment the other tab posts; it opens when that tab says the message was not taken up, after a read', async () => {
+describe('the gate while another tab posts (its message sent, its turn not begun) [R-GATE-POSTING]', () => {
+  it('is closed from the moment the other tab posts; it opens when that tab says the message was not taken up, after a read [R-GATE-HOLD-NOT-TAKEN]', async () => {
     const { tab, t } = await idleWithAnotherTab()
     t.session.setDraft('Mine')
     tab.posting(true)
@@ -296,7 +296,7 @@ describe('the gate while another tab posts (its message sent, its turn not begun
     t.session.dispose()
   })
 
-  it('stays shut through reads of the turn (running, then ended) until the other tab relays it', async () => {
+  it('stays shut through reads of the turn (running, then ended) until the other tab relays it [R-GATE-HOLD-TURN R-GATE-READS-KEEP-HOLD]', async () => {
     const { tab, t } = await idleWithAnotherTab()
     tab.posting(true)
     t.push.updated('e1')
@@ -316,7 +316,7 @@ describe('the gate while another tab posts (its message sent, its turn not begun
     t.session.dispose()
   })
 
-  it('posts its own message as posting, then as not taken up when the server refuses it', async () => {
+  it('posts its own message as posting, then as not taken up when the server refuses it [R-GATE-HOLD-NOT-TAKEN]', async () => {
     const { tab, t } = await idleWithAnotherTab()
     t.session.setDraft('Refused')
     const result = t.session.submit()
@@ -331,7 +331,7 @@ describe('the gate while another tab posts (its message sent, its turn not begun
     t.session.dispose()
   })
 
-  it('posts no "not taken up" once its turn began: the turn itself is relayed', async () => {
+  it('posts no "not taken up" once its turn began: the turn itself is relayed [R-GATE-HOLD-TURN]', async () => {
     const { tab, t } = await idleWithAnotherTab()
     t.session.setDraft('Taken')
     const result = t.session.submit()
@@ -362,7 +362,7 @@ async function twoTabsAfterATurn(...events: TurnEvent[]) {
   return { a, b }
 }
 
-describe('the gate while another tab posts: records and relays that lag', () => {
+describe('the gate while another tab posts: records and relays that lag [R-GATE-READS-KEEP-HOLD]', () => {
   it('is not opened by reads, lagging or not: the record holds the gate while a turn runs, the hold until the turn is relayed', async () => {
     const tab = otherTab()
     const t = setup({ relay: tab.relay })
@@ -430,7 +430,7 @@ describe('the gate while another tab posts: records and relays that lag', () => 
     t.session.dispose()
   })
 
-  it('stays shut on the released protocol when the record names by its real id the turn this tab followed under a stand-in id', async () => {
+  it('stays shut on the released protocol when the record names by its real id the turn this tab followed under a stand-in id [R-N8N-STAND-IN-READ]', async () => {
     // n8n 2.41: no execution-started; done names the execution.
     const { a, b } = await twoTabsAfterATurn(
       { type: 'text-delta', id: 't', delta: 'Answer' },
@@ -478,7 +478,7 @@ describe('the gate while another tab posts: records and relays that lag', () => 
     b.session.dispose()
   })
 
-  it('stays shut when this tab posted at the same moment and its own message is refused', async () => {
+  it('stays shut when this tab posted at the same moment and its own message is refused [R-GATE-HOLD-WHILE-POSTING]', async () => {
     const { tab, t } = await idleWithAnotherTab()
     t.session.setDraft('Mine')
     const mine = t.session.submit()
@@ -494,7 +494,7 @@ describe('the gate while another tab posts: records and relays that lag', () => 
     t.session.dispose()
   })
 
-  it('says nothing more when it goes quiet while its message is on its way (the stream stays open)', async () => {
+  it('says nothing more when it goes quiet while its message is on its way (the stream stays open) [R-GATE-QUIET-POSTER]', async () => {
     const { tab, t } = await idleWithAnotherTab({ lingerMs: 0 })
     t.session.setDraft('Mine')
     void t.session.submit()
@@ -514,7 +514,7 @@ describe('the gate while another tab posts: records and relays that lag', () => 
   })
 })
 
-describe('the gate while another tab posts, with a clock', () => {
+describe('the gate while another tab posts, with a clock [R-GATE-HOLD-EXPIRES]', () => {
   useFakeTimersInEachTest()
 
   it('opens after submitTimeoutMs when the posting tab goes quiet (closed), after a read', async () => {

@@ -20,7 +20,7 @@ useFakeTimersInEachTest()
 const query = (t: ReturnType<typeof setup>) =>
   t.client.queryClient.getQueryCache().find({ queryKey: historyQueryKey(key), exact: true })
 
-describe('the history query in TanStack Query', () => {
+describe('the history query in TanStack Query [R-READ-QUERY]', () => {
   it('invalidateQueries on the history key makes exactly one read, whose answer the session shows', async () => {
     const t = setup()
     t.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'A')))

@@ -14,7 +14,7 @@ useFakeTimersInEachTest()
 
 const running = (text: string) => runningTurn({ text })
 
-describe('reads (spec: "Each successful read replaces the recovered transcript. A failed read keeps the last known state.")', () => {
+describe('reads (spec: "Each successful read replaces the recovered transcript. A failed read keeps the last known state.") [R-READ-REPLACES R-READ-KEEPS]', () => {
   it('replaces the transcript, openSuspensions and activeExecutionId on each good read', async () => {
     const t = setup()
     t.server.answerRead(running('A'))
@@ -79,7 +79,7 @@ describe('reads (spec: "Each successful read replaces the recovered transcript. 
     },
   )
 
-  it('times out a read that never answers, and retries', async () => {
+  it('times out a read that never answers, and retries [R-READ-BACKOFF]', async () => {
     const t = setup({ requestTimeoutMs: 1_000 })
     await settle()
     expect(t.server.pendingReads()).toBe(1)
@@ -92,7 +92,7 @@ describe('reads (spec: "Each successful read replaces the recovered transcript. 
     t.session.dispose()
   })
 
-  it('backs off further on each failure, up to the bound', async () => {
+  it('backs off further on each failure, up to the bound [R-READ-BACKOFF]', async () => {
     const t = setup({ retry: { baseMs: 100, maxMs: 400 } })
     const gaps: number[] = []
     for (let i = 0; i < 5; i++) {
@@ -114,7 +114,7 @@ describe('reads (spec: "Each successful read replaces the recovered transcript. 
     t.session.dispose()
   })
 
-  it('retries a failed read a few times even when nothing runs, so a passing fault heals', async () => {
+  it('retries a failed read a few times even when nothing runs, so a passing fault heals [R-READ-BACKOFF]', async () => {
     const t = setup({ retry: { baseMs: 100, maxMs: 100 } })
     t.server.answerRead(empty)
     await settle()
@@ -133,7 +133,7 @@ describe('reads (spec: "Each successful read replaces the recovered transcript. 
     t.session.dispose()
   })
 
-  it('gives up after three idle retries: no endless reads for a thread where nothing runs', async () => {
+  it('gives up after three idle retries: no endless reads for a thread where nothing runs [R-READ-BACKOFF]', async () => {
     const t = setup({ retry: { baseMs: 100, maxMs: 100 } })
     t.server.answerRead(empty)
     await settle()
@@ -150,7 +150,7 @@ describe('reads (spec: "Each successful read replaces the recovered transcript. 
     t.session.dispose()
   })
 
-  it('404 says the thread is not readable, with no transcript and no retry storm', async () => {
+  it('404 says the thread is not readable, with no transcript and no retry storm [R-READ-404]', async () => {
     const t = setup()
     t.server.answerRead({ status: 404, body: { code: 404, message: 'Not found' } })
     await settle()
@@ -167,7 +167,7 @@ describe('reads (spec: "Each successful read replaces the recovered transcript. 
 })
 
 describe('ordering', () => {
-  it('keeps at most one read in flight and one queued: a burst of 100 notifications makes two reads', async () => {
+  it('keeps at most one read in flight and one queued: a burst of 100 notifications makes two reads [R-READ-COALESCE R-READ-BATCHES]', async () => {
     const t = setup()
     t.server.answerRead(running('A'))
     await settle()
@@ -183,7 +183,7 @@ describe('ordering', () => {
     t.session.dispose()
   })
 
-  it('spaces reads at least minReadIntervalMs apart: a burst against a fast server still makes two', async () => {
+  it('spaces reads at least minReadIntervalMs apart: a burst against a fast server still makes two [R-READ-COALESCE]', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
     const t = setup({ minReadIntervalMs: 250 })
     t.server.answerRead(running('A'))
@@ -209,7 +209,7 @@ describe('ordering', () => {
     t.session.dispose()
   })
 
-  it('defers reads while its own live stream is open, then reads once', async () => {
+  it('defers reads while its own live stream is open, then reads once [R-READ-DEFER-OWN]', async () => {
     const t = setup()
     const { stream } = await startLiveTurn(t)
     for (let i = 0; i < 10; i++) t.push.updated('e1')
@@ -223,7 +223,7 @@ describe('ordering', () => {
     t.session.dispose()
   })
 
-  it('never lets a lagging snapshot shrink what this tab already showed', async () => {
+  it('never lets a lagging snapshot shrink what this tab already showed [R-READ-NEVER-SHRINKS]', async () => {
     const t = setup()
     const { stream } = await startLiveTurn(t, 'Q', { type: 'text-delta', id: 't', delta: 'ABCDEF' })
     stream.close() // cut
@@ -239,7 +239,7 @@ describe('ordering', () => {
     t.session.dispose()
   })
 
-  it('a disposed session (thread switch) ignores late answers', async () => {
+  it('a disposed session (thread switch) ignores late answers [R-LIFECYCLE-THREAD-SWITCH]', async () => {
     const t = setup()
     await settle()
     const before = t.session.getState()
@@ -250,7 +250,7 @@ describe('ordering', () => {
   })
 })
 
-describe('following (spec: "It follows later agentExecutionUpdated notifications with fresh history reads")', () => {
+describe('following (spec: "It follows later agentExecutionUpdated notifications with fresh history reads") [R-READ-ON-PUSH]', () => {
   it('reads on a notification for this thread only', async () => {
     const t = setup()
     t.server.answerRead(running('A'))
@@ -264,7 +264,7 @@ describe('following (spec: "It follows later agentExecutionUpdated notifications
     t.session.dispose()
   })
 
-  it('reads when the push channel connects after a read, and when it reconnects', async () => {
+  it('reads when the push channel connects after a read, and when it reconnects [R-READ-SIGNALS]', async () => {
     const t = setup()
     t.server.answerRead(running('A'))
     await settle()
@@ -281,7 +281,7 @@ describe('following (spec: "It follows later agentExecutionUpdated notifications
     t.session.dispose()
   })
 
-  it('a channel that connects while the first read is in flight costs one read behind it (coalesced)', async () => {
+  it('a channel that connects while the first read is in flight costs one read behind it (coalesced) [R-READ-SIGNALS R-READ-COALESCE]', async () => {
     const t = setup()
     t.push.connection(true)
     t.push.connection(false)
@@ -298,7 +298,7 @@ describe('following (spec: "It follows later agentExecutionUpdated notifications
     t.session.dispose()
   })
 
-  it('reads when the page becomes visible or the browser comes back online', async () => {
+  it('reads when the page becomes visible or the browser comes back online [R-READ-SIGNALS]', async () => {
     let resume: () => void = () => {}
     const t = setup({ resumeSignal: (callback) => ((resume = callback), () => {}) })
     t.server.answerRead(running('A'))
@@ -309,7 +309,7 @@ describe('following (spec: "It follows later agentExecutionUpdated notifications
     t.session.dispose()
   })
 
-  it('polls with backoff while a turn runs and no push channel is connected, and stops once it ended', async () => {
+  it('polls with backoff while a turn runs and no push channel is connected, and stops once it ended [R-READ-POLL]', async () => {
     const t = setup({ push: false, poll: { baseMs: 1_000, maxMs: 4_000 } })
     t.server.answerRead(running('A'))
     await settle()
@@ -329,7 +329,7 @@ describe('following (spec: "It follows later agentExecutionUpdated notifications
     t.session.dispose()
   })
 
-  it('does not poll while push is connected', async () => {
+  it('does not poll while push is connected [R-READ-POLL]', async () => {
     const t = setup()
     t.server.answerRead(running('A'))
     await settle()
@@ -344,7 +344,7 @@ describe('following (spec: "It follows later agentExecutionUpdated notifications
 })
 
 describe('lifecycle', () => {
-  it('leaves no timer, listener or stream behind after dispose', async () => {
+  it('leaves no timer, listener or stream behind after dispose [R-LIFECYCLE-DISPOSE]', async () => {
     const t = setup()
     t.server.answerRead(running('A'))
     await settle()
@@ -356,7 +356,7 @@ describe('lifecycle', () => {
     expect(vi.getTimerCount()).toBe(0)
   })
 
-  it('after dispose, the client gives a fresh session for the thread', () => {
+  it('after dispose, the client gives a fresh session for the thread [R-LIFECYCLE-DISPOSE]', () => {
     const t = setup()
     t.session.dispose()
     const next = t.client.session({ projectId: 'p1', agentId: 'a1', threadId: 't1' })
@@ -365,7 +365,7 @@ describe('lifecycle', () => {
     next.dispose()
   })
 
-  it('goes quiet after its last subscriber leaves, and reads again on return', async () => {
+  it('goes quiet after its last subscriber leaves, and reads again on return [R-LIFECYCLE-QUIET]', async () => {
     const t = setup()
     t.server.answerRead(empty)
     await settle()
@@ -380,7 +380,7 @@ describe('lifecycle', () => {
     t.session.dispose()
   })
 
-  it('a resubscription within the linger (StrictMode) neither reads nor reconnects again', async () => {
+  it('a resubscription within the linger (StrictMode) neither reads nor reconnects again [R-LIFECYCLE-QUIET]', async () => {
     const t = setup()
     t.server.answerRead(empty)
     await settle()
@@ -394,7 +394,7 @@ describe('lifecycle', () => {
   })
 })
 
-describe('a wrong URL is not a missing thread (issue 14)', () => {
+describe('a wrong URL is not a missing thread (issue 14) [R-READ-WRONG-URL]', () => {
   it.each([
     ['an HTML page', { status: 404, body: '<!DOCTYPE html><pre>Cannot GET /x</pre>' }],
     [

@@ -45,7 +45,7 @@ function expectStopOf(t: ReturnType<typeof setup>, executionId: string) {
 }
 
 describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded state determines completion.")', () => {
-  it('names the running execution, goes stopping, and completes only when the record says so', async () => {
+  it('names the running execution, goes stopping, and completes only when the record says so [R-STOP-BY-ID R-STOP-RECORD]', async () => {
     const t = setup()
     t.server.answerRead(running('e1'))
     await settle()
@@ -72,7 +72,7 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
     t.session.dispose()
   })
 
-  it('sends one request however often it is pressed', async () => {
+  it('sends one request however often it is pressed [R-STOP-ONE-REQUEST]', async () => {
     const t = setup()
     t.server.answerRead(running('e1'))
     await settle()
@@ -88,7 +88,7 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
     t.session.dispose()
   })
 
-  it('cancelRequested false returns to following', async () => {
+  it('cancelRequested false returns to following [R-STOP-ANSWER]', async () => {
     const t = setup()
     t.server.answerRead(running('e1'))
     await settle()
@@ -100,7 +100,7 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
     t.session.dispose()
   })
 
-  it('repeated Stops share one request, also once it was accepted and the record lags', async () => {
+  it('repeated Stops share one request, also once it was accepted and the record lags [R-STOP-ONE-REQUEST]', async () => {
     const t = setup()
     t.server.answerRead(running('e1'))
     await settle()
@@ -119,7 +119,7 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
     t.session.dispose()
   })
 
-  it('a late Stop names the execution it was asked for, never a later one', async () => {
+  it('a late Stop names the execution it was asked for, never a later one [R-STOP-LATE]', async () => {
     const t = setup()
     t.server.answerRead(running('e1'))
     await settle()
@@ -134,7 +134,7 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
     t.session.dispose()
   })
 
-  it('a Stop asked before execution-started is held until it arrives, then names it', async () => {
+  it('a Stop asked before execution-started is held until it arrives, then names it [R-STOP-HELD]', async () => {
     const t = setup()
     const { result } = await stopBeforeAcceptance(t)
     expect(t.session.getState().status).toBe('stopping')
@@ -148,7 +148,7 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
     t.session.dispose()
   })
 
-  it('a Stop held for a message whose stream was cut is dropped: it never takes the execution a read names', async () => {
+  it('a Stop held for a message whose stream was cut is dropped: it never takes the execution a read names [R-STOP-HELD-DROPPED]', async () => {
     const t = setup()
     const { result } = await stopBeforeAcceptance(t)
     const stream = t.server.openStream()
@@ -166,7 +166,7 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
     t.session.dispose()
   })
 
-  it('a Stop held for a message the server never took ends when the record shows nothing runs', async () => {
+  it('a Stop held for a message the server never took ends when the record shows nothing runs [R-STOP-HELD-DROPPED]', async () => {
     const t = setup()
     const { result } = await stopBeforeAcceptance(t)
     t.server.failPost('network-error')
@@ -179,7 +179,7 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
     t.session.dispose()
   })
 
-  it('a held Stop gives up after its bounded wait and recovers from history', async () => {
+  it('a held Stop gives up after its bounded wait and recovers from history [R-STOP-HELD]', async () => {
     const t = setup({ stopWaitMs: 2_000 })
     t.server.answerRead(empty)
     await settle()
@@ -194,7 +194,7 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
     t.session.dispose()
   })
 
-  it('cancels a suspended turn with no running execution through its run', async () => {
+  it('cancels a suspended turn with no running execution through its run [R-STOP-SUSPENDED]', async () => {
     const t = setup()
     t.server.answerRead(
       snapshot(finishedTurn('e1', 'Pay', 'Waiting'), null, [{ toolCallId: 'c1', runId: 'run-1' }]),
@@ -211,7 +211,7 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
     t.session.dispose()
   })
 
-  it('with nothing running, sends nothing', async () => {
+  it('with nothing running, sends nothing [R-STOP-NOTHING]', async () => {
     const t = setup()
     t.server.answerRead(empty)
     await settle()
@@ -220,7 +220,7 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
     t.session.dispose()
   })
 
-  it('a failed Stop reports a typed error and keeps following', async () => {
+  it('a failed Stop reports a typed error and keeps following [R-STOP-FAILED]', async () => {
     const t = setup()
     t.server.answerRead(running('e1'))
     await settle()
@@ -235,7 +235,7 @@ describe('Stop (spec: "Stop uses DELETE .../executions/:executionId ... Recorded
     t.session.dispose()
   })
 
-  it('stops its own live turn: the stream ends, then the record completes it', async () => {
+  it('stops its own live turn: the stream ends, then the record completes it [R-STOP-OWN]', async () => {
     const t = setup()
     const { stream } = await startLiveTurn(t, 'Q', { type: 'text-delta', id: 't', delta: 'Part' })
     const result = t.session.stop()

@@ -13,7 +13,7 @@ import {
 
 const startTurn = (t: ReturnType<typeof setup>) => startLiveTurn(t, 'Hello')
 
-describe('live stream (spec: "The original connection receives live SSE events")', () => {
+describe('live stream (spec: "The original connection receives live SSE events") [R-LIVE-STREAM]', () => {
   it('posts once, becomes the execution of execution-started, and streams into snapshot-shaped messages', async () => {
     const t = setup()
     const { result, stream } = await startTurn(t)
@@ -79,7 +79,7 @@ describe('live stream (spec: "The original connection receives live SSE events")
     t.session.dispose()
   })
 
-  it('clears the draft when the turn is accepted, not before', async () => {
+  it('clears the draft when the turn is accepted, not before [R-DRAFT-ACCEPTED]', async () => {
     const t = setup()
     t.server.answerRead(empty)
     await settle()
@@ -93,7 +93,7 @@ describe('live stream (spec: "The original connection receives live SSE events")
     t.session.dispose()
   })
 
-  it('keeps a draft typed while the message was being posted', async () => {
+  it('keeps a draft typed while the message was being posted [R-DRAFT-ACCEPTED]', async () => {
     const t = setup()
     t.server.answerRead(empty)
     await settle()
@@ -107,7 +107,7 @@ describe('live stream (spec: "The original connection receives live SSE events")
     t.session.dispose()
   })
 
-  it('does not copy recorded messages per delta', async () => {
+  it('does not copy recorded messages per delta [R-READ-IDENTITY]', async () => {
     const t = setup()
     t.server.answerRead(snapshot(finishedTurn('e0', 'Before', 'Earlier answer')))
     await settle()
@@ -129,7 +129,7 @@ describe('live stream (spec: "The original connection receives live SSE events")
     t.session.dispose()
   })
 
-  it('resumes a suspension as a new execution with no user message', async () => {
+  it('resumes a suspension as a new execution with no user message [R-RECOVER-SUSPENDED]', async () => {
     const t = setup()
     const suspended = snapshot(finishedTurn('e1', 'Pay', 'Waiting'), null, [
       { toolCallId: 'c1', runId: 'run-1' },
@@ -166,8 +166,8 @@ describe('live stream (spec: "The original connection receives live SSE events")
   })
 })
 
-describe('cut streams (spec: "The client does not submit the message or resume request again")', () => {
-  it('recovers from history when the stream closes without a terminal event', async () => {
+describe('cut streams (spec: "The client does not submit the message or resume request again") [R-POST-ONCE]', () => {
+  it('recovers from history when the stream closes without a terminal event [R-RECOVER-CUT R-RECOVER-READ]', async () => {
     const t = setup()
     const { stream } = await startTurn(t)
     stream.send({ type: 'text-delta', id: 't', delta: 'Partial' })
@@ -209,7 +209,7 @@ describe('cut streams (spec: "The client does not submit the message or resume r
     t.session.dispose()
   })
 
-  it('recovers when the stream fails mid-read', async () => {
+  it('recovers when the stream fails mid-read [R-RECOVER-CUT]', async () => {
     const t = setup()
     const { stream } = await startTurn(t)
     stream.send({ type: 'text-delta', id: 't', delta: 'Par' })
@@ -222,7 +222,7 @@ describe('cut streams (spec: "The client does not submit the message or resume r
     t.session.dispose()
   })
 
-  it('skips a malformed event, reports it once and keeps the stream open (row i)', async () => {
+  it('skips a malformed event, reports it once and keeps the stream open (row i) [R-STREAM-NEVER-CLOSED]', async () => {
     const warnings: string[] = []
     const t = setup({ onWarning: (message) => warnings.push(message) })
     const { stream } = await startTurn(t)
@@ -241,7 +241,7 @@ describe('cut streams (spec: "The client does not submit the message or resume r
     t.session.dispose()
   })
 
-  it('skips unknown events and keeps streaming', async () => {
+  it('skips unknown events and keeps streaming [R-STREAM-NEVER-CLOSED]', async () => {
     const t = setup()
     const { stream } = await startTurn(t)
     stream.raw('data: {"type":"source-url","url":"x"}\n\n:ping\n\n')
@@ -254,7 +254,7 @@ describe('cut streams (spec: "The client does not submit the message or resume r
     t.session.dispose()
   })
 
-  it('a POST that got no answer is not sent again; the record says whether it was taken', async () => {
+  it('a POST that got no answer is not sent again; the record says whether it was taken [R-POST-NO-ANSWER]', async () => {
     const t = setup()
     t.server.answerRead(empty)
     await settle()
@@ -277,7 +277,7 @@ describe('cut streams (spec: "The client does not submit the message or resume r
     t.session.dispose()
   })
 
-  it('an in-band error ends the turn with the error recorded on the message', async () => {
+  it('an in-band error ends the turn with the error recorded on the message [R-WIRE-TERMINAL R-SERVER-STATUSES]', async () => {
     const t = setup()
     const { stream } = await startTurn(t)
     stream.send({ type: 'error', message: 'Model failed', errorCode: 'agent_misconfigured' })

@@ -53,7 +53,7 @@ function ours(chunks: string[]): string[] {
 }
 
 describe('createSseParser', () => {
-  it('dispatches what eventsource-parser dispatches, however the stream is cut', () => {
+  it('dispatches what eventsource-parser dispatches, however the stream is cut [R-WIRE-SSE-READER]', () => {
     fc.assert(
       fc.property(
         stream,
@@ -67,7 +67,7 @@ describe('createSseParser', () => {
     )
   })
 
-  it('reads the usual framing, comments and multi-line data', () => {
+  it('reads the usual framing, comments and multi-line data [R-WIRE-SSE-FRAMING]', () => {
     const parser = createSseParser()
     expect(parser.feed(': ok\n\ndata: {"a":1}\n\nevent: x\nid: 7\ndata: a\ndata:b\n\n')).toEqual([
       '{"a":1}',
@@ -77,14 +77,14 @@ describe('createSseParser', () => {
     expect(parser.feed('event: y\n\ndata:\n\n')).toEqual([''])
   })
 
-  it('joins a CRLF split across two chunks into one line end', () => {
+  it('joins a CRLF split across two chunks into one line end [R-WIRE-SSE-FRAMING]', () => {
     const parser = createSseParser()
     expect(parser.feed('data: a\r')).toEqual([])
     expect(parser.feed('\n\r\ndata: b\r\n\r')).toEqual(['a'])
     expect(parser.feed('\n')).toEqual(['b'])
   })
 
-  it('drops an event the stream ends before its blank line', async () => {
+  it('drops an event the stream ends before its blank line [R-WIRE-SSE-FRAMING]', async () => {
     const bytes = new TextEncoder().encode('data: one\n\ndata: two\n')
     const body = new ReadableStream<Uint8Array>({
       start(controller) {

@@ -34,7 +34,7 @@ function tab(relay: TabRelay | false) {
 }
 
 describe('other tabs follow live (BroadcastChannel relay)', () => {
-  it('a second tab follows the first tab’s turn token by token, then the record replaces it', async () => {
+  it('a second tab follows the first tab’s turn token by token, then the record replaces it [R-TABS-LIVE R-READ-REPLACES]', async () => {
     const tabs = createTabs()
     const first = tab(tabs.relay())
     const second = tab(tabs.relay())
@@ -79,7 +79,7 @@ describe('other tabs follow live (BroadcastChannel relay)', () => {
     second.session.dispose()
   })
 
-  it('a tab that joins mid-turn asks for the whole turn and continues from there', async () => {
+  it('a tab that joins mid-turn asks for the whole turn and continues from there [R-TABS-JOIN]', async () => {
     const tabs = createTabs()
     const first = tab(tabs.relay())
     first.server.answerRead(empty)
@@ -114,7 +114,7 @@ describe('other tabs follow live (BroadcastChannel relay)', () => {
     late.session.dispose()
   })
 
-  it('without a relay the second tab converges through reads alone', async () => {
+  it('without a relay the second tab converges through reads alone [R-TABS-NO-RELAY]', async () => {
     const second = tab(false)
     second.server.answerRead(
       snapshot(

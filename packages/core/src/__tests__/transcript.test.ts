@@ -48,7 +48,7 @@ const liveTurn = fc.option(
   ),
 )
 
-describe('composeTranscript', () => {
+describe('composeTranscript [R-READ-NEVER-SHRINKS]', () => {
   it('puts live turns where the filtering version did', () => {
     fc.assert(
       fc.property(

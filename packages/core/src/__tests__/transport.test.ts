@@ -16,7 +16,7 @@ function hangingFetch() {
   return { fetch, signals }
 }
 
-describe('transport', () => {
+describe('transport [R-WIRE-CREDENTIALS]', () => {
   it('passes the caller’s cancellation on to the request (TanStack Query cancelling a read)', async () => {
     const { fetch, signals } = hangingFetch()
     const timers = { setTimeout: vi.fn(() => 1), clearTimeout: vi.fn(), now: () => 0 }
@@ -82,7 +82,7 @@ describe('readTurnStream (the hot path)', () => {
     `data: ${typeof value === 'string' ? value : JSON.stringify(value)}\n\n`
   const delta = (id: string, text: string, type = 'text-delta') => sse({ type, id, delta: text })
 
-  it('joins the consecutive deltas of a stream into one event per chunk, skipping what it reports', async () => {
+  it('joins the consecutive deltas of a stream into one event per chunk, skipping what it reports [R-WIRE-ONE-PARSE]', async () => {
     const batches: TurnEvent[][] = []
     const warnings: string[] = []
     const end = await readTurnStream(
@@ -117,7 +117,7 @@ describe('readTurnStream (the hot path)', () => {
     ])
   })
 
-  it('keeps only the contract’s fields of a delta, and reports a malformed one', async () => {
+  it('keeps only the contract’s fields of a delta, and reports a malformed one [R-WIRE-EVENTS]', async () => {
     const batches: TurnEvent[][] = []
     const warnings: string[] = []
     await readTurnStream(
@@ -140,7 +140,7 @@ describe('readTurnStream (the hot path)', () => {
   })
 })
 
-describe('readTurnStream: one JSON.parse per chunk where that is safe', () => {
+describe('readTurnStream: one JSON.parse per chunk where that is safe [R-WIRE-ONE-PARSE]', () => {
   const segment = fc.oneof(
     fc
       .string({ maxLength: 6 })

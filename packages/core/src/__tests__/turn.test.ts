@@ -22,7 +22,7 @@ const child = (chunk: Extract<TurnEvent, { type: 'subagent-chunk' }>['chunk']): 
   chunk,
 })
 
-describe('live turns, shaped like the record', () => {
+describe('live turns, shaped like the record [R-LIVE-STREAM R-WIRE-NO-STREAM-IDS]', () => {
   it('opens with the person message and an empty running answer', () => {
     expect(begin()).toMatchObject({
       user: {
@@ -85,7 +85,7 @@ describe('live turns, shaped like the record', () => {
     ])
   })
 
-  it('ends on done, error and tool-call-suspended', () => {
+  it('ends on done, error and tool-call-suspended [R-WIRE-TERMINAL]', () => {
     expect(apply(begin(), { type: 'done' })).toMatchObject({
       ended: true,
       assistant: { executionStatus: 'success' },
@@ -117,7 +117,7 @@ describe('live turns, shaped like the record', () => {
   })
 })
 
-describe('delegations (spec: "Child text and reasoning share the existing 4,000-character limit for each delegation")', () => {
+describe('delegations (spec: "Child text and reasoning share the existing 4,000-character limit for each delegation") [R-DELEGATION-BUDGET]', () => {
   it('caps child text and reasoning together at the budget, cutting the delta that crosses it, and flags truncated', () => {
     const turn = apply(
       begin(),
@@ -170,7 +170,7 @@ describe('delegations (spec: "Child text and reasoning share the existing 4,000-
     })
   })
 
-  it('flags the same delegation truncated when it is recovered from the record', () => {
+  it('flags the same delegation truncated when it is recovered from the record [R-DELEGATION-TRUNCATED]', () => {
     const recorded = snapshot([
       assistantMessage('e1', [
         {
@@ -198,7 +198,7 @@ describe('delegations (spec: "Child text and reasoning share the existing 4,000-
   })
 })
 
-describe('batches (one network chunk at a time)', () => {
+describe('batches (one network chunk at a time) [R-FOLD-ONE R-WIRE-ONE-PARSE]', () => {
   const event = fc.oneof(
     fc.record({
       type: fc.constantFrom('text-delta' as const, 'reasoning-delta' as const),

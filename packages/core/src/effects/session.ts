@@ -1,5 +1,12 @@
 import { createStore, type StoreApi } from 'zustand/vanilla'
-import type { Command, EngineAction, EngineState, StopResult, SubmitResult } from '../engine/model'
+import type {
+  Command,
+  EngineAction,
+  EngineState,
+  StopResult,
+  SubmitResult,
+  TurnEnding,
+} from '../engine/model'
 import { initialEngineState, reduce, snapshotAction } from '../engine/reduce'
 import { nextDeadline, nextRead } from '../engine/schedule'
 import { selectSessionState, type SessionState } from '../engine/select'
@@ -12,6 +19,15 @@ import { createAlarm, type Alarm } from './alarm'
 import type { ReadonlyStore, SessionContext } from './context'
 import { createHistoryQuery, type HistoryQuery } from './historyQuery'
 import { lingering, type Lingering } from './linger'
+
+/** One step through the reducer, as `session.inspect` shows it. */
+export interface InspectedStep {
+  action: EngineAction
+  /** When it happened (ms since the epoch). */
+  at: number
+  commands: readonly Command[]
+  state: EngineState
+}
 
 /**
  * One thread, followed: the recovery engine of the specification. It decides nothing: every
@@ -41,6 +57,8 @@ export class PreviewChatSession {
   /** Outcomes owed to `submit()`, `resume()` and `stop()` calls, by request id. */
   readonly #owed = new Map<number, (result: never) => void>()
   #requests = 0
+  readonly #endings = new Set<(ending: TurnEnding) => void>()
+  readonly #inspectors = new Set<(entry: InspectedStep) => void>()
   /** Actions dispatched while commands are performed wait their turn, so order is kept. */
   readonly #queue: EngineAction[] = []
   #dispatching = false
@@ -156,6 +174,25 @@ export class PreviewChatSession {
   stop = (): Promise<StopResult> =>
     this.#ask((request) => ({ type: 'stop-requested', request, at: this.#now() }))
 
+  /**
+   * Calls `listener` once for each turn this tab saw running (its own, another tab's, one
+   * recovered after a reload) when the record shows how it ended; never for a turn that had
+   * ended before this tab looked. Returns the function that stops listening.
+   */
+  onTurnEnd = (listener: (ending: TurnEnding) => void): (() => void) => {
+    this.#endings.add(listener)
+    return () => void this.#endings.delete(listener)
+  }
+
+  /**
+   * Devtools: `listener` sees every action through the reducer, with the time, the commands it
+   * returned and the state after it. Costs nothing while nobody inspects.
+   */
+  inspect = (listener: (entry: InspectedStep) => void): (() => void) => {
+    this.#inspectors.add(listener)
+    return () => void this.#inspectors.delete(listener)
+  }
+
   /** Forgets the last failed action's `error` (e.g. once the person dismissed its banner). */
   clearError = (): void => {
     this.#dispatch({ type: 'error-cleared' })
@@ -211,6 +248,10 @@ export class PreviewChatSession {
       for (let next = this.#queue.shift(); next; next = this.#queue.shift()) {
         const { state, commands } = reduce(this.#engine.getState(), next, this.#ctx.config)
         this.#engine.setState(state, true)
+        if (this.#inspectors.size > 0) {
+          const entry = { action: next, at: this.#ctx.now(), commands, state }
+          for (const inspector of this.#inspectors) inspector(entry)
+        }
         for (const command of commands) this.#perform(command)
       }
     } finally {
@@ -275,6 +316,15 @@ export class PreviewChatSession {
         return this.#settle(command.request, command.result)
       case 'settle-stop':
         for (const request of command.requests) this.#settle(request, command.result)
+        return
+      case 'turn-ended':
+        for (const listener of this.#endings) {
+          try {
+            listener(command.ending)
+          } catch (cause) {
+            this.#ctx.warn(`An onTurnEnd listener threw: ${String(cause)}`)
+          }
+        }
         return
       case 'warn':
         return this.#ctx.warn(command.message)

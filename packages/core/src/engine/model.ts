@@ -8,7 +8,7 @@ import type { ThreadKey } from '../wire/contract/ids'
 import type { PreviewChatError } from '../wire/contract/errors'
 import type { PushMessage } from '../wire/contract/push'
 import type { TurnRequest } from '../wire/contract/rest'
-import type { HistorySnapshot } from '../wire/contract/snapshot'
+import type { HistorySnapshot, Message } from '../wire/contract/snapshot'
 import type { LiveTurn } from './fold'
 import type { RelayMessage } from './relay'
 
@@ -40,6 +40,21 @@ export type SubmitResult =
   | { outcome: 'busy' }
   /** Not accepted (or not confirmed in time); the draft is kept. `error.code` says why. */
   | { outcome: 'failed'; error: PreviewChatError }
+
+/**
+ * How a turn this tab saw running ended, as the record says (spec: "Recorded state determines
+ * completion"): reported once per turn to `session.onTurnEnd` listeners (the hook's `onFinish`
+ * and `onError`), never for a turn that had ended before this tab looked.
+ */
+export interface TurnEnding {
+  executionId: string
+  /** `suspended`: it ended waiting for a person (`openSuspensions`). */
+  status: 'success' | 'error' | 'cancelled' | 'interrupted' | 'suspended'
+  /** The turn's recorded messages: the person's (none for a resume) and the answer. */
+  messages: Message[]
+  /** For `error`: the recorded failure, as `agent_error`. */
+  error: PreviewChatError | null
+}
 
 /** The outcome of `stop()`. `cancelRequested: true` means accepted, not ended: the record says when. */
 export interface StopResult {
@@ -178,6 +193,8 @@ export interface EngineState {
    * still lists them until it catches up, and they must not be answered twice.
    */
   answered: readonly string[]
+  /** Executions this tab saw running whose ending it has not reported yet (`TurnEnding`). */
+  watching: readonly string[]
   /** This tab lost track of its own turn (a cut stream, no answer): cleared by a fresh read. */
   cut: boolean
   draft: string
@@ -262,6 +279,8 @@ export type Command =
   | { type: 'store-draft'; draft: string }
   | { type: 'settle-submit'; request: number; result: SubmitResult }
   | { type: 'settle-stop'; requests: readonly number[]; result: StopResult }
+  /** A turn this tab saw running ended (the record says how). */
+  | { type: 'turn-ended'; ending: TurnEnding }
   /** Report a protocol oddity (once per message, by the client). */
   | { type: 'warn'; message: string }
 

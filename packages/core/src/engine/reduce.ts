@@ -43,6 +43,7 @@ export function initialEngineState(init: {
     postingHolds: {},
     silent: null,
     answered: [],
+    watching: [],
     cut: false,
     draft: init.draft ?? '',
     error: null,

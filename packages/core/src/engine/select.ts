@@ -25,7 +25,12 @@ export interface SessionState {
    * act on it is `canStop`.
    */
   isRunning: boolean
-  /** The gate: nothing runs, the thread's state is known, and the draft has text. */
+  /**
+   * The thread may take a message now: nothing runs or is on its way (here or in another tab),
+   * and its state is known. What a UI kit's send button needs when its composer owns the text.
+   */
+  canSend: boolean
+  /** `canSend`, and the draft has text: `submit()` without an argument would send. */
   canSubmit: boolean
   draft: string
   /** The last failed action (submit, Stop, an in-band turn error such as `turn_already_running`). */
@@ -101,6 +106,7 @@ export function selectSessionState(
         : suspensions,
     activeExecutionId: active,
     isRunning: (status !== 'idle' && status !== 'recovering') || active !== null,
+    canSend: status === 'idle',
     canSubmit: status === 'idle' && state.draft.trim().length > 0,
     draft: state.draft,
     error: state.error,

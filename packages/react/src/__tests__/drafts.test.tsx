@@ -5,7 +5,7 @@ import { mountChat, setupChat, tabClient, thread } from './harness'
 const chat = setupChat({ deltaMs: 2, snapshotMs: 10 })
 const until = { timeout: 4_000 }
 
-describe('the draft survives a reload (no peer does this)', () => {
+describe('the draft survives a reload (no peer does this) [R-DRAFT-RELOAD]', () => {
   it('is saved per thread, restored on mount, and cleared when its turn is accepted', async () => {
     const key = thread()
     const before = mountChat(key)
@@ -25,7 +25,7 @@ describe('the draft survives a reload (no peer does this)', () => {
     expect(Object.keys(sessionStorage)).toEqual([])
   })
 
-  it('is kept when the submission is busy', async () => {
+  it('is kept when the submission is busy [R-DRAFT-KEPT]', async () => {
     const seeded = await chat.mock.seed.runningTurn()
     const tab = mountChat(seeded.key)
     await waitFor(() => expect(tab.chat().status).toBe('following'), until)
@@ -39,7 +39,7 @@ describe('the draft survives a reload (no peer does this)', () => {
     seeded.turn.release()
   })
 
-  it('is kept on turn_already_running, and the tab then follows the running turn', async () => {
+  it('is kept on turn_already_running, and the tab then follows the running turn [R-DRAFT-KEPT R-GATE-CONFLICT]', async () => {
     const seeded = await chat.mock.seed.thread({ messages: ['earlier'] })
     // This tab hears nothing (no push, slow polling), so it does not know a turn started.
     const tab = mountChat(
@@ -60,7 +60,7 @@ describe('the draft survives a reload (no peer does this)', () => {
     running.turn.release()
   })
 
-  it('is kept when the submission fails', async () => {
+  it('is kept when the submission fails [R-DRAFT-KEPT R-GATE-REFUSED]', async () => {
     const key = thread()
     const tab = mountChat(key, tabClient('carol')) // read-only user: POST answers 403
     await waitFor(() => expect(tab.chat().status).toBe('idle'), until)

@@ -6,7 +6,7 @@ const chat = setupChat({ deltaMs: 2, snapshotMs: 10 })
 const until = { timeout: 4_000 }
 const inspect = () => chat.mock.backend.inspect
 
-describe('StrictMode (the peers’ double resume, vitest/ai #13863)', () => {
+describe('StrictMode (the peers’ double resume, vitest/ai #13863) [R-LIFECYCLE-STRICT]', () => {
   it('posts once, opens one push subscription and reads once per trigger', async () => {
     const client = tabClient('alice', { lingerMs: 50 })
     const { Probe, chat: api } = createProbe()
@@ -36,7 +36,7 @@ describe('StrictMode (the peers’ double resume, vitest/ai #13863)', () => {
 })
 
 describe('unmounting', () => {
-  it('stops reading mid-stream without cancelling; remounting recovers the finished turn', async () => {
+  it('stops reading mid-stream without cancelling; remounting recovers the finished turn [R-TURN-SURVIVES R-LIFECYCLE-QUIET]', async () => {
     const client = tabClient()
     const key = thread()
     const first = createProbe()
@@ -81,7 +81,7 @@ describe('unmounting', () => {
   })
 })
 
-describe('thread switch', () => {
+describe('thread switch [R-LIFECYCLE-THREAD-SWITCH]', () => {
   it('shows nothing of the old thread, and a late answer for it never lands in the new one', async () => {
     const old = await chat.mock.seed.thread({ messages: ['old thread'] })
     const fresh = await chat.mock.seed.thread({ messages: ['new thread'] })

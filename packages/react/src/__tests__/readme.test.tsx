@@ -56,7 +56,7 @@ it('shows the whole answer after the stream was cut, and sends the message once'
 })
 // #endregion
 
-it('is shown verbatim in packages/msw/README.md', () => {
+it('is shown verbatim in packages/msw/README.md [R-MSW-README-RUNS]', () => {
   const here = readFileSync(import.meta.filename, 'utf8')
   const region = /\/\/ #region example: react\n([\s\S]*?)\n\/\/ #endregion/.exec(here)?.[1] ?? ''
   const readme = readFileSync(join(import.meta.dirname, '../../../msw/README.md'), 'utf8')

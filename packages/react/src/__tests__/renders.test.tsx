@@ -37,7 +37,7 @@ const answerText = (messages: Message[]) =>
     .join('')
 
 describe('render frugality (the peers’ re-render storms)', () => {
-  it('streamed deltas reach React at most once per frame; the end of the turn is not delayed', async () => {
+  it('streamed deltas reach React at most once per frame; the end of the turn is not delayed [R-PERF-FRAME]', async () => {
     const frames = manualFrames()
     const client = tabClient()
     const key = thread()
@@ -80,7 +80,7 @@ describe('render frugality (the peers’ re-render storms)', () => {
     expect(answerText(api().messages)).toBe(answerText(record.messages))
   })
 
-  it('a snapshot replace re-renders only the messages that changed', async () => {
+  it('a snapshot replace re-renders only the messages that changed [R-PERF-REPLACE]', async () => {
     const earlier = await chat.mock.seed.thread({ messages: ['one', 'two'] })
     const seeded = await chat.mock.seed.runningTurn({
       threadId: earlier.key.threadId,

@@ -26,7 +26,7 @@ function openTab(key: ReturnType<typeof thread>, relay: boolean) {
 }
 
 describe('other tabs of the same user follow live', () => {
-  it('token by token over BroadcastChannel, with no extra reads; the record then replaces it', async () => {
+  it('token by token over BroadcastChannel, with no extra reads; the record then replaces it [R-TABS-LIVE]', async () => {
     const key = thread()
     const first = openTab(key, true)
     const second = openTab(key, true)
@@ -59,7 +59,7 @@ describe('other tabs of the same user follow live', () => {
     )
   })
 
-  it('without the relay, the second tab still converges through reads', async () => {
+  it('without the relay, the second tab still converges through reads [R-TABS-NO-RELAY]', async () => {
     const key = thread()
     const first = openTab(key, false)
     const second = openTab(key, false)

@@ -21,7 +21,7 @@ async function send(
 }
 
 describe('usePreviewChat over the reference backend', () => {
-  it('streams a turn live, then shows the record; one POST', async () => {
+  it('streams a turn live, then shows the record; one POST [R-LIVE-STREAM]', async () => {
     const key = thread()
     const { statuses, chat: api } = mountChat(key)
     await waitFor(() => expect(api().status).toBe('idle'), until)
@@ -33,7 +33,7 @@ describe('usePreviewChat over the reference backend', () => {
     expect(posts()).toBe(1)
   })
 
-  it('recovers a cut stream from history without posting again', async () => {
+  it('recovers a cut stream from history without posting again [R-RECOVER-READ R-POST-ONCE]', async () => {
     const key = thread()
     const { statuses, chat: api } = mountChat(key)
     await waitFor(() => expect(api().status).toBe('idle'), until)
@@ -52,7 +52,7 @@ describe('usePreviewChat over the reference backend', () => {
     expect(posts()).toBe(1)
   })
 
-  it('keeps the transcript when reads fail, and says so', async () => {
+  it('keeps the transcript when reads fail, and says so [R-READ-KEEPS]', async () => {
     const seeded = await chat.mock.seed.thread({ messages: ['first'] })
     const { chat: api } = mountChat(seeded.key)
     await waitFor(() => expect(api().messages).toHaveLength(2), until)
@@ -63,7 +63,7 @@ describe('usePreviewChat over the reference backend', () => {
     expect(api().messages).toBe(known)
   })
 
-  it('follows a turn it did not start, gated, with the draft editable; Stop ends it', async () => {
+  it('follows a turn it did not start, gated, with the draft editable; Stop ends it [R-TABS-FOLLOW R-TABS-STOP R-DRAFT-EDITABLE]', async () => {
     const seeded = await chat.mock.seed.runningTurn({ message: '/long 40' })
     const { statuses, chat: api } = mountChat(seeded.key)
     await waitFor(() => expect(api().status).toBe('following'), until)
@@ -87,7 +87,7 @@ describe('usePreviewChat over the reference backend', () => {
     expect(posts()).toBe(1) // the seeding POST only
   })
 
-  it('shows a truncated delegation the same live and recovered', async () => {
+  it('shows a truncated delegation the same live and recovered [R-DELEGATION-TRUNCATED]', async () => {
     const seeded = await chat.mock.seed.truncatedDelegation({ chars: 4_500 })
     const { chat: api } = mountChat(seeded.key)
     await waitFor(() => expect(api().messages).toHaveLength(2), until)
@@ -97,7 +97,7 @@ describe('usePreviewChat over the reference backend', () => {
     expect(delegation).toMatchObject({ childTrace: { truncated: true } })
   })
 
-  it('a thread that is not yours is not found, with no transcript', async () => {
+  it('a thread that is not yours is not found, with no transcript [R-SERVER-PRIVATE]', async () => {
     const seeded = await chat.mock.seed.thread({ user: 'alice' })
     const { chat: api } = mountChat(seeded.key, tabClient('bob'))
     await waitFor(() => expect(api().notFound).toBe(true), until)
@@ -111,7 +111,7 @@ describe('usePreviewChat over the reference backend', () => {
     expect(api().status).toBe('recovering')
   })
 
-  it('a new thread the app minted posts newSession without a first read', async () => {
+  it('a new thread the app minted posts newSession without a first read [R-GATE-NEW-THREAD]', async () => {
     const key = thread()
     const { chat: api } = mountChat({ ...key, isNew: true })
     expect(api().canSubmit).toBe(false)

@@ -4,7 +4,7 @@ import { version as domVersion } from 'react-dom'
 import { expect, it } from 'vitest'
 
 // Each React project of vitest.config.ts must really run its React, react-dom included.
-it('runs against the React of its project', () => {
+it('runs against the React of its project [R-REACT-VERSIONS]', () => {
   function Version() {
     return <p>{version.split('.')[0]}</p>
   }

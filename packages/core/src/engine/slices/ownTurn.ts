@@ -18,6 +18,7 @@ import {
   andThen,
   wantRead,
 } from './common'
+import { renameWatched, watch } from './endings'
 import { onOwnTurnAnnounced, onOwnTurnNotTaken, underStop } from './stop'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
@@ -180,7 +181,7 @@ function startOwnTurn(
   // The draft is cleared when its turn is accepted, unless the person has edited it since.
   const draft = own.text !== null && state.draft === own.text ? '' : state.draft
   const next: EngineState = {
-    ...state,
+    ...watch(state, executionId),
     settled: setAside(state),
     live,
     liveAfterRead: state.reads.count,
@@ -223,8 +224,9 @@ function streamed(
   const seq = own.batches + 1
   const folded = applyTurnEvents(live, events, turnOptions(config, action.stampedAt))
   const next = adoptAnnouncedId(folded, events)
+  state = renameWatched(state, live.executionId, next.executionId)
   const batch = (s: EngineState) =>
-    relay(s, { kind: 'events', executionId: live.executionId, seq, events: [...events] })
+    relay(s, { kind: "events", executionId: live.executionId, seq, events: events as TurnEvent[] })
   if (!next.ended) {
     const streaming = {
       ...state,

@@ -9,6 +9,7 @@ import { applyTurnEvents } from '../fold'
 import { parseRelayMessage } from '../relay'
 import { recordSupersedes } from '../transcript'
 import { adoptRecordedId, relay, relayThread, setAside, step, wantRead } from './common'
+import { watch } from './endings'
 import { turnOptions } from './ownTurn'
 import { underStop } from './stop'
 
@@ -59,7 +60,7 @@ export function relayReceived(
         return step(released)
       const replacing = state.live?.executionId !== turn.executionId
       return step({
-        ...released,
+        ...watch(released, turn.executionId),
         settled: replacing ? setAside(state) : state.settled,
         live: turn,
         liveAfterRead: replacing ? state.reads.count : state.liveAfterRead,

@@ -8,17 +8,16 @@ import type { HistorySnapshot } from '../../wire/contract/snapshot'
 import { followsRunning, SILENT_TURN_MAX_AGE_MS } from '../derive'
 import type { LiveTurn } from '../fold'
 import type { EngineAction, EngineConfig, EngineState, Step } from '../model'
-import { recordSupersedes } from '../transcript'
+import { recordedMessage, recordSupersedes } from '../transcript'
 import { adoptRecordedId, andThen, isStandIn, learn, recordedTurn, step } from './common'
+import { renameWatched, reportEndings, unwatch, watch } from './endings'
 import { followUp } from './reads'
 import { stopAfterRecord } from './stop'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
 
-const assistantOf = (snapshot: HistorySnapshot, executionId: string) => {
-  const id = recordedMessageId(executionId, 'assistant')
-  return snapshot.messages.find((message) => message.id === id)
-}
+const assistantOf = (snapshot: HistorySnapshot, executionId: string) =>
+  recordedMessage(snapshot, recordedMessageId(executionId, 'assistant'))
 
 function endedIn(snapshot: HistorySnapshot, executionId: string): boolean {
   const recorded = assistantOf(snapshot, executionId)
@@ -107,9 +106,13 @@ export function applySnapshot(
     server: snapshot.derived ? learn(state.server, false) : state.server,
     silent: silentTurn(state, snapshot, action.at),
   }
+  if (state.live && live && state.live.executionId !== live.executionId)
+    next = renameWatched(next, state.live.executionId, live.executionId)
+  if (live && dropLive && (unconfirmed || endedPerRecord) && !assistantOf(snapshot, live.executionId))
+    next = unwatch(next, live.executionId)
   if (!action.fresh) return step(next)
   next = {
-    ...next,
+    ...watch(next, snapshot.activeExecutionId),
     answered: [],
     synced: true,
     notFound: false,
@@ -117,7 +120,7 @@ export function applySnapshot(
     readError: null,
     lastSyncedAt: action.stampedAt,
   }
-  return andThen(stopAfterRecord(next), (settled) =>
+  return andThen(andThen(stopAfterRecord(next), reportEndings), (settled) =>
     step(action.fromRead ? followUp(settled, action.at, action.random, config) : settled),
   )
 }

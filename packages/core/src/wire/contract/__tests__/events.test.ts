@@ -102,7 +102,7 @@ const valid: TurnEvent[] = [
   { type: 'done', sessionId: 'thread-1', executionId: 'exec-1' },
 ]
 
-describe('parseTurnEvent', () => {
+describe('parseTurnEvent [R-WIRE-EVENTS]', () => {
   it.each(valid.map((event) => [event.type, event] as const))(
     'accepts a valid %s event',
     (_, event) => {
@@ -110,7 +110,7 @@ describe('parseTurnEvent', () => {
     },
   )
 
-  it('accepts the exact turn_already_running line of the wire contract', () => {
+  it('accepts the exact turn_already_running line of the wire contract [R-WIRE-CONFLICT-LINE]', () => {
     const line =
       '{"type":"error","message":"A turn is already running in this conversation.","errorCode":"turn_already_running"}'
     const result = parseTurnEvent(line)
@@ -184,7 +184,7 @@ describe('parseTurnEvent', () => {
   })
 })
 
-describe('isTerminalEvent', () => {
+describe('isTerminalEvent [R-WIRE-TERMINAL]', () => {
   it('is true exactly for done, error and tool-call-suspended', () => {
     const terminal = valid.filter(isTerminalEvent).map((event) => event.type)
     expect(new Set(terminal)).toEqual(new Set(['done', 'error', 'tool-call-suspended']))

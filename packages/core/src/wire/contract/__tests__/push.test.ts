@@ -6,7 +6,7 @@ const message = {
   data: { projectId: 'p1', agentId: 'a1', threadId: 't1', executionId: 'e1' },
 }
 
-describe('parsePushMessage', () => {
+describe('parsePushMessage [R-WIRE-PUSH]', () => {
   it('accepts agentExecutionUpdated', () => {
     expect(parsePushMessage(JSON.stringify(message))).toEqual({ kind: 'message', message })
   })

@@ -8,7 +8,7 @@ import {
   parseStopAnswer,
 } from '../rest'
 
-describe('request bodies', () => {
+describe('request bodies [R-WIRE-REQUEST-BODIES]', () => {
   it.each([
     [{ message: 'Hi' }],
     [{ message: 'Hi', sessionId: 'thread-1' }],
@@ -43,7 +43,7 @@ describe('request bodies', () => {
   })
 })
 
-describe('Stop and cancel answers', () => {
+describe('Stop and cancel answers [R-WIRE-ENVELOPE R-STOP-ANSWER]', () => {
   it.each([[{ cancelRequested: true }], [{ data: { cancelRequested: false } }]])(
     'accepts the Stop answer %j, wrapped or bare',
     (body) => {
@@ -75,7 +75,7 @@ describe('Stop and cancel answers', () => {
   })
 })
 
-describe('REST errors', () => {
+describe('REST errors [R-WIRE-ERRORS]', () => {
   it.each([
     [400, 'bad_request'],
     [401, 'unauthorized'],

@@ -68,12 +68,12 @@ const snapshot: HistorySnapshot = {
   activeExecutionId: 'exec-1',
 }
 
-describe('parseHistorySnapshot', () => {
+describe('parseHistorySnapshot [R-WIRE-SNAPSHOT]', () => {
   it('accepts a bare snapshot with every part type', () => {
     expect(parseHistorySnapshot(snapshot)).toEqual({ success: true, value: snapshot })
   })
 
-  it('accepts the { data } envelope', () => {
+  it('accepts the { data } envelope [R-WIRE-ENVELOPE]', () => {
     expect(parseHistorySnapshot({ data: snapshot })).toEqual({ success: true, value: snapshot })
   })
 
@@ -104,7 +104,7 @@ describe('parseHistorySnapshot', () => {
     ])
   })
 
-  it('strips fields the contract does not name', () => {
+  it('strips fields the contract does not name [R-WIRE-NO-STREAM-IDS]', () => {
     const result = parseHistorySnapshot({
       ...snapshot,
       cursor: 'x',
@@ -165,7 +165,7 @@ describe('parseHistorySnapshot', () => {
     expect(result.error.issues.length).toBeGreaterThan(0)
   })
 
-  it('derives what the released n8n 2.41 leaves out: the active execution and the user statuses', () => {
+  it('derives what the released n8n 2.41 leaves out: the active execution and the user statuses [R-N8N-HISTORY]', () => {
     const assistant = { ...userMessage, id: 'e2:assistant', role: 'assistant', executionId: 'e2' }
     const result = parseHistorySnapshot({
       messages: [
@@ -204,7 +204,7 @@ describe('parseHistorySnapshot', () => {
   })
 })
 
-describe('parseHistorySnapshot with the last read (issue 15, win 1)', () => {
+describe('parseHistorySnapshot with the last read (issue 15, win 1) [R-READ-IDENTITY]', () => {
   /** A fresh copy of the wire body, as every read gets from JSON.parse. */
   const wire = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown
   const read = (reuse: ReturnType<typeof createSnapshotReuse>, value: unknown) => {
@@ -257,7 +257,7 @@ describe('parseHistorySnapshot with the last read (issue 15, win 1)', () => {
     expect(second.messages[1]).toBe(first.messages[1])
   })
 
-  it('keeps the derived copies of the released n8n 2.41 while their status holds', () => {
+  it('keeps the derived copies of the released n8n 2.41 while their status holds [R-N8N-HISTORY]', () => {
     const reuse = createSnapshotReuse()
     const user = { ...userMessage, executionStatus: undefined }
     const running = { ...assistantMessage, executionStatus: 'running' }

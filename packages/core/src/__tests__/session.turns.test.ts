@@ -1,0 +1,154 @@
+/**
+ * What a UI kit needs around the hook: `submit(text)` for a composer that owns its text,
+ * `canSend` for its send button, and each turn's ending once (`onTurnEnd`, the hook's
+ * `onFinish`/`onError`) in every tab that saw it run, never for a turn that ended before it looked.
+ */
+import { describe, expect, it } from 'vitest'
+import type { TurnEnding } from '../index'
+import {
+  assistantMessage,
+  createTabs,
+  empty,
+  finishedTurn,
+  runningTurn,
+  settle,
+  setup,
+  snapshot,
+  startLiveTurn,
+  userMessage,
+  useFakeTimersInEachTest,
+} from './harness'
+
+useFakeTimersInEachTest()
+
+const ended = (status: 'success' | 'error' | 'cancelled' = 'success') =>
+  snapshot([
+    userMessage('e1', 'Q', status),
+    {
+      ...assistantMessage('e1', [{ type: 'text', text: 'Answer' }], status),
+      ...(status === 'error' && { executionError: 'The model failed.' }),
+    },
+  ])
+
+function endings(t: ReturnType<typeof setup>) {
+  const seen: TurnEnding[] = []
+  t.session.onTurnEnd((ending) => seen.push(ending))
+  return seen
+}
+
+describe('submit(text) and canSend', () => {
+  it('sends the text given, leaves the draft alone, and canSend ignores the draft', async () => {
+    const t = setup()
+    t.server.answerRead(empty)
+    await settle()
+    expect(t.session.getState()).toMatchObject({ canSend: true, canSubmit: false, draft: '' })
+    t.session.setDraft('still typing')
+    const sent = t.session.submit('From the composer')
+    expect(t.session.getState()).toMatchObject({ canSend: false, status: 'submitting' })
+    await settle()
+    expect(t.server.requests.at(-1)).toMatchObject({
+      method: 'POST',
+      body: { message: 'From the composer' },
+    })
+    t.server.openStream().send({ type: 'execution-started', executionId: 'e1', sessionId: 't1' })
+    expect(await sent).toMatchObject({ outcome: 'accepted' })
+    expect(t.session.getState().draft).toBe('still typing')
+    t.session.dispose()
+  })
+
+  it('a blank text is refused with invalid_request, nothing sent', async () => {
+    const t = setup()
+    t.server.answerRead(empty)
+    await settle()
+    expect(await t.session.submit('   ')).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'invalid_request' },
+    })
+    expect(t.server.count('POST')).toBe(0)
+    t.session.dispose()
+  })
+})
+
+describe('onTurnEnd: once per turn this tab saw running, as the record ends it', () => {
+  it("this tab's own turn: once, when the record shows it ended, with its messages", async () => {
+    const t = setup()
+    const seen = endings(t)
+    const { stream } = await startLiveTurn(t, 'Q', { type: 'text-delta', id: 'x', delta: 'Answer' })
+    stream.send({ type: 'done' })
+    stream.close()
+    await settle()
+    expect(seen).toEqual([]) // done alone does not say how it ended
+    t.server.answerRead(ended())
+    await settle()
+    expect(seen).toMatchObject([
+      {
+        executionId: 'e1',
+        status: 'success',
+        error: null,
+        messages: [{ role: 'user' }, { role: 'assistant' }],
+      },
+    ])
+    void t.session.refresh()
+    await settle()
+    t.server.answerRead(ended())
+    await settle()
+    expect(seen).toHaveLength(1)
+    t.session.dispose()
+  })
+
+  it('a turn recovered after a reload: reported when a later read shows its end', async () => {
+    const t = setup()
+    const seen = endings(t)
+    t.server.answerRead(runningTurn({ text: 'Ans' }))
+    await settle()
+    t.push.updated('e1')
+    await settle()
+    t.server.answerRead(ended('error'))
+    await settle()
+    expect(seen).toMatchObject([
+      {
+        executionId: 'e1',
+        status: 'error',
+        error: { code: 'agent_error', message: 'The model failed.' },
+      },
+    ])
+    t.session.dispose()
+  })
+
+  it('a turn followed from another tab: reported in that tab too', async () => {
+    const tabs = createTabs()
+    const a = setup({ relay: tabs.relay() })
+    const b = setup({ relay: tabs.relay() })
+    b.server.answerRead(empty)
+    await settle()
+    const seenB = endings(b)
+    const { stream } = await startLiveTurn(a, 'Q')
+    await settle()
+    expect(b.session.getState()).toMatchObject({ status: 'following', activeExecutionId: 'e1' })
+    stream.send({ type: 'text-delta', id: 'x', delta: 'Answer' }, { type: 'done' })
+    stream.close()
+    await settle()
+    b.push.updated('e1')
+    await settle()
+    while (b.server.pendingReads() > 0) {
+      b.server.answerRead(ended('cancelled'))
+      await settle()
+    }
+    expect(seenB).toMatchObject([{ executionId: 'e1', status: 'cancelled' }])
+    a.session.dispose()
+    b.session.dispose()
+  })
+
+  it('a turn that had ended before this tab looked is never reported', async () => {
+    const t = setup()
+    const seen = endings(t)
+    t.server.answerRead(snapshot(finishedTurn('e0', 'Earlier', 'Done')))
+    await settle()
+    void t.session.refresh()
+    await settle()
+    t.server.answerRead(snapshot(finishedTurn('e0', 'Earlier', 'Done')))
+    await settle()
+    expect(seen).toEqual([])
+    t.session.dispose()
+  })
+})

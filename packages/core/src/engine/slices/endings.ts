@@ -1,0 +1,64 @@
+/**
+ * The endings of turns this tab saw running (its own, another tab's, one recovered after a
+ * reload), reported once each when the record shows how they ended: what `onFinish` and
+ * `onError` are told. A turn that had ended before this tab looked is never reported.
+ */
+import { PreviewChatError } from '../../wire/contract/errors'
+import { recordedMessageId } from '../../wire/contract/ids'
+import type { HistorySnapshot, Message } from '../../wire/contract/snapshot'
+import type { Command, EngineState, TurnEnding } from '../model'
+import { recordedMessage } from '../transcript'
+
+/** Enough for any thread's turns in flight; ids that never end (junk) fall off the end. */
+const WATCHED = 16
+
+export function watch(state: EngineState, executionId: string | null | undefined): EngineState {
+  if (!executionId || state.watching.includes(executionId)) return state
+  return { ...state, watching: [...state.watching, executionId].slice(-WATCHED) }
+}
+
+export function unwatch(state: EngineState, executionId: string): EngineState {
+  if (!state.watching.includes(executionId)) return state
+  return { ...state, watching: state.watching.filter((id) => id !== executionId) }
+}
+
+/** A stand-in id (released n8n) gave way to the execution's id. */
+export function renameWatched(state: EngineState, from: string, to: string): EngineState {
+  if (from === to || !state.watching.includes(from)) return state
+  return watch(unwatch(state, from), to)
+}
+
+function endingOf(snapshot: HistorySnapshot, executionId: string): TurnEnding | null {
+  const assistant = recordedMessage(snapshot, recordedMessageId(executionId, 'assistant'))
+  if (!assistant || assistant.executionStatus === 'running') return null
+  const user = recordedMessage(snapshot, recordedMessageId(executionId, 'user'))
+  const messages: Message[] = user ? [user, assistant] : [assistant]
+  const suspended = assistant.content.some(
+    (part) => part.type === 'tool-call' && part.suspendPayload !== undefined,
+  )
+  const status = assistant.executionStatus ?? 'success'
+  return {
+    executionId,
+    status: status === 'success' && suspended ? 'suspended' : status,
+    messages,
+    error:
+      status === 'error'
+        ? new PreviewChatError('agent_error', assistant.executionError ?? 'The turn failed.')
+        : null,
+  }
+}
+
+/** Every watched turn the fresh record shows ended, reported and no longer watched. */
+export function reportEndings(state: EngineState): { state: EngineState; commands: Command[] } {
+  const { recorded } = state
+  if (!recorded || state.watching.length === 0) return { state, commands: [] }
+  const commands: Command[] = []
+  let next = state
+  for (const executionId of state.watching) {
+    const ending = endingOf(recorded, executionId)
+    if (!ending) continue
+    commands.push({ type: 'turn-ended', ending })
+    next = unwatch(next, executionId)
+  }
+  return { state: next, commands }
+}
