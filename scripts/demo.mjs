@@ -86,7 +86,8 @@ try {
 console.log(`
   preview-chat demo: the reference server is at ${serverUrl}, the app proxies /rest to it.
   Users: alice, bob (read + execute), carol (read only); pick one at the top right.
-  Try: "/long 60" then reload, open a second tab, or press Stop; "/delegate 5000"; "/suspend".
+  Try: "/long 200" (about 8 s of text) then reload mid-answer, open a second tab, or press Stop;
+  "/delegate 5000"; "/suspend"; a message with **markdown** (the answer quotes it).
 
   Open http://localhost:${appPort}${flavor ? `/?server=${flavor}` : ''}
 

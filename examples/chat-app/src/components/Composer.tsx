@@ -53,7 +53,7 @@ export function Composer({
         rows={3}
         value={draft}
         disabled={disabled}
-        placeholder="Type a message, or /long 40, /delegate 5000, /suspend, /fail"
+        placeholder="Type a message, or /long 200, /delegate 5000, /suspend, /fail"
         aria-describedby="composer-hint"
         onChange={(event) => onDraftChange(event.target.value)}
         onKeyDown={onKeyDown}

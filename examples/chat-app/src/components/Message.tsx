@@ -38,7 +38,13 @@ export function MessageView({ message, suspensions = [], onAnswer }: MessageView
         )}
       </header>
       {message.content.map((part, index) => (
-        <PartView key={index} part={part} suspensions={suspensions} onAnswer={onAnswer} />
+        <PartView
+          key={index}
+          part={part}
+          suspensions={suspensions}
+          onAnswer={onAnswer}
+          markdown={message.role === 'assistant'}
+        />
       ))}
       {message.executionError && (
         <p className="tool-error">The agent failed: {message.executionError}</p>

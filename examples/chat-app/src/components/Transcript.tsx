@@ -34,7 +34,10 @@ export function Transcript({ messages, openSuspensions = [], busy, onAnswer }: T
       data-testid="transcript"
     >
       {messages.length === 0 ? (
-        <p className="empty">No messages yet. Say something below.</p>
+        <p className="empty">
+          No messages yet. Say something below. Try <code>/long 200</code> (about eight seconds of
+          text) and reload the page mid-answer; answers render markdown.
+        </p>
       ) : (
         messages.map((message) => (
           <MessageView

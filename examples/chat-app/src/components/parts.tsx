@@ -1,4 +1,6 @@
 import type { ChildTrace, MessagePart, Suspension, ToolCallPart } from '@preview-chat/react'
+import Markdown, { type Components } from 'react-markdown'
+import remarkGfm from 'remark-gfm'
 
 export interface SuspensionActions {
   /** The open suspension of this tool call, if it waits for a person. */
@@ -12,8 +14,26 @@ function json(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value, null, 2)
 }
 
-export function TextPartView({ text }: { text: string }) {
-  return <p className="part-text">{text}</p>
+// Links from an answer open in a new tab and tell the target nothing about this page.
+const markdownComponents: Components = {
+  a: ({ node: _, ...props }) => <a {...props} target="_blank" rel="noopener noreferrer" />,
+}
+
+/**
+ * A text part. An assistant's is markdown (with GitHub's tables, task lists, strikethrough):
+ * react-markdown builds React elements from the syntax tree, never HTML strings, and escapes raw
+ * HTML in the text, and its URL filter drops `javascript:` and other unsafe links. A person's text
+ * is shown as typed.
+ */
+export function TextPartView({ text, markdown = false }: { text: string; markdown?: boolean }) {
+  if (!markdown) return <p className="part-text part-plain">{text}</p>
+  return (
+    <div className="part-text part-markdown">
+      <Markdown remarkPlugins={[remarkGfm]} components={markdownComponents}>
+        {text}
+      </Markdown>
+    </div>
+  )
 }
 
 /** A reasoning block, collapsed by default (a native `<details>`: keyboard and screen-reader ready). */
@@ -114,14 +134,17 @@ export function PartView({
   part,
   suspensions,
   onAnswer,
+  markdown = false,
 }: {
   part: MessagePart
   suspensions: readonly Suspension[]
   onAnswer?: SuspensionActions['onAnswer']
+  /** Text parts are markdown (an assistant's answer). */
+  markdown?: boolean
 }) {
   switch (part.type) {
     case 'text':
-      return <TextPartView text={part.text} />
+      return <TextPartView text={part.text} markdown={markdown} />
     case 'reasoning':
       return <ReasoningPartView text={part.text} />
     case 'tool-call':

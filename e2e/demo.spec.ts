@@ -1,0 +1,69 @@
+// The demo as a person meets it: answers render markdown (sanitized), the page passes axe with no
+// violations, and it fits a phone's 390 px without clipping anything sideways.
+import AxeBuilder from '@axe-core/playwright'
+import type { Page } from '@playwright/test'
+import { fileURLToPath } from 'node:url'
+import { expect, lastAnswer, openNewThread, send, status, test } from './fixtures'
+
+const shots = fileURLToPath(new URL('../test-results/demo/', import.meta.url))
+
+/** The scripted agent quotes an ordinary message back: this one makes markdown of its answer. */
+const markdownMessage = 'Please make **this bold**, `this code` and <b>this raw</b>'
+
+async function sendMarkdown(page: Page) {
+  await openNewThread(page)
+  await expectNoAxeViolations(page) // the empty thread, with its hint
+  await send(page, markdownMessage)
+  await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
+  await expect(status(page)).toHaveAttribute('data-status', 'idle')
+}
+
+async function expectNoAxeViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze()
+  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(' | ')}`)).toEqual([])
+}
+
+test('an answer renders markdown, raw HTML stays text, and axe finds nothing', async ({
+  alice,
+}) => {
+  const page = await alice.newPage()
+  await sendMarkdown(page)
+  const answer = lastAnswer(page).locator('.part-markdown')
+  await expect(answer.locator('strong')).toHaveText('this bold')
+  await expect(answer.locator('code')).toHaveText('this code')
+  // Raw HTML is escaped, not rendered.
+  await expect(answer.locator('b')).toHaveCount(0)
+  await expect(answer).toContainText('<b>this raw</b>')
+  // The person's own message is shown as typed.
+  await expect(page.getByTestId('message-user').last()).toContainText('**this bold**')
+
+  await page.locator('.part-reasoning summary').first().click() // an open <details> too
+  await expectNoAxeViolations(page)
+  await page.screenshot({ path: `${shots}desktop.png` })
+})
+
+test('at 390 px wide nothing is clipped sideways, and axe finds nothing', async ({ alice }) => {
+  const page = await alice.newPage()
+  await page.setViewportSize({ width: 390, height: 844 })
+  await sendMarkdown(page)
+  await send(page, '/long 30')
+  await expect(lastAnswer(page)).toContainText('delta 30.')
+
+  const overflow = await page.evaluate(() => ({
+    page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    // Every element inside the viewport's width, except what scrolls inside its own box.
+    clipped: [...document.querySelectorAll('body *')]
+      .filter((el) => {
+        const box = el.getBoundingClientRect()
+        if (box.width === 0 || box.height === 0) return false
+        for (let up = el.parentElement; up; up = up.parentElement)
+          if (['auto', 'scroll'].includes(getComputedStyle(up).overflowX)) return false
+        return box.left < 0 || box.right > document.documentElement.clientWidth + 0.5
+      })
+      .map((el) => el.tagName.toLowerCase() + (el.className ? `.${el.className}` : '')),
+  }))
+  expect(overflow).toEqual({ page: 0, clipped: [] })
+  await expect(page.getByRole('button', { name: 'Send' })).toBeInViewport()
+  await expectNoAxeViolations(page)
+  await page.screenshot({ path: `${shots}phone-390.png` })
+})
