@@ -54,7 +54,7 @@ async function pageOn(browser: Browser, origin: PageOrigin) {
   return { page, close: () => context.close() }
 }
 
-test('a page on the allowed origin streams a turn, hears the push, reads history and error answers', async ({
+test('a page on the allowed origin streams a turn, hears the push, reads history and error answers [R-SERVER-CORS R-WIRE-CREDENTIALS]', async ({
   browser,
 }) => {
   const { page, close } = await pageOn(browser, allowed)
@@ -106,7 +106,7 @@ test('a page on the allowed origin streams a turn, hears the push, reads history
   await close()
 })
 
-test('a page on another origin is refused by the browser', async ({ browser }) => {
+test('a page on another origin is refused by the browser [R-SERVER-CORS]', async ({ browser }) => {
   const { page, close } = await pageOn(browser, stranger)
   const outcome = await page.evaluate(async (base) => {
     try {
@@ -120,7 +120,7 @@ test('a page on another origin is refused by the browser', async ({ browser }) =
   await close()
 })
 
-test('the push WebSocket opens for a page on the allowed origin, and not for a page on another', async ({
+test('the push WebSocket opens for a page on the allowed origin, and not for a page on another [R-SERVER-PUSH-ORIGIN]', async ({
   browser,
 }) => {
   // Both pages are on the API's site (loopback, other ports): the browser sends alice's cookie with

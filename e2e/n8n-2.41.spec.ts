@@ -51,7 +51,7 @@ async function longTurnUnderWay(context: BrowserContext, server: PreviewChatServ
   return { page, before }
 }
 
-test('n8n 2.41: a turn streams; the app then says what this server does on a reload', async ({
+test('n8n 2.41: a turn streams; the app then says what this server does on a reload [R-N8N-LEARNS R-N8N-NO-STARTED]', async ({
   alice,
 }) => {
   const page = await alice.newPage()
@@ -66,7 +66,7 @@ test('n8n 2.41: a turn streams; the app then says what this server does on a rel
   )
 })
 
-test('n8n 2.41: Stop in the tab that sent the message cancels the turn; another tab cannot stop it', async ({
+test('n8n 2.41: Stop in the tab that sent the message cancels the turn; another tab cannot stop it [R-N8N-STOP-BY-CLOSING R-N8N-STOP-OTHER-TAB]', async ({
   alice,
   stack,
 }) => {
@@ -87,7 +87,7 @@ test('n8n 2.41: Stop in the tab that sent the message cancels the turn; another 
   expect(posts(stack.server)).toBe(before + 1)
 })
 
-test('n8n 2.41: a reload mid-answer cancels the turn there; the reloaded page shows it cancelled, sent once', async ({
+test('n8n 2.41: a reload mid-answer cancels the turn there; the reloaded page shows it cancelled, sent once [R-N8N-RELOAD-CANCELS R-POST-ONCE]', async ({
   alice,
   stack,
 }) => {

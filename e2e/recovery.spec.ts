@@ -18,7 +18,7 @@ import {
 
 const screenshotPath = fileURLToPath(new URL('../docs/screenshot-recovering.png', import.meta.url))
 
-test('1. a reload mid-answer recovers the transcript from history, which keeps growing and completes; one POST', async ({
+test('1. a reload mid-answer recovers the transcript from history, which keeps growing and completes; one POST [R-TURN-SURVIVES R-RECOVER-READ R-POST-ONCE]', async ({
   alice,
   stack,
 }) => {
@@ -48,7 +48,7 @@ test('1. a reload mid-answer recovers the transcript from history, which keeps g
   await expect(page.getByTestId('message-user')).toHaveCount(1)
 })
 
-test('2. a network drop mid-answer shows recovering, then the completed answer once the network is back', async ({
+test('2. a network drop mid-answer shows recovering, then the completed answer once the network is back [R-RECOVER-READ R-READ-SIGNALS]', async ({
   alice,
   stack,
 }) => {
@@ -75,7 +75,7 @@ test('2. a network drop mid-answer shows recovering, then the completed answer o
   await expect(status(page)).toHaveAttribute('data-status', 'idle')
 })
 
-test('3. a second tab follows the running turn, and Stop there ends it; both tabs show it cancelled', async ({
+test('3. a second tab follows the running turn, and Stop there ends it; both tabs show it cancelled [R-TABS-FOLLOW R-TABS-STOP R-STOP-RECORD]', async ({
   alice,
 }) => {
   const first = await alice.newPage()
@@ -102,7 +102,7 @@ test('3. a second tab follows the running turn, and Stop there ends it; both tab
   expect(await answerText(first)).not.toContain('delta 400.')
 })
 
-test('4. a second tab cannot submit while a turn runs: blocked, or refused with turn_already_running, the draft kept', async ({
+test('4. a second tab cannot submit while a turn runs: blocked, or refused with turn_already_running, the draft kept [R-GATE-RUNNING R-GATE-CONFLICT R-DRAFT-KEPT]', async ({
   alice,
   newContext,
   stack,
@@ -151,7 +151,7 @@ test('4. a second tab cannot submit while a turn runs: blocked, or refused with 
   await expect(sendButton(second)).toBeEnabled()
 })
 
-test("5. bob opening alice's thread sees none of it and no push traffic for it; he may start his own", async ({
+test("5. bob opening alice's thread sees none of it and no push traffic for it; he may start his own [R-SERVER-PRIVATE]", async ({
   alice,
   newContext,
 }) => {
@@ -181,7 +181,7 @@ test("5. bob opening alice's thread sees none of it and no push traffic for it; 
   await expect(bob.getByTestId('message-assistant')).toHaveCount(0)
 })
 
-test('6. failing history reads keep the transcript, and the turn still completes once reads succeed', async ({
+test('6. failing history reads keep the transcript, and the turn still completes once reads succeed [R-READ-KEEPS]', async ({
   alice,
 }) => {
   const page = await alice.newPage()
@@ -212,7 +212,7 @@ test('6. failing history reads keep the transcript, and the turn still completes
   await expect(page.getByTestId('error-read_failed')).toHaveCount(0)
 })
 
-test('7. a suspended turn survives a reload, is approved after it, and completes', async ({
+test('7. a suspended turn survives a reload, is approved after it, and completes [R-RECOVER-SUSPENDED]', async ({
   alice,
 }) => {
   const page = await alice.newPage()
@@ -231,7 +231,7 @@ test('7. a suspended turn survives a reload, is approved after it, and completes
   await expect(status(page)).toHaveAttribute('data-status', 'idle')
 })
 
-test('8. a delegation over 4,000 characters shows the same child text live and after a reload, marked truncated', async ({
+test('8. a delegation over 4,000 characters shows the same child text live and after a reload, marked truncated [R-DELEGATION-BUDGET R-FOLD-ONE]', async ({
   alice,
 }) => {
   const page = await alice.newPage()
@@ -266,7 +266,9 @@ test('8. a delegation over 4,000 characters shows the same child text live and a
   await expect(page.getByTestId('truncated-marker')).toBeVisible()
 })
 
-test('9. a draft typed before a reload is still in the composer after it', async ({ alice }) => {
+test('9. a draft typed before a reload is still in the composer after it [R-DRAFT-RELOAD]', async ({
+  alice,
+}) => {
   const page = await alice.newPage()
   await openNewThread(page)
   await send(page, '/long 200')
@@ -284,7 +286,7 @@ test('9. a draft typed before a reload is still in the composer after it', async
   await expect(composer(page)).toHaveValue('a draft for later\nwith two lines')
 })
 
-test('10. a newcomer’s setup — Bearer auth and the default push — streams, and a second tab follows live', async ({
+test('10. a newcomer’s setup — Bearer auth and the default push — streams, and a second tab follows live [R-WIRE-CREDENTIALS R-TABS-LIVE]', async ({
   browser,
   stack,
 }) => {

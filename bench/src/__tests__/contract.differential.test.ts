@@ -276,7 +276,7 @@ const outcome = (
   result: { success: true; value: HistorySnapshot } | { success: false; error: { code: string } },
 ) => (result.success ? { value: result.value } : { refused: result.error.code })
 
-describe('the contract parsers against the valibot parsers they replaced (win 3)', () => {
+describe('the contract parsers against the valibot parsers they replaced (win 3) [R-WIRE-DIFFERENTIAL]', () => {
   it('read every mutated turn event alike: the same event, the same tolerance, the same refusals', () => {
     let accepted = 0
     fc.assert(

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 
 const src = join(import.meta.dirname, '..')
 
-describe('the main entry runs in a service worker', () => {
+describe('the main entry runs in a service worker [R-MSW-BROWSER-SAFE]', () => {
   it('imports only msw and workspace packages (never msw/node, vitest or node:)', () => {
     const files = readdirSync(src).filter((file) => file.endsWith('.ts') && file !== 'vitest.ts')
     expect(files).toContain('index.ts')

@@ -20,7 +20,7 @@ const chat = setupPreviewChatServer({
 
 const base = 'http://localhost/rest'
 
-describe("the backend's flavor, passed through", () => {
+describe("the backend's flavor, passed through [R-MSW-FLAVOR]", () => {
   it("mounts the n8n-2.41 flavor: seeded threads read in n8n's shape, with its auth and errors", async () => {
     expect(chat.mock.backend.flavor).toBe('n8n-2.41')
     const { key, executionId } = await chat.mock.seed.thread({ messages: ['Hello'] })

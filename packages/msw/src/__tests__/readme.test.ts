@@ -41,7 +41,7 @@ function waitFor(session: PreviewChatSession, check: (state: SessionState) => bo
 }
 // #endregion
 
-describe('README examples', () => {
+describe('README examples [R-MSW-REAL-BACKEND R-RECOVER-FOLLOW-RECORDED]', () => {
   // #region example: recovery
   it('shows the answer after the stream was cut, and sends the message once', async () => {
     const threadId = crypto.randomUUID()
@@ -147,7 +147,7 @@ describe('README examples', () => {
   // #endregion
 })
 
-describe('README.md', () => {
+describe('README.md [R-MSW-README-RUNS]', () => {
   it('shows each example exactly as it runs here', () => {
     const here = readFileSync(import.meta.filename, 'utf8')
     const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8')

@@ -6,7 +6,7 @@ const chat = setupPreviewChatServer({ deltaMs: 0, snapshotMs: 5 })
 
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0))
 
-describe('failNextReads', () => {
+describe('failNextReads [R-MSW-READS R-READ-KEEPS]', () => {
   it('fails the next N reads with a status without reaching the backend; the transcript stays and readError is set', async () => {
     const { key } = await chat.mock.seed.thread({ messages: ['Hello'] })
     // No push channel: its (re)connection would read too, and take one of the failures.
@@ -50,7 +50,7 @@ describe('failNextReads', () => {
   })
 })
 
-describe('delayReads', () => {
+describe('delayReads [R-MSW-READS]', () => {
   it('holds each read back before it reaches the backend', async () => {
     const { key } = await chat.mock.seed.thread()
     chat.mock.delayReads(100)

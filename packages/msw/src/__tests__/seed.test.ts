@@ -5,8 +5,8 @@ import { createClient, follow, textOf } from './harness'
 
 const chat = setupPreviewChatServer({ deltaMs: 0, snapshotMs: 5 })
 
-describe('seed.runningTurn', () => {
-  it('gives a thread with a running turn that the client follows, blocks submission, and ends on release', async () => {
+describe('seed.runningTurn [R-MSW-SEED]', () => {
+  it('gives a thread with a running turn that the client follows, blocks submission, and ends on release [R-RECOVER-FOLLOW-RECORDED R-GATE-RUNNING]', async () => {
     const seeded = await chat.mock.seed.runningTurn({ message: 'Hi there' })
     expect(chat.mock.backend.inspect.history(seeded.key.threadId)?.activeExecutionId).toBe(
       seeded.executionId,
@@ -30,7 +30,7 @@ describe('seed.runningTurn', () => {
     t.unsubscribe()
   })
 
-  it('with steps, the record already shows the output of those steps', async () => {
+  it('with steps, the record already shows the output of those steps [R-READ-LATEST]', async () => {
     const seeded = await chat.mock.seed.runningTurn({ message: '/long 5', steps: 2 })
     const recorded = chat.mock.backend.inspect.history(seeded.key.threadId)
     expect(recorded?.activeExecutionId).toBe(seeded.executionId)
@@ -48,7 +48,7 @@ describe('seed.runningTurn', () => {
   })
 })
 
-describe('seed.suspension', () => {
+describe('seed.suspension [R-MSW-SEED R-RECOVER-SUSPENDED]', () => {
   it('gives a thread with an open suspension that the client can resume', async () => {
     const seeded = await chat.mock.seed.suspension()
     const session = createClient().session(seeded.key)
@@ -68,7 +68,7 @@ describe('seed.suspension', () => {
   })
 })
 
-describe('seed.truncatedDelegation', () => {
+describe('seed.truncatedDelegation [R-MSW-SEED R-DELEGATION-TRUNCATED]', () => {
   it('gives a delegation whose recorded child trace stops at the 4,000-character budget', async () => {
     const seeded = await chat.mock.seed.truncatedDelegation({ chars: 5000 })
     const session = createClient().session(seeded.key)
@@ -88,7 +88,7 @@ describe('seed.truncatedDelegation', () => {
   })
 })
 
-describe('seeding two users', () => {
+describe('seeding two users [R-MSW-SEED R-SERVER-IDS-PER-USER]', () => {
   it('gives bob a thread under an id alice already has (thread ids are per user)', async () => {
     const threadId = crypto.randomUUID()
     await chat.mock.seed.thread({ user: 'alice', threadId, messages: ['Hello from alice'] })

@@ -4,8 +4,8 @@ import { createClient, follow, newThread, textOf } from './harness'
 
 const chat = setupPreviewChatServer({ deltaMs: 1, snapshotMs: 5 })
 
-describe('cutNextStream', () => {
-  it('cuts the client copy after N events; the turn goes on and the session recovers it without posting again', async () => {
+describe('cutNextStream [R-MSW-CUT]', () => {
+  it('cuts the client copy after N events; the turn goes on and the session recovers it without posting again [R-RECOVER-READ R-TURN-SURVIVES]', async () => {
     const client = createClient()
     const key = newThread()
     const session = client.session({ ...key, isNew: true })
@@ -48,7 +48,7 @@ describe('cutNextStream', () => {
     t.unsubscribe()
   })
 
-  it("mode 'error' fails the read of the body; the session recovers the same way", async () => {
+  it("mode 'error' fails the read of the body; the session recovers the same way [R-RECOVER-CUT]", async () => {
     const client = createClient()
     const session = client.session({ ...newThread(), isNew: true })
     const t = follow(session)

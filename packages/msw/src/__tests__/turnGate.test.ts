@@ -4,7 +4,7 @@ import { createClient, follow, newThread, textOf } from './harness'
 
 const chat = setupPreviewChatServer({ deltaMs: 0, snapshotMs: 5 })
 
-describe('holdTurns', () => {
+describe('holdTurns [R-MSW-HOLD]', () => {
   it('advances a turn one step per release, like a controlled stream', async () => {
     const turn = chat.mock.holdTurns()
     const session = createClient().session({ ...newThread(), isNew: true })
@@ -30,7 +30,7 @@ describe('holdTurns', () => {
     t.unsubscribe()
   })
 
-  it('a Stop ends a held turn at once (the held pause rejects like a timer would)', async () => {
+  it('a Stop ends a held turn at once (the held pause rejects like a timer would) [R-SERVER-STOP-RECORD]', async () => {
     const turn = chat.mock.holdTurns()
     const session = createClient().session({ ...newThread(), isNew: true })
     const t = follow(session)

@@ -5,8 +5,8 @@ import { createClient, follow, newThread } from './harness'
 
 const chat = setupPreviewChatServer({ deltaMs: 0, snapshotMs: 5 })
 
-describe('a second user', () => {
-  it("bob cannot read alice's thread: 404, notFound", async () => {
+describe('a second user [R-MSW-USERS R-MSW-REAL-BACKEND]', () => {
+  it("bob cannot read alice's thread: 404, notFound [R-SERVER-PRIVATE R-READ-404]", async () => {
     const { key } = await chat.mock.seed.thread({ user: 'alice' })
     const t = follow(createClient('bob').session(key))
     const state = await t.until((s) => s.notFound, 'not found')

@@ -25,7 +25,7 @@ async function eventually(condition: () => boolean, what: string) {
 }
 
 describe.each(['websocket', 'sse'] as const)('the push channel over %s', (push) => {
-  it("announces the owner's recordings, so a follower converges without polling", async () => {
+  it("announces the owner's recordings, so a follower converges without polling [R-MSW-PUSH R-READ-ON-PUSH]", async () => {
     const seeded = await chat.mock.seed.runningTurn({ message: 'over the socket' })
     const client = createPreviewChatClient({
       baseUrl: 'http://localhost/rest',

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 
 // `@preview-chat/msw` mounts the backend in a service worker: the main entry's modules (everything
 // in src/ except node/, cli.ts and tests) must import neither `node:` modules nor `ws`.
-describe('the main entry', () => {
+describe('the main entry [R-SERVER-BROWSER-SAFE]', () => {
   it('imports no Node-only module', () => {
     const src = join(import.meta.dirname, '..')
     const offenders = readdirSync(src)

@@ -47,8 +47,8 @@ async function startCli(args: string[]): Promise<Cli> {
   return { ...started, port: await started.listening }
 }
 
-describe('the CLI', () => {
-  it('stays up after a WebSocket upgrade whose cookie is a malformed percent-escape (a)', async () => {
+describe('the CLI [R-SERVER-CLI]', () => {
+  it('stays up after a WebSocket upgrade whose cookie is a malformed percent-escape (a) [R-SERVER-NEVER-CRASHES]', async () => {
     const server = await startCli([])
     const refused = await send(server, {
       path: '/rest/push',
@@ -60,7 +60,7 @@ describe('the CLI', () => {
     expect(server.child.exitCode).toBeNull()
   })
 
-  it('--cors answers the preflight and puts the origin on every answer', async () => {
+  it('--cors answers the preflight and puts the origin on every answer [R-SERVER-CORS]', async () => {
     const origin = 'http://127.0.0.1:5173'
     const server = await startCli(['--cors', origin])
     const path = '/rest/projects/p/agents/v2/a/chat'
@@ -128,13 +128,13 @@ describe('the CLI', () => {
     expect(alone.output()).toMatch(/--push-backend goes with --flavor n8n-2.41/)
   })
 
-  it('refuses a --cors value that is not an origin', async () => {
+  it('refuses a --cors value that is not an origin [R-SERVER-CORS]', async () => {
     const run = runCli(['--port', '0', '--cors', 'http://example.com/path'])
     expect(await run.exited).toBe(2)
     expect(run.output()).toMatch(/--cors/)
   })
 
-  it('--allowed-host lets push pages of that name in, and refuses a bad name (issue 19, l)', async () => {
+  it('--allowed-host lets push pages of that name in, and refuses a bad name (issue 19, l) [R-SERVER-PUSH-ORIGIN]', async () => {
     const server = await startCli([
       '--allowed-host',
       'chat.example',

@@ -31,8 +31,8 @@ const assistantOf = (messages: Message[], executionId: string) =>
 const toolCalls = (message: Message | undefined) =>
   (message?.content ?? []).filter((part): part is ToolCallPart => part.type === 'tool-call')
 
-describe('1. a new message creates the thread and starts with execution-started', () => {
-  it('records the execution before announcing it, so a read right after shows it active before any output', async () => {
+describe('1. a new message creates the thread and starts with execution-started [R-WIRE-ENDPOINTS R-WIRE-STARTED R-WIRE-SSE-FRAMING R-WIRE-MESSAGE-IDS]', () => {
+  it('records the execution before announcing it, so a read right after shows it active before any output [R-SERVER-ACTIVE-EARLY R-SERVER-END-RECORDED]', async () => {
     const gate = createGate()
     const server = await startHost({ sleep: gate.sleep, snapshotMs: 60_000 })
     const reader = await turn(
@@ -81,7 +81,7 @@ describe('1. a new message creates the thread and starts with execution-started'
     expect(after.activeExecutionId).toBeNull()
     expect(assistantOf(after.messages, executionId)?.executionStatus).toBe('success')
   })
-  it('sends the :ping comment while the turn stream is idle', async () => {
+  it('sends the :ping comment while the turn stream is idle [R-WIRE-SSE-FRAMING]', async () => {
     const gate = createGate()
     const server = await startHost({ sleep: gate.sleep, pingMs: 5 })
     const response = await chat(server, { message: 'idle', sessionId: 't1p', newSession: true })
@@ -99,7 +99,7 @@ describe('1. a new message creates the thread and starts with execution-started'
   })
 })
 
-describe('2. closing the connection after execution-started does not stop the turn', () => {
+describe('2. closing the connection after execution-started does not stop the turn [R-TURN-SURVIVES]', () => {
   it('finishes a message turn whose client left, and records the whole transcript', async () => {
     const gate = createGate()
     const server = await startHost({ sleep: gate.sleep })
@@ -149,7 +149,7 @@ describe('2. closing the connection after execution-started does not stop the tu
     ])
   })
 
-  it('finishes a resumed turn whose client left', async () => {
+  it('finishes a resumed turn whose client left [R-TURN-SURVIVES-RESUME]', async () => {
     const gate = createGate()
     const server = await startHost({ sleep: gate.sleep })
     gate.open()
@@ -192,7 +192,7 @@ describe('2. closing the connection after execution-started does not stop the tu
     })
   })
 
-  it('abandons a request whose client leaves before execution-started', async () => {
+  it('abandons a request whose client leaves before execution-started [R-SERVER-ABANDON]', async () => {
     const server = await startHost()
     const body = JSON.stringify({
       message: 'never sent in full',
@@ -213,7 +213,7 @@ describe('2. closing the connection after execution-started does not stop the tu
   })
 })
 
-describe('3. snapshots are recorded in batches and announced to every tab of the owner', () => {
+describe('3. snapshots are recorded in batches and announced to every tab of the owner [R-READ-LATEST R-SERVER-PUSH R-SERVER-SNAPSHOTS R-WIRE-ENDPOINTS]', () => {
   it('sends agentExecutionUpdated to both tabs for each recording and for the end', async () => {
     const gate = createGate()
     const server = await startHost({ sleep: gate.sleep, snapshotMs: 5 })
@@ -262,7 +262,7 @@ describe('3. snapshots are recorded in batches and announced to every tab of the
     stranger.close()
   })
 
-  it('serves the push channel as SSE when asked for text/event-stream', async () => {
+  it('serves the push channel as SSE when asked for text/event-stream [R-SERVER-PUSH]', async () => {
     const server = await startHost()
     const client = new AbortController()
     const response = await fetch(`${server.url}/rest/push`, {
@@ -290,7 +290,7 @@ describe('3. snapshots are recorded in batches and announced to every tab of the
   })
 })
 
-describe('4. a second message while a turn runs is refused in-band', () => {
+describe('4. a second message while a turn runs is refused in-band [R-SERVER-ONE-TURN R-WIRE-CONFLICT-LINE]', () => {
   it('answers turn_already_running and records nothing for it', async () => {
     const gate = createGate()
     const server = await startHost({ sleep: gate.sleep })
@@ -320,8 +320,8 @@ describe('4. a second message while a turn runs is refused in-band', () => {
   })
 })
 
-describe('5. Stop names the execution it cancels', () => {
-  it('cancels the running execution; recorded state shows cancelled and no active execution', async () => {
+describe('5. Stop names the execution it cancels [R-WIRE-ENDPOINTS R-STOP-BY-ID]', () => {
+  it('cancels the running execution; recorded state shows cancelled and no active execution [R-SERVER-STOP-RECORD R-STOP-RECORD R-SERVER-STATUSES]', async () => {
     const gate = createGate()
     const server = await startHost({ sleep: gate.sleep })
     const reader = await turn(
@@ -360,7 +360,7 @@ describe('5. Stop names the execution it cancels', () => {
     })
   })
 
-  it('answers false for an ended execution and leaves a later running one untouched', async () => {
+  it('answers false for an ended execution and leaves a later running one untouched [R-SERVER-STOP-LATE R-STOP-LATE R-STOP-ANSWER]', async () => {
     const gate = createGate()
     const server = await startHost({ sleep: gate.sleep })
     gate.open()
@@ -396,8 +396,8 @@ describe('5. Stop names the execution it cancels', () => {
   })
 })
 
-describe('6. a suspended turn', () => {
-  it('ends the stream with tool-call-suspended, lists the suspension, and resumes as a new execution', async () => {
+describe('6. a suspended turn [R-SERVER-SUSPEND R-WIRE-ENDPOINTS]', () => {
+  it('ends the stream with tool-call-suspended, lists the suspension, and resumes as a new execution [R-RECOVER-SUSPENDED]', async () => {
     const server = await startHost()
     const reader = await turn(
       chat(server, { message: '/suspend', sessionId: 't6', newSession: true }),
@@ -454,7 +454,7 @@ describe('6. a suspended turn', () => {
     ])
   })
 
-  it('cancels a suspended run through DELETE .../chat/runs/:runId', async () => {
+  it('cancels a suspended run through DELETE .../chat/runs/:runId [R-STOP-SUSPENDED]', async () => {
     const server = await startHost()
     const suspended = await (
       await turn(chat(server, { message: '/suspend', sessionId: 't6c', newSession: true }))
@@ -478,7 +478,7 @@ describe('6. a suspended turn', () => {
   })
 })
 
-describe('7. a preview turn is private to its owner', () => {
+describe('7. a preview turn is private to its owner [R-SERVER-PRIVATE]', () => {
   it('answers 404 to another user for read, Stop and resume, and never announces it to them', async () => {
     const gate = createGate()
     const server = await startHost({ sleep: gate.sleep })
@@ -527,7 +527,7 @@ describe('7. a preview turn is private to its owner', () => {
     aliceTab.close()
   })
 
-  it('answers 403 to carol (agent:read only) on POST and DELETE, 401 to no user or an unknown one', async () => {
+  it('answers 403 to carol (agent:read only) on POST and DELETE, 401 to no user or an unknown one [R-SERVER-SCOPES]', async () => {
     const gate = createGate()
     const server = await startHost({ sleep: gate.sleep })
     const reader = await turn(chat(server, { message: 'hi', sessionId: 't7c', newSession: true }))
@@ -557,7 +557,7 @@ describe('7. a preview turn is private to its owner', () => {
   })
 })
 
-describe('8. a delegation records at most 4,000 characters of child text and reasoning', () => {
+describe('8. a delegation records at most 4,000 characters of child text and reasoning [R-SERVER-DELEGATION R-DELEGATION-TRUNCATED]', () => {
   it('caps the recorded child trace while the live stream carries all of it', async () => {
     const server = await startHost()
     const reader = await turn(
@@ -587,7 +587,7 @@ describe('8. a delegation records at most 4,000 characters of child text and rea
   })
 })
 
-describe('9. two mains share one store and relay Stop', () => {
+describe('9. two mains share one store and relay Stop [R-SERVER-STOP-RELAY]', () => {
   it('relays a Stop sent to the main that does not run the execution', async () => {
     const store = createPreviewChatStore()
     const relayed: [string, string][] = []
@@ -643,7 +643,7 @@ describe('9. two mains share one store and relay Stop', () => {
   })
 })
 
-describe('10. bad input never crashes it', () => {
+describe('10. bad input never crashes it [R-SERVER-ERRORS]', () => {
   it('answers malformed JSON with 400 { code, message }', async () => {
     const server = await startHost()
     const response = await post(server, chatPath, '{"message": ')
@@ -655,7 +655,7 @@ describe('10. bad input never crashes it', () => {
     })
   })
 
-  it('answers a blank message with 400 before any stream starts', async () => {
+  it('answers a blank message with 400 before any stream starts [R-WIRE-REQUEST-BODIES]', async () => {
     const server = await startHost()
     const response = await post(server, chatPath, {
       message: '   ',
@@ -690,7 +690,7 @@ describe('10. bad input never crashes it', () => {
     expect(wrongMethod.status).toBe(405)
   })
 
-  it('leaves no unhandled error when a client disconnects mid-write, and keeps serving', async () => {
+  it('leaves no unhandled error when a client disconnects mid-write, and keeps serving [R-SERVER-NEVER-CRASHES]', async () => {
     const onError: unknown[] = []
     const server = await startHost({ snapshotMs: 5 })
     const hostWithHook = await startHost({

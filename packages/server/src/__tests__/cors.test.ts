@@ -6,7 +6,7 @@ afterEach(closeHosts)
 
 const origin = 'http://127.0.0.1:5173'
 
-describe('cors', () => {
+describe('cors [R-SERVER-CORS]', () => {
   it('answers a preflight with the route method, the allowed headers and credentials', async () => {
     const server = await startHost({ cors: origin })
     const preflight = await send(server, {

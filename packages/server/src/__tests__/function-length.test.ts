@@ -50,7 +50,7 @@ function ownerName(node: ts.Node): string {
   return '(anonymous)'
 }
 
-describe('function length', () => {
+describe('function length [R-SERVER-FUNCTION-LENGTH]', () => {
   it('finds the functions of a file and measures them (the check itself works)', () => {
     const body = Array.from({ length: 130 }, (_, n) => `  const x${n} = ${n}`).join('\n')
     const spans = functionSpans(

@@ -254,7 +254,7 @@ function rawAnswers(answer: string): { statuses: number[]; lastBody: string } {
   return { statuses: lines.map((line) => Number(line[1])), lastBody }
 }
 
-describe('fuzz: the host answers every request and stays up', () => {
+describe('fuzz: the host answers every request and stays up [R-SERVER-NEVER-CRASHES]', () => {
   it('REST: arbitrary methods, paths, headers, cookies and bodies', async () => {
     const server = await startHost()
     await fc.assert(
@@ -333,7 +333,7 @@ describe('fuzz: the host answers every request and stays up', () => {
     expect((await send(server, { path: '/rest/none' })).status).toBe(404)
   })
 
-  it('the n8n-2.41 flavor: arbitrary requests with its cookie, browser-id and pushRef', async () => {
+  it('the n8n-2.41 flavor: arbitrary requests with its cookie, browser-id and pushRef [R-N8N-EMULATION]', async () => {
     const server = await startHost({ flavor: 'n8n-2.41' })
     const n8nHeaders = fc
       .record({
@@ -374,7 +374,7 @@ describe('fuzz: the host answers every request and stays up', () => {
     )
   })
 
-  it('raw bytes: a request head cut short is a JSON 400, any answer is HTTP, the connection closes', async () => {
+  it('raw bytes: a request head cut short is a JSON 400, any answer is HTTP, the connection closes [R-SERVER-HOST-REFUSALS]', async () => {
     const server = await startHost()
     const requestLine = fc
       .tuple(
@@ -426,7 +426,7 @@ describe('fuzz: the host answers every request and stays up', () => {
   })
 })
 
-describe("fuzz: another user's thread answers exactly like no thread", () => {
+describe("fuzz: another user's thread answers exactly like no thread [R-SERVER-PRIVATE]", () => {
   it('for every route, user and body', async () => {
     const server = await startHost()
     /** A fresh suspended thread of alice's: its thread, execution, run and tool call ids. */
@@ -504,7 +504,7 @@ describe("fuzz: another user's thread answers exactly like no thread", () => {
   })
 })
 
-describe('what the parser refuses, or a target that is not a path', () => {
+describe('what the parser refuses, or a target that is not a path [R-SERVER-HOST-REFUSALS]', () => {
   it.each([
     { name: 'an unknown method', bytes: 'FOO / HTTP/1.1\r\nHost: x\r\n\r\n', statuses: [400] },
     {

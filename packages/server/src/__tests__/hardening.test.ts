@@ -26,7 +26,7 @@ const malformedCookies = [
   'preview-chat-user=a%zz',
 ]
 
-describe('a WebSocket upgrade whose cookie is a malformed percent-escape', () => {
+describe('a WebSocket upgrade whose cookie is a malformed percent-escape [R-SERVER-SCOPES R-SERVER-NEVER-CRASHES]', () => {
   it('answers 401 with a JSON error, and the server goes on serving upgrades', async () => {
     const server = await startHost()
     for (const cookie of malformedCookies) {
@@ -46,7 +46,7 @@ describe('a WebSocket upgrade whose cookie is a malformed percent-escape', () =>
   })
 })
 
-describe('a REST request whose cookie is a malformed percent-escape', () => {
+describe('a REST request whose cookie is a malformed percent-escape [R-SERVER-SCOPES]', () => {
   it('answers 401 with a JSON error on every route, and backend.fetch resolves', async () => {
     const server = await startHost()
     const requests = [
@@ -70,7 +70,7 @@ describe('a REST request whose cookie is a malformed percent-escape', () => {
   })
 })
 
-describe('a body the answer leaves unread does not jam the keep-alive connection', () => {
+describe('a body the answer leaves unread does not jam the keep-alive connection [R-SERVER-KEEPALIVE]', () => {
   const kb300 = 'x'.repeat(300 * 1024)
   const overMiB = JSON.stringify({ message: 'x'.repeat(1536 * 1024) })
   const cases = [
@@ -133,7 +133,7 @@ describe('a body the answer leaves unread does not jam the keep-alive connection
   )
 })
 
-describe('headers or a path over what the parser accepts', () => {
+describe('headers or a path over what the parser accepts [R-SERVER-HOST-REFUSALS]', () => {
   it('answers 431 with a JSON error to 64 KB of headers and to a 60 KB path', async () => {
     const server = await startHost()
     const bigHeader = await send(server, {
@@ -153,7 +153,7 @@ describe('headers or a path over what the parser accepts', () => {
   })
 })
 
-describe("another user's thread reads exactly like no thread at all", () => {
+describe("another user's thread reads exactly like no thread at all [R-SERVER-PRIVATE]", () => {
   /** The answer with `id` written as ID, so that two answers about two ids can be compared. */
   const about = async (response: Response, id: string) => ({
     status: response.status,
@@ -185,7 +185,7 @@ describe("another user's thread reads exactly like no thread at all", () => {
     expect(readAlice.status).toBe(404)
   })
 
-  it('never lets a user claim, stop or read the thread id of another, even with newSession', async () => {
+  it('never lets a user claim, stop or read the thread id of another, even with newSession [R-SERVER-IDS-PER-USER]', async () => {
     const gate = createGate()
     const server = await startHost({ sleep: gate.sleep })
     const alices = await turn(chat(server, { message: 'alice', sessionId: 'x', newSession: true }))
@@ -225,7 +225,7 @@ describe("another user's thread reads exactly like no thread at all", () => {
   })
 })
 
-describe('the inspection logs stay bounded on a long-running server', () => {
+describe('the inspection logs stay bounded on a long-running server [R-SERVER-BOUNDED-LOGS]', () => {
   it('keeps the latest logLimit requests and recordings, and still counts every request', async () => {
     const server = await startHost({ logLimit: 10 })
     for (let index = 0; index < 25; index++) {

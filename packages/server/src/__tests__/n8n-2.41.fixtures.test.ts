@@ -147,7 +147,7 @@ const replays = (...names: string[]) => {
   return names.join(' + ')
 }
 
-describe('fixtures/n8n-2.41 replayed against the n8n-2.41 flavor', () => {
+describe('fixtures/n8n-2.41 replayed against the n8n-2.41 flavor [R-N8N-EMULATION]', () => {
   it(replays('turn.sse', 'turn.headers.txt'), async () => {
     const server = await startReplayHost()
     const answer = await n8nSend(server, {

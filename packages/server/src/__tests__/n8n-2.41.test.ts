@@ -31,7 +31,7 @@ afterEach(closeHosts)
 
 type Done = Required<Extract<TurnEvent, { type: 'done' }>>
 
-describe('the turn stream', () => {
+describe('the turn stream [R-N8N-EMULATION]', () => {
   it('starts with :ok and the agent’s events (no execution-started), ends with done {sessionId, executionId}, with the SSE headers', async () => {
     const server = await startN8nHost()
     const reader = await n8nTurn(server, { message: '/words 3', sessionId: 'stream-1' })
@@ -56,7 +56,7 @@ describe('the turn stream', () => {
     expect(reader.response.headers.get('x-accel-buffering')).toBe('no')
   })
 
-  it('accepts a competing POST in the same thread (no turn_already_running): both run and end success', async () => {
+  it('accepts a competing POST in the same thread (no turn_already_running): both run and end success [R-N8N-GATE]', async () => {
     const gate = createGate()
     const server = await startN8nHost({ sleep: gate.sleep })
     const first = await n8nTurn(server, { message: '/words 5', sessionId: 'busy' })
@@ -108,7 +108,7 @@ describe('the turn stream', () => {
     })
   })
 
-  it('records the turn with the same fold as the client: the record is the streamed text', async () => {
+  it('records the turn with the same fold as the client: the record is the streamed text [R-FOLD-ONE]', async () => {
     const server = await startN8nHost()
     const events = await (await n8nTurn(server, { message: '/words 4', sessionId: 'fold' })).rest()
     const streamed = events
@@ -121,7 +121,7 @@ describe('the turn stream', () => {
   })
 })
 
-describe('history', () => {
+describe('history [R-N8N-EMULATION]', () => {
   it('answers {data: {messages, openSuspensions}} without activeExecutionId; user messages have no executionStatus', async () => {
     const server = await startN8nHost()
     await (await n8nTurn(server, { message: 'hello there', sessionId: 'shape' })).rest()
@@ -178,7 +178,7 @@ describe('history', () => {
   })
 })
 
-describe('ids and sessions', () => {
+describe('ids and sessions [R-N8N-EMULATION R-WIRE-MESSAGE-IDS]', () => {
   it('makes 16-character execution ids of letters and digits; messages are `${executionId}:user|assistant`', async () => {
     const server = await startN8nHost()
     const ids = new Set<string>()
@@ -215,7 +215,7 @@ describe('ids and sessions', () => {
   })
 })
 
-describe('stop and suspended runs', () => {
+describe('stop and suspended runs [R-N8N-EMULATION]', () => {
   it('has no Stop route: DELETE …/executions/:executionId answers Express’s HTML 404 and the turn runs on', async () => {
     const gate = createGate()
     const server = await startN8nHost({ sleep: gate.sleep })
@@ -264,7 +264,7 @@ describe('stop and suspended runs', () => {
   })
 })
 
-describe('errors', () => {
+describe('errors [R-N8N-EMULATION]', () => {
   it('answers an unknown thread 404 {code: 404, message: `Thread "<id>" not found`, stacktrace}, also another user’s', async () => {
     const server = await startN8nHost()
     await (await n8nTurn(server, { message: 'mine', sessionId: 'alices' })).rest()
@@ -376,7 +376,7 @@ describe('errors', () => {
   })
 })
 
-describe('push', () => {
+describe('push [R-N8N-EMULATION]', () => {
   it('serves GET /rest/push?pushRef=<id> as SSE without Accept (cookie only: n8n checks no browser-id there), announcing each snapshot and the end twice', async () => {
     const gate = createGate()
     const server = await startN8nHost({ sleep: gate.sleep, snapshotMs: 5 })

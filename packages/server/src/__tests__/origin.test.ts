@@ -78,7 +78,7 @@ function expectOriginRefused(answer: Dialled) {
   expect(answer.messages).toEqual([])
 }
 
-describe('the push WebSocket checks the Origin of a browser page', () => {
+describe('the push WebSocket checks the Origin of a browser page [R-SERVER-PUSH-ORIGIN]', () => {
   it('refuses a page of another site with a 403 JSON error, and pushes nothing to it', async () => {
     const server = await startHost()
     const refused = await dial(server, { Origin: stranger })
@@ -175,7 +175,7 @@ describe('the push WebSocket checks the Origin of a browser page', () => {
 })
 
 // Issue 19, row l: the Origin must be this server's own, not merely agree with the Host.
-describe("the server's own origin is its scheme and its own names (issue 19, l)", () => {
+describe("the server's own origin is its scheme and its own names (issue 19, l) [R-SERVER-PUSH-ORIGIN]", () => {
   /** An address of this machine's that is not loopback (undefined on a machine with none). */
   const lanAddress = Object.values(networkInterfaces())
     .flat()
@@ -254,7 +254,7 @@ describe("the server's own origin is its scheme and its own names (issue 19, l)"
   )
 })
 
-describe("the n8n-2.41 flavor's WebSocket push checks the Origin as n8n does", () => {
+describe("the n8n-2.41 flavor's WebSocket push checks the Origin as n8n does [R-SERVER-PUSH-ORIGIN R-N8N-EMULATION]", () => {
   const alice = { Cookie: 'n8n-auth=alice' }
 
   it("a page of another site: the handshake completes, then 'Invalid origin!' and 1008, no push", async () => {

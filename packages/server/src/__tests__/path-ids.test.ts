@@ -35,7 +35,7 @@ function postRaw(port: number, path: string, body: unknown) {
   )
 }
 
-describe('an id that a URL path segment cannot carry', () => {
+describe('an id that a URL path segment cannot carry [R-SERVER-PATH-IDS]', () => {
   it("refuses a message whose sessionId is '.' or '..' with a 400, and records nothing", async () => {
     const server = await startHost()
     for (const sessionId of collapsing) {

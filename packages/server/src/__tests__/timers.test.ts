@@ -25,7 +25,7 @@ function countedTimers() {
   }
 }
 
-describe('injected timers', () => {
+describe('injected timers [R-SERVER-TIMERS R-SERVER-SNAPSHOTS]', () => {
   it('run the snapshot batches, the pings and the agent’s pauses of a turn', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
     const { calls, timers } = countedTimers()
