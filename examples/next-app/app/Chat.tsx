@@ -35,7 +35,8 @@ export function Chat({ user, threadId, isNew }: ChatProps) {
     client: createPreviewChatClient({
       baseUrl: '/rest',
       // The bearer header goes with every request; the push channel is SSE over fetch, which
-      // carries it (and goes through `rewrites()`, which does not carry a WebSocket).
+      // carries it, through `rewrites()` like any response. (A WebSocket would reach the server
+      // with the server's own Host and this page's Origin, which it refuses without `--cors`.)
       headers: { authorization: `Bearer ${user}` },
       push: 'sse',
       scope: user,
