@@ -1,6 +1,5 @@
 import { parseChatRequest, parseResumeRequest, type ParseResult } from '@preview-chat/core/contract'
 import { errorResponse, RestError } from '../http'
-import { checkPathId } from '../routes/match'
 import { sseHeaders } from '../sse'
 import { snapshotOf } from '../store'
 import { authenticate, unauthorized, userCookieName, type PreviewChatUser } from '../users'
@@ -41,18 +40,10 @@ export function specFlavor(
         `No conversation "${threadId}" for this user and agent.`,
         'Start a new conversation with newSession: true.',
       ),
-    // A thread's id (and a run's) travels in URL paths: one that a URL collapses is refused here,
-    // as the client refuses it, rather than recorded under an id no read can name.
-    parseChat: (body) => {
-      const value = valid(parseChatRequest(body))
-      if (value.sessionId !== undefined) checkPathId('sessionId', value.sessionId)
-      return value
-    },
-    parseResume: (body) => {
-      const value = valid(parseResumeRequest(body))
-      checkPathId('runId', value.runId)
-      return value
-    },
+    // The contract's parsers refuse a thread id (or a run's) that a URL collapses, as the client
+    // does, rather than record it under an id no read can name.
+    parseChat: (body) => valid(parseChatRequest(body)),
+    parseResume: (body) => valid(parseResumeRequest(body)),
     // "A message naming an unknown thread without newSession is refused in-band".
     createsThread: (body) => body.sessionId === undefined || body.newSession === true,
     refusesConcurrentTurns: true,

@@ -1,4 +1,5 @@
 import { PreviewChatError, type PreviewChatErrorCode } from './errors'
+import { pathSegmentIdProblem } from './ids'
 import { unwrapEnvelope, validate, type ParseResult } from './result'
 import {
   boolean,
@@ -52,15 +53,21 @@ export interface RestErrorBody {
 
 const nonBlank = check(string, (text) => text.trim().length > 0, 'must have non-blank text')
 const nonEmpty = check(string, (text) => text.length > 0, 'must not be empty')
+/** An id that travels as one URL path segment (not empty, not `.` or `..`). */
+const pathId = check(
+  string,
+  (id) => pathSegmentIdProblem(id) === null,
+  'must be an id a URL path segment can carry (not empty, ".", or "..")',
+)
 
 const chatRequestSchema = object({
   message: nonBlank,
-  sessionId: optional(nonEmpty),
+  sessionId: optional(pathId),
   newSession: optional(literal(true)),
 }) satisfies Schema<ChatRequestBody>
 
 const resumeRequestSchema = object({
-  runId: nonEmpty,
+  runId: pathId,
   toolCallId: nonEmpty,
   resumeData: unknown,
 }) satisfies Schema<ResumeRequestBody>
