@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { assertSeeded } from './seeded'
 // A relative import keeps the workspace free of a core ⇄ server dependency cycle (test-only).
 import { createPreviewChatBackend, type PreviewChatAgent } from '../../../server/src/index'
 import type { SubagentChunk, TurnEvent } from '../contract'
@@ -185,7 +186,8 @@ async function run(steps: Step[], end: 'done' | 'error' | 'suspended') {
 
 describe('one fold for the live and the recorded view (property suite, real backend) [R-FOLD-ONE]', () => {
   it('the parts shown live equal the parts recorded, for any script and a Stop at any point', async () => {
-    await fc.assert(
+    await assertSeeded(
+      'fold.property',
       fc.asyncProperty(fc.array(step, { maxLength: 14 }), ending, async (steps, end) => {
         const { liveAtEnd, recorded } = await run(steps, end)
         expect(liveAtEnd).not.toBeNull()

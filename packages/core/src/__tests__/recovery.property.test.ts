@@ -9,6 +9,7 @@
 import fc from 'fast-check'
 import { isDeepStrictEqual } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import { assertSeeded } from './seeded'
 // Relative imports keep the workspace free of a core ⇄ server ⇄ msw cycle (test-only).
 import { cutAfterEvents } from '../../../msw/src/streamCut'
 import {
@@ -361,7 +362,8 @@ describe('recovery under faults (property suite, real backend in-process) [R-POS
   }, 60_000)
 
   it('random scripts, cuts, Stops, back-to-back turns, a flapping push and read faults converge [R-RECOVER-NEVER-VANISHES R-READ-NEVER-SHRINKS R-READ-KEEPS R-SERVER-STATUSES]', async () => {
-    await fc.assert(
+    await assertSeeded(
+      'recovery.property',
       fc.asyncProperty(
         fc.constantFrom(...scripts),
         fc.record({

@@ -4,27 +4,27 @@
  * fixed example beside the random runs (`examples`).
  */
 import fc from 'fast-check'
+import { expect } from 'vitest'
+import { relative } from 'node:path'
 
 export function seedFor(name: string): number {
   const fixed = process.env.PREVIEW_CHAT_SEED
   const seed = fixed === undefined ? (Math.random() * 2 ** 31) | 0 : Number(fixed)
+  const { testPath, currentTestName } = expect.getState()
+  const file = testPath ? relative(process.cwd(), testPath) : ''
+  const test = currentTestName?.split(' > ').at(-1) ?? name
   console.log(
-    `[property] ${name}: seed ${seed} (replay: PREVIEW_CHAT_SEED=${seed} npx vitest run -t "${name}")`,
+    `[property] ${name}: seed ${seed} (replay: PREVIEW_CHAT_SEED=${seed} npx vitest run ${file} -t ${JSON.stringify(test)})`,
   )
   return seed
 }
 
-/** `fc.assert` with a printed seed; `examples` run first, always. */
+/** `fc.assert` with a printed seed (`examples` in `options` run first, always). */
 export function assertSeeded<T>(
   name: string,
-  property: fc.IPropertyWithHooks<T> | fc.IAsyncPropertyWithHooks<T>,
-  options: { numRuns: number; examples?: T[] },
+  property: fc.IProperty<T> | fc.IAsyncProperty<T>,
+  options: fc.Parameters<T> = {},
 ) {
   const seed = seedFor(name)
-  return fc.assert(property as fc.IProperty<T>, {
-    seed,
-    numRuns: options.numRuns,
-    ...(options.examples && { examples: options.examples }),
-    endOnFailure: true,
-  })
+  return fc.assert(property as fc.IProperty<T>, { endOnFailure: true, ...options, seed })
 }

@@ -7,6 +7,7 @@
 import { createParser } from 'eventsource-parser'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { assertSeeded } from './seeded'
 import { createSseParser, readSse } from '../wire/sse'
 
 const lineEnd = fc.constantFrom('\n', '\r', '\r\n')
@@ -54,7 +55,8 @@ function ours(chunks: string[]): string[] {
 
 describe('createSseParser', () => {
   it('dispatches what eventsource-parser dispatches, however the stream is cut [R-WIRE-SSE-READER]', () => {
-    fc.assert(
+    assertSeeded(
+      'sse',
       fc.property(
         stream,
         fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 6 }),

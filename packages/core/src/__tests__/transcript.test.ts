@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { assertSeeded } from './seeded'
 import type { Message } from '../contract'
 import { composeTranscript } from '../engine/transcript'
 import { startTurn, turnMessages, type LiveTurn } from '../engine/fold'
@@ -50,7 +51,8 @@ const liveTurn = fc.option(
 
 describe('composeTranscript [R-READ-NEVER-SHRINKS]', () => {
   it('puts live turns where the filtering version did', () => {
-    fc.assert(
+    assertSeeded(
+      'transcript',
       fc.property(
         fc.array(recordedMessage, { maxLength: 10 }),
         fc.array(liveTurn, { maxLength: 3 }),

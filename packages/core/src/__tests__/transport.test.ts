@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
+import { assertSeeded } from './seeded'
 import type { TurnEvent } from '../contract'
 import { createTransport, readTurnStream } from '../wire/transport'
 import { applyTurnEvents, startTurn } from '../engine/fold'
@@ -203,7 +204,8 @@ describe('readTurnStream: one JSON.parse per chunk where that is safe [R-WIRE-ON
   }
 
   it('gives what one parse per event gives, for any events, malformed ones included', async () => {
-    await fc.assert(
+    await assertSeeded(
+      'transport',
       fc.asyncProperty(fc.array(runs, { maxLength: 8 }), async (groups) => {
         const segments = groups.flat()
         const events = segments.map((data) => `data: ${data}\n\n`)

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { assertSeeded } from './seeded'
 import type { TurnEvent } from '../wire/contract/events'
 import { markTruncated } from '../engine/transcript'
 import { applyTurnEvent, applyTurnEvents, startTurn, type LiveTurn } from '../engine/fold'
@@ -228,7 +229,8 @@ describe('batches (one network chunk at a time) [R-FOLD-ONE R-WIRE-ONE-PARSE]', 
   )
 
   it('apply exactly as the events one by one would, stopping at the end of the turn', () => {
-    fc.assert(
+    assertSeeded(
+      'turn',
       fc.property(fc.array(event, { maxLength: 40 }), (events) => {
         const oneByOne = events.reduce(
           (t, e) => (t.ended ? t : applyTurnEvent(t, e as TurnEvent, options)),

@@ -226,7 +226,7 @@ function streamed(
   const next = adoptAnnouncedId(folded, events)
   state = renameWatched(state, live.executionId, next.executionId)
   const batch = (s: EngineState) =>
-    relay(s, { kind: "events", executionId: live.executionId, seq, events: events as TurnEvent[] })
+    relay(s, { kind: 'events', executionId: live.executionId, seq, events: events as TurnEvent[] })
   if (!next.ended) {
     const streaming = {
       ...state,

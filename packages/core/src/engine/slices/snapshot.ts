@@ -108,7 +108,12 @@ export function applySnapshot(
   }
   if (state.live && live && state.live.executionId !== live.executionId)
     next = renameWatched(next, state.live.executionId, live.executionId)
-  if (live && dropLive && (unconfirmed || endedPerRecord) && !assistantOf(snapshot, live.executionId))
+  if (
+    live &&
+    dropLive &&
+    (unconfirmed || endedPerRecord) &&
+    !assistantOf(snapshot, live.executionId)
+  )
     next = unwatch(next, live.executionId)
   if (!action.fresh) return step(next)
   next = {
