@@ -16,7 +16,7 @@
 import fc from 'fast-check'
 import { describe, it } from 'vitest'
 import { activeExecutionId, sessionStatus } from '../engine/derive'
-import type { Command, EngineAction, EngineConfig, EngineState } from '../engine/model'
+import type { Command, EngineAction, EngineState } from '../engine/model'
 import { initialEngineState, reduce } from '../engine/reduce'
 import { nextDeadline, nextRead } from '../engine/schedule'
 import { selectSessionState } from '../engine/select'
@@ -24,20 +24,12 @@ import type { TurnEvent } from '../wire/contract/events'
 import { PreviewChatError } from '../wire/contract/errors'
 import { errorFromResponse } from '../wire/contract/rest'
 import { parseHistorySnapshot, type ExecutionStatus } from '../wire/contract/snapshot'
-import { key } from './harness'
+import { key, engineConfig } from './harness'
 import { assertSeeded } from './seeded'
 
 type Behaviour = 'spec' | 'n8n'
 
-const config: EngineConfig = {
-  delegationCharLimit: 4_000,
-  retry: { baseMs: 500, maxMs: 15_000 },
-  poll: { baseMs: 1_000, maxMs: 10_000 },
-  minReadIntervalMs: 250,
-  submitTimeoutMs: 30_000,
-  stopWaitMs: 10_000,
-  streamSilenceMs: 5_000,
-}
+const config = engineConfig
 
 interface Execution {
   id: string

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, vi } from 'vitest'
 import type { TurnEvent } from '../contract'
+import type { EngineConfig } from '../engine/model'
 import type {
   HistorySnapshot,
   Message,
@@ -17,6 +18,17 @@ import { createPreviewChatClient, type PreviewChatClientOptions } from '../index
 import type { RelayMessage, SessionState, TabRelay } from '../index'
 
 export const key = { projectId: 'p1', agentId: 'a1', threadId: 't1' }
+
+/** The client's default settings, for tests that drive the reducer and scheduler directly. */
+export const engineConfig: EngineConfig = {
+  delegationCharLimit: 4_000,
+  retry: { baseMs: 500, maxMs: 15_000 },
+  poll: { baseMs: 1_000, maxMs: 10_000 },
+  minReadIntervalMs: 250,
+  submitTimeoutMs: 30_000,
+  stopWaitMs: 10_000,
+  streamSilenceMs: 5_000,
+}
 /** The wall clock of every scripted session. */
 export const now = Date.parse('2026-11-30T10:00:00.000Z')
 export const base = `/rest/projects/p1/agents/v2/a1/chat`

@@ -5,23 +5,15 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { TurnEvent } from '../wire/contract/events'
-import type { Command, EngineAction, EngineConfig, EngineState } from '../engine/model'
+import type { Command, EngineAction, EngineState } from '../engine/model'
 import { initialEngineState, reduce } from '../engine/reduce'
 import { sessionStatus } from '../engine/derive'
 import { startTurn, type LiveTurn } from '../engine/fold'
 import { selectSessionState } from '../engine/select'
 import { PreviewChatError } from '../wire/contract/errors'
-import { finishedTurn, key, runningTurn, snapshot } from './harness'
+import { finishedTurn, key, runningTurn, snapshot, engineConfig } from './harness'
 
-const config: EngineConfig = {
-  delegationCharLimit: 4_000,
-  retry: { baseMs: 500, maxMs: 15_000 },
-  poll: { baseMs: 1_000, maxMs: 10_000 },
-  minReadIntervalMs: 250,
-  submitTimeoutMs: 30_000,
-  stopWaitMs: 10_000,
-  streamSilenceMs: 5_000,
-}
+const config = engineConfig
 const thread = JSON.stringify([key.projectId, key.agentId, key.threadId])
 
 /** An active session that has read an empty thread: the gate is open. */

@@ -1,21 +1,13 @@
 /** The scheduler on its own: pure functions of the engine state and the time. */
 import { describe, expect, it } from 'vitest'
 import { PreviewChatError } from '../wire/contract/errors'
-import type { EngineConfig, EngineState } from '../engine/model'
+import type { EngineState } from '../engine/model'
 import { initialEngineState, reduce } from '../engine/reduce'
 import { nextDeadline, nextRead } from '../engine/schedule'
 import { followUp } from '../engine/slices/reads'
-import { key, runningTurn } from './harness'
+import { key, runningTurn, engineConfig } from './harness'
 
-const config: EngineConfig = {
-  delegationCharLimit: 4000,
-  retry: { baseMs: 500, maxMs: 15_000 },
-  poll: { baseMs: 1_000, maxMs: 10_000 },
-  minReadIntervalMs: 250,
-  submitTimeoutMs: 30_000,
-  stopWaitMs: 10_000,
-  streamSilenceMs: 5_000,
-}
+const config = engineConfig
 
 const active = (patch: Partial<EngineState> = {}): EngineState => ({
   ...reduce(
