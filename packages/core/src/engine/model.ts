@@ -31,10 +31,7 @@ export interface EngineConfig {
 
 /** The outcome of `submit()` and `resume()`. */
 export type SubmitResult =
-  /**
-   * The server took the turn; it now runs whatever this tab does. `executionId` is `null` when the
-   * server began the turn without announcing it (released n8n names it at the end).
-   */
+  /** The server took the turn and runs it; `executionId` `null`: unannounced ([stand-in ids](../../../../docs/decisions/stand-in-ids.md)). */
   | { outcome: 'accepted'; executionId: string | null }
   /** A turn runs, a submission is under way, or the thread's state is not known yet: nothing was sent. */
   | { outcome: 'busy' }
@@ -103,12 +100,7 @@ export interface ReadState {
   notBefore: number
 }
 
-/**
- * A Stop asked and not yet settled. Each `stop()` call joins the one Stop under way (`waiters`),
- * so repeated calls share one request and resolve alike, whatever the path. A Stop belongs to what
- * its tab had as its target: a held one to its own message (`token`), never to whatever the
- * record names later ([decision](../../../../docs/decisions/stop-belongs-to-its-message.md)).
- */
+/** A Stop under way, which every `stop()` joins (`waiters`) ([its target is its own](../../../../docs/decisions/stop-belongs-to-its-message.md)). */
 export type StopState =
   /** Asked while this tab's message was posted and not announced: waits for its execution id. */
   | { kind: 'held'; token: number; askedAt: number; waiters: readonly number[] }
@@ -126,11 +118,7 @@ export type StopState =
   /** A turn that is only suspended, cancelled through its runs; held until a read after the answer. */
   | { kind: 'runs'; runIds: readonly string[]; answered: boolean; waiters: readonly number[] }
 
-/**
- * What the server can do, as far as this tab has learned (or the client's `server` option says).
- * `null`: not known yet. The spec's protocol keeps a turn alive when its POST closes and stops by
- * execution id; the released n8n 2.41 does neither (its turns begin without `execution-started`).
- */
+/** What the server can do as this tab learned it (`null`: not yet) ([stop by closing](../../../../docs/decisions/stop-by-closing.md)). */
 export interface ServerTraits {
   keepsTurnOnDisconnect: boolean | null
   stopsByExecutionId: boolean | null
@@ -176,12 +164,7 @@ export interface EngineState {
   relay: { tab: string; executionId: string; seq: number; since: number; checked: boolean } | null
   /** The execution whose whole turn this tab asked the streaming tab for (asked once). */
   syncAsked: string | null
-  /**
-   * Other tabs that said they posted a message whose turn has not begun, each with when
-   * (scheduler time). The gate stays shut until that tab relays the turn, says the message was
-   * not taken up, or `submitTimeoutMs` passes; reads do not end a hold
-   * ([decision](../../../../docs/decisions/posting-hold.md)).
-   */
+  /** Other tabs' messages on their way, by tab, with when (scheduler time) ([the hold](../../../../docs/decisions/posting-hold.md)). */
   postingHolds: Readonly<Record<string, number>>
   /**
    * A derived active execution (released n8n) with no output yet, and when this tab first saw
