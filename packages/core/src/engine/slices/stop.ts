@@ -57,11 +57,7 @@ function sendStop(
   return step({ ...state, stop, error: null }, { type: 'stop-execution', executionId })
 }
 
-/**
- * On a server without Stop by execution id, a turn stops when the connection of its POST closes:
- * only the tab holding that stream can stop it. Closing it is the Stop request; the record says
- * when it ended ([decision](../../../../../docs/decisions/stop-by-closing.md)).
- */
+/** No Stop by id: the tab holding the turn's POST stream stops it by closing that ([decision](../../../../../docs/decisions/stop-by-closing.md)). */
 function stopByClosing(
   state: EngineState,
   executionId: string | null,
@@ -230,12 +226,7 @@ export function stopAfterRecord(state: EngineState): Step {
   return step({ ...state, stop: null }, ...settleStop(stop.waiters, { cancelRequested: false }))
 }
 
-/**
- * A turn that ends with `done` did not necessarily end by itself: a Stop (this tab's, another
- * tab's, another device's) ends a turn with `done` too. Its status waits for the record (spec:
- * "Recorded state determines completion"): `running` until a read covers it, or `cancelled` once
- * this tab's Stop of it was taken.
- */
+/** A turn ended by `done` shows `running` until the record says how ([decision](../../../../../docs/decisions/done-waits-for-the-record.md)). */
 export function underStop<T extends LiveTurn | null>(live: T, stop: StopState | null): T {
   if (!live?.ended || live.assistant.executionStatus !== 'success') return live
   if (live.assistant.content.some(isSuspended)) return live
