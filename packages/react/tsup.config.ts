@@ -1,7 +1,12 @@
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // Named entries keep dist/ laid out as the exports map says (`dist/devtools/index.js`).
+  entry: {
+    index: 'src/index.ts',
+    'devtools/index': 'src/devtools/index.ts',
+    'devtools/production': 'src/devtools/production.ts',
+  },
   format: ['esm'],
   dts: true,
   clean: true,

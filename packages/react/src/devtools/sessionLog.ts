@@ -1,0 +1,77 @@
+import type {
+  EngineState,
+  InspectedStep,
+  PreviewChatSession,
+  SessionStatus,
+} from '@preview-chat/core'
+import { countActivity, describeStep, noActivity, type Activity, type LoggedStep } from './describe'
+
+/** What the panel shows of one session: its last steps, its traffic, its state. */
+export interface SessionLogView {
+  steps: readonly LoggedStep[]
+  activity: Activity
+  status: SessionStatus
+  engine: EngineState
+}
+
+export interface SessionLog {
+  getView(): SessionLogView
+  /** The first listener starts inspecting the session, the last one's leaving stops it. */
+  subscribe(listener: () => void): () => void
+}
+
+/** How often the panel re-renders at most while actions stream in (a turn's deltas are many). */
+const FLUSH_MS = 50
+
+/**
+ * Keeps the last `limit` steps of `session` while someone listens, through `session.inspect`
+ * (which neither starts the session nor keeps it alive). Listeners hear of new steps at most every
+ * 50 ms. Creating it costs nothing: it inspects from its first listener on.
+ */
+export function createSessionLog(session: PreviewChatSession, limit: number): SessionLog {
+  let steps: LoggedStep[] = []
+  let seq = 0
+  let activity = noActivity
+  const current = (): SessionLogView => ({
+    steps,
+    activity,
+    status: session.getState().status,
+    engine: session.getEngineState(),
+  })
+  let view = current()
+  let timer: ReturnType<typeof setTimeout> | null = null
+  const listeners = new Set<() => void>()
+
+  const flush = () => {
+    timer = null
+    view = current()
+    for (const listener of listeners) listener()
+  }
+  const record = (step: InspectedStep) => {
+    seq += 1
+    steps = [...steps.slice(Math.max(0, steps.length - limit + 1)), describeStep(step, seq)]
+    activity = countActivity(activity, step)
+    timer ??= setTimeout(flush, FLUSH_MS)
+  }
+  let stop: (() => void) | null = null
+
+  return {
+    getView: () => view,
+    subscribe(listener) {
+      listeners.add(listener)
+      if (!stop) {
+        stop = session.inspect(record)
+        // What changed while nobody listened (React reads the view again after subscribing).
+        view = current()
+      }
+      return () => {
+        listeners.delete(listener)
+        if (listeners.size > 0) return
+        stop?.()
+        stop = null
+        if (timer) clearTimeout(timer)
+        timer = null
+      }
+    },
+  }
+}
