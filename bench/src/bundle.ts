@@ -12,6 +12,8 @@ export interface BundleSize {
   brotli: number
   /** Minified bytes by package, largest first. */
   byPackage: [string, number][]
+  /** The minified bundle itself. */
+  code: string
 }
 
 /** Minifies `entry` (ESM source) for the browser with esbuild, `external` left out, and compresses it (gzip -9, brotli 11). */
@@ -20,6 +22,8 @@ export async function measureBundle(
   external: string[],
   /** Packages read from other sources (the bundle before a change). */
   alias?: Record<string, string>,
+  /** `process.env.NODE_ENV` as the app's bundler defines it. */
+  nodeEnv: 'production' | 'development' = 'production',
 ): Promise<BundleSize> {
   const result = await build({
     stdin: { contents: entry, resolveDir: here, loader: 'ts' },
@@ -42,7 +46,7 @@ export async function measureBundle(
     }),
     // Our packages from their sources (no build needed); what ships in dist/ is the same code.
     conditions: ['@preview-chat/source'],
-    define: { 'process.env.NODE_ENV': '"production"' },
+    define: { 'process.env.NODE_ENV': JSON.stringify(nodeEnv) },
     logLevel: 'error',
   })
   const code = result.outputFiles[0]!.contents
@@ -67,6 +71,7 @@ export async function measureBundle(
       },
     }).byteLength,
     byPackage: [...byPackage].sort((a, b) => b[1] - a[1]),
+    code: new TextDecoder().decode(code),
   }
 }
 
@@ -109,4 +114,24 @@ export const bundles = {
       `export { AssistantRuntimeProvider, useExternalStoreRuntime } from '@assistant-ui/react'`,
       reactPeers,
     ),
+}
+
+/** A string of the devtools panel's markup (`packages/react/src/devtools/PreviewChatDevtools.tsx`). */
+export const devtoolsMarker = 'data-preview-chat-devtools'
+const devtoolsEntry = `export { PreviewChatDevtools } from '@preview-chat/react/devtools'`
+
+/**
+ * An app's `import { PreviewChatDevtools } from '@preview-chat/react/devtools'`, bundled as its
+ * production and development builds bundle it, and the opt-in `/devtools/production` entry: the
+ * panel (its marker) must be in the last two and absent from the first.
+ */
+export const devtoolsBundles = {
+  production: () => measureBundle(devtoolsEntry, [...reactPeers, ...tanstack]),
+  development: () =>
+    measureBundle(devtoolsEntry, [...reactPeers, ...tanstack], undefined, 'development'),
+  optIn: () =>
+    measureBundle(`export { PreviewChatDevtools } from '@preview-chat/react/devtools/production'`, [
+      ...reactPeers,
+      ...tanstack,
+    ]),
 }

@@ -1,11 +1,12 @@
 /**
  * `pnpm check:size`: fails when the gzipped bundle of @preview-chat/core + @preview-chat/react
- * grows more than 10% over the recorded baseline (size-baseline.json). `--update` records the
- * current sizes as the new baseline (do that in the commit that accepts a growth, and say why).
+ * grows more than 10% over the recorded baseline (size-baseline.json), or when a production
+ * bundle of `@preview-chat/react/devtools` holds the panel. `--update` records the current sizes
+ * as the new baseline (do that in the commit that accepts a growth, and say why).
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { bundles } from './bundle'
+import { bundles, devtoolsBundles, devtoolsMarker } from './bundle'
 
 const baselinePath = fileURLToPath(new URL('../size-baseline.json', import.meta.url))
 const TOLERANCE = 1.1
@@ -13,6 +14,25 @@ const TOLERANCE = 1.1
 const current = {
   full: (await bundles.ours.full()).gzipped,
   typical: (await bundles.ours.typical()).gzipped,
+}
+
+// The devtools panel is for development builds only: a production bundle of its import keeps an
+// empty component, and the marker of the panel's markup shows that the check can see it.
+const devtools = {
+  production: await devtoolsBundles.production(),
+  development: await devtoolsBundles.development(),
+}
+const devtoolsOk =
+  !devtools.production.code.includes(devtoolsMarker) &&
+  devtools.development.code.includes(devtoolsMarker)
+console.log(
+  `${devtoolsOk ? 'ok  ' : 'FAIL'} devtools: production bundle ${devtools.production.minified} B minified, panel ${devtools.production.code.includes(devtoolsMarker) ? 'PRESENT' : 'absent'}; development bundle ${devtools.development.minified} B, panel ${devtools.development.code.includes(devtoolsMarker) ? 'present' : 'MISSING'}`,
+)
+if (!devtoolsOk) {
+  console.error(
+    "A production bundle of '@preview-chat/react/devtools' must not contain the panel: keep the NODE_ENV switch in packages/react/src/devtools/index.ts and the package free of side effects.",
+  )
+  process.exitCode = 1
 }
 
 if (process.argv.includes('--update')) {
