@@ -12,9 +12,10 @@ export function seedFor(name: string): number {
   const seed = fixed === undefined ? (Math.random() * 2 ** 31) | 0 : Number(fixed)
   const { testPath, currentTestName } = expect.getState()
   const file = testPath ? relative(process.cwd(), testPath) : ''
-  const test = currentTestName?.split(' > ').at(-1) ?? name
+  // `-t` takes a regular expression: the title is escaped so that brackets and parentheses match.
+  const test = (currentTestName?.split(' > ').at(-1) ?? name).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
   console.log(
-    `[property] ${name}: seed ${seed} (replay: PREVIEW_CHAT_SEED=${seed} npx vitest run ${file} -t ${JSON.stringify(test)})`,
+    `[property] ${name}: seed ${seed} (replay: PREVIEW_CHAT_SEED=${seed} npx vitest run ${file} -t '${test.replace(/'/g, "'\\''")}')`,
   )
   return seed
 }
