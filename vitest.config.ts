@@ -51,6 +51,15 @@ export default defineConfig({
           server: { deps: { inline: ['zustand'] } },
         },
       },
+      {
+        extends: true,
+        test: {
+          name: 'assistant-ui',
+          root: 'packages/assistant-ui',
+          environment: 'jsdom',
+          setupFiles: ['./src/__tests__/setup.ts'],
+        },
+      },
     ],
   },
 })

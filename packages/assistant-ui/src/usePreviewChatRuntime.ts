@@ -1,0 +1,88 @@
+import {
+  MessageNotSentError,
+  useExternalStoreRuntime,
+  type AppendMessage,
+  type AssistantRuntime,
+  type ExternalStoreAdapter,
+  type ExternalStoreThreadListAdapter,
+} from '@assistant-ui/react'
+import {
+  usePreviewChat,
+  type Message,
+  type PreviewChat,
+  type UsePreviewChatOptions,
+} from '@preview-chat/react'
+import { useEffect, useMemo, useRef } from 'react'
+import { convertMessage } from './convert'
+import { useComposerDraft } from './useComposerDraft'
+
+export interface UsePreviewChatRuntimeOptions extends Pick<
+  UsePreviewChatOptions,
+  'projectId' | 'agentId' | 'threadId' | 'isNew' | 'throttleMs' | 'onFinish' | 'onError'
+> {
+  /** assistant-ui's thread-list adapter, passed through: the app owns its list of threads. */
+  threadList?: ExternalStoreThreadListAdapter
+}
+
+/**
+ * An assistant-ui runtime (for `<AssistantRuntimeProvider runtime={…}>`) over one preview-chat
+ * thread: `useExternalStoreRuntime` fed by `usePreviewChat`. The record's messages are converted
+ * part by part (`convert.ts`); the kit's composer holds the per-thread draft (`useComposerDraft`).
+ */
+export function usePreviewChatRuntime(options: UsePreviewChatRuntimeOptions): AssistantRuntime {
+  const { threadList, ...chatOptions } = options
+  const chat = usePreviewChat(chatOptions)
+  const latest = useRef(chat)
+  useEffect(() => {
+    latest.current = chat
+  })
+  const actions = useMemo(() => adapterActions(() => latest.current), [])
+  const runtime = useExternalStoreRuntime<Message>({
+    messages: chat.messages,
+    convertMessage,
+    isRunning: chat.isRunning,
+    // The composer stays editable while a turn runs; only sending waits (the session's gate).
+    isSendDisabled: !chat.canSend,
+    // The first read is pending: nothing is known of the thread yet.
+    isLoading: chat.status === 'recovering' && chat.lastSyncedAt === null && !chat.notFound,
+    onNew: actions.onNew,
+    // Without a way to stop here (`canStop`), the kit shows no working Stop.
+    ...(chat.canStop && { onCancel: actions.onCancel }),
+    onRefetchThread: actions.onRefetchThread,
+    onResumeToolCall: actions.onResumeToolCall,
+    onAddToolResult: actions.onAddToolResult,
+    ...(threadList && { adapters: { threadList } }),
+  })
+  useComposerDraft(runtime, chat, options.threadId)
+  return runtime
+}
+
+/** The adapter's callbacks, stable, each reading the chat as it is when called. */
+function adapterActions(current: () => PreviewChat) {
+  /** Answers the suspended tool call `toolCallId` with `data`; anything else has no answer here. */
+  const answer = (toolCallId: string, data: unknown) => {
+    const chat = current()
+    const suspension = chat.openSuspensions.find((s) => s.toolCallId === toolCallId)
+    if (suspension) void chat.resume(suspension, data)
+  }
+  return {
+    /** The kit's composer sent: one `submit(text)`; a refusal hands the text back to it. */
+    onNew: async (message: AppendMessage): Promise<void> => {
+      const text = message.content
+        .map((part) => (part.type === 'text' ? part.text : ''))
+        .join('\n\n')
+      const result = await current().submit(text)
+      if (result.outcome === 'busy')
+        throw new MessageNotSentError('A turn is running; the message was not sent.')
+      if (result.outcome === 'failed') throw new MessageNotSentError(result.error.message)
+    },
+    onCancel: async (): Promise<void> => {
+      await current().stop()
+    },
+    onRefetchThread: (): Promise<void> => current().refresh(),
+    onResumeToolCall: ({ toolCallId, payload }: { toolCallId: string; payload: unknown }) =>
+      answer(toolCallId, payload),
+    onAddToolResult: ({ toolCallId, result }: { toolCallId: string; result: unknown }) =>
+      answer(toolCallId, result),
+  } satisfies Partial<ExternalStoreAdapter<Message>>
+}
