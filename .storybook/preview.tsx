@@ -1,5 +1,6 @@
 // The example app's stylesheet: the stories show its components as the app does.
 import '../examples/chat-app/src/styles.css'
+import { backendLoader } from '../stories/support/backend'
 import type { Preview } from '../stories/support/storybookTypes'
 
 const preview: Preview = {
@@ -7,6 +8,8 @@ const preview: Preview = {
     layout: 'fullscreen',
     controls: { disable: true },
   },
+  // `previewChatLoader` of @preview-chat/msw/storybook: a fresh backend for every story.
+  loaders: [backendLoader],
 }
 
 export default preview

@@ -45,7 +45,7 @@ const newThread = () => ({ threadId: crypto.randomUUID(), isNew: true })
 
 export const EmptyThread: Story = {
   name: 'Empty thread',
-  loaders: [scenario(() => newThread())],
+  parameters: scenario(() => newThread()),
   play: async ({ canvasElement, loaded }) => {
     const { mock } = scenarioOf({ loaded })
     const chat = chatOf(canvasElement)
@@ -64,7 +64,7 @@ export const EmptyThread: Story = {
 
 export const StreamingLive: Story = {
   name: 'Streaming live',
-  loaders: [scenario((mock) => ({ ...newThread(), turn: mock.holdTurns() }))],
+  parameters: scenario((mock) => ({ ...newThread(), turn: mock.holdTurns() })),
   play: async ({ canvasElement, loaded }) => {
     const { turn } = scenarioOf({ loaded })
     const chat = chatOf(canvasElement)
@@ -93,7 +93,7 @@ export const StreamingLive: Story = {
 
 export const RecoveringAfterReload: Story = {
   name: 'Recovering after a reload',
-  loaders: [scenario((mock) => ({ ...newThread(), reloadable: true, turn: mock.holdTurns() }))],
+  parameters: scenario((mock) => ({ ...newThread(), reloadable: true, turn: mock.holdTurns() })),
   play: async ({ canvasElement, loaded }) => {
     const { mock, turn } = scenarioOf({ loaded })
     const chat = chatOf(canvasElement)
@@ -127,13 +127,11 @@ export const RecoveringAfterReload: Story = {
 
 export const FollowingAnotherTab: Story = {
   name: 'Following a turn started in another tab',
-  loaders: [
-    scenario(async (mock) => {
-      // "Another tab" posts straight to the backend; this page only learns of it by reading.
-      const { key, turn } = await mock.seed.runningTurn({ message: '/long 6', steps: 2 })
-      return { threadId: key.threadId, turn }
-    }),
-  ],
+  parameters: scenario(async (mock) => {
+    // "Another tab" posts straight to the backend; this page only learns of it by reading.
+    const { key, turn } = await mock.seed.runningTurn({ message: '/long 6', steps: 2 })
+    return { threadId: key.threadId, turn }
+  }),
   play: async ({ canvasElement, loaded }) => {
     const { mock, turn } = scenarioOf({ loaded })
     const chat = chatOf(canvasElement)
@@ -162,12 +160,10 @@ export const FollowingAnotherTab: Story = {
 
 export const FailedReadKeepsTranscript: Story = {
   name: 'A failed read keeps the transcript',
-  loaders: [
-    scenario(async (mock) => {
-      const { key } = await mock.seed.thread({ messages: ['Hello'] })
-      return { threadId: key.threadId }
-    }),
-  ],
+  parameters: scenario(async (mock) => {
+    const { key } = await mock.seed.thread({ messages: ['Hello'] })
+    return { threadId: key.threadId }
+  }),
   play: async ({ canvasElement, loaded }) => {
     const { mock } = scenarioOf({ loaded })
     const chat = chatOf(canvasElement)
@@ -193,16 +189,14 @@ const heldReads = holdRequests('get', '*/rest/projects/*/agents/v2/*/chat/*/mess
 
 export const TurnAlreadyRunning: Story = {
   name: 'turn_already_running, the draft kept',
-  loaders: [
-    scenario(
-      async (mock) => {
-        heldReads.release()
-        const { key } = await mock.seed.thread({ messages: ['Hello'] })
-        return { threadId: key.threadId }
-      },
-      [heldReads.handler],
-    ),
-  ],
+  parameters: scenario(
+    async (mock) => {
+      heldReads.release()
+      const { key } = await mock.seed.thread({ messages: ['Hello'] })
+      return { threadId: key.threadId }
+    },
+    [heldReads.handler],
+  ),
   play: async ({ canvasElement, loaded }) => {
     const { mock, threadId } = scenarioOf({ loaded })
     const chat = chatOf(canvasElement)
@@ -238,15 +232,13 @@ const heldStops = holdRequests('delete', '*/rest/projects/*/agents/v2/*/chat/*/e
 
 export const StoppingAndCancelled: Story = {
   name: 'Stopping, then cancelled',
-  loaders: [
-    scenario(
-      (mock) => {
-        heldStops.hold()
-        return { ...newThread(), turn: mock.holdTurns(), release: () => heldStops.release() }
-      },
-      [heldStops.handler],
-    ),
-  ],
+  parameters: scenario(
+    (mock) => {
+      heldStops.hold()
+      return { ...newThread(), turn: mock.holdTurns(), release: () => heldStops.release() }
+    },
+    [heldStops.handler],
+  ),
   play: async ({ canvasElement, loaded }) => {
     const { turn, release } = scenarioOf({ loaded })
     const chat = chatOf(canvasElement)
@@ -275,12 +267,10 @@ export const StoppingAndCancelled: Story = {
 
 export const SuspendedThenResumed: Story = {
   name: 'Suspended awaiting approval, then resumed',
-  loaders: [
-    scenario(async (mock) => {
-      const { key } = await mock.seed.suspension()
-      return { threadId: key.threadId }
-    }),
-  ],
+  parameters: scenario(async (mock) => {
+    const { key } = await mock.seed.suspension()
+    return { threadId: key.threadId }
+  }),
   play: async ({ canvasElement }) => {
     const chat = chatOf(canvasElement)
     const approval = await chat.canvas.findByRole(
@@ -309,12 +299,10 @@ export const SuspendedThenResumed: Story = {
 
 export const TruncatedDelegation: Story = {
   name: 'A truncated delegation',
-  loaders: [
-    scenario(async (mock) => {
-      const { key } = await mock.seed.truncatedDelegation({ chars: 4600 })
-      return { threadId: key.threadId }
-    }),
-  ],
+  parameters: scenario(async (mock) => {
+    const { key } = await mock.seed.truncatedDelegation({ chars: 4600 })
+    return { threadId: key.threadId }
+  }),
   play: async ({ canvasElement }) => {
     const chat = chatOf(canvasElement)
     const marker = await chat.canvas.findByTestId('truncated-marker', {}, slow)
@@ -332,13 +320,11 @@ export const TruncatedDelegation: Story = {
 
 export const NotYourThread: Story = {
   name: 'A thread that is not yours (none of it shows; no dead end)',
-  loaders: [
-    scenario(async (mock) => {
-      const { key } = await mock.seed.thread({ user: 'alice', messages: ['My private notes'] })
-      mock.actAs('bob')
-      return { threadId: key.threadId, user: 'bob' }
-    }),
-  ],
+  parameters: scenario(async (mock) => {
+    const { key } = await mock.seed.thread({ user: 'alice', messages: ['My private notes'] })
+    mock.actAs('bob')
+    return { threadId: key.threadId, user: 'bob' }
+  }),
   play: async ({ canvasElement }) => {
     const chat = chatOf(canvasElement)
     const banner = await chat.canvas.findByTestId('error-not_found', {}, slow)

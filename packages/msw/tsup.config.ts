@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/vitest.ts'],
+  entry: ['src/index.ts', 'src/vitest.ts', 'src/storybook.ts'],
   format: ['esm'],
   dts: true,
   clean: true,

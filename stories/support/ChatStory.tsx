@@ -1,6 +1,6 @@
 import { createPreviewChatClient, PreviewChatProvider } from '@preview-chat/react'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
-import { useCallback, useState, type CSSProperties } from 'react'
+import { useCallback, useState, type CSSProperties, type ReactNode } from 'react'
 // The example app's chat: its presentational components driven by the real `usePreviewChat`.
 import { ChatView } from '../../examples/chat-app/src/ChatView'
 import type { Scenario } from './scenario'
@@ -28,7 +28,7 @@ const toolbar: CSSProperties = {
  * (offered by `reloadable` scenarios) remounts it with a fresh client and query cache, as a
  * reload of the page would.
  */
-export function ChatStory({ scenario }: { scenario: Scenario }) {
+export function ChatStory({ scenario, tools }: { scenario: Scenario; tools?: ReactNode }) {
   const [page, setPage] = useState(1)
   const [started, setStarted] = useState(false)
   const onStarted = useCallback(() => setStarted(true), [])
@@ -47,6 +47,7 @@ export function ChatStory({ scenario }: { scenario: Scenario }) {
         scenario={scenario}
         isNew={scenario.isNew && !started}
         onStarted={onStarted}
+        tools={tools}
       />
     </div>
   )
@@ -56,10 +57,13 @@ function Page({
   scenario,
   isNew,
   onStarted,
+  tools,
 }: {
   scenario: Scenario
   isNew: boolean
   onStarted: () => void
+  /** Rendered inside the page's providers, beside the chat (e.g. the devtools panel). */
+  tools?: ReactNode
 }) {
   // A page's client: no credentials (the mock's user answers), push over SSE (served through the
   // service worker), no tab relay (each story is one tab; "another tab" is the backend's seeder).
@@ -86,6 +90,7 @@ function Page({
             onStarted={onStarted}
           />
         </div>
+        {tools}
       </PreviewChatProvider>
     </QueryClientProvider>
   )

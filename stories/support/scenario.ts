@@ -1,7 +1,6 @@
 import type { PreviewChatMock, TurnGate } from '@preview-chat/msw'
+import { previewChatOf, type PreviewChatParameters } from '@preview-chat/msw/storybook'
 import type { RequestHandler } from 'msw'
-import { mountBackend } from './backend'
-import type { Loader } from './storybookTypes'
 
 /** What a story opens, and the handles its play function drives the backend with. */
 export interface Scenario {
@@ -23,31 +22,30 @@ export interface Scenario {
 export type ScenarioSetup = Partial<Omit<Scenario, 'mock'>> & { threadId: string }
 
 /**
- * A loader that gives the story a fresh backend (with `handlers` in front of it), puts it in the
- * story's state with the kit's seeders and controls, and hands the result to the render and play
- * functions as `loaded.scenario`.
+ * A story's parameters for the kit's Storybook loader (`previewChatLoader` in
+ * .storybook/preview.tsx), which gives every story a fresh backend with `handlers` in front of
+ * it: `setup` puts it in the story's state with the kit's seeders and controls, and the render
+ * and play functions read the result as `scenarioOf(context)`.
  */
 export function scenario(
   setup: (mock: PreviewChatMock) => Promise<ScenarioSetup> | ScenarioSetup,
   handlers: RequestHandler[] = [],
-): Loader {
-  return async () => {
-    const mock = await mountBackend(handlers)
-    const state = await setup(mock)
-    const result: Scenario = {
-      mock,
-      isNew: false,
-      user: mock.user ?? 'alice',
-      reloadable: false,
-      ...state,
-    }
-    return { scenario: result }
+): { previewChat: PreviewChatParameters<Scenario> } {
+  return {
+    previewChat: {
+      handlers,
+      setup: async (mock) => ({
+        mock,
+        isNew: false,
+        user: mock.user ?? 'alice',
+        reloadable: false,
+        ...(await setup(mock)),
+      }),
+    },
   }
 }
 
-/** The scenario of a story's context (`loaded.scenario`), typed. */
+/** The scenario of a story's context (`loaded.previewChat.setup`), typed. */
 export function scenarioOf(context: { loaded: Record<string, unknown> }): Scenario {
-  const loaded = context.loaded.scenario as Scenario | undefined
-  if (!loaded) throw new Error('This story has no `scenario(…)` loader.')
-  return loaded
+  return previewChatOf<Scenario>(context).setup
 }
