@@ -124,7 +124,8 @@ function SessionView({ session, log }: { session: PreviewChatSession; log: Sessi
       {view.steps.length === 0 ? (
         <p style={styles.muted}>No action since the panel began to listen.</p>
       ) : (
-        <ol aria-label={`Actions of ${name}`} style={styles.log}>
+        // Focusable: it scrolls, and keyboard users scroll it too.
+        <ol aria-label={`Actions of ${name}`} style={styles.log} tabIndex={0}>
           {[...view.steps].reverse().map((step) => (
             <Step key={step.seq} step={step} />
           ))}
