@@ -25,8 +25,6 @@ const complete: MessageStatus = { type: 'complete', reason: 'stop' }
 const cancelled: MessageStatus = { type: 'incomplete', reason: 'cancelled' }
 const interrupt: MessageStatus = { type: 'requires-action', reason: 'interrupt' }
 
-// The record's values are parsed JSON, so they are JSON values.
-
 /** A tool call waiting for a person: it holds a `suspendPayload` and has no result yet. */
 export const isSuspended = (part: MessagePart): part is ToolCallPart =>
   part.type === 'tool-call' && part.suspendPayload !== undefined && part.state === undefined
@@ -112,6 +110,7 @@ const isJsonObject = (value: unknown): value is JsonObject =>
 function convertToolCall(part: ToolCallPart, message: Message): LikeToolCall {
   const rejected =
     part.state === 'rejected' || (part.state === undefined && part.error !== undefined)
+  // The record's values are parsed JSON, hence JSON values.
   const args: JsonObject =
     part.input === undefined
       ? {}
