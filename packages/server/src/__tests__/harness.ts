@@ -1,3 +1,4 @@
+import { createParser } from 'eventsource-parser'
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { connect } from 'node:net'
 import {
@@ -182,8 +183,20 @@ export class TurnReader {
   readonly comments: string[] = []
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>
   private readonly decoder = new TextDecoder()
-  private buffer = ''
   private pending: TurnEvent[] = []
+  // The SSE framing, read by eventsource-parser (as the client reads it); comments are kept, as
+  // the contract's tests check them (`:ok`, `:ping`).
+  private readonly parser = createParser({
+    onEvent: (event) => {
+      const parsed = parseTurnEvent(event.data)
+      if (parsed.kind !== 'event') throw new Error(`invalid turn event: ${event.data}`)
+      this.pending.push(parsed.event)
+    },
+    onComment: (comment) => void this.comments.push(`:${comment}`),
+    onError: (error) => {
+      throw new Error(`unexpected SSE line: ${error.message}`)
+    },
+  })
   ended = false
 
   constructor(readonly response: Response) {
@@ -199,31 +212,11 @@ export class TurnReader {
         this.ended = true
         break
       }
-      this.buffer += this.decoder.decode(value, { stream: true })
-      let boundary = this.buffer.indexOf('\n\n')
-      while (boundary >= 0) {
-        const block = this.buffer.slice(0, boundary)
-        this.buffer = this.buffer.slice(boundary + 2)
-        this.take(block)
-        boundary = this.buffer.indexOf('\n\n')
-      }
+      this.parser.feed(this.decoder.decode(value, { stream: true }))
     }
     const event = this.pending.shift()
     if (event) this.events.push(event)
     return event
-  }
-
-  private take(block: string) {
-    const data: string[] = []
-    for (const line of block.split('\n')) {
-      if (line.startsWith(':')) this.comments.push(line)
-      else if (line.startsWith('data: ')) data.push(line.slice(6))
-      else throw new Error(`unexpected SSE line: ${line}`)
-    }
-    if (data.length === 0) return
-    const parsed = parseTurnEvent(data.join('\n'))
-    if (parsed.kind !== 'event') throw new Error(`invalid turn event: ${data.join('\n')}`)
-    this.pending.push(parsed.event)
   }
 
   async until<T extends TurnEvent['type']>(type: T): Promise<Extract<TurnEvent, { type: T }>> {

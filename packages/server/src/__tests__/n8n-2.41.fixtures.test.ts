@@ -5,6 +5,7 @@
  * body's keys (present, absent, in order) and values wherever they do not depend on the run
  * (ids and times are compared by pattern).
  */
+import { createParser } from 'eventsource-parser'
 import { readdirSync, readFileSync } from 'node:fs'
 import type { TurnEvent } from '@preview-chat/core/contract'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -48,16 +49,20 @@ interface Frames {
   events: Record<string, unknown>[]
 }
 
-/** An SSE body's frames: its comments, and its `data:` events parsed. */
+/**
+ * An SSE body's frames, read by eventsource-parser: its comments, and its `data:` events parsed.
+ * n8n frames each event as one `data: ` line or one comment, each ended by a blank line; a body
+ * framed otherwise is refused.
+ */
 function framesOf(text: string): Frames {
+  if (!/^(?:(?::|data: )[^\n]*\n\n)*$/.test(text))
+    throw new Error(`not framed as n8n frames events: ${JSON.stringify(text.slice(0, 200))}`)
   const frames: Frames = { comments: [], events: [] }
-  for (const block of text.split('\n\n')) {
-    if (block === '') continue
-    if (block.startsWith(':')) frames.comments.push(block)
-    else if (block.startsWith('data: ') && !block.includes('\n')) {
-      frames.events.push(JSON.parse(block.slice(6)) as Record<string, unknown>)
-    } else throw new Error(`not an SSE frame: ${JSON.stringify(block)}`)
-  }
+  const parser = createParser({
+    onEvent: (event) => void frames.events.push(JSON.parse(event.data) as Record<string, unknown>),
+    onComment: (comment) => void frames.comments.push(`:${comment}`),
+  })
+  parser.feed(text)
   return frames
 }
 
