@@ -67,3 +67,24 @@ test('at 390 px wide nothing is clipped sideways, and axe finds nothing', async 
   await expectNoAxeViolations(page)
   await page.screenshot({ path: `${shots}phone-390.png` })
 })
+
+test('a reload of a non-empty thread never paints the empty text: it shows loading until the record', async ({
+  alice,
+}) => {
+  const page = await alice.newPage()
+  await sendMarkdown(page)
+  // From the first byte of the reloaded page: note every time the empty text or the loading text
+  // is in the DOM, before anything paints.
+  await page.addInitScript(() => {
+    const seen = { empty: false, loading: false }
+    Object.assign(window, { __seen: seen })
+    new MutationObserver(() => {
+      if (document.querySelector('[data-testid="loading"]')) seen.loading = true
+      if (document.body?.textContent?.includes('No messages yet')) seen.empty = true
+    }).observe(document, { childList: true, subtree: true, characterData: true })
+  })
+  await page.reload()
+  await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
+  const seen = await page.evaluate(() => (window as unknown as { __seen: object }).__seen)
+  expect(seen).toEqual({ empty: false, loading: true })
+})

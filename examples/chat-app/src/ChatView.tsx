@@ -73,6 +73,7 @@ export function ChatView({ user, threadId, isNew, onStarted }: ChatViewProps) {
       {!chat.notFound && (
         <Transcript
           messages={chat.messages}
+          loaded={chat.loaded}
           openSuspensions={chat.openSuspensions}
           busy={chat.isRunning}
           onAnswer={chat.status === 'idle' ? answer : undefined}

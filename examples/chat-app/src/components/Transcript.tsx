@@ -5,6 +5,8 @@ import type { SuspensionActions } from './parts'
 
 export interface TranscriptProps {
   messages: readonly Message[]
+  /** The thread's record is known; before that an empty list means "loading", not "empty". */
+  loaded?: boolean
   openSuspensions?: readonly Suspension[]
   /** A turn is streaming or followed: the log is busy. */
   busy?: boolean
@@ -12,7 +14,13 @@ export interface TranscriptProps {
 }
 
 /** The conversation. `role="log"` with `aria-live` reads streamed text out as it arrives. */
-export function Transcript({ messages, openSuspensions = [], busy, onAnswer }: TranscriptProps) {
+export function Transcript({
+  messages,
+  loaded = true,
+  openSuspensions = [],
+  busy,
+  onAnswer,
+}: TranscriptProps) {
   // Keep the newest text in view while it streams, unless the reader scrolled up.
   const log = useRef<HTMLElement>(null)
   const pinned = useRef(true)
@@ -33,7 +41,11 @@ export function Transcript({ messages, openSuspensions = [], busy, onAnswer }: T
       aria-label="Conversation"
       data-testid="transcript"
     >
-      {messages.length === 0 ? (
+      {messages.length === 0 && !loaded ? (
+        <p className="empty" data-testid="loading">
+          Loading the conversation…
+        </p>
+      ) : messages.length === 0 ? (
         <p className="empty">
           No messages yet. Say something below. Try <code>/long 200</code> (about eight seconds of
           text) and reload the page mid-answer; answers render markdown.

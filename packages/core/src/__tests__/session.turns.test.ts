@@ -152,3 +152,22 @@ describe('onTurnEnd: once per turn this tab saw running, as the record ends it',
     t.session.dispose()
   })
 })
+
+describe('loaded: "not read yet" is not "empty"', () => {
+  it('is false until the first read answers, then true; a new thread and a 404 are loaded too', async () => {
+    const t = setup()
+    expect(t.session.getState()).toMatchObject({ loaded: false, messages: [] })
+    t.server.answerRead(empty)
+    await settle()
+    expect(t.session.getState()).toMatchObject({ loaded: true, messages: [] })
+    t.session.dispose()
+    const fresh = setup({ isNew: true })
+    expect(fresh.session.getState().loaded).toBe(true)
+    fresh.session.dispose()
+    const missing = setup()
+    missing.server.answerRead({ status: 404, body: { code: 404, message: 'No such thread' } })
+    await settle()
+    expect(missing.session.getState()).toMatchObject({ loaded: true, notFound: true })
+    missing.session.dispose()
+  })
+})

@@ -18,6 +18,12 @@ export interface SessionState {
   status: SessionStatus
   /** Recorded messages with the live turns in place; message ids match the record's. */
   messages: Message[]
+  /**
+   * The thread's record is known: a read answered (or found no thread), or a recorded transcript
+   * is shown (the cache's, a thread known to be new). `false`: nothing is known yet, so an empty
+   * `messages` means "loading", not "empty".
+   */
+  loaded: boolean
   openSuspensions: Suspension[]
   activeExecutionId: string | null
   /**
@@ -100,6 +106,7 @@ export function selectSessionState(
   const view: SessionState = {
     status,
     messages,
+    loaded: state.recorded !== null || state.notFound,
     openSuspensions:
       previous && sameSuspensions(previous.view.openSuspensions, suspensions)
         ? previous.view.openSuspensions
