@@ -106,7 +106,7 @@ export function selectSessionState(
   const view: SessionState = {
     status,
     messages,
-    loaded: state.recorded !== null || state.notFound,
+    loaded: state.recorded !== null || state.notFound || state.synced,
     openSuspensions:
       previous && sameSuspensions(previous.view.openSuspensions, suspensions)
         ? previous.view.openSuspensions
