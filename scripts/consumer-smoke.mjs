@@ -1,6 +1,7 @@
-// `pnpm test:consumer`: the setup a user has, not the workspace's. Packs the four packages (built by
+// `pnpm test:consumer`: the setup a user has, not the workspace's. Packs the five packages (built by
 // `pnpm build`), installs the tarballs with npm into a fresh app outside the repository, and there
-// type-checks and runs the MSW component test of @preview-chat/msw's README, verbatim.
+// type-checks and runs the MSW component test of @preview-chat/msw's README, verbatim, and
+// type-checks the complete page of @preview-chat/assistant-ui's README beside @assistant-ui/react.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -8,7 +9,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const packages = ['core', 'react', 'server', 'msw']
+const packages = ['core', 'react', 'server', 'msw', 'assistant-ui']
 const work = mkdtempSync(join(tmpdir(), 'preview-chat-consumer-'))
 const tarballs = join(work, 'tarballs')
 const app = join(work, 'app')
@@ -41,6 +42,8 @@ try {
     dependencies: {
       '@preview-chat/core': tarball('core'),
       '@preview-chat/react': tarball('react'),
+      '@preview-chat/assistant-ui': tarball('assistant-ui'),
+      '@assistant-ui/react': '^0.15.22',
       '@tanstack/query-core': '^5.80.0',
       '@tanstack/react-query': '^5.80.0',
       react: '^19.0.0',
@@ -50,6 +53,7 @@ try {
       '@preview-chat/msw': tarball('msw'),
       '@preview-chat/server': tarball('server'),
       '@testing-library/dom': '^10.4.0',
+      '@types/node': '^20.19.0',
       '@testing-library/react': '^16.3.0',
       '@types/react': '^19.0.0',
       '@types/react-dom': '^19.0.0',
@@ -96,10 +100,34 @@ try {
   const again = test.replace(/\nit\('[^']*'/, "\nit('renders afresh in a second test'")
   writeFileSync(join(app, 'src/chat.test.tsx'), `${example}\n${again}\n`)
 
+  // The assistant-ui README's page, verbatim: type-checked only (it talks to a server). On its own,
+  // with Node's types: the d.ts of radix-ui, which @assistant-ui/react depends on, names
+  // `setImmediate`.
+  const auiReadme = readFileSync(join(root, 'packages/assistant-ui/README.md'), 'utf8')
+  const page = auiReadme.match(/<!-- example: page -->\n+```tsx\n([\s\S]*?)\n```/)?.[1]
+  if (!page) throw new Error('the complete page of the assistant-ui README is missing')
+  mkdirSync(join(app, 'assistant-ui'))
+  writeFileSync(join(app, 'assistant-ui/page.tsx'), `${page}\n`)
+  writeFileSync(
+    join(app, 'tsconfig.assistant-ui.json'),
+    JSON.stringify(
+      {
+        extends: './tsconfig.json',
+        compilerOptions: { types: ['node'] },
+        include: ['assistant-ui'],
+      },
+      null,
+      2,
+    ),
+  )
+
   run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], app)
   run('npx', ['tsc', '--noEmit'], app)
+  run('npx', ['tsc', '--noEmit', '-p', 'tsconfig.assistant-ui.json'], app)
   run('npx', ['vitest', 'run'], app)
-  console.log('consumer smoke: the packed packages install, type-check and pass the README test')
+  console.log(
+    'consumer smoke: the packed packages install, type-check and pass the README test; the assistant-ui page type-checks',
+  )
 } finally {
   rmSync(work, { recursive: true, force: true })
 }
