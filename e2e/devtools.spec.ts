@@ -6,6 +6,8 @@
 import AxeBuilder from '@axe-core/playwright'
 import { expect, test } from '@playwright/test'
 import { startPreviewChatServer, type PreviewChatServer } from '@preview-chat/server/node'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createServer, defaultClientConditions, type ViteDevServer } from 'vite'
 
@@ -23,8 +25,8 @@ test.beforeAll(async () => {
   vite = await createServer({
     configFile: false,
     root: page,
-    // Kept out of the sources (the default is `<root>/node_modules/.vite`).
-    cacheDir: `${results}vite-devtools-page`,
+    // Out of the repository (the default is `<root>/node_modules/.vite`, inside src/).
+    cacheDir: join(tmpdir(), 'preview-chat-devtools-page-vite'),
     logLevel: 'error',
     mode: 'development',
     resolve: { conditions: ['@preview-chat/source', ...defaultClientConditions] },
