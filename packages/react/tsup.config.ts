@@ -6,6 +6,7 @@ export default defineConfig({
     index: 'src/index.ts',
     'devtools/index': 'src/devtools/index.ts',
     'devtools/production': 'src/devtools/production.ts',
+    persist: 'src/persist.ts',
   },
   format: ['esm'],
   dts: true,

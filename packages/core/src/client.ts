@@ -17,6 +17,7 @@ import {
   type PushListener,
   type PushSource,
 } from './wire/pushSource'
+import type { TranscriptPersistence } from './effects/persistence'
 import { PreviewChatSession } from './effects/session'
 import { broadcastChannelRelay, type TabRelay } from './effects/tabRelay'
 import { createTransport, type HeadersOption, type ThreadKey } from './wire/transport'
@@ -70,6 +71,12 @@ export interface PreviewChatClientOptions {
   relay?: TabRelay | false
   /** This tab's id on the relay (unique per client). Default: a random UUID. */
   tabId?: string
+  /**
+   * Keep recorded transcripts, and a running answer's live text, across a reload:
+   * `persistTranscripts()` from `@preview-chat/core/persist` (opt-in; the tab's sessionStorage by
+   * default). Off by default: the transcript then shows after the first read.
+   */
+  persist?: TranscriptPersistence
   /** Timeout of a history read or a Stop. Default 15 s. */
   requestTimeoutMs?: number
   /**
@@ -166,6 +173,7 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
     submitTimeoutMs: options.submitTimeoutMs ?? 30_000,
     streamSilenceMs: options.streamSilenceMs ?? 5_000,
     minReadIntervalMs: options.minReadIntervalMs ?? 250,
+    keepLive: options.persist !== undefined,
   }
   // This tab's id on the relay: holds and turns are told apart by the tab that sent them.
   const tab = options.tabId ?? randomTabId()
@@ -195,6 +203,10 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
       const id = JSON.stringify([key.projectId, key.agentId, key.threadId])
       const existing = byKey.get(id)
       if (existing) return existing
+      const scope = options.scope ?? ''
+      const { persist } = options
+      // Before the session reads the cache: what a reload kept is there for its first render.
+      persist?.attach(cacheClient, scope, timers, warn)
       const session = new PreviewChatSession(
         { ...key, ...(isNew !== undefined && { isNew }) },
         {
@@ -215,6 +227,10 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
           lingerMs,
           warn,
           ...(options.server && { server: options.server }),
+          ...(persist && {
+            keptLive: persist.keptLive(scope, id),
+            keepLive: (turn) => persist.keepLive(scope, id, turn),
+          }),
           onIdle: (idle) => {
             if (byKey.get(id) === idle) byKey.delete(id)
           },

@@ -5,6 +5,7 @@
  */
 export { createPreviewChatClient, historyQueryKey } from './client'
 export type { PreviewChatClient, PreviewChatClientOptions, SessionOptions } from './client'
+export type { PersistTranscriptsOptions, TranscriptPersistence } from './effects/persistence'
 export type { DraftStorage, ResumeSignal, Timers } from './platform/environment'
 export { PreviewChatError } from './wire/contract/errors'
 export type { PreviewChatErrorCode, PreviewChatErrorOptions } from './wire/contract/errors'

@@ -1,5 +1,6 @@
 import type { QueryClient } from '@tanstack/query-core'
 import type { StoreApi } from 'zustand/vanilla'
+import type { LiveTurn } from '../engine/fold'
 import type { EngineConfig, ServerTraits } from '../engine/model'
 import type { DraftStorage, ResumeSignal, Timers } from '../platform/environment'
 import type { PushListener } from '../wire/pushSource'
@@ -31,6 +32,9 @@ export interface SessionContext {
   /** How long a session with no subscriber keeps running before it goes quiet (StrictMode remounts). */
   lingerMs: number
   warn(message: string): void
+  /** A running turn's live view kept across a reload, and where to keep it (`persistTranscripts`). */
+  keptLive?: LiveTurn | null
+  keepLive?(turn: LiveTurn | null): void
   /** What the app says the server can do (else learnt from its first turn). */
   server?: Partial<ServerTraits>
   /** Called once the session went quiet for good (so the client can forget it). */

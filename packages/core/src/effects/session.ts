@@ -71,6 +71,7 @@ export class PreviewChatSession {
       tab: ctx.tab,
       draft: ctx.storage.getItem(ctx.draftKey) ?? '',
       isNew: key.isNew ?? false,
+      live: ctx.keptLive ?? null,
       ...(ctx.server && { server: ctx.server }),
     })
     // Stale-while-revalidate: a cached snapshot shows at once; the gate waits for a fresh read.
@@ -308,6 +309,8 @@ export class PreviewChatSession {
         return this.#history.cancel()
       case 'relay':
         return this.#ctx.relay?.post(command.message)
+      case 'keep-live':
+        return this.#ctx.keepLive?.(command.turn)
       case 'store-draft':
         if (command.draft) storage.setItem(this.#ctx.draftKey, command.draft)
         else storage.removeItem(this.#ctx.draftKey)

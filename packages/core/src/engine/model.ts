@@ -27,6 +27,8 @@ export interface EngineConfig {
   stopWaitMs: number
   /** How long this tab's own stream may stay silent before reads it defers run anyway. */
   streamSilenceMs: number
+  /** The live turn is kept across reloads (`keep-live` commands): `persistTranscripts` is on. */
+  keepLive?: boolean
 }
 
 /** The outcome of `submit()` and `resume()`. */
@@ -140,6 +142,8 @@ export interface EngineState {
   notFound: boolean
   /** The live view of the running (or just ended) turn: this tab's own, or another tab's. */
   live: LiveTurn | null
+  /** `live` was kept across a reload (`persistTranscripts`): no stream of it here, a record covers it. */
+  kept: boolean
   /**
    * How many reads had started when this tab first saw the live turn: a read started before may
    * answer from before the turn; one started after shows it (the server records a turn before it
@@ -258,6 +262,8 @@ export type Command =
   /** Cancel the history read in flight (its request is aborted). */
   | { type: 'cancel-read' }
   | { type: 'relay'; message: RelayMessage }
+  /** Keep the live turn for a reload (`null`: forget it); only with `config.keepLive`. */
+  | { type: 'keep-live'; turn: LiveTurn | null }
   /** Keep the draft for a reload (`''`: remove it). */
   | { type: 'store-draft'; draft: string }
   | { type: 'settle-submit'; request: number; result: SubmitResult }

@@ -5,6 +5,7 @@
  */
 import type { ThreadKey } from '../wire/contract/ids'
 import type { HistorySnapshot } from '../wire/contract/snapshot'
+import type { LiveTurn } from './fold'
 import type { EngineAction, EngineConfig, EngineState, ServerTraits, Step } from './model'
 import { step, wantRead } from './slices/common'
 import { activated, deactivated, disposed, idleReads, tick } from './slices/lifecycle'
@@ -20,6 +21,8 @@ export function initialEngineState(init: {
   tab: string
   draft?: string
   isNew?: boolean
+  /** A running turn's live view kept across a reload: it stands until a record covers it. */
+  live?: LiveTurn | null
   server?: Partial<ServerTraits>
 }): EngineState {
   return {
@@ -30,7 +33,8 @@ export function initialEngineState(init: {
     recorded: null,
     synced: init.isNew ?? false,
     notFound: false,
-    live: null,
+    live: init.live ?? null,
+    kept: (init.live ?? null) !== null,
     liveAfterRead: 0,
     settled: [],
     own: null,
@@ -114,11 +118,12 @@ export function reduce(state: EngineState, action: EngineAction, config: EngineC
   // a call made now is answered at once.
   if (state.disposed) return afterDispose(state, action)
   const next = route(state, action, config)
-  if (next.state.draft === state.draft) return next
-  return {
-    state: next.state,
-    commands: [...next.commands, { type: 'store-draft', draft: next.state.draft }],
-  }
+  const { draft, live } = next.state
+  if (draft === state.draft && (live === state.live || !config.keepLive)) return next
+  const commands = [...next.commands]
+  if (draft !== state.draft) commands.push({ type: 'store-draft', draft })
+  if (live !== state.live && config.keepLive) commands.push({ type: 'keep-live', turn: live })
+  return { state: { ...next.state, kept: next.state.kept && live === state.live }, commands }
 }
 
 function afterDispose(state: EngineState, action: EngineAction): Step {

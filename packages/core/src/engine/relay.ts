@@ -82,6 +82,12 @@ const relaySchema = ((input, issues, path) => {
   return FAIL
 }) as Schema<RelayMessage>
 
+/** A live turn from outside (another tab, or storage), checked; `null` when it is not one. */
+export function parseLiveTurn(data: unknown): LiveTurn | null {
+  const turn = liveTurn(data)
+  return turn === FAIL ? null : turn
+}
+
 export type RelayParseResult =
   | { kind: 'message'; message: RelayMessage }
   /** Not a message of this protocol: `reason` says why, for one warning. */

@@ -70,12 +70,18 @@ export function readFailed(
   const reads = { ...state.reads, inFlight: false, failures, notBefore }
   // A thread this tab just posted to may not be recorded yet (n8n 2.41 answers 404 until the
   // first output): not found is an answer only when this tab knows of no turn there.
-  const justPosted = state.own !== null || state.live !== null || state.settled.length > 0
+  const justPosted =
+    state.own !== null || (state.live !== null && !state.kept) || state.settled.length > 0
   // A page instead of the API's JSON is a wrong URL or a proxy, not a missing thread.
-  if (error.code === 'not_found' && !error.routeMissing && !justPosted) {
+  const page = error.routeMissing === true
+  // Not found, or not this user's: nothing of it stays on screen (a transcript kept across a
+  // reload included).
+  const gone = !page && (error.code === 'forbidden' || (error.code === 'not_found' && !justPosted))
+  const cleared = gone ? { ...state, recorded: null, live: null, kept: false, settled: [] } : state
+  if (error.code === 'not_found' && !page && !justPosted) {
     // An answer, not a failure to retry.
     return step({
-      ...state,
+      ...cleared,
       reads: { ...reads, followUpAt: null },
       notFound: true,
       synced: true,
@@ -83,7 +89,7 @@ export function readFailed(
       readError: error,
     })
   }
-  return step(followUp({ ...state, reads, readError: error }, action.at, action.random, config))
+  return step(followUp({ ...cleared, reads, readError: error }, action.at, action.random, config))
 }
 
 /**

@@ -1,0 +1,175 @@
+/**
+ * Transcripts kept across a reload (`persistTranscripts`, opt-in): on screen in the first render
+ * of the next page, `recovering` until the first read confirms or replaces them, forgotten on 404
+ * or 403, scoped per user, bounded; a running answer's live text never shows less after a reload
+ * than before it, until a record covers it (a record that ended wins at once).
+ */
+import { QueryClient } from '@tanstack/query-core'
+import { describe, expect, it, vi } from 'vitest'
+import { persistTranscripts } from '../persist'
+import type { DraftStorage } from '../index'
+import {
+  assistantMessage,
+  finishedTurn,
+  runningTurn,
+  settle,
+  setup,
+  snapshot,
+  startLiveTurn,
+  userMessage,
+  useFakeTimersInEachTest,
+} from './harness'
+
+useFakeTimersInEachTest()
+
+function memoryStorage() {
+  const items = new Map<string, string>()
+  const storage: DraftStorage & { items: Map<string, string> } = {
+    items,
+    getItem: (key) => items.get(key) ?? null,
+    setItem: (key, value) => void items.set(key, value),
+    removeItem: (key) => void items.delete(key),
+  }
+  return storage
+}
+
+/** A page of the app: a client (its own query client) over the tab's storage. */
+function page(storage: DraftStorage, scope = 'alice', maxChars?: number) {
+  return setup({
+    scope,
+    queryClient: new QueryClient(),
+    persist: persistTranscripts({ storage, ...(maxChars !== undefined && { maxChars }) }),
+  })
+}
+
+const text = (t: ReturnType<typeof setup>) =>
+  t.session
+    .getState()
+    .messages.map((m) => m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''))
+
+describe('persistTranscripts', () => {
+  it('the transcript is on screen in the first render after a reload, recovering until the read', async () => {
+    const storage = memoryStorage()
+    const before = page(storage)
+    before.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'Kept answer')))
+    await settle()
+    await vi.advanceTimersByTimeAsync(1_000) // the throttled write
+    before.session.dispose()
+
+    const after = page(storage)
+    expect(after.states[0]).toMatchObject({ status: 'recovering', loaded: true })
+    expect(text(after)).toEqual(['Q', 'Kept answer'])
+    // The read replaces it.
+    after.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'Kept answer, corrected')))
+    await settle()
+    expect(after.session.getState()).toMatchObject({ status: 'idle' })
+    expect(text(after)).toEqual(['Q', 'Kept answer, corrected'])
+    after.session.dispose()
+  })
+
+  it.each([404, 403])(
+    'a read that answers %i forgets it, on screen and in storage',
+    async (status) => {
+      const storage = memoryStorage()
+      const before = page(storage)
+      before.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'Secret')))
+      await settle()
+      await vi.advanceTimersByTimeAsync(1_000)
+      before.session.dispose()
+      const after = page(storage)
+      expect(text(after)).toEqual(['Q', 'Secret'])
+      after.server.answerRead({ status, body: { code: status, message: 'No' } })
+      await settle()
+      expect(after.session.getState().messages).toEqual([])
+      await vi.advanceTimersByTimeAsync(1_000)
+      expect([...storage.items.values()].join('')).not.toContain('Secret')
+      after.session.dispose()
+    },
+  )
+
+  it('is scoped per user: bob never sees what alice kept', async () => {
+    const storage = memoryStorage()
+    const alice = page(storage, 'alice')
+    alice.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'For alice')))
+    await settle()
+    await vi.advanceTimersByTimeAsync(1_000)
+    alice.session.dispose()
+    const bob = page(storage, 'bob')
+    expect(bob.session.getState()).toMatchObject({ messages: [], loaded: false })
+    bob.session.dispose()
+  })
+
+  it('is bounded: what does not fit in maxChars is not kept, and nothing stale stays', async () => {
+    const storage = memoryStorage()
+    const small = page(storage, 'alice', 300)
+    small.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'x'.repeat(500))))
+    await settle()
+    await vi.advanceTimersByTimeAsync(1_000)
+    expect(storage.items.size).toBe(0)
+    small.session.dispose()
+  })
+
+  it('junk in storage is ignored: the thread is read as if nothing was kept', async () => {
+    const storage = memoryStorage()
+    storage.setItem(
+      'preview-chat:transcripts:alice',
+      '{"v":1,"threads":[{"queryKey":["preview-chat","p1","a1","t1","messages"],"updatedAt":1,"data":{"messages":[{"id":7}]}}]}',
+    )
+    storage.setItem('preview-chat:live:alice:["p1","a1","t1"]', 'not json')
+    const after = page(storage)
+    expect(after.session.getState()).toMatchObject({
+      messages: [],
+      loaded: false,
+      status: 'recovering',
+    })
+    after.session.dispose()
+  })
+
+  it('a reload mid-answer never shows less of it than before; a record that covers it takes over', async () => {
+    const storage = memoryStorage()
+    const before = page(storage)
+    const { stream } = await startLiveTurn(before, 'Q', {
+      type: 'text-delta',
+      id: 'x',
+      delta: 'Part of the',
+    })
+    await vi.advanceTimersByTimeAsync(1_000)
+    expect(text(before)).toEqual(['Q', 'Part of the'])
+    before.session.dispose() // the reload (the spec's servers keep the turn running)
+    void stream
+
+    const after = page(storage)
+    expect(text(after)).toEqual(['Q', 'Part of the'])
+    // A record that lags behind what was on screen: the kept text stands.
+    after.server.answerRead(runningTurn({ question: 'Q', text: 'Part' }))
+    await settle()
+    expect(text(after)).toEqual(['Q', 'Part of the'])
+    expect(after.session.getState().status).toBe('following')
+    // A record that has overtaken it is shown.
+    after.push.updated('e1')
+    await settle()
+    after.server.answerRead(runningTurn({ question: 'Q', text: 'Part of the answer' }))
+    await settle()
+    expect(text(after)).toEqual(['Q', 'Part of the answer'])
+    after.session.dispose()
+  })
+
+  it('a record that ended wins at once over the kept live text', async () => {
+    const storage = memoryStorage()
+    const before = page(storage)
+    await startLiveTurn(before, 'Q', { type: 'text-delta', id: 'x', delta: 'Part of the' })
+    await vi.advanceTimersByTimeAsync(1_000)
+    before.session.dispose()
+    const after = page(storage)
+    after.server.answerRead(
+      snapshot([
+        userMessage('e1', 'Q', 'cancelled'),
+        assistantMessage('e1', [{ type: 'text', text: 'Part' }], 'cancelled'),
+      ]),
+    )
+    await settle()
+    expect(text(after)).toEqual(['Q', 'Part'])
+    expect(after.session.getState()).toMatchObject({ status: 'idle' })
+    after.session.dispose()
+  })
+})

@@ -1,0 +1,187 @@
+import type { QueryClient } from '@tanstack/query-core'
+import type { LiveTurn } from '../engine/fold'
+import { parseLiveTurn } from '../engine/relay'
+import {
+  defaultDraftStorage,
+  defaultTimers,
+  type DraftStorage,
+  type Timers,
+} from '../platform/environment'
+import { parseHistorySnapshot } from '../wire/contract/snapshot'
+import { describeValue } from '../wire/contract/errors'
+
+/** The options of `persistTranscripts`. */
+export interface PersistTranscriptsOptions {
+  /**
+   * Where the transcripts are kept. Default `sessionStorage`: tab-local, gone when the tab closes
+   * (`localStorage` would keep them across tabs and restarts, on this device, for anyone who opens
+   * the browser).
+   */
+  storage?: DraftStorage | null
+  /** The most characters kept per scope; the threads read longest ago go first. Default 2,000,000. */
+  maxChars?: number
+  /** The shortest time between two writes (ms). Default 1,000 for transcripts, 250 for live text. */
+  throttleMs?: number
+}
+
+/**
+ * How a client keeps recorded transcripts (and the live text of a running turn) across a reload:
+ * what `createPreviewChatClient({ persist })` takes. Made by `persistTranscripts()`.
+ */
+export interface TranscriptPersistence {
+  /** Restores `scope`'s kept transcripts into `queryClient` (at once), then keeps them in step. */
+  attach(
+    queryClient: QueryClient,
+    scope: string,
+    timers: Timers,
+    warn: (message: string) => void,
+  ): void
+  /** The live turn kept for a thread (checked), or `null`. */
+  keptLive(scope: string, threadId: string): LiveTurn | null
+  /** Keeps (or with `null` forgets) a thread's live turn; written throttled and when the page hides. */
+  keepLive(scope: string, threadId: string, turn: LiveTurn | null): void
+}
+
+const VERSION = 1
+const transcriptsKey = (scope: string) => `preview-chat:transcripts:${scope}`
+const liveKey = (scope: string, threadId: string) => `preview-chat:live:${scope}:${threadId}`
+const ours = (queryKey: readonly unknown[]) => queryKey[0] === 'preview-chat'
+
+interface Kept {
+  v: typeof VERSION
+  threads: { queryKey: unknown[]; data: unknown; updatedAt: number }[]
+}
+
+/**
+ * Keeps the recorded transcripts of a client's threads in the tab's storage, so that after a
+ * reload the transcript is on screen in the first render — shown as `recovering` until the first
+ * read confirms or replaces it — and a running answer's live text stands until a record covers
+ * it. A read that answers 404 or 403 forgets the thread. Writes are throttled, done from a timer
+ * (never in the path of a keystroke or a delta), bounded by `maxChars`, and flushed when the page
+ * hides. Privacy: the transcript sits in the tab's storage in plain text until the tab closes (or
+ * the read of a thread the user may no longer see); scope the client by user (`scope`).
+ *
+ * It uses TanStack Query's cache (its `findAll`, `setQueryData` and cache events) rather than
+ * `@tanstack/query-persist-client-core`, whose releases pin an older `@tanstack/query-core` than
+ * the one this package works with: an app would bundle two copies of it.
+ */
+export function persistTranscripts(options: PersistTranscriptsOptions = {}): TranscriptPersistence {
+  const storage = options.storage === undefined ? defaultDraftStorage() : options.storage
+  const maxChars = options.maxChars ?? 2_000_000
+  const attached = new WeakSet<QueryClient>()
+  const pendingLive = new Map<string, LiveTurn | null>()
+  let liveTimer: unknown = null
+  let clock: Timers = defaultTimers
+  let report: (message: string) => void = () => {}
+
+  const write = (key: string, value: string | null) => {
+    try {
+      if (value === null || value.length > maxChars) storage?.removeItem(key)
+      else storage?.setItem(key, value)
+    } catch (cause) {
+      // Full or refused: nothing stale may stay behind.
+      report(`A transcript could not be kept for a reload (${describeValue(cause)}).`)
+      try {
+        storage?.removeItem(key)
+      } catch {
+        // The storage refuses everything: nothing is kept.
+      }
+    }
+  }
+  const read = (key: string): unknown => {
+    try {
+      const text = storage?.getItem(key)
+      return text ? (JSON.parse(text) as unknown) : null
+    } catch {
+      report('A kept transcript could not be read; the thread is read from the server instead.')
+      return null
+    }
+  }
+  const flushLive = () => {
+    if (liveTimer !== null) clock.clearTimeout(liveTimer)
+    liveTimer = null
+    for (const [key, turn] of pendingLive) write(key, turn ? JSON.stringify(turn) : null)
+    pendingLive.clear()
+  }
+  if (typeof window !== 'undefined' && typeof window.addEventListener === 'function')
+    window.addEventListener('pagehide', flushLive)
+
+  return {
+    attach(queryClient, scope, timers, warn) {
+      report = warn
+      clock = timers
+      if (attached.has(queryClient) || !storage) return
+      attached.add(queryClient)
+      restore(queryClient, read(transcriptsKey(scope)))
+      let timer: unknown = null
+      const save = () => {
+        timer = null
+        write(transcriptsKey(scope), serialize(queryClient, maxChars))
+      }
+      const schedule = () => {
+        if (timer === null) timer = timers.setTimeout(save, options.throttleMs ?? 1_000)
+      }
+      queryClient.getQueryCache().subscribe((event) => {
+        if (!ours(event.query.queryKey)) return
+        if (event.type === 'removed' || event.type === 'updated') schedule()
+      })
+      if (typeof window !== 'undefined' && typeof window.addEventListener === 'function')
+        window.addEventListener('pagehide', () => timer !== null && save())
+    },
+    keptLive(scope, threadId) {
+      const turn = parseLiveTurn(read(liveKey(scope, threadId)))
+      return turn && !turn.ended ? turn : null
+    },
+    keepLive(scope, threadId, turn) {
+      pendingLive.set(liveKey(scope, threadId), turn)
+      liveTimer ??= clock.setTimeout(flushLive, options.throttleMs ?? 250)
+    },
+  }
+}
+
+/** The kept transcripts, checked like a read's answer, into the cache (as old as they were). */
+function restore(queryClient: QueryClient, kept: unknown) {
+  if (typeof kept !== 'object' || kept === null || (kept as Kept).v !== VERSION) return
+  const threads = (kept as Kept).threads
+  if (!Array.isArray(threads)) return
+  for (const thread of threads as unknown[]) {
+    const { queryKey, data, updatedAt } = (thread ?? {}) as Partial<Kept['threads'][number]>
+    if (!Array.isArray(queryKey) || !ours(queryKey) || typeof updatedAt !== 'number') continue
+    if (queryClient.getQueryData(queryKey) !== undefined) continue
+    const parsed = parseHistorySnapshot(data)
+    if (parsed.success) queryClient.setQueryData(queryKey, parsed.value, { updatedAt })
+  }
+}
+
+function refused(state: { error: unknown; errorUpdatedAt: number; dataUpdatedAt: number }) {
+  const error = state.error as { status?: unknown; routeMissing?: unknown } | null
+  // A page instead of the API (a proxy, a wrong URL) says nothing about the thread.
+  if (!error || error.routeMissing === true) return false
+  return (
+    state.errorUpdatedAt >= state.dataUpdatedAt && (error.status === 404 || error.status === 403)
+  )
+}
+
+/** This client's transcripts, the read most recently first, as many as fit in `maxChars`. */
+function serialize(queryClient: QueryClient, maxChars: number): string | null {
+  const queries = queryClient
+    .getQueryCache()
+    .findAll({ queryKey: ['preview-chat'] })
+    // A thread whose last read answered 404 or 403 is forgotten (not found, or not this user's).
+    .filter((query) => query.state.data !== undefined && !refused(query.state))
+    .sort((a, b) => b.state.dataUpdatedAt - a.state.dataUpdatedAt)
+  const threads: Kept['threads'] = []
+  let chars = 0
+  for (const query of queries) {
+    const entry = {
+      queryKey: [...query.queryKey],
+      data: query.state.data,
+      updatedAt: query.state.dataUpdatedAt,
+    }
+    const size = JSON.stringify(entry).length
+    if (chars + size > maxChars) continue
+    chars += size
+    threads.push(entry)
+  }
+  return threads.length === 0 ? null : JSON.stringify({ v: VERSION, threads } satisfies Kept)
+}
