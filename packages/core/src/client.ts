@@ -324,6 +324,10 @@ function warnOnce(onWarning: ((message: string) => void) | undefined): (message:
   return (message) => {
     if (seen.has(message)) return
     seen.add(message)
-    report(message)
+    try {
+      report(message)
+    } catch {
+      // An app's onWarning that throws must not break the stream or the read that warned.
+    }
   }
 }

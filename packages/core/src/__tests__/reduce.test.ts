@@ -432,3 +432,71 @@ describe('lifecycle: quiet and disposed', () => {
     expect(run(idle(), { type: 'push-message', message: mine }).state.reads.wanted).toBe(true)
   })
 })
+
+describe('found in review, kept as fixed examples', () => {
+  const stops = (commands: Command[]) => commands.filter((c) => c.type === 'settle-stop')
+
+  it('a read that started before the turn does not clear an accepted Stop of it', () => {
+    const accepted = run(
+      idle(),
+      { type: 'read-started', at: 2 }, // a notification's read, in flight
+      submit(),
+      events(1, started('e1')),
+      { type: 'stop-requested', request: 2, at: 11 },
+      { type: 'stop-answered', executionId: 'e1', cancelRequested: true },
+    )
+    const stale = run(accepted.state, {
+      type: 'snapshot',
+      snapshot: snapshot([]),
+      fresh: true,
+      fromRead: true,
+      at: 12,
+      stampedAt: 12,
+      random: 0,
+    })
+    expect(stale.status).toBe('stopping')
+  })
+
+  it('a held Stop, sent once its turn began, is not answered by a read from before the turn', () => {
+    const { commands } = run(
+      idle(),
+      { type: 'read-started', at: 2 },
+      submit(),
+      { type: 'stop-requested', request: 2, at: 4 },
+      events(1, started('e1')),
+      {
+        type: 'snapshot',
+        snapshot: snapshot([]),
+        fresh: true,
+        fromRead: true,
+        at: 12,
+        stampedAt: 12,
+        random: 0,
+      },
+    )
+    expect(stops(commands)).toEqual([])
+  })
+
+  it('a stand-in turn never takes the id of an earlier, ended turn with the same text (n8n)', () => {
+    const earlier = { ...snapshot(finishedTurn('old', 'yes', 'Done.')), derived: true as const }
+    const base = run(idle(), ...read(earlier)).state
+    // Another tab's turn "yes": it holds the gate here.
+    const relayedTurn = run(
+      base,
+      relayed({ kind: 'posting', active: true }),
+      relayed({ kind: 'turn', turn: liveTurn('unannounced:1', 'yes'), seq: 0, after: ['old'] }),
+    )
+    expect(relayedTurn.status).toBe('following')
+    // This tab's own turn "yes" survives a read that shows the earlier one.
+    const own = run(
+      base,
+      submit(1, 'yes'),
+      events(1, { type: 'text-delta', id: 't', delta: 'A' }),
+      ...read(earlier, 6_000),
+    )
+    expect(own).toMatchObject({
+      status: 'streaming',
+      state: { live: { executionId: 'unannounced:1' } },
+    })
+  })
+})

@@ -70,6 +70,7 @@ describe('nextRead: when a read starts', () => {
         attempts: 1,
         retryAt: null,
         askedAt: 0,
+        afterRead: 0,
         waiters: [],
       },
     }

@@ -449,3 +449,39 @@ describe("a read that names another execution after this one's execution-started
     t.session.dispose()
   })
 })
+
+describe("a Stop pressed while this tab posts is that message's, whatever a read shows (found in review)", () => {
+  it("never DELETEs another device's execution that a read named meanwhile", async () => {
+    const t = setup()
+    t.server.answerRead(empty)
+    await settle()
+    const submitted = t.session.submit('mine')
+    await settle()
+    // The server is slow to accept; another device's turn is notified and read after streamSilenceMs.
+    t.push.updated('eX')
+    await vi.advanceTimersByTimeAsync(5_100)
+    t.server.answerRead(runningTurn({ executionId: 'eX', question: 'other device' }))
+    await settle()
+    expect(t.session.getState().status).toBe('submitting')
+    void t.session.stop()
+    await settle()
+    expect(t.server.count('DELETE')).toBe(0)
+    t.session.dispose()
+    await submitted
+  })
+
+  it('a stop() made after a suspended run was cancelled resolves as the first did', async () => {
+    const t = setup()
+    t.server.answerRead(suspendedRecord())
+    await settle()
+    const first = t.session.stop()
+    await settle()
+    t.server.answerStop({ data: { cancelled: true } })
+    expect(await first).toEqual({ cancelRequested: true })
+    const second = t.session.stop()
+    expect(await Promise.race([second, settle().then(() => 'pending')])).toEqual({
+      cancelRequested: true,
+    })
+    t.session.dispose()
+  })
+})

@@ -251,7 +251,13 @@ export class PreviewChatSession {
         this.#engine.setState(state, true)
         if (this.#inspectors.size > 0) {
           const entry = { action: next, at: this.#ctx.now(), commands, state }
-          for (const inspector of this.#inspectors) inspector(entry)
+          for (const inspector of this.#inspectors) {
+            try {
+              inspector(entry)
+            } catch {
+              // A devtools listener that throws must not stop the engine.
+            }
+          }
         }
         for (const command of commands) this.#perform(command)
       }

@@ -115,10 +115,19 @@ export type StopState =
       attempts: number
       retryAt: number | null
       askedAt: number
+      /** Reads started when it named its execution: only a read started after may settle it. */
+      afterRead: number
       waiters: readonly number[]
     }
   /** A turn that is only suspended, cancelled through its runs; held until a read after the answer. */
-  | { kind: 'runs'; runIds: readonly string[]; answered: boolean; waiters: readonly number[] }
+  | {
+      kind: 'runs'
+      runIds: readonly string[]
+      answered: boolean
+      /** The answer's outcome, for a `stop()` that joins once it came. */
+      cancelled: boolean
+      waiters: readonly number[]
+    }
 
 /** What the server can do as this tab learned it (`null`: not yet) ([stop by closing](../../../../docs/decisions/stop-by-closing.md)). */
 export interface ServerTraits {
@@ -182,6 +191,13 @@ export interface EngineState {
   answered: readonly string[]
   /** Executions this tab saw running whose ending it has not reported yet (`TurnEnding`). */
   watching: readonly string[]
+  /** Executions whose ending was reported (never reported twice). */
+  reported: readonly string[]
+  /**
+   * The executions the record showed ended when this tab first saw a turn that goes by a
+   * stand-in id: the recorded id it adopts is never one of them (an earlier turn, same text).
+   */
+  standInBase: readonly string[]
   /** This tab lost track of its own turn (a cut stream, no answer): cleared by a fresh read. */
   cut: boolean
   draft: string

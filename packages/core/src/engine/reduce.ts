@@ -48,6 +48,8 @@ export function initialEngineState(init: {
     silent: null,
     answered: [],
     watching: [],
+    reported: [],
+    standInBase: [],
     cut: false,
     draft: init.draft ?? '',
     error: null,

@@ -21,6 +21,7 @@ import {
   nullable,
   number,
   object,
+  optional,
   record,
   string,
   unknown,
@@ -34,7 +35,8 @@ export const RELAY_VERSION = 1
 
 export type RelayBody =
   | { kind: 'posting'; active: boolean }
-  | { kind: 'turn'; turn: LiveTurn; seq: number }
+  /** `after`: for a turn that goes by a stand-in id, the executions its tab saw ended before it. */
+  | { kind: 'turn'; turn: LiveTurn; seq: number; after?: readonly string[] }
   | { kind: 'events'; executionId: string; seq: number; events: TurnEvent[] }
   | { kind: 'sync'; executionId: string }
 
@@ -66,7 +68,13 @@ const version: Schema<typeof RELAY_VERSION> = (input, issues, path) =>
 const header = { v: version, tab: string, thread: string }
 const bodies: Record<RelayBody['kind'], Schema<unknown>> = {
   posting: object({ ...header, kind: literal('posting'), active: boolean }),
-  turn: object({ ...header, kind: literal('turn'), turn: liveTurn, seq: number }),
+  turn: object({
+    ...header,
+    kind: literal('turn'),
+    turn: liveTurn,
+    seq: number,
+    after: optional(array(string)),
+  }),
   events: object({
     ...header,
     kind: literal('events'),

@@ -13,7 +13,8 @@ import { recordedMessage } from '../transcript'
 const WATCHED = 16
 
 export function watch(state: EngineState, executionId: string | null | undefined): EngineState {
-  if (!executionId || state.watching.includes(executionId)) return state
+  if (!executionId || state.watching.includes(executionId) || state.reported.includes(executionId))
+    return state
   return { ...state, watching: [...state.watching, executionId].slice(-WATCHED) }
 }
 
@@ -59,6 +60,7 @@ export function reportEndings(state: EngineState): { state: EngineState; command
     if (!ending) continue
     commands.push({ type: 'turn-ended', ending })
     next = unwatch(next, executionId)
+    next = { ...next, reported: [...next.reported, executionId].slice(-WATCHED) }
   }
   return { state: next, commands }
 }

@@ -93,8 +93,11 @@ export function disposed(state: EngineState): Step {
     'The session was disposed before the server accepted the message.',
   )
   const closes: Command[] = state.streams.map((token) => ({ type: 'close-stream', token }))
+  const { stop } = state
   const stopInFlight: Command[] =
-    state.stop?.kind === 'execution' && !state.stop.accepted ? [{ type: 'abort-stop' }] : []
+    (stop?.kind === 'execution' && !stop.accepted) || (stop?.kind === 'runs' && !stop.answered)
+      ? [{ type: 'abort-stop' }]
+      : []
   return step(
     { ...quiet(state), disposed: true },
     ...endPending(state, error),

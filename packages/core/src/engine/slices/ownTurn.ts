@@ -8,6 +8,7 @@ import { openSuspensions, sessionStatus } from '../derive'
 import { applyTurnEvents, startTurn, type LiveTurn } from '../fold'
 import type { EngineAction, EngineConfig, EngineState, OwnTurn, Step } from '../model'
 import {
+  executionIdsOf,
   isStandIn,
   learn,
   relay,
@@ -185,6 +186,7 @@ function startOwnTurn(
     settled: setAside(state),
     live,
     liveAfterRead: state.reads.count,
+    standInBase: announced ? [] : executionIdsOf(state.recorded),
     draft,
     own: { ...own, phase: 'streaming', lastEventAt: action.at, timedOut: false, settled: true },
     // The spec's servers announce every turn; one that does not speaks the released protocol.
@@ -206,7 +208,7 @@ function startOwnTurn(
             result: { outcome: 'accepted' as const, executionId: announced?.executionId ?? null },
           },
         ]),
-    relay(next, { kind: 'turn', turn: live, seq: 0 }),
+    relay(next, { kind: 'turn', turn: live, seq: 0, after: next.standInBase }),
   )
   return andThen(accepted, (s) => onOwnTurnAnnounced(s, own.token, executionId))
 }

@@ -8,7 +8,16 @@ import { followsRelayed, followsRunning } from '../derive'
 import { applyTurnEvents } from '../fold'
 import { parseRelayMessage } from '../relay'
 import { recordSupersedes } from '../transcript'
-import { adoptRecordedId, relay, relayThread, setAside, step, wantRead } from './common'
+import {
+  adoptRecordedId,
+  executionIdsOf,
+  isStandIn,
+  relay,
+  relayThread,
+  setAside,
+  step,
+  wantRead,
+} from './common'
 import { watch } from './endings'
 import { turnOptions } from './ownTurn'
 import { underStop } from './stop'
@@ -48,13 +57,25 @@ export function relayReceived(
       const { own, live } = state
       if (own?.phase !== 'streaming' || live?.executionId !== message.executionId)
         return step(state)
-      return step(state, relay(state, { kind: 'turn', turn: live, seq: own.batches }))
+      return step(
+        state,
+        relay(state, { kind: 'turn', turn: live, seq: own.batches, after: state.standInBase }),
+      )
     }
     case 'turn': {
       // That tab's message began its turn: its hold ends, whatever this tab streams.
       const released = { ...state, postingHolds: release(holds, message.tab) }
       // A stand-in id (released n8n) gives way to the recorded id of the same message here too.
-      const turn = state.recorded ? adoptRecordedId(message.turn, state.recorded) : message.turn
+      // What that tab's record showed ended when its turn began (a relay may come late).
+      const fresh = state.live?.executionId !== message.turn.executionId
+      const base = !fresh
+        ? state.standInBase
+        : isStandIn(message.turn.executionId)
+          ? (message.after ?? executionIdsOf(state.recorded))
+          : []
+      const turn = state.recorded
+        ? adoptRecordedId(message.turn, state.recorded, base)
+        : message.turn
       // This tab's own stream wins; and never a turn the record has already caught up with.
       if (state.own || (state.recorded && recordSupersedes(state.recorded, turn)))
         return step(released)
@@ -64,6 +85,7 @@ export function relayReceived(
         settled: replacing ? setAside(state) : state.settled,
         live: turn,
         liveAfterRead: replacing ? state.reads.count : state.liveAfterRead,
+        standInBase: base,
         relay: {
           tab: message.tab,
           executionId: turn.executionId,

@@ -56,7 +56,7 @@ export function applySnapshot(
   const { snapshot } = action
   const reads = action.fromRead ? { ...state.reads, inFlight: false, failures: 0 } : state.reads
   const ownStreaming = state.own?.phase === 'streaming'
-  const live = state.live && adoptRecordedId(state.live, snapshot)
+  const live = state.live && adoptRecordedId(state.live, snapshot, state.standInBase)
   const liveEndedInRecord = live !== null && endedIn(snapshot, live.executionId)
   // A read started after this tab saw the turn begin, naming another execution (or none) as
   // active: that execution ended, since the server records a turn before it announces it.
@@ -125,7 +125,7 @@ export function applySnapshot(
     readError: null,
     lastSyncedAt: action.stampedAt,
   }
-  return andThen(andThen(stopAfterRecord(next), reportEndings), (settled) =>
+  return andThen(andThen(stopAfterRecord(next, action.fromRead), reportEndings), (settled) =>
     step(action.fromRead ? followUp(settled, action.at, action.random, config) : settled),
   )
 }

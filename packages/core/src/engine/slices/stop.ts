@@ -22,19 +22,25 @@ export function requestStop(state: EngineState, { request, at }: Action<'stop-re
     // Asked already: the call joins the Stop under way and resolves as it does.
     if (stop.kind === 'execution' && stop.accepted)
       return step(state, ...settleStop([request], { cancelRequested: true }))
+    if (stop.kind === 'runs' && stop.answered)
+      return step(state, ...settleStop([request], { cancelRequested: stop.cancelled }))
     return step({ ...state, stop: { ...stop, waiters: [...stop.waiters, request] } })
   }
   const waiters = [request]
-  const executionId = activeExecutionId(state)
-  // No Stop by id (released n8n), or nothing to name yet a server of that kind would know.
-  if (state.server.stopsByExecutionId === false || isStandIn(executionId))
-    return stopByClosing(state, executionId, waiters, at)
-  if (!executionId && own?.phase === 'posting' && !own.timedOut)
+  // This tab's message is on its way: the Stop is that message's, whatever a read shows running
+  // (another device's turn, say); on a server without Stop by id, closing the POST is the Stop.
+  if (own?.phase === 'posting' && !own.timedOut) {
+    if (state.server.stopsByExecutionId === false) return stopByClosing(state, null, waiters, at)
     return step({
       ...state,
       stop: { kind: 'held', token: own.token, askedAt: at, waiters },
       error: null,
     })
+  }
+  const executionId = activeExecutionId(state)
+  // No Stop by id (released n8n), or nothing to name yet a server of that kind would know.
+  if (state.server.stopsByExecutionId === false || isStandIn(executionId))
+    return stopByClosing(state, executionId, waiters, at)
   if (!executionId) return cancelSuspendedRuns(state, waiters)
   return sendStop(state, executionId, waiters, at)
 }
@@ -52,6 +58,7 @@ function sendStop(
     attempts: 1,
     retryAt: null,
     askedAt,
+    afterRead: state.reads.count,
     waiters,
   }
   return step({ ...state, stop, error: null }, { type: 'stop-execution', executionId })
@@ -94,6 +101,7 @@ function stopByClosing(
         attempts: 1,
         retryAt: null,
         askedAt,
+        afterRead: s.reads.count,
         waiters: [],
       },
     }),
@@ -118,7 +126,11 @@ function cancelSuspendedRuns(state: EngineState, waiters: readonly number[]): St
   const runIds = [...new Set(openSuspensions(state).map((s) => s.runId))]
   if (runIds.length === 0) return step(state, ...settleStop(waiters, { cancelRequested: false }))
   return step(
-    { ...state, stop: { kind: 'runs', runIds, answered: false, waiters }, error: null },
+    {
+      ...state,
+      stop: { kind: 'runs', runIds, answered: false, cancelled: false, waiters },
+      error: null,
+    },
     { type: 'cancel-runs', runIds },
   )
 }
@@ -170,7 +182,10 @@ export function runsAnswered(state: EngineState, action: Action<'runs-answered'>
   if (stop?.kind !== 'runs' || stop.answered) return step(state)
   // The gate stays shut until a read after the answer shows what the runs became.
   return step(
-    wantRead({ ...state, stop: { ...stop, answered: true, waiters: [] } }),
+    wantRead({
+      ...state,
+      stop: { ...stop, answered: true, cancelled: action.cancelled, waiters: [] },
+    }),
     ...settleStop(stop.waiters, { cancelRequested: action.cancelled }),
   )
 }
@@ -217,12 +232,16 @@ export function onOwnTurnNotTaken(state: EngineState, token: number): Step {
   return step({ ...state, stop: null }, ...settleStop(stop.waiters, { cancelRequested: false }))
 }
 
-/** A fresh record settles a Stop: its execution is not the active one any more, or its runs were answered. */
-export function stopAfterRecord(state: EngineState): Step {
+/**
+ * A fresh read settles a Stop: its runs were answered, or its execution is not the active one in
+ * a read that started after the Stop named it (an older read may predate the turn).
+ */
+export function stopAfterRecord(state: EngineState, fromRead: boolean): Step {
   const { stop, recorded } = state
   if (stop?.kind === 'runs' && stop.answered) return step({ ...state, stop: null })
   if (stop?.kind !== 'execution' || recorded?.activeExecutionId === stop.executionId)
     return step(state)
+  if (!fromRead || state.reads.count <= stop.afterRead) return step(state)
   return step({ ...state, stop: null }, ...settleStop(stop.waiters, { cancelRequested: false }))
 }
 
