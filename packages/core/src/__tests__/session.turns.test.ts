@@ -36,8 +36,8 @@ function endings(t: ReturnType<typeof setup>) {
   return seen
 }
 
-describe('submit(text) and canSend', () => {
-  it('sends the text given, leaves the draft alone, and canSend ignores the draft', async () => {
+describe('submit(text) and canSend [R-SUBMIT-TEXT]', () => {
+  it('sends the text given, leaves the draft alone, and canSend ignores the draft [R-CAN-SEND]', async () => {
     const t = setup()
     t.server.answerRead(empty)
     await settle()
@@ -69,7 +69,7 @@ describe('submit(text) and canSend', () => {
   })
 })
 
-describe('onTurnEnd: once per turn this tab saw running, as the record ends it', () => {
+describe('onTurnEnd: once per turn this tab saw running, as the record ends it [R-TURN-ENDING]', () => {
   it("this tab's own turn: once, when the record shows it ended, with its messages", async () => {
     const t = setup()
     const seen = endings(t)
@@ -153,7 +153,7 @@ describe('onTurnEnd: once per turn this tab saw running, as the record ends it',
   })
 })
 
-describe('loaded: "not read yet" is not "empty"', () => {
+describe('loaded: "not read yet" is not "empty" [R-LOADED]', () => {
   it('is false until the first read answers, then true; a new thread and a 404 are loaded too', async () => {
     const t = setup()
     expect(t.session.getState()).toMatchObject({ loaded: false, messages: [] })
