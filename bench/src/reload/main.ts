@@ -1,0 +1,329 @@
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- a missing value here is a failed run */
+/**
+ * `pnpm --filter @preview-chat/bench bench:reload` (issue 21): a reload of a recorded thread in
+ * headless Chromium (Debian's), the demo's production build against the reference server, served
+ * the way the e2e tests serve it (`e2e/app-server.ts`), side by side with a floor page of the same
+ * origin (`floor.tsx`: one fetch of the same history, `JSON.parse`, a plain React render).
+ *
+ * Each measurement opens a fresh browser context (alice's cookie), visits the thread, waits for
+ * it to be on screen and one more second (the page settled), then reloads it: what is timed is the reloaded document, from its
+ * navigation start (`performance.timeOrigin`; every `performance.now()` of the page counts from
+ * it) to the last recorded message's text in the DOM (a MutationObserver installed before any
+ * script of the page, `observer.ts`), and for a thread with a running turn to the live answer
+ * growing again. Threads: 200 and 2,000 recorded messages, and 200 recorded + a `/long` turn
+ * running (a fresh thread per measurement, the turn started over HTTP and stopped once
+ * measured). One untimed warm-up round of every contender on every thread, then `--rounds`
+ * (5) rounds, the order of ours and the floor rotated each round; every run is checked (the same
+ * number of messages on screen, the marker in the same one). Flags: `--rounds=N`, `--no-build`
+ * (use examples/chat-app/dist as it is).
+ */
+import { chromium, type Browser } from '@playwright/test'
+import { createPreviewChatBackend, createPreviewChatStore } from '@preview-chat/server'
+import { startPreviewChatServer } from '@preview-chat/server/node'
+import { build } from 'esbuild'
+import { execFileSync } from 'node:child_process'
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { cpus, loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startAppServer } from '../../../e2e/app-server'
+import { chromiumLaunchOptions } from '../../../e2e/chromium'
+import { median } from '../method'
+import { observerScript, type ObserverConfig, type Observed } from './observer'
+import { dropThread, markerFor, seedThread, startRunningTurn, stopTurn, user } from './seed'
+
+const repo = fileURLToPath(new URL('../../../', import.meta.url))
+const demoDist = join(repo, 'examples/chat-app/dist')
+const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) ?? 5)
+const deltaMs = 25
+const snapshotMs = 100
+/** The demo's empty-thread text (examples/chat-app/src/components/Transcript.tsx). */
+const emptyText = 'No messages yet.'
+
+type Contender = 'ours' | 'floor'
+interface ThreadKind {
+  name: string
+  recorded: number
+  running: boolean
+}
+const kinds: ThreadKind[] = [
+  { name: '200 messages', recorded: 200, running: false },
+  { name: '2,000 messages', recorded: 2000, running: false },
+  { name: '200 messages + a turn running', recorded: 200, running: true },
+]
+
+interface Measurement {
+  transcript: number
+  frame: number
+  grew: number | null
+  grewBy: number | null
+  requestStart: number
+  responseEnd: number
+  htmlEnd: number
+  /** The previous document's unload handlers done (same origin, so exposed). */
+  unloadEnd: number
+  scriptStart: number
+  scriptEnd: number
+  reads: number
+  longTasks: number
+  longTaskMs: number
+  longestTask: number
+  /** Long tasks that started between the last message in the DOM and the frame that painted it. */
+  longTaskMsToPaint: number
+  emptyInDom: boolean
+  emptyPainted: boolean
+}
+
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')
+const loadAtStart = load()
+const started = performance.now()
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+// --- inputs, all before any timer -------------------------------------------------------------
+
+if (!process.argv.includes('--no-build')) {
+  log('building the demo (pnpm --filter @preview-chat/example-chat-app build)…')
+  execFileSync('pnpm', ['--filter', '@preview-chat/example-chat-app', 'build'], {
+    cwd: repo,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+}
+const root = await mkdtemp(join(tmpdir(), 'bench-reload-'))
+await cp(demoDist, root, { recursive: true })
+const floorBuild = await build({
+  entryPoints: [fileURLToPath(new URL('./floor.tsx', import.meta.url))],
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  jsx: 'automatic',
+  define: { 'process.env.NODE_ENV': '"production"' },
+  outfile: join(root, 'bench-floor.js'),
+  metafile: true,
+})
+const floorBytes = Object.values(floorBuild.metafile.outputs)[0]!.bytes
+await writeFile(
+  join(root, 'bench-floor.html'),
+  '<!doctype html>\n<html lang="en"><head><meta charset="UTF-8" /><title>floor</title>' +
+    '<script type="module" src="/bench-floor.js"></script></head>' +
+    '<body><div id="root"></div></body></html>\n',
+)
+
+const store = createPreviewChatStore()
+const backend = createPreviewChatBackend({ store, deltaMs, snapshotMs })
+const server = await startPreviewChatServer({ port: 0, backend })
+const app = await startAppServer({ root, target: server.url })
+const staticThreads = new Map<string, { id: string; marker: string }>()
+for (const kind of kinds)
+  if (!kind.running) {
+    const id = crypto.randomUUID()
+    staticThreads.set(kind.name, { id, marker: seedThread(store, id, kind.recorded) })
+  }
+const browser: Browser = await chromium.launch(chromiumLaunchOptions)
+
+// --- one measurement ----------------------------------------------------------------------------
+
+function urlOf(contender: Contender, threadId: string): string {
+  const path = contender === 'ours' ? '/' : '/bench-floor.html'
+  return `${app.url}${path}?thread=${encodeURIComponent(threadId)}`
+}
+
+async function measure(contender: Contender, kind: ThreadKind): Promise<Measurement> {
+  let threadId: string
+  let marker: string
+  let executionId: string | null = null
+  if (kind.running) {
+    threadId = crypto.randomUUID()
+    marker = markerFor(threadId)
+    seedThread(store, threadId, kind.recorded, 'recorded') // the marker goes to the turn
+    // The turn's user message carries the marker (its text is final; the answer grows).
+    const recorded = await startRunningTurn(server.url, threadId, marker, 8, 4000)
+    executionId = recorded
+  } else ({ id: threadId, marker } = staticThreads.get(kind.name)!)
+  const expectedItems = kind.recorded + (kind.running ? 2 : 0)
+  const markerIndex = kind.recorded + (kind.running ? 0 : -1)
+
+  const config: ObserverConfig = {
+    marker,
+    emptyText,
+    itemSelector: contender === 'ours' ? 'article.message' : 'li.m',
+    growSelector: contender === 'ours' && kind.running ? '[data-testid="message-assistant"]' : null,
+  }
+  const context = await browser.newContext({ viewport: { width: 1100, height: 750 } })
+  try {
+    await context.addCookies([{ name: 'preview-chat-user', value: user, url: app.url }])
+    await context.addInitScript(observerScript(config))
+    let done: () => void = () => {}
+    await context.exposeBinding('__benchDone', () => done())
+    const shown = () =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('not on screen after 60 s')), 60_000)
+        done = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+    const page = await context.newPage()
+    let waiting = shown()
+    await page.goto(urlOf(contender, threadId), { waitUntil: 'commit' })
+    await waiting
+    // A page one has been reading: its own work after the first paint done before the reload.
+    await page.waitForTimeout(1000)
+    waiting = shown()
+    await page.reload({ waitUntil: 'commit' })
+    await waiting
+    await page.waitForTimeout(150) // the empty text's frame check, late long-task entries
+    const seen = await page.evaluate(
+      ({ itemSelector, marker }) => {
+        const b = (window as unknown as { __bench: Observed }).__bench
+        const items = [...document.querySelectorAll(itemSelector)]
+        const resources = performance
+          .getEntriesByType('resource')
+          .map((e) => e as PerformanceResourceTiming)
+        const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming
+        return {
+          b,
+          count: items.length,
+          markerAt: items.findIndex((item) => item.textContent?.includes(marker)),
+          navigationType: nav.type,
+          htmlEnd: nav.responseEnd,
+          unloadEnd: nav.unloadEventEnd,
+          reads: resources
+            .filter((e) => e.name.includes('/messages'))
+            .map((e) => [e.startTime, e.requestStart, e.responseEnd]),
+          scripts: resources
+            .filter((e) => e.name.endsWith('.js'))
+            .map((e) => [e.startTime, e.responseEnd]),
+        }
+      },
+      { itemSelector: config.itemSelector, marker },
+    )
+    const { b } = seen
+    const fail = (what: string) => {
+      throw new Error(`${contender}, ${kind.name}: ${what}`)
+    }
+    if (seen.navigationType !== 'reload') fail(`navigation type ${seen.navigationType}`)
+    if (seen.count !== expectedItems || b.items !== expectedItems)
+      fail(`${b.items} messages at the marker, ${seen.count} after it; expected ${expectedItems}`)
+    if (seen.markerAt !== markerIndex)
+      fail(`marker in message ${seen.markerAt}, not ${markerIndex}`)
+    const first = seen.reads[0]
+    if (!first) fail('no history read')
+    const before = b.longTasks.filter(([start]) => start < b.marker!)
+    return {
+      transcript: b.marker!,
+      frame: b.markerFrame!,
+      grew: b.grew,
+      grewBy: b.grew === null ? null : b.grewLength! - b.baseLength!,
+      requestStart: first![1]!,
+      responseEnd: first![2]!,
+      htmlEnd: seen.htmlEnd,
+      unloadEnd: seen.unloadEnd,
+      scriptStart: Math.min(...seen.scripts.map(([start]) => start!)),
+      scriptEnd: Math.max(...seen.scripts.map(([, end]) => end!)),
+      longTaskMsToPaint: b.longTasks
+        .filter(([start]) => start >= b.marker! && start < b.markerFrame!)
+        .reduce((sum, [, duration]) => sum + duration, 0),
+      reads: seen.reads.filter(([start]) => start! < b.marker!).length,
+      longTasks: before.length,
+      longTaskMs: before.reduce((sum, [, duration]) => sum + duration, 0),
+      longestTask: Math.max(0, ...before.map(([, duration]) => duration)),
+      emptyInDom: b.empty.length > 0,
+      emptyPainted: b.emptyPainted,
+    }
+  } finally {
+    await context.close()
+    if (executionId) {
+      await stopTurn(server.url, threadId, executionId)
+      dropThread(store, threadId)
+    }
+  }
+}
+
+// --- the rounds ---------------------------------------------------------------------------------
+
+const contenders: Contender[] = ['ours', 'floor']
+const results = new Map<string, Measurement[]>()
+for (let round = -1; round < rounds; round++) {
+  const shift = ((round % contenders.length) + contenders.length) % contenders.length
+  const order = [...contenders.slice(shift), ...contenders.slice(0, shift)]
+  for (const kind of kinds)
+    for (const contender of order) {
+      const m = await measure(contender, kind)
+      if (round < 0) continue
+      const key = `${contender}|${kind.name}`
+      results.set(key, [...(results.get(key) ?? []), m])
+    }
+  log(
+    `round ${round < 0 ? 'warm-up' : round + 1}: ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  )
+}
+const chromiumVersion = browser.version()
+await browser.close()
+await app.close()
+await server.close()
+await rm(root, { recursive: true, force: true })
+
+// --- the table ----------------------------------------------------------------------------------
+
+const ms = (n: number) => (n >= 100 ? `${n.toFixed(0)} ms` : `${n.toFixed(1)} ms`)
+const pick = (list: Measurement[], f: (m: Measurement) => number | null) =>
+  list.map(f).filter((v): v is number => v !== null)
+const minMed = (values: number[]) => `${ms(Math.min(...values))} / ${ms(median(values))}`
+const dirty = execFileSync(
+  'git',
+  ['status', '--porcelain', '--', 'packages', 'examples/chat-app'],
+  {
+    cwd: repo,
+    encoding: 'utf8',
+  },
+).trim()
+const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+  cwd: repo,
+  encoding: 'utf8',
+}).trim()
+
+console.log(
+  `\npreview-chat reload row — Chromium ${chromiumVersion} headless, Node ${process.version}, ${cpus().length} cores, ${new Date().toISOString()}, ${((performance.now() - started) / 1000).toFixed(0)} s; commit ${head}${dirty ? ' + uncommitted changes under packages/ or examples/chat-app' : ''}; load average (1/5/15 min) ${loadAtStart} at the start, ${load()} at the end; ${rounds} rounds after one warm-up, ours and the floor rotated; server deltaMs ${deltaMs}, snapshotMs ${snapshotMs}; floor bundle ${(floorBytes / 1024).toFixed(1)} KB min\n`,
+)
+console.log(
+  '| thread | last message in the DOM: ours (min / median) | floor (min / median) | ours/floor (median; by min) | painted (the next frame rendered): ours | floor | ours/floor (median; by min) | history requestStart: ours / floor (median) | long tasks > 50 ms before the last message is in the DOM, ours: count, total (median) | floor | empty text in the DOM / painted (ours, reloads) |',
+)
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+for (const kind of kinds) {
+  const ours = results.get(`ours|${kind.name}`)!
+  const floor = results.get(`floor|${kind.name}`)!
+  const lt = (list: Measurement[]) =>
+    `${median(pick(list, (m) => m.longTasks))}, ${ms(median(pick(list, (m) => m.longTaskMs)))} (longest ${ms(Math.max(...pick(list, (m) => m.longestTask)))})`
+  const side = (f: (m: Measurement) => number) => {
+    const o = pick(ours, f)
+    const fl = pick(floor, f)
+    return `${minMed(o)} | ${minMed(fl)} | ${(median(o) / median(fl)).toFixed(2)}× (${(Math.min(...o) / Math.min(...fl)).toFixed(2)}×)`
+  }
+  console.log(
+    `| ${kind.name} | ${side((m) => m.transcript)} | ${side((m) => m.frame)} | ${ms(median(pick(ours, (m) => m.requestStart)))} / ${ms(median(pick(floor, (m) => m.requestStart)))} | ${lt(ours)} | ${lt(floor)} | ${ours.filter((m) => m.emptyInDom).length} / ${ours.filter((m) => m.emptyPainted).length} of ${ours.length} |`,
+  )
+}
+const running = kinds.find((k) => k.running)!
+const live = results.get(`ours|${running.name}`)!
+console.log(
+  `\nLive text growing again after the reload (${running.name}, ours): ${minMed(pick(live, (m) => m.grew))} from navigation start; ${minMed(pick(live, (m) => (m.grew === null ? null : m.grew - m.transcript)))} after the transcript was on screen (the server records and announces the running answer every ${snapshotMs} ms); grown by ${median(pick(live, (m) => m.grewBy))} characters (median).`,
+)
+console.log(
+  '\nWhere the time goes (medians, ms from navigation start): | thread | contender | HTML received | old page unloaded | script requested | scripts received | history requestStart | history responseEnd | reads before the last message | last message in the DOM | long tasks from there to the paint | painted |',
+)
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+for (const kind of kinds)
+  for (const contender of contenders) {
+    const list = results.get(`${contender}|${kind.name}`)!
+    const med = (f: (m: Measurement) => number) => ms(median(pick(list, f)))
+    console.log(
+      `| ${kind.name} | ${contender} | ${med((m) => m.htmlEnd)} | ${med((m) => m.unloadEnd)} | ${med((m) => m.scriptStart)} | ${med((m) => m.scriptEnd)} | ${med((m) => m.requestStart)} | ${med((m) => m.responseEnd)} | ${median(pick(list, (m) => m.reads))} | ${med((m) => m.transcript)} | ${med((m) => m.longTaskMsToPaint)} | ${med((m) => m.frame)} |`,
+    )
+  }
+console.log(`\nraw: ${JSON.stringify(Object.fromEntries(results))}`)
+process.exit(0)

@@ -1,0 +1,148 @@
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- a missing value here is a failed run */
+/**
+ * `pnpm --filter @preview-chat/bench bench:reload:profile`: where a reload of the 2,000-message
+ * thread spends the main thread, by package. Not a timed row: one CPU profile (V8's sampler
+ * through CDP, 100 µs) per reload, over `--reloads` (3) reloads of the demo, from the reload to
+ * the frame that painted the last message. The demo is built again *unminified* into a temporary directory
+ * (`vite build --minify false`, which keeps a `// <module path>` line above every module), so that
+ * each sample's line names its module; the code is otherwise the same production build.
+ */
+import { chromium } from '@playwright/test'
+import { createPreviewChatBackend, createPreviewChatStore } from '@preview-chat/server'
+import { startPreviewChatServer } from '@preview-chat/server/node'
+import { execFileSync } from 'node:child_process'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startAppServer } from '../../../e2e/app-server'
+import { chromiumLaunchOptions } from '../../../e2e/chromium'
+import { observerScript } from './observer'
+import { seedThread, user } from './seed'
+
+const repo = fileURLToPath(new URL('../../../', import.meta.url))
+const reloads = Number(process.argv.find((a) => a.startsWith('--reloads='))?.slice(10) ?? 3)
+const count = Number(process.argv.find((a) => a.startsWith('--messages='))?.slice(11) ?? 2000)
+
+const root = await mkdtemp(join(tmpdir(), 'bench-reload-profile-'))
+execFileSync(
+  'pnpm',
+  [
+    '--filter',
+    '@preview-chat/example-chat-app',
+    'exec',
+    'vite',
+    'build',
+    '--minify',
+    'false',
+    '--outDir',
+    root,
+    '--emptyOutDir',
+  ],
+  { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] },
+)
+const script = (await readdir(join(root, 'assets'))).find((f) => f.endsWith('.js'))!
+const lines = (await readFile(join(root, 'assets', script), 'utf8')).split('\n')
+/** The module of each line (0-based), from the `// path` line above each module. */
+const moduleOfLine: string[] = []
+let current = '(bundle prelude)'
+for (const line of lines) {
+  if (/^\/\/ (\.\.\/|\\0|src\/|\/)/.test(line)) current = line.slice(3)
+  moduleOfLine.push(current)
+}
+
+function groupOf(module: string): string {
+  if (/\/(react|react-dom|scheduler)\//.test(module)) return 'React (react, react-dom, scheduler)'
+  if (module.includes('@tanstack')) return 'TanStack Query'
+  if (module.includes('packages/core/')) return '@preview-chat/core'
+  if (module.includes('packages/react/')) return '@preview-chat/react'
+  if (module.includes('zustand')) return 'zustand'
+  if (module.includes('node_modules')) return 'markdown (react-markdown, remark-gfm and their deps)'
+  if (module.startsWith('src/') || module.includes('chat-app/src')) return 'the demo app (src/)'
+  return module
+}
+
+const store = createPreviewChatStore()
+const backend = createPreviewChatBackend({ store, deltaMs: 25, snapshotMs: 100 })
+const server = await startPreviewChatServer({ port: 0, backend })
+const app = await startAppServer({ root, target: server.url })
+const threadId = crypto.randomUUID()
+const marker = seedThread(store, threadId, count)
+const browser = await chromium.launch(chromiumLaunchOptions)
+
+interface ProfileNode {
+  id: number
+  callFrame: { url: string; lineNumber: number; functionName: string }
+}
+const totals = new Map<string, number>()
+const byModule = new Map<string, number>()
+let all = 0
+for (let r = 0; r < reloads; r++) {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 750 } })
+  await context.addCookies([{ name: 'preview-chat-user', value: user, url: app.url }])
+  await context.addInitScript(
+    observerScript({
+      marker,
+      emptyText: 'No messages yet.',
+      itemSelector: 'article.message',
+      growSelector: null,
+    }),
+  )
+  let done = () => {}
+  await context.exposeBinding('__benchDone', () => done())
+  const page = await context.newPage()
+  let shown = new Promise<void>((resolve) => (done = resolve))
+  await page.goto(`${app.url}/?thread=${threadId}`, { waitUntil: 'commit' })
+  await shown
+  const cdp = await context.newCDPSession(page)
+  await cdp.send('Profiler.enable')
+  await cdp.send('Profiler.setSamplingInterval', { interval: 100 })
+  await cdp.send('Profiler.start')
+  shown = new Promise<void>((resolve) => (done = resolve))
+  await page.reload({ waitUntil: 'commit' })
+  await shown
+  const { profile } = (await cdp.send('Profiler.stop')) as unknown as {
+    profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+  }
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]))
+  profile.samples.forEach((id, i) => {
+    const frame = nodes.get(id)!.callFrame
+    const us = profile.timeDeltas[i + 1] ?? 100
+    let group: string
+    if (frame.url.endsWith(script)) {
+      const module = moduleOfLine[frame.lineNumber] ?? '?'
+      group = groupOf(module)
+      byModule.set(module, (byModule.get(module) ?? 0) + us)
+    } else if (frame.functionName === '(idle)') group = '(idle)'
+    else if (frame.functionName === '(garbage collector)') group = 'garbage collection'
+    else if (frame.functionName === '(program)')
+      group = "the browser's own work outside scripts ((program): parsing, style, layout, paint)"
+    else
+      group = frame.url
+        ? `other script (${frame.url.split('/').pop()})`
+        : `native: ${frame.functionName}`
+    totals.set(group, (totals.get(group) ?? 0) + us)
+    all += us
+  })
+  await context.close()
+}
+await browser.close()
+await app.close()
+await server.close()
+await rm(root, { recursive: true, force: true })
+
+const ms = (us: number) => `${(us / 1000 / reloads).toFixed(0)} ms`
+console.log(
+  `\nCPU profile of a reload of a ${count.toLocaleString('en-US')}-message thread (the demo, unminified production build), per reload, mean of ${reloads}: ${ms(all)} sampled from the reload to the frame that painted the last message\n`,
+)
+console.log('| self time in | per reload | share |\n| --- | ---: | ---: |')
+for (const [group, us] of [...totals]
+  .sort((a, b) => b[1] - a[1])
+  .filter(([, us]) => us >= 1000 * reloads))
+  console.log(`| ${group} | ${ms(us)} | ${((us / all) * 100).toFixed(0)}% |`)
+console.log('\nTop modules:')
+for (const [module, us] of [...byModule].sort((a, b) => b[1] - a[1]).slice(0, 25))
+  console.log(
+    `  ${ms(us).padStart(7)}  ${module.replace(/.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, '')}`,
+  )
+process.exit(0)
