@@ -92,6 +92,20 @@ export const bundles = {
     /** The whole API, TanStack Query left out: the size goal and `check:size`. */
     full: () => measureBundle(ourWhole, [...reactPeers, ...tanstack]),
     typical: () => measureBundle(ourTypical, [...reactPeers, ...tanstack]),
+    /**
+     * The whole API with an extra import (its cost is the difference from `full`): the
+     * transcripts kept across a reload, and the devtools panel as a production build shows it.
+     */
+    withPersist: () =>
+      measureBundle(
+        `${ourWhole}\nexport { persistTranscripts } from '@preview-chat/react/persist'`,
+        [...reactPeers, ...tanstack],
+      ),
+    withDevtools: () =>
+      measureBundle(
+        `${ourWhole}\nexport { PreviewChatDevtools } from '@preview-chat/react/devtools/production'`,
+        [...reactPeers, ...tanstack],
+      ),
     /** For an app without TanStack Query: query-core and react-query counted. */
     fullWithTanstack: () => measureBundle(ourWhole, reactPeers),
     typicalWithTanstack: () => measureBundle(ourTypical, reactPeers),

@@ -11,9 +11,16 @@ import { bundles, devtoolsBundles, devtoolsMarker } from './bundle'
 const baselinePath = fileURLToPath(new URL('../size-baseline.json', import.meta.url))
 const TOLERANCE = 1.1
 
+// One figure per way of importing: the whole API, the README's usage, and each extra on its own.
+// (A "minimal" profile — provider, hook, SSE push, no relay — is the typical one for now: the
+// client still picks its push adapters and the relay itself.)
+const full = (await bundles.ours.full()).gzipped
 const current = {
-  full: (await bundles.ours.full()).gzipped,
+  full,
   typical: (await bundles.ours.typical()).gzipped,
+  /** What each extra adds to the whole API. */
+  persist: (await bundles.ours.withPersist()).gzipped - full,
+  devtools: (await bundles.ours.withDevtools()).gzipped - full,
 }
 
 // The devtools panel is for development builds only: a production bundle of its import keeps an
@@ -44,6 +51,11 @@ if (process.argv.includes('--update')) {
   ).gzippedBytes
   let failed = false
   for (const name of Object.keys(current) as (keyof typeof current)[]) {
+    if (baseline[name] === undefined) {
+      console.log(`FAIL ${name}: ${current[name]} B gzipped, no baseline (record one with --update)`)
+      failed = true
+      continue
+    }
     const limit = Math.floor(baseline[name] * TOLERANCE)
     const ok = current[name] <= limit
     failed ||= !ok

@@ -179,7 +179,7 @@ export async function hotPathRow({ smoke }: Sizes): Promise<Row> {
     id: 'W2',
     name: 'Win 2: stream hot path',
     workload: `${fmt.int(deltas)} text deltas of ${DELTA_CHARS} chars in 16 KB chunks (prebuilt) → readTurnStream → applyTurnEvents → the live turn`,
-    method: `${rounds} rounds, rotated, GC before each, one warm-up round for all; min / median; the final text checked; before = 321d346 (eventsource-parser, a parse result and an event object per delta, deltas joined with += in the fold); after = the SSE parser of our own, one JSON.parse per chunk where that is sure to give what one per event gives, deltas checked in place and joined once per chunk into a flat string; floor = eventsource-parser + JSON.parse`,
+    method: `${rounds} rounds, rotated, GC before each, one warm-up round for all; min / median; the final text checked; before = 321d346 (eventsource-parser, a parse result and an event object per delta, deltas joined with += in the fold); after = eventsource-parser (again, since issue 21) under the reader that hands over each chunk's events, one JSON.parse per chunk where that is sure to give what one per event gives, deltas checked in place and joined once per chunk into a flat string; floor = eventsource-parser + JSON.parse`,
     ours: `after ${show(t.after)}`,
     peer: `before ${show(t.before)}; floor ${show(t.floor)}`,
     ratio: `after vs before: ${gain(t.before, t.after)}; before/floor ${x(t.before, t.floor)}; after/floor ${x(t.after, t.floor)}`,
