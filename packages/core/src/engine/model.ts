@@ -153,11 +153,7 @@ export interface EngineState {
   live: LiveTurn | null
   /** `live` was kept across a reload (`persistTranscripts`): no stream of it here, a record covers it. */
   kept: boolean
-  /**
-   * How many reads had started when this tab first saw the live turn: a read started before may
-   * answer from before the turn; one started after shows it (the server records a turn before it
-   * announces it).
-   */
+  /** Reads started when this tab first saw the live turn: only a later read may end it ([rule](../../../../docs/rules.md#r-read-null-active)). */
   liveAfterRead: number
   /** Ended live turns the record has not caught up with yet: shown until a read covers them. */
   settled: readonly LiveTurn[]
@@ -169,34 +165,21 @@ export interface EngineState {
   server: ServerTraits
   /** The push channel is connected; `lost`: it was, and notifications may have been missed. */
   push: { connected: boolean; lost: boolean }
-  /**
-   * Following another tab's live turn: whose, the last event batch taken, since when, and whether
-   * a read after `submitTimeoutMs` was asked to confirm it (a relayed turn no read confirms does
-   * not hold the gate).
-   */
+  /** Another tab's live turn followed: whose, its last batch, since when, a confirming read asked ([decision](../../../../docs/decisions/posting-hold.md)). */
   relay: { tab: string; executionId: string; seq: number; since: number; checked: boolean } | null
   /** The execution whose whole turn this tab asked the streaming tab for (asked once). */
   syncAsked: string | null
   /** Other tabs' messages on their way, by tab, with when (scheduler time) ([the hold](../../../../docs/decisions/posting-hold.md)). */
   postingHolds: Readonly<Record<string, number>>
-  /**
-   * A derived active execution (released n8n) with no output yet, and when this tab first saw
-   * it on its own clock; `expired` once it has been silent for `SILENT_TURN_MAX_AGE_MS`.
-   */
+  /** A derived active execution (n8n) with no output yet, aged on this tab's own clock (`SILENT_TURN_MAX_AGE_MS`). */
   silent: { executionId: string; since: number; expired: boolean } | null
-  /**
-   * Suspensions this tab answered, hidden from `openSuspensions` until a fresh read: the record
-   * still lists them until it catches up, and they must not be answered twice.
-   */
+  /** Suspensions this tab answered, hidden from `openSuspensions` until a fresh read (never answered twice). */
   answered: readonly string[]
   /** Executions this tab saw running whose ending it has not reported yet (`TurnEnding`). */
   watching: readonly string[]
   /** Executions whose ending was reported (never reported twice). */
   reported: readonly string[]
-  /**
-   * The executions the record showed ended when this tab first saw a turn that goes by a
-   * stand-in id: the recorded id it adopts is never one of them (an earlier turn, same text).
-   */
+  /** Executions ended when a stand-in turn began: it adopts none of their ids ([decision](../../../../docs/decisions/stand-in-ids.md)). */
   standInBase: readonly string[]
   /** This tab lost track of its own turn (a cut stream, no answer): cleared by a fresh read. */
   cut: boolean
