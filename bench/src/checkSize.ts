@@ -52,7 +52,9 @@ if (process.argv.includes('--update')) {
   let failed = false
   for (const name of Object.keys(current) as (keyof typeof current)[]) {
     if (baseline[name] === undefined) {
-      console.log(`FAIL ${name}: ${current[name]} B gzipped, no baseline (record one with --update)`)
+      console.log(
+        `FAIL ${name}: ${current[name]} B gzipped, no baseline (record one with --update)`,
+      )
       failed = true
       continue
     }
