@@ -1,5 +1,5 @@
 import { usePreviewChat, type PreviewChatError, type Suspension } from '@preview-chat/react'
-import { useEffect } from 'react'
+import { useCallback, useEffect } from 'react'
 import { Composer, ErrorBanner, StatusBar, Transcript, type ErrorBannerKind } from './components'
 
 export const projectId = 'demo-project'
@@ -38,9 +38,12 @@ export function ChatView({ user, threadId, isNew, onStarted }: ChatViewProps) {
     if (title) onStarted(title.slice(0, 60))
   }, [title, onStarted])
 
-  const answer = (suspension: Suspension, approved: boolean) => {
-    void chat.resume(suspension, { approved })
-  }
+  const { resume } = chat
+  // Stable, so that memoised messages are not rendered again on every state change.
+  const answer = useCallback(
+    (suspension: Suspension, approved: boolean) => void resume(suspension, { approved }),
+    [resume],
+  )
   const error = chat.error ? bannerFor(chat.error) : null
 
   return (

@@ -1,4 +1,5 @@
 import type { Message, Suspension } from '@preview-chat/react'
+import { memo } from 'react'
 import { PartView, type SuspensionActions } from './parts'
 
 const statusLabels: Record<Message['executionStatus'], string | null> = {
@@ -21,8 +22,16 @@ export interface MessageViewProps {
   onAnswer?: SuspensionActions['onAnswer']
 }
 
-/** One message: a person's text, or an assistant's parts with how its turn ended. */
-export function MessageView({ message, suspensions = [], onAnswer }: MessageViewProps) {
+/**
+ * One message: a person's text, or an assistant's parts with how its turn ended. Memoised: a
+ * message whose object did not change (the record keeps unchanged messages' identity) is not
+ * rendered again when another one streams.
+ */
+export const MessageView = memo(function MessageView({
+  message,
+  suspensions = [],
+  onAnswer,
+}: MessageViewProps) {
   const label = message.role === 'assistant' ? statusLabels[message.executionStatus] : null
   return (
     <article
@@ -56,4 +65,4 @@ export function MessageView({ message, suspensions = [], onAnswer }: MessageView
       )}
     </article>
   )
-}
+})

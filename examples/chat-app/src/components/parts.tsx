@@ -1,4 +1,5 @@
 import type { ChildTrace, MessagePart, Suspension, ToolCallPart } from '@preview-chat/react'
+import { useEffect, useRef, useState } from 'react'
 import Markdown, { type Components } from 'react-markdown'
 import remarkGfm from 'remark-gfm'
 
@@ -27,11 +28,38 @@ const markdownComponents: Components = {
  */
 export function TextPartView({ text, markdown = false }: { text: string; markdown?: boolean }) {
   if (!markdown) return <p className="part-text part-plain">{text}</p>
+  return <MarkdownWhenNear text={text} />
+}
+
+/**
+ * Markdown costs far more to render than text (a reload of a 2,000-message thread spent half its
+ * time in it, `pnpm --filter @preview-chat/bench bench:reload:profile`): an answer far from the
+ * viewport shows as plain text until it comes within a screen of it, then as markdown.
+ */
+function MarkdownWhenNear({ text }: { text: string }) {
+  const box = useRef<HTMLDivElement>(null)
+  const [near, setNear] = useState(typeof IntersectionObserver === 'undefined')
+  useEffect(() => {
+    const element = box.current
+    if (near || !element) return
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((entry) => entry.isIntersecting)) setNear(true)
+      },
+      { rootMargin: '100% 0px' },
+    )
+    observer.observe(element)
+    return () => observer.disconnect()
+  }, [near])
   return (
-    <div className="part-text part-markdown">
-      <Markdown remarkPlugins={[remarkGfm]} components={markdownComponents}>
-        {text}
-      </Markdown>
+    <div ref={box} className="part-text part-markdown">
+      {near ? (
+        <Markdown remarkPlugins={[remarkGfm]} components={markdownComponents}>
+          {text}
+        </Markdown>
+      ) : (
+        <p className="part-plain">{text}</p>
+      )}
     </div>
   )
 }
