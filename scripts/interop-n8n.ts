@@ -87,8 +87,12 @@ const answerOf = (state: SessionState) => {
     : ''
 }
 const words = (text: string) => text.trim().split(/\s+/).filter(Boolean).length
+// The record says how a turn ended: a turn's `done` alone leaves its answer `running` until then.
 const ended = (s: SessionState) =>
-  s.status === 'idle' && s.activeExecutionId === null && s.messages.at(-1)?.role === 'assistant'
+  s.status === 'idle' &&
+  s.activeExecutionId === null &&
+  s.messages.at(-1)?.role === 'assistant' &&
+  s.messages.at(-1)?.executionStatus !== 'running'
 
 /**
  * Two tabs of one new thread, relayed to each other over BroadcastChannel, both showing the
@@ -217,6 +221,7 @@ const scenarios: [string, () => Promise<Omit<Result, 'scenario'>>][] = [
       const a = tab()
       const b = tab()
       const sessionA = a.client.session({ ...key(threadId), isNew: true })
+      follow(sessionA) // subscribed, as a page is: a session that nobody listens to reads nothing
       sessionA.setDraft('[[words=30 delay=60]] Count to thirty.')
       await sessionA.submit()
       await until(sessionA, (s) => words(answerOf(s)) >= 3)
@@ -289,6 +294,7 @@ const scenarios: [string, () => Promise<Omit<Result, 'scenario'>>][] = [
       const threadId = thread()
       const a = tab()
       const sessionA = a.client.session({ ...key(threadId), isNew: true })
+      follow(sessionA) // subscribed, as a page is: a session that nobody listens to reads nothing
       sessionA.setDraft('[[words=10 delay=30]] Count to ten.')
       await sessionA.submit()
       await until(sessionA, ended)
