@@ -1,7 +1,11 @@
-import { createPreviewChatClient, PreviewChatProvider } from '@preview-chat/react'
+import {
+  createPreviewChatClient,
+  PreviewChatProvider,
+  type PreviewChatClient,
+} from '@preview-chat/react'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { useCallback, useEffect, useMemo, useState } from 'react'
-import { ChatView } from './ChatView'
+import { agentId, ChatView, projectId } from './ChatView'
 import { ThreadList, UserPicker } from './components'
 import {
   loadThreads,
@@ -45,6 +49,15 @@ function clientFor(user: string) {
   })
 }
 
+const clients = new Map<string, { client: PreviewChatClient; queryClient: QueryClient }>()
+
+/** The client and query cache of `user`, made once per page. */
+function clientsOf(user: string) {
+  let made = clients.get(user)
+  if (!made) clients.set(user, (made = { client: clientFor(user), queryClient: new QueryClient() }))
+  return made
+}
+
 let startup: string | null = null
 
 /** The thread to open first: the URL's, else the user's latest, else a new one (once per page). */
@@ -61,6 +74,18 @@ function startupThread(user: string): string {
   return startup
 }
 
+/**
+ * Before React renders: the first thread's read goes out at once, as a route loader would start
+ * it, and the session takes it as its first read (a new thread has nothing to read).
+ */
+export function prefetchFirstThread(): void {
+  const user = initialUser()
+  const threadId = startupThread(user)
+  if (loadThreads(user).find((t) => t.id === threadId)?.started === false) return
+  const { client, queryClient } = clientsOf(user)
+  client.prefetch({ projectId, agentId, threadId, queryClient })
+}
+
 export function App() {
   const [user, setUser] = useState(initialUser)
   const [threadId, setThreadId] = useState(() => startupThread(user))
@@ -68,13 +93,7 @@ export function App() {
 
   // One client per user: `scope` keeps drafts and the tab relay apart, and its push channel
   // connects as this user (the WebSocket with the cookie; SSE with the bearer header).
-  const { client, queryClient } = useMemo(
-    () => ({
-      client: clientFor(user),
-      queryClient: new QueryClient(),
-    }),
-    [user],
-  )
+  const { client, queryClient } = useMemo(() => clientsOf(user), [user])
 
   const newThread = useCallback(() => {
     const id = crypto.randomUUID()

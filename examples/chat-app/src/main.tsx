@@ -1,8 +1,9 @@
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
-import { App } from './App'
+import { App, prefetchFirstThread } from './App'
 import './styles.css'
 
+prefetchFirstThread()
 const root = document.getElementById('root')
 if (!root) throw new Error('index.html has no #root element.')
 createRoot(root).render(

@@ -131,6 +131,12 @@ export interface PreviewChatClient {
    * is in use, so several components can follow one thread with one set of requests.
    */
   session(options: SessionOptions): PreviewChatSession
+  /**
+   * Starts a thread's first history read now — before React renders, as a route loader would
+   * (TanStack's `prefetchQuery`) — so that it is on its way while the page's code runs; the
+   * session takes it as its first read. Pass the `queryClient` the app's provider will use.
+   */
+  prefetch(options: SessionOptions): void
   /** The TanStack Query key under which a thread's recorded history is cached. */
   queryKey(key: ThreadKey): readonly unknown[]
   readonly queryClient: QueryClient
@@ -182,11 +188,14 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
       ? null
       : (options.relay ?? broadcastChannelRelay(options.scope ?? '', timers, lingerMs))
 
-  return {
+  const client: PreviewChatClient = {
     queryClient,
     options,
     timers,
     queryKey: historyQueryKey,
+    prefetch(sessionOptions) {
+      client.session(sessionOptions).prefetch()
+    },
     session(sessionOptions) {
       const { isNew, queryClient: sessionQueryClient, ...key } = sessionOptions
       for (const name of ['projectId', 'agentId', 'threadId'] as const) {
@@ -240,6 +249,7 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
       return session
     },
   }
+  return client
 }
 
 function resolvePush(

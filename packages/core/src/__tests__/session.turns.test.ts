@@ -5,11 +5,14 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { TurnEnding } from '../index'
+import { createPreviewChatClient } from '../index'
 import {
   assistantMessage,
+  createScriptedServer,
   createTabs,
   empty,
   finishedTurn,
+  key,
   runningTurn,
   settle,
   setup,
@@ -169,5 +172,56 @@ describe('loaded: "not read yet" is not "empty" [R-LOADED]', () => {
     await settle()
     expect(missing.session.getState()).toMatchObject({ loaded: true, notFound: true })
     missing.session.dispose()
+  })
+})
+
+describe('prefetch: the first read started before anything renders [R-PREFETCH]', () => {
+  /** A client as a page makes it, before anything subscribes to a session. */
+  function page() {
+    const server = createScriptedServer()
+    const client = createPreviewChatClient({
+      fetch: server.fetch,
+      push: false,
+      relay: false,
+      storage: null,
+      minReadIntervalMs: 0,
+      resumeSignal: () => () => {},
+    })
+    return { server, client }
+  }
+
+  it('a read on its way when the session starts is its first read: one GET, then the record', async () => {
+    const { client, server } = page()
+    client.prefetch(key)
+    await settle()
+    expect(server.count('GET')).toBe(1)
+    const session = client.session(key)
+    const stop = session.subscribe(() => {})
+    await settle()
+    expect(session.getState().status).toBe('recovering')
+    expect(server.count('GET')).toBe(1) // joined, not repeated
+    server.answerRead(snapshot(finishedTurn('e1', 'Q', 'A')))
+    await settle()
+    expect(session.getState()).toMatchObject({ status: 'idle', loaded: true })
+    expect(session.getState().messages).toHaveLength(2)
+    expect(server.count('GET')).toBe(1)
+    stop()
+    session.dispose()
+  })
+
+  it('a prefetch that answered before the session starts shows at once and is not read again', async () => {
+    const { client, server } = page()
+    client.prefetch(key)
+    await settle()
+    server.answerRead(snapshot(finishedTurn('e1', 'Q', 'A')))
+    await settle()
+    const session = client.session(key)
+    const stop = session.subscribe(() => {})
+    await settle()
+    expect(session.getState()).toMatchObject({ status: 'idle', loaded: true })
+    expect(session.getState().messages).toHaveLength(2)
+    expect(server.count('GET')).toBe(1)
+    stop()
+    session.dispose()
   })
 })

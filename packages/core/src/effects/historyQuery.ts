@@ -5,6 +5,12 @@ import type { EngineAction } from '../engine/model'
 import { snapshotAction } from '../engine/reduce'
 
 export interface HistoryQuery {
+  /**
+   * Starts a read before the session is observed (`client.prefetch`): what it comes to is
+   * `'pending'`, the snapshot (it answered), or `null` (none, or it failed).
+   */
+  prefetch(): void
+  prefetched(): 'pending' | HistorySnapshot | null
   /** Observes the query while the session is active; returns the function that stops. */
   observe(): () => void
   /** Starts a read, or joins the one in flight. */
@@ -60,7 +66,34 @@ export function createHistoryQuery(options: {
       refetchOnReconnect: false,
     }))
 
+  let prefetch: { state: 'pending' | 'failed' | 'done'; data?: HistorySnapshot } | null = null
   return {
+    prefetch() {
+      if (prefetch) return
+      const started = {
+        state: 'pending' as 'pending' | 'failed' | 'done',
+        data: undefined as HistorySnapshot | undefined,
+      }
+      prefetch = started
+      // TanStack Query's own prefetch, through this session's query function and cache entry.
+      queryClient
+        .fetchQuery({
+          queryKey,
+          queryFn: ({ signal }) => options.fetch(signal),
+          retry: false,
+          networkMode: 'always',
+        })
+        .then(
+          (data) => Object.assign(started, { state: 'done', data }),
+          () => (started.state = 'failed'),
+        )
+    },
+    prefetched() {
+      const taken = prefetch
+      prefetch = null
+      if (!taken || taken.state === 'failed') return null
+      return taken.state === 'done' ? (taken.data ?? null) : 'pending'
+    },
     observe() {
       const current = queryObserver()
       const stopCache = queryClient.getQueryCache().subscribe((event) => {

@@ -194,6 +194,16 @@ export class PreviewChatSession {
     return () => void this.#inspectors.delete(listener)
   }
 
+  /**
+   * Starts the thread's first read now, before anything subscribes (e.g. before React renders, as
+   * a route loader would): the session takes it as its first read. Nothing if it is listened to.
+   */
+  prefetch = (): void => {
+    const state = this.#engine.getState()
+    if (state.disposed || state.active || state.synced) return
+    this.#history.prefetch()
+  }
+
   /** Forgets the last failed action's `error` (e.g. once the person dismissed its banner). */
   clearError = (): void => {
     this.#dispatch({ type: 'error-cleared' })
@@ -414,7 +424,16 @@ export class PreviewChatSession {
         this.#dispatch({ type: 'relay-received', data, at: this.#now(), stampedAt: ctx.now() }),
       ) ?? (() => {}),
     ]
-    this.#dispatch({ type: 'activated', at: this.#now(), pushConnected: ctx.pushConnected() })
+    // A prefetch that answered already is this session's first read; one on its way answers it.
+    const prefetched = this.#history.prefetched()
+    if (prefetched !== null && prefetched !== 'pending')
+      this.#dispatch(snapshotAction(prefetched, 'read', this.#clock()))
+    this.#dispatch({
+      type: 'activated',
+      at: this.#now(),
+      pushConnected: ctx.pushConnected(),
+      readInFlight: prefetched === 'pending',
+    })
     cleanups.push(this.#history.observe())
     return () => {
       for (const cleanup of cleanups) cleanup()

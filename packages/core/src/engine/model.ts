@@ -191,7 +191,8 @@ export interface EngineState {
 
 /** `at` is the scheduler's clock (`timers.now()`); `stampedAt` the wall clock (`now()`). */
 export type EngineAction =
-  | { type: 'activated'; at: number; pushConnected: boolean }
+  /** `readInFlight`: a read started before the session was listened to (a prefetch) answers next. */
+  | { type: 'activated'; at: number; pushConnected: boolean; readInFlight?: boolean }
   /** The session stopped listening (no subscriber): what happens next is only in the record. */
   | { type: 'deactivated' }
   /** `dispose()`: every pending request ends, every open request is aborted. */

@@ -28,15 +28,18 @@ export const idleReads: ReadState = {
 export function activated(state: EngineState, action: Action<'activated'>): Step {
   // Spec: "After a reload or disconnect, the client reads the recorded transcript."
   const wanted = !state.synced || state.cut || activeExecutionId(state) !== null
+  // A prefetch on its way is this session's first read: nothing more is asked until it answers.
+  const prefetching = action.readInFlight === true
   return step({
     ...state,
     active: true,
     push: { connected: action.pushConnected, lost: false },
     reads: {
       ...idleReads,
-      wanted,
-      count: state.reads.count,
-      lastStartedAt: state.reads.lastStartedAt,
+      wanted: wanted && !prefetching,
+      inFlight: prefetching,
+      count: state.reads.count + (prefetching ? 1 : 0),
+      lastStartedAt: prefetching ? action.at : state.reads.lastStartedAt,
     },
   })
 }
