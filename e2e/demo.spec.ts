@@ -68,7 +68,7 @@ test('at 390 px wide nothing is clipped sideways, and axe finds nothing', async 
   await page.screenshot({ path: `${shots}phone-390.png` })
 })
 
-test('a reload of a non-empty thread never paints the empty text: it shows loading until the record [R-LOADED]', async ({
+test('a reload of a non-empty thread never paints the empty text: it shows loading until the record [R-LOADED-NOT-EMPTY]', async ({
   alice,
 }) => {
   const page = await alice.newPage()

@@ -47,7 +47,7 @@ const text = (t: ReturnType<typeof setup>) =>
     .getState()
     .messages.map((m) => m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''))
 
-describe('persistTranscripts [R-PERSIST]', () => {
+describe('persistTranscripts [R-PERSIST-RELOAD]', () => {
   it('the transcript is on screen in the first render after a reload, recovering until the read', async () => {
     const storage = memoryStorage()
     const before = page(storage)

@@ -156,7 +156,7 @@ describe('onTurnEnd: once per turn this tab saw running, as the record ends it [
   })
 })
 
-describe('loaded: "not read yet" is not "empty" [R-LOADED]', () => {
+describe('loaded: "not read yet" is not "empty" [R-LOADED-NOT-EMPTY]', () => {
   it('is false until the first read answers, then true; a new thread and a 404 are loaded too', async () => {
     const t = setup()
     expect(t.session.getState()).toMatchObject({ loaded: false, messages: [] })
@@ -175,7 +175,7 @@ describe('loaded: "not read yet" is not "empty" [R-LOADED]', () => {
   })
 })
 
-describe('prefetch: the first read started before anything renders [R-PREFETCH]', () => {
+describe('prefetch: the first read started before anything renders [R-READ-PREFETCH]', () => {
   /** A client as a page makes it, before anything subscribes to a session. */
   function page() {
     const server = createScriptedServer()
