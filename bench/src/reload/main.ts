@@ -40,7 +40,8 @@ const snapshotMs = 100
 /** The demo's empty-thread text (examples/chat-app/src/components/Transcript.tsx). */
 const emptyText = 'No messages yet.'
 
-type Contender = 'ours' | 'floor'
+/** `persisted`: ours with `persistTranscripts()` (the demo's `?persist=1`). */
+type Contender = 'ours' | 'persisted' | 'floor'
 interface ThreadKind {
   name: string
   recorded: number
@@ -128,8 +129,9 @@ const browser: Browser = await chromium.launch(chromiumLaunchOptions)
 // --- one measurement ----------------------------------------------------------------------------
 
 function urlOf(contender: Contender, threadId: string): string {
-  const path = contender === 'ours' ? '/' : '/bench-floor.html'
-  return `${app.url}${path}?thread=${encodeURIComponent(threadId)}`
+  const path = contender === 'floor' ? '/bench-floor.html' : '/'
+  const persist = contender === 'persisted' ? '&persist=1' : ''
+  return `${app.url}${path}?thread=${encodeURIComponent(threadId)}${persist}`
 }
 
 async function measure(contender: Contender, kind: ThreadKind): Promise<Measurement> {
@@ -150,8 +152,9 @@ async function measure(contender: Contender, kind: ThreadKind): Promise<Measurem
   const config: ObserverConfig = {
     marker,
     emptyText,
-    itemSelector: contender === 'ours' ? 'article.message' : 'li.m',
-    growSelector: contender === 'ours' && kind.running ? '[data-testid="message-assistant"]' : null,
+    itemSelector: contender === 'floor' ? 'li.m' : 'article.message',
+    growSelector:
+      contender !== 'floor' && kind.running ? '[data-testid="message-assistant"]' : null,
   }
   const context = await browser.newContext({ viewport: { width: 1100, height: 750 } })
   try {
@@ -246,7 +249,7 @@ async function measure(contender: Contender, kind: ThreadKind): Promise<Measurem
 
 // --- the rounds ---------------------------------------------------------------------------------
 
-const contenders: Contender[] = ['ours', 'floor']
+const contenders: Contender[] = ['ours', 'persisted', 'floor']
 const results = new Map<string, Measurement[]>()
 for (let round = -1; round < rounds; round++) {
   const shift = ((round % contenders.length) + contenders.length) % contenders.length
@@ -309,6 +312,19 @@ for (const kind of kinds) {
   )
 }
 const running = kinds.find((k) => k.running)!
+console.log(
+  '\nWith persistTranscripts (the transcript kept in the tab across the reload): | thread | last message in the DOM: persisted (min / median) | without (min / median) | persisted/without (median) | persisted/floor (median) |',
+)
+console.log('| --- | --- | --- | --- | --- |')
+for (const kind of kinds) {
+  const kept = pick(results.get(`persisted|${kind.name}`)!, (m) => m.transcript)
+  const without = pick(results.get(`ours|${kind.name}`)!, (m) => m.transcript)
+  const floorOf = pick(results.get(`floor|${kind.name}`)!, (m) => m.transcript)
+  console.log(
+    `| ${kind.name} | ${minMed(kept)} | ${minMed(without)} | ${(median(kept) / median(without)).toFixed(2)}× | ${(median(kept) / median(floorOf)).toFixed(2)}× |`,
+  )
+}
+
 const live = results.get(`ours|${running.name}`)!
 console.log(
   `\nLive text growing again after the reload (${running.name}, ours): ${minMed(pick(live, (m) => m.grew))} from navigation start; ${minMed(pick(live, (m) => (m.grew === null ? null : m.grew - m.transcript)))} after the transcript was on screen (the server records and announces the running answer every ${snapshotMs} ms); grown by ${median(pick(live, (m) => m.grewBy))} characters (median).`,

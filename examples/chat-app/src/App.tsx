@@ -3,6 +3,7 @@ import {
   PreviewChatProvider,
   type PreviewChatClient,
 } from '@preview-chat/react'
+import { persistTranscripts } from '@preview-chat/react/persist'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { useCallback, useEffect, useMemo, useState } from 'react'
 import { agentId, ChatView, projectId } from './ChatView'
@@ -46,6 +47,8 @@ function clientFor(user: string) {
     baseUrl: '/rest',
     scope: user,
     ...(authMode === 'bearer' && { headers: { authorization: `Bearer ${user}` } }),
+    // `?persist=1`: the transcript kept in the tab across a reload (opt-in; see the core README).
+    ...(new URLSearchParams(location.search).has('persist') && { persist: persistTranscripts() }),
   })
 }
 
