@@ -31,6 +31,11 @@ function readRules() {
       if (heading) {
         current = null
         const id = /^(R-[A-Z0-9]+(?:-[A-Z0-9]+)+)\s*$/.exec(heading[2])?.[1]
+        // A heading meant as a rule but not of the id's form would silently be no rule at all.
+        if (!id && /^R-/.test(heading[2]))
+          problems.push(
+            `line ${index + 1}: "${heading[2]}" is not a rule id (R-AREA-NAME: two parts or more, capitals)`,
+          )
         if (heading[1] !== '###' || !id) return
         if (rules.has(id))
           problems.push(`${id} is defined twice (lines ${rules.get(id).line} and ${index + 1})`)
