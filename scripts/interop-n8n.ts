@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import {
   createPreviewChatClient,
+  ssePush,
   type PreviewChatClientOptions,
   type PreviewChatSession,
   type SessionState,
@@ -42,7 +43,7 @@ function tab(options: Partial<PreviewChatClientOptions> & { failReads?: number }
     baseUrl: n8n.baseUrl,
     headers: { cookie: n8n.cookie, 'browser-id': n8n.browserId },
     pushUrl: `${n8n.baseUrl}/push?pushRef=${randomUUID()}`,
-    push: 'sse',
+    push: ssePush(),
     storage: null,
     relay: false,
     lingerMs: 0,

@@ -3,7 +3,7 @@
 // #region example: storybookStory
 import type { SeededRunningTurn } from '@preview-chat/msw'
 import { previewChatOf, type PreviewChatParameters } from '@preview-chat/msw/storybook'
-import { createPreviewChatClient, PreviewChatProvider } from '@preview-chat/react'
+import { createPreviewChatClient, ssePush, PreviewChatProvider } from '@preview-chat/react'
 import type { Meta, StoryObj } from '@storybook/react-vite'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { useState, type ReactNode } from 'react'
@@ -18,7 +18,12 @@ import { Chat } from './Chat'
  */
 function Providers({ children }: { children: ReactNode }) {
   const [clients] = useState(() => ({
-    client: createPreviewChatClient({ baseUrl: '/rest', push: 'sse', relay: false, lingerMs: 0 }),
+    client: createPreviewChatClient({
+      baseUrl: '/rest',
+      push: ssePush(),
+      relay: false,
+      lingerMs: 0,
+    }),
     queryClient: new QueryClient(),
   }))
   return (

@@ -81,6 +81,8 @@ const tanstack = ['@tanstack/react-query', '@tanstack/query-core']
 
 const ourWhole = `export * from '@preview-chat/core'\nexport * from '@preview-chat/react'`
 const ourTypical = `export { createPreviewChatClient } from '@preview-chat/core'\nexport { PreviewChatProvider, usePreviewChat } from '@preview-chat/react'`
+/** The provider, the hook and one thread, with SSE push and nothing else (no relay, no throttle). */
+const ourMinimal = `export { createMinimalPreviewChatClient, ssePush } from '@preview-chat/core'\nexport { PreviewChatProvider, usePreviewChat } from '@preview-chat/react'`
 
 /**
  * The bundles row 6 and `pnpm check:size` measure. Only React is left out of every bundle; each
@@ -92,6 +94,7 @@ export const bundles = {
     /** The whole API, TanStack Query left out: the size goal and `check:size`. */
     full: () => measureBundle(ourWhole, [...reactPeers, ...tanstack]),
     typical: () => measureBundle(ourTypical, [...reactPeers, ...tanstack]),
+    minimal: () => measureBundle(ourMinimal, [...reactPeers, ...tanstack]),
     /**
      * The whole API with an extra import (its cost is the difference from `full`): the
      * transcripts kept across a reload, and the devtools panel as a production build shows it.
@@ -105,6 +108,12 @@ export const bundles = {
       measureBundle(
         `${ourWhole}\nexport { PreviewChatDevtools } from '@preview-chat/react/devtools/production'`,
         [...reactPeers, ...tanstack],
+      ),
+    /** The assistant-ui runtime on top of the whole API, assistant-ui itself left out (a peer). */
+    withAssistantUi: () =>
+      measureBundle(
+        `${ourWhole}\nexport { usePreviewChatRuntime } from '@preview-chat/assistant-ui'`,
+        [...reactPeers, ...tanstack, '@assistant-ui/react'],
       ),
     /** For an app without TanStack Query: query-core and react-query counted. */
     fullWithTanstack: () => measureBundle(ourWhole, reactPeers),
@@ -129,6 +138,13 @@ export const bundles = {
       reactPeers,
     ),
 }
+
+/**
+ * What only the adapters hold (a WebSocket, the BroadcastChannel relay, the frame throttle): none
+ * may be in the minimal profile's bundle, and each must be in the typical one (so that the check
+ * can see them).
+ */
+export const adapterMarkers = ['WebSocket', 'BroadcastChannel', 'requestAnimationFrame'] as const
 
 /** A string of the devtools panel's markup (`packages/react/src/devtools/PreviewChatDevtools.tsx`). */
 export const devtoolsMarker = 'data-preview-chat-devtools'

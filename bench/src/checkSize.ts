@@ -1,26 +1,46 @@
 /**
- * `pnpm check:size`: fails when the gzipped bundle of @preview-chat/core + @preview-chat/react
- * grows more than 10% over the recorded baseline (size-baseline.json), or when a production
- * bundle of `@preview-chat/react/devtools` holds the panel. `--update` records the current sizes
- * as the new baseline (do that in the commit that accepts a growth, and say why).
+ * `pnpm check:size`: fails when the gzipped bundle of any way of importing @preview-chat/core +
+ * @preview-chat/react grows over its recorded budget (size-baseline.json; the figures are exact, so
+ * a byte over fails), when
+ * the minimal profile holds an adapter it did not import, or when a production bundle of
+ * `@preview-chat/react/devtools` holds the panel. `--update` records the current sizes as the new
+ * baseline (do that in the commit that accepts a growth, and say why).
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { bundles, devtoolsBundles, devtoolsMarker } from './bundle'
+import { adapterMarkers, bundles, devtoolsBundles, devtoolsMarker } from './bundle'
 
 const baselinePath = fileURLToPath(new URL('../size-baseline.json', import.meta.url))
-const TOLERANCE = 1.1
 
-// One figure per way of importing: the whole API, the README's usage, and each extra on its own.
-// (A "minimal" profile — provider, hook, SSE push, no relay — is the typical one for now: the
-// client still picks its push adapters and the relay itself.)
+// One figure per way of importing: the whole API, the README's usage, the minimal one (provider,
+// hook, SSE push, no relay, no throttle), and each extra on its own.
 const full = (await bundles.ours.full()).gzipped
+const typical = await bundles.ours.typical()
+const minimal = await bundles.ours.minimal()
 const current = {
   full,
-  typical: (await bundles.ours.typical()).gzipped,
+  typical: typical.gzipped,
+  minimal: minimal.gzipped,
   /** What each extra adds to the whole API. */
   persist: (await bundles.ours.withPersist()).gzipped - full,
   devtools: (await bundles.ours.withDevtools()).gzipped - full,
+  assistantUi: (await bundles.ours.withAssistantUi()).gzipped - full,
+}
+
+// Pay for what you use: what the minimal profile did not import is not in its bundle.
+for (const marker of adapterMarkers) {
+  const inMinimal = minimal.code.includes(marker)
+  const inTypical = typical.code.includes(marker)
+  const ok = !inMinimal && inTypical
+  console.log(
+    `${ok ? 'ok  ' : 'FAIL'} ${marker}: ${inMinimal ? 'PRESENT' : 'absent'} in the minimal profile, ${inTypical ? 'present' : 'MISSING'} in the typical one`,
+  )
+  if (!ok) {
+    console.error(
+      `The minimal profile (createMinimalPreviewChatClient + ssePush) must not bundle '${marker}': keep the default adapters in packages/core/src/defaults.ts, out of client.ts and the session.`,
+    )
+    process.exitCode = 1
+  }
 }
 
 // The devtools panel is for development builds only: a production bundle of its import keeps an
@@ -58,16 +78,15 @@ if (process.argv.includes('--update')) {
       failed = true
       continue
     }
-    const limit = Math.floor(baseline[name] * TOLERANCE)
-    const ok = current[name] <= limit
+    const ok = current[name] <= baseline[name]
     failed ||= !ok
     console.log(
-      `${ok ? 'ok  ' : 'FAIL'} ${name}: ${current[name]} B gzipped (baseline ${baseline[name]} B, limit +10% = ${limit} B)`,
+      `${ok ? 'ok  ' : 'FAIL'} ${name}: ${current[name]} B gzipped (budget ${baseline[name]} B, ${current[name] <= baseline[name] ? `${baseline[name] - current[name]} B under` : `${current[name] - baseline[name]} B OVER`})`,
     )
   }
   if (failed) {
     console.error(
-      'The bundle grew more than 10% over bench/size-baseline.json. Shrink it, or accept it with `pnpm --filter @preview-chat/bench check:size --update` and say why in the commit.',
+      'A bundle grew over its budget in bench/size-baseline.json. Shrink it, or accept it with `pnpm --filter @preview-chat/bench check:size --update` and say why in the commit.',
     )
     process.exit(1)
   }

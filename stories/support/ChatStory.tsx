@@ -1,4 +1,4 @@
-import { createPreviewChatClient, PreviewChatProvider } from '@preview-chat/react'
+import { createPreviewChatClient, ssePush, PreviewChatProvider } from '@preview-chat/react'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { useCallback, useState, type CSSProperties, type ReactNode } from 'react'
 // The example app's chat: its presentational components driven by the real `usePreviewChat`.
@@ -70,7 +70,7 @@ function Page({
   const [{ client, queryClient }] = useState(() => ({
     client: createPreviewChatClient({
       baseUrl: '/rest',
-      push: 'sse',
+      push: ssePush(),
       relay: false,
       scope: scenario.user,
       // Close a page's sessions as soon as it unmounts, so that none of them reads from the next

@@ -1,7 +1,8 @@
 import { bundles, type BundleSize } from '../bundle'
 import { fmt, type Row, type Sizes } from '../row'
 
-export const SIZE_GOAL_BYTES = 12 * 1024
+/** Issue 21's budget for the whole API, eventsource-parser in (the 12 KB goal of issue 15 is retired). */
+export const SIZE_BUDGET_BYTES = 18.5 * 1024
 
 export async function bundleRow(_sizes: Sizes): Promise<Row> {
   const [
@@ -42,7 +43,7 @@ export async function bundleRow(_sizes: Sizes): Promise<Row> {
     ours: `typical: ${size(typical)} without TanStack Query, ${size(typicalTq)} with it; whole API: ${size(full)} without, ${size(fullTq)} with`,
     peer: `AI SDK ${size(aiSdk)} with zod, ${size(aiSdkNoZod)} without; LangGraph useStream ${size(langGraph)} with @langchain/core, ${size(langGraphNoCore)} without; assistant-ui external store ${size(assistantUi)} (no peers to leave out)`,
     ratio: `peer/ours, typical, all counted: AI SDK ${x(aiSdk, typicalTq)}, LangGraph ${x(langGraph, typicalTq)}, assistant-ui ${x(assistantUi, typicalTq)}; shared peers left out: AI SDK ${x(aiSdkNoZod, typical)}, LangGraph ${x(langGraphNoCore, typical)}, assistant-ui ${x(assistantUi, typical)}`,
-    goal: '< 12 KB gzipped, whole API, TanStack Query left out; CI fails on > 10% growth (pnpm check:size)',
-    met: full.gzipped < SIZE_GOAL_BYTES,
+    goal: `≤ ${fmt.kb(SIZE_BUDGET_BYTES)} gzipped, whole API, TanStack Query left out; CI fails when any way of importing grows over its budget (pnpm check:size)`,
+    met: full.gzipped <= SIZE_BUDGET_BYTES,
   }
 }

@@ -1,5 +1,6 @@
 import {
   createPreviewChatClient,
+  ssePush,
   PreviewChatProvider,
   type PreviewChatClient,
 } from '@preview-chat/react'
@@ -41,7 +42,7 @@ function clientFor(user: string) {
       scope: user,
       headers: { 'browser-id': browserId() },
       pushUrl: `/rest/push?pushRef=${crypto.randomUUID()}`,
-      push: 'sse',
+      push: ssePush(),
     })
   return createPreviewChatClient({
     baseUrl: '/rest',

@@ -2,6 +2,7 @@
 
 import {
   createPreviewChatClient,
+  ssePush,
   PreviewChatProvider,
   usePreviewChat,
   type Message,
@@ -38,7 +39,7 @@ export function Chat({ user, threadId, isNew }: ChatProps) {
       // carries it, through `rewrites()` like any response. (A WebSocket would reach the server
       // with the server's own Host and this page's Origin, which it refuses without `--cors`.)
       headers: { authorization: `Bearer ${user}` },
-      push: 'sse',
+      push: ssePush(),
       scope: user,
     }),
     queryClient: new QueryClient(),

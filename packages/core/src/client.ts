@@ -11,15 +11,13 @@ import {
 import { PreviewChatError } from './wire/contract/errors'
 import { pathSegmentIdProblem } from './wire/contract/ids'
 import { lingering } from './effects/linger'
-import {
-  ssePushSource,
-  websocketPushSource,
-  type PushListener,
-  type PushSource,
-} from './wire/pushSource'
+import type { PushAdapter, PushContext, PushListener, PushSource } from './wire/pushSource'
 import type { TranscriptPersistence } from './effects/persistence'
 import { PreviewChatSession } from './effects/session'
-import { broadcastChannelRelay, type TabRelay } from './effects/tabRelay'
+import type { RelayAdapter, TabRelay } from './effects/tabRelay'
+import type { ReadonlyStore } from './effects/context'
+import type { SessionState } from './engine/select'
+import type { Throttle } from './platform/throttle'
 import { createTransport, type HeadersOption, type ThreadKey } from './wire/transport'
 import { DEFAULT_DELEGATION_CHAR_LIMIT } from './engine/fold'
 
@@ -29,8 +27,8 @@ export interface PreviewChatClientOptions {
   fetch?: typeof globalThis.fetch
   /**
    * Headers for every request (e.g. `Authorization`, or n8n's `browser-id`); a function is called
-   * per request. They reach the push channel too: with `headers`, the default push is SSE over
-   * fetch, since a browser WebSocket cannot carry headers.
+   * per request. They reach the push channel too: with `headers`, `createPreviewChatClient`'s
+   * default push is `ssePush()`, since a browser WebSocket cannot carry headers.
    */
   headers?: HeadersOption
   /**
@@ -50,12 +48,13 @@ export interface PreviewChatClientOptions {
    */
   server?: { keepsTurnOnDisconnect?: boolean; stopsByExecutionId?: boolean }
   /**
-   * The push channel: a `PushSource` of your own, `'websocket'` or `'sse'` for the built-in
-   * adapters on `pushUrl`, or `false` for none (the session then polls while a turn runs).
-   * Default: `'sse'` when `headers` are given (a browser WebSocket cannot send them), else
-   * `'websocket'` where `WebSocket` exists, else `false`.
+   * The push channel: `websocketPush()` or `ssePush()` (opened on `pushUrl` with this client's
+   * fetch, headers and timers), a `PushSource` of your own, or `false` for none (the session then
+   * polls while a turn runs). `createPreviewChatClient`'s default: `ssePush()` when `headers` are
+   * given (a browser WebSocket cannot send them), else `websocketPush()` where `WebSocket`
+   * exists, else none. `createMinimalPreviewChatClient`'s default: none.
    */
-  push?: PushSource | 'websocket' | 'sse' | false
+  push?: PushSource | PushAdapter | false
   /** Child text and reasoning budget per delegation. Default 4,000, as the server records. */
   delegationCharLimit?: number
   /** The TanStack Query client that caches recorded history. Default: one of its own. */
@@ -65,10 +64,19 @@ export interface PreviewChatClientOptions {
   /** Scopes stored drafts and the tab relay, e.g. by the user id. */
   scope?: string
   /**
-   * How tabs of this origin share live turns, so that a second tab follows token by token:
-   * BroadcastChannel by default (where it exists), a `TabRelay` of your own, or `false`.
+   * How tabs of this origin share live turns, so that a second tab follows token by token and
+   * holds its gate while this one posts: `broadcastChannelRelay()`, a `TabRelay` of your own, or
+   * `false`. `createPreviewChatClient`'s default: `broadcastChannelRelay()`;
+   * `createMinimalPreviewChatClient`'s: none (other tabs follow by history reads).
    */
-  relay?: TabRelay | false
+  relay?: TabRelay | RelayAdapter | false
+  /**
+   * How sessions reach a UI (the React binding reads through it): `throttleState`, which passes
+   * streamed deltas on once per frame and everything else at once, a view of your own, or `false`
+   * for every change as it happens. `createPreviewChatClient`'s default: `throttleState`;
+   * `createMinimalPreviewChatClient`'s: `false`.
+   */
+  throttle?: Throttle | false
   /** This tab's id on the relay (unique per client). Default: a random UUID. */
   tabId?: string
   /**
@@ -142,6 +150,11 @@ export interface PreviewChatClient {
   readonly queryClient: QueryClient
   /** The timers every session of this client runs on (the React binding's throttle too). */
   readonly timers: Timers
+  /**
+   * A session's state as a UI should read it: through the client's `throttle` (streamed deltas
+   * at most once per frame, or per `throttleMs`; `0` for every one), or as is without one.
+   */
+  view(session: PreviewChatSession, throttleMs?: number | 'frame'): ReadonlyStore<SessionState>
   readonly options: Readonly<PreviewChatClientOptions>
 }
 
@@ -149,7 +162,15 @@ export interface PreviewChatClient {
 export const historyQueryKey = (key: ThreadKey) =>
   ['preview-chat', key.projectId, key.agentId, key.threadId, 'messages'] as const
 
-export function createPreviewChatClient(options: PreviewChatClientOptions = {}): PreviewChatClient {
+/**
+ * A client with only what `options` passes: no push channel (sessions poll while a turn runs), no
+ * tab relay and no throttle unless given, so that a bundle holds only the adapters an app imports:
+ * `createMinimalPreviewChatClient({ push: ssePush() })`. `createPreviewChatClient` is this with
+ * the defaults filled in.
+ */
+export function createMinimalPreviewChatClient(
+  options: PreviewChatClientOptions = {},
+): PreviewChatClient {
   const baseUrl = options.baseUrl ?? '/rest'
   const fetchImpl =
     options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args))
@@ -164,7 +185,17 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
     timers,
   })
   const lingerMs = options.lingerMs ?? 1_000
-  const push = createPushHub(resolvePush(options, baseUrl, fetchImpl, timers), timers, lingerMs)
+  const push = createPushHub(
+    resolvePush(options.push, {
+      url: options.pushUrl ?? `${baseUrl.replace(/\/+$/, '')}/push`,
+      fetch: fetchImpl,
+      timers,
+      ...(options.headers && { headers: options.headers }),
+      ...(options.credentials && { credentials: options.credentials }),
+    }),
+    timers,
+    lingerMs,
+  )
   const sessions = new WeakMap<QueryClient, Map<string, PreviewChatSession>>()
   const warn = warnOnce(options.onWarning)
   const storage = safeDraftStorage(
@@ -184,15 +215,18 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
   // This tab's id on the relay: holds and turns are told apart by the tab that sent them.
   const tab = options.tabId ?? randomTabId()
   const relay =
-    options.relay === false
-      ? null
-      : (options.relay ?? broadcastChannelRelay(options.scope ?? '', timers, lingerMs))
+    typeof options.relay === 'function'
+      ? options.relay({ scope: options.scope ?? '', timers, lingerMs })
+      : options.relay || null
+  const { throttle } = options
 
   const client: PreviewChatClient = {
     queryClient,
     options,
     timers,
     queryKey: historyQueryKey,
+    view: (session, throttleMs = 'frame') =>
+      throttle ? throttle(session.store, { throttleMs, timers }) : session.store,
     prefetch(sessionOptions) {
       client.session(sessionOptions).prefetch()
     },
@@ -253,34 +287,10 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
 }
 
 function resolvePush(
-  options: PreviewChatClientOptions,
-  baseUrl: string,
-  fetchImpl: typeof fetch,
-  timers: Timers,
+  push: PushSource | PushAdapter | false | undefined,
+  context: PushContext,
 ): PushSource | null {
-  const push =
-    options.push ??
-    (options.headers ? 'sse' : typeof globalThis.WebSocket === 'function' ? 'websocket' : false)
-  if (push === false) return null
-  if (typeof push === 'object') return push
-  const url = options.pushUrl ?? `${baseUrl.replace(/\/+$/, '')}/push`
-  if (push === 'sse')
-    return ssePushSource({
-      url,
-      fetch: fetchImpl,
-      timers,
-      ...(options.headers && { headers: options.headers }),
-      ...(options.credentials && { credentials: options.credentials }),
-    })
-  return websocketPushSource({ url: toWebSocketUrl(url), timers })
-}
-
-/** `http(s)://…` → `ws(s)://…`; a path is resolved against the page's location. */
-function toWebSocketUrl(url: string): string {
-  const base = typeof location === 'undefined' ? 'http://localhost' : location.href
-  const absolute = new URL(url, base)
-  absolute.protocol = absolute.protocol === 'https:' ? 'wss:' : 'ws:'
-  return absolute.href
+  return typeof push === 'function' ? push(context) : push || null
 }
 
 /**

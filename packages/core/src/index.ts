@@ -3,14 +3,22 @@
  * `@preview-chat/core/contract`; the engine's parts that the reference server and the MSW kit
  * share (the fold, the SSE reader), in `@preview-chat/core/internal`, which follows no semver.
  */
-export { createPreviewChatClient, historyQueryKey } from './client'
+export { createPreviewChatClient } from './defaults'
+export { createMinimalPreviewChatClient, historyQueryKey } from './client'
 export type { PreviewChatClient, PreviewChatClientOptions, SessionOptions } from './client'
 export type { PersistTranscriptsOptions, TranscriptPersistence } from './effects/persistence'
 export type { DraftStorage, ResumeSignal, Timers } from './platform/environment'
 export { PreviewChatError } from './wire/contract/errors'
 export type { PreviewChatErrorCode, PreviewChatErrorOptions } from './wire/contract/errors'
-export { ssePushSource, websocketPushSource } from './wire/pushSource'
-export type { PushListener, PushSource, ReconnectOptions, WebSocketLike } from './wire/pushSource'
+export { ssePush, ssePushSource, websocketPush, websocketPushSource } from './wire/pushSource'
+export type {
+  PushAdapter,
+  PushContext,
+  PushListener,
+  PushSource,
+  ReconnectOptions,
+  WebSocketLike,
+} from './wire/pushSource'
 export { PreviewChatSession } from './effects/session'
 export type { InspectedStep } from './effects/session'
 export type { ReadonlyStore } from './effects/context'
@@ -34,9 +42,9 @@ export type {
 export type { LiveTurn } from './engine/fold'
 export type { RelayMessage } from './engine/relay'
 export { broadcastChannelRelay } from './effects/tabRelay'
-export type { TabRelay } from './effects/tabRelay'
+export type { RelayAdapter, RelayContext, TabRelay } from './effects/tabRelay'
 export { throttleState } from './platform/throttle'
-export type { ThrottleOptions } from './platform/throttle'
+export type { Throttle, ThrottleOptions } from './platform/throttle'
 export type { HeadersOption, ThreadKey } from './wire/transport'
 // The shapes an app renders and the push messages it may relay.
 export type {

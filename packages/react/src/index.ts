@@ -7,10 +7,14 @@ export type { PreviewChat, UsePreviewChatOptions } from './usePreviewChat'
 // The engine's API, so that an app needs one import.
 export {
   broadcastChannelRelay,
+  createMinimalPreviewChatClient,
   createPreviewChatClient,
   historyQueryKey,
   PreviewChatError,
+  ssePush,
   ssePushSource,
+  throttleState,
+  websocketPush,
   websocketPushSource,
 } from '@preview-chat/core'
 export type {
@@ -28,6 +32,7 @@ export type {
   PreviewChatErrorCode,
   PreviewChatSession,
   PushMessage,
+  PushAdapter,
   PushSource,
   ReasoningPart,
   ReasoningSegment,
@@ -36,8 +41,10 @@ export type {
   StopResult,
   SubmitResult,
   Suspension,
+  RelayAdapter,
   TabRelay,
   TextPart,
+  Throttle,
   ThreadKey,
   Timestamp,
   ToolCallPart,

@@ -1,11 +1,10 @@
-import {
-  throttleState,
-  type PreviewChatError,
-  type PreviewChatSession,
-  type ReadonlyStore,
-  type SessionState,
-  type ThreadKey,
-  type TurnEnding,
+import type {
+  PreviewChatError,
+  PreviewChatSession,
+  ReadonlyStore,
+  SessionState,
+  ThreadKey,
+  TurnEnding,
 } from '@preview-chat/core'
 import { QueryClientContext } from '@tanstack/react-query'
 import { useContext, useEffect, useMemo, useRef } from 'react'
@@ -17,7 +16,10 @@ export interface UsePreviewChatOptions extends ThreadKey {
   enabled?: boolean
   /** The app minted this thread id and knows it is empty: skip the first read. */
   isNew?: boolean
-  /** Streamed deltas reach React at most once per frame (default), or per this many ms; `0`: every delta. */
+  /**
+   * Streamed deltas reach React at most once per frame (default), or per this many ms; `0`: every
+   * delta. Through the client's `throttle` (a minimal client without one passes every change).
+   */
   throttleMs?: number | 'frame'
   /**
    * Once per turn this tab saw running — its own, another tab's, one recovered after a reload —
@@ -60,10 +62,7 @@ function useSessionStore(options: UsePreviewChatOptions): {
     ...(queryClient && { queryClient }),
   })
   const store = useMemo(() => {
-    const throttled = throttleState(session.store, {
-      throttleMs: throttleMs ?? 'frame',
-      timers: client.timers,
-    })
+    const throttled = client.view(session, throttleMs)
     // Disabled: read the state, never subscribe (subscribing is what starts a session).
     return enabled === false ? { ...throttled, subscribe: noSubscription } : throttled
   }, [session, throttleMs, enabled, client])

@@ -11,6 +11,7 @@ import {
 } from '@assistant-ui/react'
 import {
   createPreviewChatClient,
+  ssePush,
   PreviewChatProvider,
   type PreviewChatClientOptions,
   type ThreadKey,
@@ -40,7 +41,7 @@ export function tabClient(user = 'alice', options: PreviewChatClientOptions = {}
   return createPreviewChatClient({
     baseUrl: 'http://localhost/rest',
     headers: { authorization: `Bearer ${user}` },
-    push: 'sse',
+    push: ssePush(),
     scope: user,
     relay: false,
     lingerMs: 20,

@@ -12,13 +12,30 @@ export interface TabRelay {
   listen(listener: (data: unknown) => void): () => void
 }
 
+/** What the client tells a relay adapter. */
+export interface RelayContext {
+  /** The client's `scope` (e.g. the user id; `''` when none): two scopes never share a channel. */
+  scope: string
+  timers: Timers
+  /** How long the channel stays open after its last listener leaves (the client's `lingerMs`). */
+  lingerMs: number
+}
+
+/** A relay the client makes for its own scope and timers: what `broadcastChannelRelay()` returns. */
+export type RelayAdapter = (context: RelayContext) => TabRelay
+
 /**
- * The relay over `BroadcastChannel`, named by `scope` (e.g. the user id) so that two users of one
- * browser never see each other's turns. The channel opens with the first listener and closes a
- * moment after the last one leaves; nothing is touched before that (SSR-safe). Where the browser
- * has no BroadcastChannel, tabs fall back to history reads.
+ * The relay over `BroadcastChannel` (`relay: broadcastChannelRelay()`), named by the client's
+ * `scope` (e.g. the user id) so that two users of one browser never see each other's turns. The
+ * channel opens with the first listener and closes a moment after the last one leaves; nothing is
+ * touched before that (SSR-safe). Where the browser has no BroadcastChannel, tabs fall back to
+ * history reads.
  */
-export function broadcastChannelRelay(scope: string, timers: Timers, lingerMs: number): TabRelay {
+export function broadcastChannelRelay(): RelayAdapter {
+  return ({ scope, timers, lingerMs }) => broadcastChannel(scope, timers, lingerMs)
+}
+
+function broadcastChannel(scope: string, timers: Timers, lingerMs: number): TabRelay {
   let channel: BroadcastChannel | null = null
   const listeners = new Set<(data: unknown) => void>()
   const open = lingering(

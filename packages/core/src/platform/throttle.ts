@@ -12,6 +12,15 @@ export interface ThrottleOptions {
   timers?: Timers
 }
 
+/**
+ * How a client's sessions reach a UI: `throttleState` (what `createPreviewChatClient` uses), or a
+ * view of your own. The React binding reads every session through the client's throttle.
+ */
+export type Throttle = (
+  source: ReadonlyStore<SessionState>,
+  options: ThrottleOptions,
+) => ReadonlyStore<SessionState>
+
 type Schedule = (callback: () => void) => () => void
 
 function scheduler(throttleMs: number | 'frame', timers: Timers): Schedule {

@@ -14,12 +14,28 @@ export interface PushListener {
 
 /**
  * The user's push channel (wire contract: `GET {baseUrl}/push`). Pass your own to reuse a
- * connection the app already has; the built-in ones are `websocketPushSource` and `ssePushSource`.
+ * connection the app already has; the built-in ones are `websocketPush()` and `ssePush()`.
  */
 export interface PushSource {
   /** Starts listening; returns the function that stops. */
   subscribe(listener: PushListener): () => void
 }
+
+/** What the client tells a push adapter: where the channel is and how this client connects. */
+export interface PushContext {
+  /** The client's `pushUrl`, else `{baseUrl}/push`. */
+  url: string
+  fetch: typeof globalThis.fetch
+  headers?: HeadersOption
+  credentials?: RequestCredentials
+  timers: Timers
+}
+
+/**
+ * A push channel the client opens on its own `pushUrl`, with its `fetch`, headers and timers:
+ * what `websocketPush()` and `ssePush()` return. `null`: no channel (the session polls).
+ */
+export type PushAdapter = (context: PushContext) => PushSource | null
 
 export interface ReconnectOptions {
   timers?: Timers
@@ -142,6 +158,33 @@ export function websocketPushSource(
       socket.close()
     }
   }, options)
+}
+
+/**
+ * The client's push channel over WebSocket (`push: websocketPush()`), on its `pushUrl` made
+ * `ws(s)://`. The user is identified by cookie: a browser WebSocket cannot send headers.
+ */
+export function websocketPush(
+  options: ReconnectOptions & { WebSocket?: WebSocketLike } = {},
+): PushAdapter {
+  return (context) =>
+    websocketPushSource({ timers: context.timers, ...options, url: toWebSocketUrl(context.url) })
+}
+
+/** `http(s)://…` → `ws(s)://…`; a path is resolved against the page's location. */
+function toWebSocketUrl(url: string): string {
+  const base = typeof location === 'undefined' ? 'http://localhost' : location.href
+  const absolute = new URL(url, base)
+  absolute.protocol = absolute.protocol === 'https:' ? 'wss:' : 'ws:'
+  return absolute.href
+}
+
+/**
+ * The client's push channel as an SSE response over its own `fetch` (`push: ssePush()`), with its
+ * headers and credentials: what a server behind auth headers, or a proxy without WebSocket, needs.
+ */
+export function ssePush(options: ReconnectOptions = {}): PushAdapter {
+  return (context) => ssePushSource({ ...context, ...options })
 }
 
 /**

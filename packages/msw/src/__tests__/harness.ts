@@ -1,12 +1,14 @@
 import {
   createPreviewChatClient,
+  ssePush,
   type PreviewChatSession,
   type SessionState,
   type ThreadKey,
+  type PushAdapter,
 } from '@preview-chat/core'
 
 /** A real core client against the mocked backend, as a consumer's test would build it. */
-export function createClient(user = 'alice', push: 'sse' | false = 'sse') {
+export function createClient(user = 'alice', push: PushAdapter | false = ssePush()) {
   return createPreviewChatClient({
     baseUrl: 'http://localhost/rest',
     push,

@@ -20,8 +20,7 @@ const chat = setupPreviewChatServer({ deltaMs: 0, snapshotMs: 5 })
 function openSession(key: ThreadKey & { isNew?: boolean }, user = 'alice') {
   const client = createPreviewChatClient({
     baseUrl: 'http://localhost/rest',
-    push: 'sse',
-    headers: { authorization: `Bearer ${user}` },
+    headers: { authorization: `Bearer ${user}` }, // and so push over SSE, which carries them
   })
   const session = client.session(key)
   onTestFinished(session.subscribe(() => {}))

@@ -1,4 +1,4 @@
-import { createPreviewChatClient } from '@preview-chat/core'
+import { createPreviewChatClient, ssePush } from '@preview-chat/core'
 import { describe, expect, it } from 'vitest'
 import { setupPreviewChatServer } from '../vitest'
 import { createClient, follow, newThread } from './harness'
@@ -24,7 +24,7 @@ describe('a second user [R-MSW-USERS R-MSW-REAL-BACKEND]', () => {
     const anonymous = () =>
       createPreviewChatClient({
         baseUrl: 'http://localhost/rest',
-        push: 'sse',
+        push: ssePush(),
         storage: null,
         lingerMs: 0,
         resumeSignal: () => () => {},

@@ -1,4 +1,4 @@
-import { createPreviewChatClient } from '@preview-chat/core'
+import { createPreviewChatClient, ssePush, websocketPush } from '@preview-chat/core'
 import { describe, expect, it } from 'vitest'
 import { setupPreviewChatServer } from '../vitest'
 import { follow, textOf } from './harness'
@@ -29,7 +29,7 @@ describe.each(['websocket', 'sse'] as const)('the push channel over %s', (push) 
     const seeded = await chat.mock.seed.runningTurn({ message: 'over the socket' })
     const client = createPreviewChatClient({
       baseUrl: 'http://localhost/rest',
-      push,
+      push: push === 'sse' ? ssePush() : websocketPush(),
       // The SSE adapter sends headers; the WebSocket one cannot, and gets the mock's user.
       ...(push === 'sse' && { headers: { authorization: 'Bearer alice' } }),
       storage: null,

@@ -1,5 +1,6 @@
 import {
   createPreviewChatClient,
+  ssePush,
   type PreviewChatClientOptions,
   type SessionState,
 } from '@preview-chat/core'
@@ -32,7 +33,7 @@ export function tabClient(user = 'alice', options: PreviewChatClientOptions = {}
   return createPreviewChatClient({
     baseUrl: 'http://localhost/rest',
     headers: { authorization: `Bearer ${user}` },
-    push: 'sse',
+    push: ssePush(),
     scope: user,
     relay: false,
     lingerMs: 20,

@@ -37,8 +37,7 @@ function Chat({ threadId }: { threadId: string }) {
 it('shows the whole answer after the stream was cut, and sends the message once', async () => {
   const client = createPreviewChatClient({
     baseUrl: 'http://localhost/rest',
-    push: 'sse',
-    headers: { authorization: 'Bearer alice' },
+    headers: { authorization: 'Bearer alice' }, // and so push over SSE, which carries them
   })
   render(
     <QueryClientProvider client={new QueryClient()}>

@@ -1,4 +1,9 @@
-import type { Message } from '@preview-chat/core'
+import {
+  createMinimalPreviewChatClient,
+  ssePush,
+  type Message,
+  type PreviewChatClient,
+} from '@preview-chat/core'
 import { act, render, waitFor } from '@testing-library/react'
 import { memo, Profiler } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -36,39 +41,47 @@ const answerText = (messages: Message[]) =>
     .map((part) => (part.type === 'text' ? part.text : ''))
     .join('')
 
+/**
+ * Mounts one chat of `client` (counting React commits), lets it go idle, then sends `/long 60`
+ * and holds it once 21 steps have streamed.
+ */
+async function streamingChat(client: PreviewChatClient) {
+  const key = thread()
+  const counted = { commits: 0 }
+  let latest: ReturnType<typeof usePreviewChat> | null = null
+  function Chat() {
+    latest = usePreviewChat(key)
+    return <p>{answerText(latest.messages)}</p>
+  }
+  render(
+    <Providers client={client}>
+      <Profiler id="chat" onRender={() => void counted.commits++}>
+        <Chat />
+      </Profiler>
+    </Providers>,
+  )
+  const api = () => latest!
+  await waitFor(() => expect(api().status).toBe('idle'), until)
+  const gate = chat.mock.holdTurns()
+  act(() => api().setDraft('/long 60'))
+  act(() => void api().submit())
+  await gate.step(21)
+  await waitFor(() => expect(api().status).toBe('streaming'), until)
+  return { key, api, gate, counted }
+}
+
 describe('render frugality (the peers’ re-render storms)', () => {
   it('streamed deltas reach React at most once per frame; the end of the turn is not delayed [R-PERF-FRAME]', async () => {
     const frames = manualFrames()
-    const client = tabClient()
-    const key = thread()
-    let commits = 0
-    let latest: ReturnType<typeof usePreviewChat> | null = null
-    function Chat() {
-      latest = usePreviewChat(key)
-      return <p>{answerText(latest.messages)}</p>
-    }
-    render(
-      <Providers client={client}>
-        <Profiler id="chat" onRender={() => void commits++}>
-          <Chat />
-        </Profiler>
-      </Providers>,
-    )
-    const api = () => latest!
-    await waitFor(() => expect(api().status).toBe('idle'), until)
-    const gate = chat.mock.holdTurns()
-    act(() => api().setDraft('/long 60'))
-    act(() => void api().submit())
-    await gate.step(21)
-    await waitFor(() => expect(api().status).toBe('streaming'), until)
-    const before = commits
+    const { key, api, gate, counted } = await streamingChat(tabClient())
+    const before = counted.commits
     const streamedBefore = answerText(api().messages)
     await gate.step(10) // ten more deltas arrive, no frame passes
     await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(commits).toBe(before)
+    expect(counted.commits).toBe(before)
     expect(answerText(api().messages)).toBe(streamedBefore)
     frames.frame() // one frame: one commit carrying all ten
-    expect(commits).toBe(before + 1)
+    expect(counted.commits).toBe(before + 1)
     expect(answerText(api().messages).length).toBeGreaterThan(streamedBefore.length)
 
     gate.release() // the rest streams; the turn ends
@@ -80,13 +93,37 @@ describe('render frugality (the peers’ re-render storms)', () => {
     expect(answerText(api().messages)).toBe(answerText(record.messages))
   })
 
+  it('a minimal client without a throttle passes each delta on as it comes, no frame needed [R-PAY-FOR-USE]', async () => {
+    const frames = manualFrames()
+    const { api, gate } = await streamingChat(
+      createMinimalPreviewChatClient({
+        baseUrl: 'http://localhost/rest',
+        headers: { authorization: 'Bearer alice' },
+        push: ssePush(),
+        lingerMs: 20,
+      }),
+    )
+    const seen = [answerText(api().messages)]
+    for (let delta = 0; delta < 3; delta++) {
+      await gate.step(1)
+      await waitFor(() => expect(answerText(api().messages)).not.toBe(seen.at(-1)), until)
+      seen.push(answerText(api().messages))
+    }
+    // Each step grew the text on screen by itself: no animation frame was ever asked for.
+    const lengths = seen.map((text) => text.length)
+    expect(lengths.every((length, i) => i === 0 || length > lengths[i - 1]!)).toBe(true)
+    expect(frames.pending()).toBe(0)
+    gate.release()
+    await waitFor(() => expect(api().status).toBe('idle'), until)
+  })
+
   it('a snapshot replace re-renders only the messages that changed [R-PERF-REPLACE]', async () => {
     const earlier = await chat.mock.seed.thread({ messages: ['one', 'two'] })
     const seeded = await chat.mock.seed.runningTurn({
       threadId: earlier.key.threadId,
       message: '/long 8',
     })
-    const client = tabClient('alice', { push: 'sse' })
+    const client = tabClient('alice', { push: ssePush() })
     const renders = new Map<string, number>()
     const MessageView = memo(function MessageView({ message }: { message: Message }) {
       renders.set(message.id, (renders.get(message.id) ?? 0) + 1)

@@ -1,0 +1,156 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import {
+  broadcastChannelRelay,
+  createMinimalPreviewChatClient,
+  createPreviewChatClient,
+  ssePush,
+  throttleState,
+  websocketPush,
+  type PreviewChatClientOptions,
+} from '../index'
+import { createScriptedServer, empty, key, settle } from './harness'
+
+/** Every WebSocket and BroadcastChannel the client opens while a test runs. */
+function watchPlatform() {
+  const sockets: string[] = []
+  const channels: string[] = []
+  vi.stubGlobal(
+    'WebSocket',
+    class {
+      onopen = null
+      onmessage = null
+      onclose = null
+      onerror = null
+      constructor(url: string) {
+        sockets.push(url)
+      }
+      close() {}
+    },
+  )
+  const Channel = globalThis.BroadcastChannel
+  vi.stubGlobal(
+    'BroadcastChannel',
+    class extends Channel {
+      constructor(name: string) {
+        super(name)
+        channels.push(name)
+      }
+    },
+  )
+  return { sockets, channels }
+}
+
+afterEach(() => {
+  vi.unstubAllGlobals()
+})
+
+/** A client against a scripted server, its session started (subscribed) and its first read answered. */
+async function started(
+  create: typeof createPreviewChatClient,
+  options: PreviewChatClientOptions = {},
+) {
+  const server = createScriptedServer()
+  const client = create({
+    baseUrl: 'http://test/rest',
+    fetch: server.fetch,
+    storage: null,
+    lingerMs: 0,
+    resumeSignal: () => () => {},
+    ...options,
+  })
+  const session = client.session(key)
+  const unsubscribe = session.subscribe(() => {})
+  await settle()
+  server.answerRead(empty)
+  await settle()
+  return { server, client, session, unsubscribe }
+}
+
+const pushReads = (server: ReturnType<typeof createScriptedServer>) =>
+  server.requests.filter((request) => request.path.endsWith('/push'))
+
+describe('createPreviewChatClient: the defaults work out of the box [R-PAY-FOR-USE]', () => {
+  it('opens the WebSocket push on {baseUrl}/push and the BroadcastChannel relay of its scope, and throttles the view', async () => {
+    const platform = watchPlatform()
+    const { client, session, unsubscribe } = await started(createPreviewChatClient, {
+      scope: 'alice',
+    })
+    expect(platform.sockets).toEqual(['ws://test/rest/push'])
+    expect(platform.channels).toEqual(['preview-chat:alice'])
+    // The view a UI reads is not the session's own store: deltas wait for the next frame.
+    expect(client.view(session)).not.toBe(session.store)
+    expect(client.view(session, 0)).toBe(session.store)
+    unsubscribe()
+  })
+
+  it('with headers, pushes over SSE with them (a browser WebSocket cannot send headers)', async () => {
+    const platform = watchPlatform()
+    const { server, unsubscribe } = await started(createPreviewChatClient, {
+      headers: { authorization: 'Bearer alice' },
+      pushUrl: 'http://test/rest/push',
+    })
+    expect(platform.sockets).toEqual([])
+    expect(pushReads(server)).toHaveLength(1)
+    const init = server.fetch.mock.calls.find(([url]) => String(url).endsWith('/push'))?.[1]
+    expect(init?.headers).toMatchObject({
+      authorization: 'Bearer alice',
+      accept: 'text/event-stream',
+    })
+    unsubscribe()
+  })
+
+  it('false leaves a default out', async () => {
+    const platform = watchPlatform()
+    const { client, session, unsubscribe } = await started(createPreviewChatClient, {
+      push: false,
+      relay: false,
+      throttle: false,
+    })
+    expect(platform).toEqual({ sockets: [], channels: [] })
+    expect(client.view(session)).toBe(session.store)
+    unsubscribe()
+  })
+})
+
+describe('createMinimalPreviewChatClient: only what the app passes [R-PAY-FOR-USE]', () => {
+  it('with no adapters opens no push channel and no relay, and the view is the session itself', async () => {
+    const platform = watchPlatform()
+    const { server, client, session, unsubscribe } = await started(createMinimalPreviewChatClient)
+    expect(platform).toEqual({ sockets: [], channels: [] })
+    expect(pushReads(server)).toEqual([])
+    expect(client.view(session)).toBe(session.store)
+    unsubscribe()
+  })
+
+  it('opens the adapters it is given, each on the client’s own URL, headers and scope', async () => {
+    const platform = watchPlatform()
+    const { server, client, session, unsubscribe } = await started(createMinimalPreviewChatClient, {
+      scope: 'bob',
+      headers: { authorization: 'Bearer bob' },
+      credentials: 'include',
+      push: ssePush(),
+      relay: broadcastChannelRelay(),
+      throttle: throttleState,
+    })
+    expect(platform.sockets).toEqual([])
+    expect(platform.channels).toEqual(['preview-chat:bob'])
+    expect(pushReads(server).map((request) => request.path)).toEqual(['/rest/push'])
+    const init = server.fetch.mock.calls.find(([url]) => String(url).endsWith('/push'))?.[1]
+    expect(init).toMatchObject({
+      credentials: 'include',
+      headers: { authorization: 'Bearer bob' },
+    })
+    expect(client.view(session)).not.toBe(session.store)
+    unsubscribe()
+  })
+
+  it('websocketPush() turns an https pushUrl into wss', async () => {
+    const platform = watchPlatform()
+    const { unsubscribe } = await started(createMinimalPreviewChatClient, {
+      pushUrl: 'https://chat.example/rest/push?pushRef=r1',
+      push: websocketPush(),
+    })
+    expect(platform.sockets).toEqual(['wss://chat.example/rest/push?pushRef=r1'])
+    unsubscribe()
+  })
+})
