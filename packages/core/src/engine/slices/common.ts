@@ -9,10 +9,16 @@ import { isStandIn } from '../derive'
 
 export const step = (state: EngineState, ...commands: Command[]): Step => ({ state, commands })
 
-/** Runs `next` on a step's state, keeping the commands of both in order. */
-export function andThen(first: Step, next: (state: EngineState) => Step): Step {
-  const second = next(first.state)
-  return { state: second.state, commands: [...first.commands, ...second.commands] }
+/** Runs each of `next` in turn on the state the step before left, keeping every command in order. */
+export function andThen(first: Step, ...next: ((state: EngineState) => Step)[]): Step {
+  let { state } = first
+  const commands = [...first.commands]
+  for (const then of next) {
+    const after = then(state)
+    state = after.state
+    commands.push(...after.commands)
+  }
+  return { state, commands }
 }
 
 export function wantRead(state: EngineState, urgent = false): EngineState {

@@ -119,10 +119,9 @@ function silentDeadline(state: EngineState, at: number): Step {
 /** Time passed: every deadline due at `at` fires. */
 export function tick(state: EngineState, at: number, config: EngineConfig): Step {
   return andThen(
-    andThen(
-      andThen(submitDeadline(state, at, config), (s) => stopDeadlines(s, at, config)),
-      (s) => relayDeadlines(s, at, config),
-    ),
+    submitDeadline(state, at, config),
+    (s) => stopDeadlines(s, at, config),
+    (s) => relayDeadlines(s, at, config),
     (s) => silentDeadline(s, at),
   )
 }

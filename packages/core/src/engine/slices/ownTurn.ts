@@ -6,7 +6,15 @@ import type { TurnEvent } from '../../wire/contract/events'
 import { inBandError, PreviewChatError } from '../../wire/contract/errors'
 import { openSuspensions, sessionStatus } from '../derive'
 import { applyTurnEvents, startTurn, type LiveTurn } from '../fold'
-import type { EngineAction, EngineConfig, EngineState, OwnTurn, Step } from '../model'
+import type {
+  Command,
+  EngineAction,
+  EngineConfig,
+  EngineState,
+  OwnTurn,
+  Step,
+  SubmitResult,
+} from '../model'
 import {
   executionIdsOf,
   isStandIn,
@@ -89,6 +97,10 @@ export function requestTurn(
   )
 }
 
+/** `submit()`'s outcome, unless it has one already (a timed-out message was told it failed). */
+const settleSubmit = (own: OwnTurn, result: SubmitResult): Command[] =>
+  own.settled ? [] : [{ type: 'settle-submit', request: own.token, result }]
+
 /** This tab's message was not taken up (refused, failed, cut or timed out before its turn began). */
 function notTakenUp(
   state: EngineState,
@@ -100,15 +112,7 @@ function notTakenUp(
   return andThen(
     step(
       next,
-      ...(own.settled
-        ? []
-        : [
-            {
-              type: 'settle-submit' as const,
-              request: own.token,
-              result: { outcome: 'failed' as const, error },
-            },
-          ]),
+      ...settleSubmit(own, { outcome: 'failed', error }),
       // Said once: a timed-out message said so already.
       ...(own.timedOut ? [] : [relay(next, { kind: 'posting', active: false })]),
     ),
@@ -199,15 +203,7 @@ function startOwnTurn(
   }
   const accepted = step(
     next,
-    ...(own.settled
-      ? []
-      : [
-          {
-            type: 'settle-submit' as const,
-            request: own.token,
-            result: { outcome: 'accepted' as const, executionId: announced?.executionId ?? null },
-          },
-        ]),
+    ...settleSubmit(own, { outcome: 'accepted', executionId: announced?.executionId ?? null }),
     relay(next, { kind: 'turn', turn: live, seq: 0, after: next.standInBase }),
   )
   return andThen(accepted, (s) => onOwnTurnAnnounced(s, own.token, executionId))
@@ -286,15 +282,9 @@ export function submitDeadline(state: EngineState, at: number, config: EngineCon
     `The server did not confirm the message within ${config.submitTimeoutMs} ms. Your draft is kept; ` +
       'the chat shows what the server recorded and lets you send again once nothing runs.',
   )
-  const timedOut = { ...own, timedOut: true, settled: true }
-  const settled = step(wantRead({ ...state, own: timedOut, cut: true, error }), {
-    type: 'settle-submit',
-    request: own.token,
-    result: { outcome: 'failed', error },
+  return notTakenUp(wantRead(state), own, error, {
+    own: { ...own, timedOut: true, settled: true },
+    cut: true,
+    error,
   })
-  return andThen(settled, (s) =>
-    andThen(step(s, relay(s, { kind: 'posting', active: false })), (t) =>
-      onOwnTurnNotTaken(t, own.token),
-    ),
-  )
 }

@@ -125,7 +125,7 @@ export function applySnapshot(
     readError: null,
     lastSyncedAt: action.stampedAt,
   }
-  return andThen(andThen(stopAfterRecord(next, action.fromRead), reportEndings), (settled) =>
+  return andThen(stopAfterRecord(next, action.fromRead), reportEndings, (settled) =>
     step(action.fromRead ? followUp(settled, action.at, action.random, config) : settled),
   )
 }

@@ -9,7 +9,7 @@ import type { MessagePart } from '../../wire/contract/snapshot'
 import { activeExecutionId, openSuspensions } from '../derive'
 import type { LiveTurn } from '../fold'
 import type { EngineAction, EngineConfig, EngineState, Step, StopState } from '../model'
-import { isStandIn, settleStop, step, andThen, wantRead, withStatus } from './common'
+import { isStandIn, settleStop, step, wantRead, withStatus } from './common'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
 
@@ -51,17 +51,37 @@ function sendStop(
   waiters: readonly number[],
   askedAt: number,
 ): Step {
-  const stop: StopState = {
-    kind: 'execution',
-    executionId,
-    accepted: false,
-    attempts: 1,
-    retryAt: null,
-    askedAt,
-    afterRead: state.reads.count,
-    waiters,
-  }
+  const stop = executionStop(state, executionId, askedAt, false, waiters)
   return step({ ...state, stop, error: null }, { type: 'stop-execution', executionId })
+}
+
+/** A Stop by execution id, asked at `askedAt`: only a read started after it may settle it. */
+const executionStop = (
+  state: EngineState,
+  executionId: string,
+  askedAt: number,
+  accepted: boolean,
+  waiters: readonly number[],
+): StopState => ({
+  kind: 'execution',
+  executionId,
+  accepted,
+  attempts: 1,
+  retryAt: null,
+  askedAt,
+  afterRead: state.reads.count,
+  waiters,
+})
+
+/**
+ * The Stop under way ends without cancelling anything: every `stop()` waiting on it is told so
+ * (with `error`, when it failed), and a read shows what runs.
+ */
+function dropStop(state: EngineState, waiters: readonly number[], error?: PreviewChatError): Step {
+  return step(
+    wantRead({ ...state, stop: null, error: error ?? state.error }),
+    ...settleStop(waiters, error ? { cancelRequested: false, error } : { cancelRequested: false }),
+  )
 }
 
 /** No Stop by id: the tab holding the turn's POST stream stops it by closing that ([decision](../../../../../docs/decisions/stop-by-closing.md)). */
@@ -72,44 +92,27 @@ function stopByClosing(
   askedAt: number,
 ): Step {
   const { own } = state
-  if (!own || own.timedOut || !state.streams.includes(own.token)) {
-    const error = new PreviewChatError(
-      'unsupported',
-      'This server stops a turn only from the tab that sent it (it has no Stop by execution id). ' +
-        'Stop it there, or let it finish.',
+  if (!own || own.timedOut || !state.streams.includes(own.token))
+    return dropStop(
+      state,
+      waiters,
+      new PreviewChatError(
+        'unsupported',
+        'This server stops a turn only from the tab that sent it (it has no Stop by execution id). ' +
+          'Stop it there, or let it finish.',
+      ),
     )
-    return step(
-      wantRead({ ...state, stop: null, error }),
-      ...settleStop(waiters, { cancelRequested: false, error }),
-    )
-  }
   // What this tab shows running: its own turn's execution, or nothing yet (a POST on its way).
-  const named = executionId
-  const closed = step(
-    { ...state, stop: null, error: null },
+  const stop = executionId && executionStop(state, executionId, askedAt, true, [])
+  return step(
+    stop ? accepted({ ...state, stop, error: null }) : { ...state, stop: null, error: null },
     { type: 'close-stream', token: own.token },
     ...settleStop(waiters, { cancelRequested: true }),
-  )
-  if (!named) return closed
-  return andThen(closed, (s) =>
-    accepted({
-      ...s,
-      stop: {
-        kind: 'execution',
-        executionId: named,
-        accepted: true,
-        attempts: 1,
-        retryAt: null,
-        askedAt,
-        afterRead: s.reads.count,
-        waiters: [],
-      },
-    }),
   )
 }
 
 /** A Stop taken: the turn's status waits for the record ("Recorded state determines completion"). */
-function accepted(state: EngineState): Step {
+function accepted(state: EngineState): EngineState {
   const { live, stop } = state
   // A turn whose end raced the answer: cancelled, as the record will say.
   const settled =
@@ -119,7 +122,7 @@ function accepted(state: EngineState): Step {
     live.assistant.executionStatus === 'running'
       ? withStatus(live, 'cancelled')
       : underStop(live, stop)
-  return step(wantRead({ ...state, live: settled }))
+  return wantRead({ ...state, live: settled })
 }
 
 function cancelSuspendedRuns(state: EngineState, waiters: readonly number[]): Step {
@@ -135,17 +138,27 @@ function cancelSuspendedRuns(state: EngineState, waiters: readonly number[]): St
   )
 }
 
-export function stopAnswered(state: EngineState, action: Action<'stop-answered'>): Step {
+/** The Stop by id that an answer about `executionId` is for; `null`: a late or foreign answer. */
+function unansweredStop(state: EngineState, executionId: string) {
   const { stop } = state
-  if (stop?.kind !== 'execution' || stop.executionId !== action.executionId || stop.accepted)
-    return step(state)
-  const settled = settleStop(stop.waiters, { cancelRequested: action.cancelRequested })
-  if (action.cancelRequested)
-    return andThen(step(state, ...settled), (s) =>
-      accepted({ ...s, stop: { ...stop, accepted: true, waiters: [] } }),
-    )
+  return stop?.kind === 'execution' && stop.executionId === executionId && !stop.accepted
+    ? stop
+    : null
+}
+
+/** The Stop through a suspension's runs that waits for its answer, if any. */
+const unansweredRuns = ({ stop }: EngineState) =>
+  stop?.kind === 'runs' && !stop.answered ? stop : null
+
+export function stopAnswered(state: EngineState, action: Action<'stop-answered'>): Step {
+  const stop = unansweredStop(state, action.executionId)
+  if (!stop) return step(state)
   // Not taken: the turn had ended already; how, the record says.
-  return step(wantRead({ ...state, stop: null }), ...settled)
+  if (!action.cancelRequested) return dropStop(state, stop.waiters)
+  return step(
+    accepted({ ...state, stop: { ...stop, accepted: true, waiters: [] } }),
+    ...settleStop(stop.waiters, { cancelRequested: true }),
+  )
 }
 
 export function stopFailed(
@@ -153,10 +166,9 @@ export function stopFailed(
   action: Action<'stop-failed'>,
   config: EngineConfig,
 ): Step {
-  const { stop } = state
+  const stop = unansweredStop(state, action.executionId)
   const { error } = action
-  if (stop?.kind !== 'execution' || stop.executionId !== action.executionId || stop.accepted)
-    return step(state)
+  if (!stop) return step(state)
   if (error.retryAfterMs !== undefined && stop.attempts < STOP_TRIES) {
     const retryAt = action.at + Math.min(error.retryAfterMs, config.retry.maxMs)
     return step({ ...state, stop: { ...stop, retryAt } })
@@ -171,15 +183,12 @@ export function stopFailed(
       stop.askedAt,
     )
   }
-  return step(
-    wantRead({ ...state, stop: null, error }),
-    ...settleStop(stop.waiters, { cancelRequested: false, error }),
-  )
+  return dropStop(state, stop.waiters, error)
 }
 
 export function runsAnswered(state: EngineState, action: Action<'runs-answered'>): Step {
-  const { stop } = state
-  if (stop?.kind !== 'runs' || stop.answered) return step(state)
+  const stop = unansweredRuns(state)
+  if (!stop) return step(state)
   // The gate stays shut until a read after the answer shows what the runs became.
   return step(
     wantRead({
@@ -191,22 +200,15 @@ export function runsAnswered(state: EngineState, action: Action<'runs-answered'>
 }
 
 export function runsFailed(state: EngineState, action: Action<'runs-failed'>): Step {
-  const { stop } = state
-  if (stop?.kind !== 'runs' || stop.answered) return step(state)
-  return step(
-    wantRead({ ...state, stop: null, error: action.error }),
-    ...settleStop(stop.waiters, { cancelRequested: false, error: action.error }),
-  )
+  const stop = unansweredRuns(state)
+  return stop ? dropStop(state, stop.waiters, action.error) : step(state)
 }
 
 /** A held Stop waits `stopWaitMs` for its execution id; a Stop told to wait is sent again. */
 export function stopDeadlines(state: EngineState, at: number, config: EngineConfig): Step {
   const { stop } = state
   if (stop?.kind === 'held' && at >= stop.askedAt + config.stopWaitMs)
-    return step(
-      wantRead({ ...state, stop: null }),
-      ...settleStop(stop.waiters, { cancelRequested: false }),
-    )
+    return dropStop(state, stop.waiters)
   if (stop?.kind === 'execution' && stop.retryAt !== null && at >= stop.retryAt)
     return step(
       { ...state, stop: { ...stop, retryAt: null, attempts: stop.attempts + 1 } },
@@ -229,7 +231,8 @@ export function onOwnTurnAnnounced(state: EngineState, token: number, executionI
 export function onOwnTurnNotTaken(state: EngineState, token: number): Step {
   const { stop } = state
   if (stop?.kind !== 'held' || stop.token !== token) return step(state)
-  return step({ ...state, stop: null }, ...settleStop(stop.waiters, { cancelRequested: false }))
+  // (Its caller has asked for a read already.)
+  return dropStop(state, stop.waiters)
 }
 
 /**
