@@ -74,7 +74,8 @@ export function recordSupersedes(snapshot: HistorySnapshot, turn: LiveTurn): boo
   if (turn.ended) return false
   const [recordedParts, recordedChars] = progress(recorded)
   const [liveParts, liveChars] = progress(turn.assistant)
-  return recordCovers(snapshot, turn) && (recordedParts > liveParts || recordedChars > liveChars)
+  const covers = recordedParts >= liveParts && recordedChars >= liveChars
+  return covers && (recordedParts > liveParts || recordedChars > liveChars)
 }
 
 /** The recorded message with this id (its first place), found through the transcript's index. */
