@@ -13,10 +13,10 @@ import {
   parseRetryAfter,
   parseRunCancelAnswer,
   parseStopAnswer,
-  type TurnRequest,
   type RunCancelAnswer,
   type StopAnswer,
 } from './contract/rest'
+import type { TurnRequest } from './contract/requests'
 import {
   createSnapshotReuse,
   parseHistorySnapshot,
@@ -225,7 +225,7 @@ export function createTransport(options: TransportOptions) {
 export type Transport = ReturnType<typeof createTransport>
 
 export type { ThreadKey } from './contract/ids'
-export type { TurnRequest } from './contract/rest'
+export type { TurnRequest } from './contract/requests'
 
 /**
  * A REST failure as a typed error, from the text of its body (its JSON, when it is JSON), with the

@@ -1,6 +1,7 @@
 export * from './events'
 export * from './push'
 export * from './rest'
+export * from './requests'
 export * from './ids'
 export type { ParseResult } from './result'
 export { createSnapshotReuse, parseHistorySnapshot } from './snapshot'

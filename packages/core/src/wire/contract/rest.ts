@@ -1,35 +1,6 @@
 import { PreviewChatError, type PreviewChatErrorCode } from './errors'
-import { pathSegmentIdProblem } from './ids'
 import { unwrapEnvelope, validate, type ParseResult } from './result'
-import {
-  boolean,
-  check,
-  literal,
-  numberOrString,
-  object,
-  optional,
-  string,
-  unknown,
-  type Schema,
-} from './schema'
-
-/** Body of `POST .../chat`. `sessionId` is the thread id; send `newSession: true` with a new thread's first message. */
-export interface ChatRequestBody {
-  message: string
-  sessionId?: string
-  newSession?: true
-}
-
-/** Body of `POST .../chat/resume`. */
-export interface ResumeRequestBody {
-  runId: string
-  toolCallId: string
-  resumeData: unknown
-}
-
-/** What a turn POST sends: a new message, or the answer to a suspension. */
-export type TurnRequest =
-  { kind: 'message'; body: ChatRequestBody } | { kind: 'resume'; body: ResumeRequestBody }
+import { boolean, numberOrString, object, optional, string } from './schema'
 
 /** Answer of `DELETE .../executions/:executionId`: the request was accepted, not that the turn ended. */
 export interface StopAnswer {
@@ -51,27 +22,6 @@ export interface RestErrorBody {
   hint?: string
 }
 
-const nonBlank = check(string, (text) => text.trim().length > 0, 'must have non-blank text')
-const nonEmpty = check(string, (text) => text.length > 0, 'must not be empty')
-/** An id that travels as one URL path segment (not empty, not `.` or `..`). */
-const pathId = check(
-  string,
-  (id) => pathSegmentIdProblem(id) === null,
-  'must be an id a URL path segment can carry (not empty, ".", or "..")',
-)
-
-const chatRequestSchema = object({
-  message: nonBlank,
-  sessionId: optional(pathId),
-  newSession: optional(literal(true)),
-}) satisfies Schema<ChatRequestBody>
-
-const resumeRequestSchema = object({
-  runId: pathId,
-  toolCallId: nonEmpty,
-  resumeData: unknown,
-}) satisfies Schema<ResumeRequestBody>
-
 const stopAnswerSchema = object({ cancelRequested: boolean })
 const runCancelAnswerSchema = object({ cancelled: boolean })
 const restErrorSchema = object({
@@ -79,16 +29,6 @@ const restErrorSchema = object({
   message: string,
   hint: optional(string),
 })
-
-/** Validates a chat request body (the server's side of `POST .../chat`). */
-export function parseChatRequest(body: unknown): ParseResult<ChatRequestBody> {
-  return validate(chatRequestSchema, body, 'The chat request body', 'bad_request')
-}
-
-/** Validates a resume request body (the server's side of `POST .../chat/resume`). */
-export function parseResumeRequest(body: unknown): ParseResult<ResumeRequestBody> {
-  return validate(resumeRequestSchema, body, 'The resume request body', 'bad_request')
-}
 
 export function parseStopAnswer(body: unknown): ParseResult<StopAnswer> {
   return validate(stopAnswerSchema, unwrapEnvelope(body), 'The Stop answer')

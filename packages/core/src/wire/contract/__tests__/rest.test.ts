@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { parseChatRequest, parseResumeRequest } from '../requests'
 import {
   errorCodeForStatus,
   errorFromResponse,
-  parseChatRequest,
-  parseResumeRequest,
   parseRunCancelAnswer,
   parseStopAnswer,
 } from '../rest'
