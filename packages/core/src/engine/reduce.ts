@@ -62,56 +62,43 @@ export function initialEngineState(init: {
   }
 }
 
+type Handler<T extends EngineAction['type']> = (
+  state: EngineState,
+  action: Extract<EngineAction, { type: T }>,
+  config: EngineConfig,
+) => Step
+
+/** Each action's handler, in its slice. */
+const handlers: { [T in EngineAction['type']]: Handler<T> } = {
+  activated,
+  deactivated,
+  disposed,
+  tick: (state, { at }, config) => tick(state, at, config),
+  'draft-changed': (state, { draft }) => step({ ...state, draft }),
+  'error-cleared': (state) => step({ ...state, error: null }),
+  'submit-requested': requestTurn,
+  'resume-requested': requestTurn,
+  'post-failed': postFailed,
+  'turn-events': turnEvents,
+  'stream-ended': streamEnded,
+  'relay-received': relayReceived,
+  'read-wanted': (state, { urgent }) => step(wantRead(state, urgent)),
+  'push-message': pushMessage,
+  'read-started': readStarted,
+  'read-cancelled': (state) => step({ ...state, reads: { ...state.reads, inFlight: false } }),
+  snapshot: applySnapshot,
+  'read-failed': readFailed,
+  'push-changed': pushChanged,
+  'stop-requested': requestStop,
+  'stop-answered': stopAnswered,
+  'stop-failed': stopFailed,
+  'runs-answered': runsAnswered,
+  'runs-failed': runsFailed,
+}
+
 function route(state: EngineState, action: EngineAction, config: EngineConfig): Step {
-  switch (action.type) {
-    case 'activated':
-      return activated(state, action)
-    case 'deactivated':
-      return deactivated(state)
-    case 'disposed':
-      return disposed(state)
-    case 'tick':
-      return tick(state, action.at, config)
-    case 'draft-changed':
-      return step({ ...state, draft: action.draft })
-    case 'error-cleared':
-      return step({ ...state, error: null })
-    case 'submit-requested':
-    case 'resume-requested':
-      return requestTurn(state, action)
-    case 'post-failed':
-      return postFailed(state, action)
-    case 'turn-events':
-      return turnEvents(state, action, config)
-    case 'stream-ended':
-      return streamEnded(state, action)
-    case 'relay-received':
-      return relayReceived(state, action, config)
-    case 'read-wanted':
-      return step(wantRead(state, action.urgent))
-    case 'push-message':
-      return pushMessage(state, action)
-    case 'read-started':
-      return readStarted(state, action)
-    case 'read-cancelled':
-      return step({ ...state, reads: { ...state.reads, inFlight: false } })
-    case 'snapshot':
-      return applySnapshot(state, action, config)
-    case 'read-failed':
-      return readFailed(state, action, config)
-    case 'push-changed':
-      return pushChanged(state, action, config)
-    case 'stop-requested':
-      return requestStop(state, action)
-    case 'stop-answered':
-      return stopAnswered(state, action)
-    case 'stop-failed':
-      return stopFailed(state, action, config)
-    case 'runs-answered':
-      return runsAnswered(state, action)
-    case 'runs-failed':
-      return runsFailed(state, action)
-  }
+  const handler = handlers[action.type] as Handler<EngineAction['type']>
+  return handler(state, action, config)
 }
 
 /** `reduce(state, action)` → the next state and the commands to perform. Pure; never throws. */
