@@ -15,7 +15,6 @@ import {
   array,
   boolean,
   FAIL,
-  hasOwn,
   isRecord,
   literal,
   nullable,
@@ -23,8 +22,10 @@ import {
   object,
   optional,
   record,
+  run,
   string,
   unknown,
+  variant,
   type Schema,
 } from '../wire/contract/schema'
 import { messageSchema } from '../wire/contract/snapshot'
@@ -61,34 +62,28 @@ const liveTurn = object({
   ended: boolean,
 }) as Schema<LiveTurn>
 
-const version: Schema<typeof RELAY_VERSION> = (input, issues, path) =>
-  input === RELAY_VERSION
-    ? RELAY_VERSION
-    : (issues?.push(`${path}: expected ${RELAY_VERSION}`), FAIL)
-const header = { v: version, tab: string, thread: string }
-const bodies: Record<RelayBody['kind'], Schema<unknown>> = {
-  posting: object({ ...header, kind: literal('posting'), active: boolean }),
-  turn: object({
-    ...header,
-    kind: literal('turn'),
-    turn: liveTurn,
-    seq: number,
-    after: optional(array(string)),
-  }),
-  events: object({
-    ...header,
-    kind: literal('events'),
-    executionId: string,
-    seq: number,
-    events: array(turnEvent),
-  }),
-  sync: object({ ...header, kind: literal('sync'), executionId: string }),
-}
-const relaySchema = ((input, issues, path) => {
-  if (isRecord(input) && hasOwn(bodies, input.kind)) return bodies[input.kind](input, issues, path)
-  issues?.push('kind: expected one of posting, turn, events, sync')
-  return FAIL
-}) as Schema<RelayMessage>
+const header = { v: literal(RELAY_VERSION), tab: string, thread: string }
+const relaySchema = variant(
+  {
+    posting: object({ ...header, kind: literal('posting'), active: boolean }),
+    turn: object({
+      ...header,
+      kind: literal('turn'),
+      turn: liveTurn,
+      seq: number,
+      after: optional(array(string)),
+    }),
+    events: object({
+      ...header,
+      kind: literal('events'),
+      executionId: string,
+      seq: number,
+      events: array(turnEvent),
+    }),
+    sync: object({ ...header, kind: literal('sync'), executionId: string }),
+  } satisfies Record<RelayBody['kind'], Schema<unknown>>,
+  'kind',
+) as Schema<RelayMessage>
 
 /** A live turn from outside (another tab, or storage), checked; `null` when it is not one. */
 export function parseLiveTurn(data: unknown): LiveTurn | null {
@@ -106,9 +101,8 @@ export function parseRelayMessage(data: unknown): RelayParseResult {
   if (!isRecord(data)) return { kind: 'invalid', reason: 'not an object' }
   if (data.v !== RELAY_VERSION)
     return { kind: 'invalid', reason: `not of relay protocol version ${RELAY_VERSION}` }
-  const message = relaySchema(data)
-  if (message !== FAIL) return { kind: 'message', message }
-  const issues: string[] = []
-  relaySchema(data, issues)
-  return { kind: 'invalid', reason: issues.slice(0, 2).join('; ') }
+  const { value, issues } = run(relaySchema, data)
+  return issues
+    ? { kind: 'invalid', reason: issues.slice(0, 2).join('; ') }
+    : { kind: 'message', message: value }
 }

@@ -73,7 +73,7 @@ export const numberOrString = primitive<number | string>(
 export const timestamp = numberOrString
 export const unknown: Schema<unknown> = (input) => input
 
-export function literal<const T extends string | boolean>(value: T): Schema<T> {
+export function literal<const T extends string | number | boolean>(value: T): Schema<T> {
   return primitive(JSON.stringify(value), (input) => input === value)
 }
 
@@ -176,17 +176,18 @@ export function typed<const F extends Record<string, Entries>>(
   return schemas as never
 }
 
-/** One of several object schemas, chosen by the value of `type`. */
+/** One of several object schemas, chosen by the value of `key` (`type` unless told). */
 export function variant<const O extends Record<string, Schema<unknown>>>(
   options: O,
+  key = 'type',
 ): Schema<Infer<O[keyof O]>> {
   const types = `one of ${Object.keys(options).join(', ')}`
   return (input, issues, path) => {
     if (!isRecord(input)) return mismatch(issues, path, 'an object', input)
-    const type = input.type
+    const type = input[key]
     return hasOwn(options, type)
       ? (options[type] as Schema<Infer<O[keyof O]>>)(input, issues, path)
-      : mismatch(issues, at(path, 'type'), types, type)
+      : mismatch(issues, at(path, key), types, type)
   }
 }
 
