@@ -3,8 +3,8 @@
  * what runs, the session's status, the open suspensions. Pure functions of the state alone (no
  * clock: ages are decided by the reducer on this tab's own clock and kept in the state).
  */
-import { recordedMessageId } from '../wire/contract/ids'
-import type { Suspension } from '../wire/contract/snapshot'
+import { isRecord } from '../wire/contract/schema'
+import type { MessagePart, Suspension, ToolCallPart } from '../wire/contract/snapshot'
 import type { LiveTurn } from './fold'
 import type { EngineState } from './model'
 
@@ -77,6 +77,10 @@ export function sessionStatus(state: EngineState): SessionStatus {
   return activeExecutionId(state) || heldByAnotherTab(state) ? 'following' : 'idle'
 }
 
+/** A tool call that waits for a person (its turn ended there). */
+export const isSuspended = (part: MessagePart) =>
+  part.type === 'tool-call' && part.suspendPayload !== undefined
+
 const noSuspensions: Suspension[] = []
 
 /** A suspension that a live turn ended with: open at once, until a record says otherwise. */
@@ -85,14 +89,10 @@ function liveSuspensions(turn: LiveTurn | null): Suspension[] {
   const found: Suspension[] = []
   for (const part of turn.assistant.content) {
     const payload = part.type === 'tool-call' ? part.suspendPayload : undefined
-    if (
-      typeof payload === 'object' &&
-      payload !== null &&
-      typeof (payload as { runId?: unknown }).runId === 'string'
-    )
+    if (isRecord(payload) && typeof payload.runId === 'string')
       found.push({
-        toolCallId: (part as { toolCallId: string }).toolCallId,
-        runId: (payload as { runId: string }).runId,
+        toolCallId: (part as ToolCallPart).toolCallId,
+        runId: payload.runId,
         suspendPayload: payload,
       })
   }
@@ -114,11 +114,4 @@ export function openSuspensions(state: EngineState): Suspension[] {
   const all = fresh.length === 0 ? recorded : recorded.concat(fresh)
   if (state.answered.length === 0) return all
   return all.filter((suspension) => !state.answered.includes(suspension.toolCallId))
-}
-
-/** The recorded assistant message of an execution has ended (it decides completion). */
-export function recordEnded(state: EngineState, executionId: string): boolean {
-  const id = recordedMessageId(executionId, 'assistant')
-  const recorded = state.recorded?.messages.find((message) => message.id === id)
-  return recorded !== undefined && recorded.executionStatus !== 'running'
 }

@@ -100,7 +100,7 @@ export function createTransport(options: TransportOptions) {
       if (signal?.aborted && signal.reason instanceof PreviewChatError) throw signal.reason
       throw new PreviewChatError(
         'network_error',
-        `${what} got no answer (${describe(cause)}). Check the connection, the baseUrl (${base || '/'}) and, for a server on another origin, that it allows this page's origin (CORS); the client retries reads on its own.`,
+        `${what} got no answer (${describeValue(cause)}). Check the connection, the baseUrl (${base || '/'}) and, for a server on another origin, that it allows this page's origin (CORS); the client retries reads on its own.`,
         { cause },
       )
     }
@@ -232,12 +232,9 @@ export type { TurnRequest } from './contract/requests'
  * server's `Retry-After` when it sent one.
  */
 function failure(response: Response, text: string, what: string): PreviewChatError {
-  let body: unknown = text
-  try {
-    body = JSON.parse(text)
-  } catch {
-    // Not JSON (an HTML page, a proxy's text, nothing): the text itself.
-  }
+  // Not JSON (an HTML page, a proxy's text, nothing): the text itself.
+  const json = parseJson(text, what)
+  const body = json.success ? json.value : text
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now())
   return errorFromResponse(response.status, body, what, retryAfterMs)
 }
@@ -334,7 +331,7 @@ export async function readTurnStream(
     kind: 'cut',
     error: new PreviewChatError(
       'stream_cut',
-      `The turn stream ${failed ? `failed (${describe(end.cause)})` : 'closed before the turn ended'}; recovering it from history.`,
+      `The turn stream ${failed ? `failed (${describeValue(end.cause)})` : 'closed before the turn ended'}; recovering it from history.`,
       failed ? { cause: end.cause } : {},
     ),
   }
@@ -361,5 +358,3 @@ function parseAll(messages: readonly string[]): unknown[] | null {
     return null
   }
 }
-
-const describe = describeValue

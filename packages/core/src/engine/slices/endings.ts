@@ -7,6 +7,7 @@ import { PreviewChatError } from '../../wire/contract/errors'
 import { recordedMessageId } from '../../wire/contract/ids'
 import type { HistorySnapshot, Message } from '../../wire/contract/snapshot'
 import type { Command, EngineState, TurnEnding } from '../model'
+import { isSuspended } from '../derive'
 import { recordedMessage } from '../transcript'
 
 /** Enough for any thread's turns in flight; ids that never end (junk) fall off the end. */
@@ -34,9 +35,7 @@ function endingOf(snapshot: HistorySnapshot, executionId: string): TurnEnding | 
   if (!assistant || assistant.executionStatus === 'running') return null
   const user = recordedMessage(snapshot, recordedMessageId(executionId, 'user'))
   const messages: Message[] = user ? [user, assistant] : [assistant]
-  const suspended = assistant.content.some(
-    (part) => part.type === 'tool-call' && part.suspendPayload !== undefined,
-  )
+  const suspended = assistant.content.some(isSuspended)
   const status = assistant.executionStatus ?? 'success'
   return {
     executionId,

@@ -46,7 +46,7 @@ export function requestTurn(
   action: Action<'submit-requested'> | Action<'resume-requested'>,
 ): Step {
   const { request } = action
-  if (state.disposed || sessionStatus(state) !== 'idle')
+  if (sessionStatus(state) !== 'idle')
     return step(state, { type: 'settle-submit', request, result: { outcome: 'busy' } })
   const text = action.type === 'submit-requested' ? (action.text ?? state.draft) : null
   if (text !== null && text.trim() === '') {

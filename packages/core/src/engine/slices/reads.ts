@@ -74,11 +74,12 @@ export function readFailed(
     state.own !== null || (state.live !== null && !state.kept) || state.settled.length > 0
   // A page instead of the API's JSON is a wrong URL or a proxy, not a missing thread.
   const page = error.routeMissing === true
+  const notFound = error.code === 'not_found' && !page && !justPosted
   // Not found, or not this user's: nothing of it stays on screen (a transcript kept across a
   // reload included).
-  const gone = !page && (error.code === 'forbidden' || (error.code === 'not_found' && !justPosted))
+  const gone = notFound || (!page && error.code === 'forbidden')
   const cleared = gone ? { ...state, recorded: null, live: null, kept: false, settled: [] } : state
-  if (error.code === 'not_found' && !page && !justPosted) {
+  if (notFound) {
     // An answer, not a failure to retry.
     return step({
       ...cleared,

@@ -129,16 +129,11 @@ export function relayReceived(
  * after `submitTimeoutMs`; a relayed turn unconfirmed by then is checked by a read.
  */
 export function relayDeadlines(state: EngineState, at: number, config: EngineConfig): Step {
-  const expired = Object.entries(state.postingHolds).filter(
-    ([, since]) => at >= since + config.submitTimeoutMs,
-  )
+  const holds = Object.entries(state.postingHolds)
+  const kept = holds.filter(([, since]) => at < since + config.submitTimeoutMs)
   let next = state
-  if (expired.length > 0) {
-    const postingHolds = Object.fromEntries(
-      Object.entries(state.postingHolds).filter(([, since]) => at < since + config.submitTimeoutMs),
-    )
-    next = wantRead({ ...state, postingHolds })
-  }
+  if (kept.length < holds.length)
+    next = wantRead({ ...state, postingHolds: Object.fromEntries(kept) })
   const { relay: following } = next
   if (
     following &&

@@ -5,8 +5,7 @@
  * late request cannot cancel a later execution").
  */
 import { PreviewChatError } from '../../wire/contract/errors'
-import type { MessagePart } from '../../wire/contract/snapshot'
-import { activeExecutionId, openSuspensions } from '../derive'
+import { activeExecutionId, isSuspended, openSuspensions } from '../derive'
 import type { LiveTurn } from '../fold'
 import type { EngineAction, EngineConfig, EngineState, Step, StopState } from '../model'
 import { isStandIn, settleStop, step, wantRead, withStatus } from './common'
@@ -256,6 +255,3 @@ export function underStop<T extends LiveTurn | null>(live: T, stop: StopState | 
     stop?.kind === 'execution' && stop.accepted && stop.executionId === live.executionId
   return withStatus(live, stopped ? 'cancelled' : 'running') as T
 }
-
-const isSuspended = (part: MessagePart) =>
-  part.type === 'tool-call' && part.suspendPayload !== undefined
