@@ -68,12 +68,10 @@ export function createTransport(options: TransportOptions) {
   const lastReads = new Map<string, SnapshotReuse>()
   const lastRead = (path: string) => {
     const reuse = lastReads.get(path) ?? createSnapshotReuse()
+    // Kept most recent last: the first key is the thread read longest ago.
     lastReads.delete(path)
     lastReads.set(path, reuse)
-    for (const oldest of lastReads.keys()) {
-      if (lastReads.size <= KEPT_READS) break
-      lastReads.delete(oldest)
-    }
+    if (lastReads.size > KEPT_READS) lastReads.delete(lastReads.keys().next().value as string)
     return reuse
   }
 

@@ -54,7 +54,7 @@ export function setAside(state: EngineState): readonly LiveTurn[] {
 
 /** The record holds this turn: it ended there, or (a turn still running) it is at least as far. */
 export const recordedTurn = (snapshot: HistorySnapshot, turn: LiveTurn) =>
-  recordSupersedes(snapshot, turn) || (!turn.ended && recordCovers(snapshot, turn))
+  turn.ended ? recordSupersedes(snapshot, turn) : recordCovers(snapshot, turn)
 
 export { isStandIn, standInId } from '../derive'
 

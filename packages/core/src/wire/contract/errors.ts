@@ -92,18 +92,15 @@ export function inBandError(event: {
   message: string
   errorCode?: string | undefined
 }): PreviewChatError {
+  const options = { serverCode: event.errorCode }
   if (event.errorCode === 'turn_already_running') {
     return new PreviewChatError(
       'turn_already_running',
       `${event.message} Your draft is kept; send it once the running turn ends, or stop that turn.`,
-      { serverCode: event.errorCode },
+      options,
     )
   }
-  return new PreviewChatError(
-    'agent_error',
-    event.message,
-    event.errorCode === undefined ? {} : { serverCode: event.errorCode },
-  )
+  return new PreviewChatError('agent_error', event.message, options)
 }
 
 /**

@@ -293,10 +293,9 @@ function completeSnapshot(wire: WireSnapshot, reuse?: SnapshotReuse): HistorySna
     reuse?.completed.set(message, completed)
     return completed
   })
-  const running = messages.filter((message) => message.executionStatus === 'running')
   const activeExecutionId =
     wire.activeExecutionId === undefined
-      ? (running.at(-1)?.executionId ?? null)
+      ? (messages.findLast((message) => message.executionStatus === 'running')?.executionId ?? null)
       : wire.activeExecutionId
   return { messages, openSuspensions: wire.openSuspensions, activeExecutionId, derived: true }
 }
