@@ -62,6 +62,14 @@ if (!devtoolsOk) {
   process.exitCode = 1
 }
 
+/**
+ * An extra's figure is what it adds to the whole API, and gzip's window makes that move by a few
+ * dozen bytes when the code beside it changes (a smaller core can make the devtools cost 20 B
+ * more): extras get this slack; the profiles themselves none, since their figures are exact.
+ */
+const EXTRA_SLACK_BYTES = 64
+const extras = new Set<keyof typeof current>(['persist', 'devtools', 'assistantUi'])
+
 if (process.argv.includes('--update')) {
   writeFileSync(baselinePath, `${JSON.stringify({ gzippedBytes: current }, null, 2)}\n`)
   console.log(`size-baseline.json updated: ${JSON.stringify(current)}`)
@@ -78,10 +86,12 @@ if (process.argv.includes('--update')) {
       failed = true
       continue
     }
-    const ok = current[name] <= baseline[name]
+    const limit = baseline[name] + (extras.has(name) ? EXTRA_SLACK_BYTES : 0)
+    const ok = current[name] <= limit
     failed ||= !ok
+    const against = current[name] - baseline[name]
     console.log(
-      `${ok ? 'ok  ' : 'FAIL'} ${name}: ${current[name]} B gzipped (budget ${baseline[name]} B, ${current[name] <= baseline[name] ? `${baseline[name] - current[name]} B under` : `${current[name] - baseline[name]} B OVER`})`,
+      `${ok ? 'ok  ' : 'FAIL'} ${name}: ${current[name]} B gzipped (budget ${baseline[name]} B${extras.has(name) ? ` + ${EXTRA_SLACK_BYTES} B` : ''}, ${against <= 0 ? `${-against} B under` : `${against} B over`})`,
     )
   }
   if (failed) {
