@@ -422,6 +422,17 @@ describe('lifecycle: quiet and disposed', () => {
     expect(run(disposed, ...read()).state).toBe(disposed)
   })
 
+  it('prefetch: a read before anything subscribes, none while the session is listened to or disposed [R-READ-PREFETCH]', () => {
+    const fresh = initialEngineState({ key, tab: 'A' })
+    const prefetch: EngineAction = { type: 'prefetch-requested' }
+    expect(run(fresh, prefetch).commands).toEqual([{ type: 'prefetch' }])
+    expect(run(idle(), prefetch).commands).toEqual([])
+    // A session gone quiet may be stale again: a route loader's prefetch reads it afresh.
+    const quiet = run(idle(), { type: 'deactivated' }).state
+    expect(run(quiet, prefetch).commands).toEqual([{ type: 'prefetch' }])
+    expect(run(fresh, { type: 'disposed' }, prefetch).commands).toEqual([])
+  })
+
   it('push: only this thread’s notifications want a read', () => {
     const other = {
       type: 'agentExecutionUpdated' as const,

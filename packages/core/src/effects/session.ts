@@ -7,6 +7,7 @@ import type {
   SubmitResult,
   TurnEnding,
 } from '../engine/model'
+import { readsSettled } from '../engine/derive'
 import { initialEngineState, reduce, snapshotAction } from '../engine/reduce'
 import { nextDeadline, nextRead } from '../engine/schedule'
 import { selectSessionState, type SessionState } from '../engine/select'
@@ -199,9 +200,7 @@ export class PreviewChatSession {
    * a route loader would): the session takes it as its first read. Nothing if it is listened to.
    */
   prefetch = (): void => {
-    const state = this.#engine.getState()
-    if (state.disposed || state.active || state.synced) return
-    this.#history.prefetch()
+    this.#dispatch({ type: 'prefetch-requested' })
   }
 
   /** Forgets the last failed action's `error` (e.g. once the person dismissed its banner). */
@@ -213,10 +212,9 @@ export class PreviewChatSession {
   refresh = async (): Promise<void> => {
     this.#dispatch({ type: 'read-wanted', urgent: true })
     await new Promise<void>((resolve) => {
-      const settled = (s: EngineState) => !s.active || (!s.reads.inFlight && !s.reads.wanted)
-      if (settled(this.#engine.getState())) return resolve()
+      if (readsSettled(this.#engine.getState())) return resolve()
       const stop = this.#engine.subscribe((state) => {
-        if (!settled(state)) return
+        if (!readsSettled(state)) return
         stop()
         resolve()
       })
@@ -323,6 +321,8 @@ export class PreviewChatSession {
         return this.#stopRequest?.abort()
       case 'cancel-read':
         return this.#history.cancel()
+      case 'prefetch':
+        return this.#history.prefetch()
       case 'relay':
         return this.#ctx.relay?.post(command.message)
       case 'keep-live':

@@ -223,6 +223,8 @@ export type EngineAction =
   /** Anything that arrived on the relay channel: parsed by the reducer, never trusted. */
   | { type: 'relay-received'; data: unknown; at: number; stampedAt: number }
   | { type: 'read-wanted'; urgent: boolean }
+  /** `prefetch()`: the app wants the first read started before anything subscribes. */
+  | { type: 'prefetch-requested' }
   /** A push notification of this user (about any thread). */
   | { type: 'push-message'; message: PushMessage }
   | { type: 'read-started'; at: number }
@@ -261,6 +263,8 @@ export type Command =
   | { type: 'cancel-runs'; runIds: readonly string[] }
   /** Cancel the history read in flight (its request is aborted). */
   | { type: 'cancel-read' }
+  /** Start the first read before the session is observed; it is taken as the first read. */
+  | { type: 'prefetch' }
   | { type: 'relay'; message: RelayMessage }
   /** Keep the live turn for a reload (`null`: forget it); only with `config.keepLive`. */
   | { type: 'keep-live'; turn: LiveTurn | null }

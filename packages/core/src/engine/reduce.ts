@@ -83,6 +83,12 @@ const handlers: { [T in EngineAction['type']]: Handler<T> } = {
   'stream-ended': streamEnded,
   'relay-received': relayReceived,
   'read-wanted': (state, { urgent }) => step(wantRead(state, urgent)),
+  // Only before the session is listened to and has read: after that, reads are the scheduler's.
+  'prefetch-requested': (state) =>
+    step(
+      state,
+      ...(state.disposed || state.active || state.synced ? [] : [{ type: 'prefetch' as const }]),
+    ),
   'push-message': pushMessage,
   'read-started': readStarted,
   'read-cancelled': (state) => step({ ...state, reads: { ...state.reads, inFlight: false } }),
