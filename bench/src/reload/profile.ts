@@ -41,14 +41,17 @@ execFileSync(
   ],
   { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] },
 )
-const script = (await readdir(join(root, 'assets'))).find((f) => f.endsWith('.js'))!
-const lines = (await readFile(join(root, 'assets', script), 'utf8')).split('\n')
-/** The module of each line (0-based), from the `// path` line above each module. */
-const moduleOfLine: string[] = []
-let current = '(bundle prelude)'
-for (const line of lines) {
-  if (/^\/\/ (\.\.\/|\\0|src\/|\/)/.test(line)) current = line.slice(3)
-  moduleOfLine.push(current)
+/** The module of each line (0-based) of each chunk, from the `// path` line above each module. */
+const moduleOfLine = new Map<string, string[]>()
+for (const chunk of (await readdir(join(root, 'assets'))).filter((f) => f.endsWith('.js'))) {
+  const lines = (await readFile(join(root, 'assets', chunk), 'utf8')).split('\n')
+  const modules: string[] = []
+  let current = '(bundle prelude)'
+  for (const line of lines) {
+    if (/^\/\/ (\.\.\/|\\0|src\/|\/)/.test(line)) current = line.slice(3)
+    modules.push(current)
+  }
+  moduleOfLine.set(chunk, modules)
 }
 
 function groupOf(module: string): string {
@@ -109,8 +112,9 @@ for (let r = 0; r < reloads; r++) {
     const frame = nodes.get(id)!.callFrame
     const us = profile.timeDeltas[i + 1] ?? 100
     let group: string
-    if (frame.url.endsWith(script)) {
-      const module = moduleOfLine[frame.lineNumber] ?? '?'
+    const chunk = moduleOfLine.get(frame.url.split('/').pop() ?? '')
+    if (chunk) {
+      const module = chunk[frame.lineNumber] ?? '?'
       group = groupOf(module)
       byModule.set(module, (byModule.get(module) ?? 0) + us)
     } else if (frame.functionName === '(idle)') group = '(idle)'

@@ -1,7 +1,5 @@
 import type { ChildTrace, MessagePart, Suspension, ToolCallPart } from '@preview-chat/react'
-import { useEffect, useRef, useState } from 'react'
-import Markdown, { type Components } from 'react-markdown'
-import remarkGfm from 'remark-gfm'
+import { useEffect, useRef, useState, type ComponentType } from 'react'
 
 export interface SuspensionActions {
   /** The open suspension of this tool call, if it waits for a person. */
@@ -15,16 +13,27 @@ function json(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value, null, 2)
 }
 
-// Links from an answer open in a new tab and tell the target nothing about this page.
-const markdownComponents: Components = {
-  a: ({ node: _, ...props }) => <a {...props} target="_blank" rel="noopener noreferrer" />,
+type MarkdownComponent = ComponentType<{ text: string }>
+
+/** The markdown renderer (`markdown.tsx`, a lazy chunk): once loaded, the same for every answer. */
+let loadedMarkdown: MarkdownComponent | null = null
+let loadingMarkdown: Promise<MarkdownComponent> | null = null
+
+function loadMarkdown(): Promise<MarkdownComponent> {
+  loadingMarkdown ??= import('./markdown').then(
+    ({ MarkdownText }) => (loadedMarkdown = MarkdownText),
+    (error: unknown) => {
+      loadingMarkdown = null // a later answer near the viewport tries again
+      throw error
+    },
+  )
+  return loadingMarkdown
 }
 
 /**
- * A text part. An assistant's is markdown (with GitHub's tables, task lists, strikethrough):
- * react-markdown builds React elements from the syntax tree, never HTML strings, and escapes raw
- * HTML in the text, and its URL filter drops `javascript:` and other unsafe links. A person's text
- * is shown as typed.
+ * A text part. An assistant's is markdown (`markdown.tsx`: react-markdown with GitHub's tables,
+ * task lists, strikethrough; raw HTML stays text, unsafe links are dropped). A person's text is
+ * shown as typed.
  */
 export function TextPartView({ text, markdown = false }: { text: string; markdown?: boolean }) {
   if (!markdown) return <p className="part-text part-plain">{text}</p>
@@ -32,34 +41,72 @@ export function TextPartView({ text, markdown = false }: { text: string; markdow
 }
 
 /**
+ * One observer for every answer (a reload of 2,000 messages would otherwise make 1,000), and
+ * the answers of a render observed in one task after it: the effects of a render that a store
+ * update started run inside its commit, and observing 1,000 elements there delays the transcript.
+ */
+let nearObserver: IntersectionObserver | null = null
+const onNear = new Map<Element, () => void>()
+const toObserve = new Set<Element>()
+
+function observeQueued() {
+  nearObserver ??= new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries)
+        if (entry.isIntersecting) {
+          onNear.get(entry.target)?.()
+          onNear.delete(entry.target)
+          nearObserver?.unobserve(entry.target)
+        }
+    },
+    { rootMargin: '100% 0px' },
+  )
+  for (const element of toObserve) nearObserver.observe(element)
+  toObserve.clear()
+}
+
+/** Calls `then` once `element` comes within a screen of the viewport; returns the unsubscribe. */
+function whenNear(element: Element, then: () => void): () => void {
+  onNear.set(element, then)
+  if (toObserve.size === 0) setTimeout(observeQueued, 0)
+  toObserve.add(element)
+  return () => {
+    onNear.delete(element)
+    toObserve.delete(element)
+    nearObserver?.unobserve(element)
+  }
+}
+
+/**
  * Markdown costs far more to render than text (a reload of a 2,000-message thread spent half its
  * time in it, `pnpm --filter @preview-chat/bench bench:reload:profile`): an answer far from the
- * viewport shows as plain text until it comes within a screen of it, then as markdown.
+ * viewport shows as plain text until it comes within a screen of it, then as markdown, once the
+ * markdown chunk is loaded (the first answer near the viewport loads it; until then, and if it
+ * fails to load, the same text stays plain, so nothing is ever hidden).
  */
 function MarkdownWhenNear({ text }: { text: string }) {
   const box = useRef<HTMLDivElement>(null)
   const [near, setNear] = useState(typeof IntersectionObserver === 'undefined')
+  const [Rendered, setRendered] = useState<MarkdownComponent | null>(() => loadedMarkdown)
   useEffect(() => {
     const element = box.current
     if (near || !element) return
-    const observer = new IntersectionObserver(
-      (entries) => {
-        if (entries.some((entry) => entry.isIntersecting)) setNear(true)
-      },
-      { rootMargin: '100% 0px' },
-    )
-    observer.observe(element)
-    return () => observer.disconnect()
+    return whenNear(element, () => setNear(true))
   }, [near])
+  useEffect(() => {
+    if (!near || Rendered) return
+    let current = true
+    loadMarkdown().then(
+      (component) => current && setRendered(() => component),
+      () => {}, // stays plain text
+    )
+    return () => {
+      current = false
+    }
+  }, [near, Rendered])
   return (
     <div ref={box} className="part-text part-markdown">
-      {near ? (
-        <Markdown remarkPlugins={[remarkGfm]} components={markdownComponents}>
-          {text}
-        </Markdown>
-      ) : (
-        <p className="part-plain">{text}</p>
-      )}
+      {near && Rendered ? <Rendered text={text} /> : <p className="part-plain">{text}</p>}
     </div>
   )
 }
