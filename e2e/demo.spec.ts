@@ -88,3 +88,25 @@ test('a reload of a non-empty thread never paints the empty text: it shows loadi
   const seen = await page.evaluate(() => (window as unknown as { __seen: object }).__seen)
   expect(seen).toEqual({ empty: false, loading: true })
 })
+
+test('a reload asks for the history from its HTML, and the client takes that answer: one read', async ({
+  alice,
+}) => {
+  const page = await alice.newPage()
+  await sendMarkdown(page)
+  const warnings: string[] = []
+  page.on('console', (message) => {
+    if (message.text().includes('preload')) warnings.push(message.text())
+  })
+  await page.reload()
+  await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
+  await page.waitForTimeout(3500) // Chromium warns of a preload not used within ~3 s
+  const reads = await page.evaluate(() =>
+    performance
+      .getEntriesByType('resource')
+      .filter((entry) => new URL(entry.name).pathname.endsWith('/messages'))
+      .map((entry) => (entry as PerformanceResourceTiming).initiatorType),
+  )
+  expect(reads).toEqual(['link'])
+  expect(warnings).toEqual([])
+})
