@@ -100,13 +100,47 @@ test('a reload asks for the history from its HTML, and the client takes that ans
   })
   await page.reload()
   await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
+  const shownBy = await page.evaluate(() => performance.now())
   await page.waitForTimeout(3500) // Chromium warns of a preload not used within ~3 s
-  const reads = await page.evaluate(() =>
-    performance
-      .getEntriesByType('resource')
-      .filter((entry) => new URL(entry.name).pathname.endsWith('/messages'))
-      .map((entry) => (entry as PerformanceResourceTiming).initiatorType),
+  // The reads until the transcript was on screen (the session may read again later on its own).
+  const reads = await page.evaluate(
+    (shownBy) =>
+      performance
+        .getEntriesByType('resource')
+        .filter((entry) => new URL(entry.name).pathname.endsWith('/messages'))
+        .filter((entry) => entry.startTime < shownBy)
+        .map((entry) => (entry as PerformanceResourceTiming).initiatorType),
+    shownBy,
   )
   expect(reads).toEqual(['link'])
   expect(warnings).toEqual([])
+})
+
+test('a reload of a thread longer than the screen shows its newest message, markdown near it', async ({
+  alice,
+}) => {
+  test.setTimeout(90_000)
+  const page = await alice.newPage()
+  await openNewThread(page)
+  // More than the 30 newest messages that are always laid out (styles.css): the rest are skipped
+  // by `content-visibility` and count as an estimate of their height.
+  for (let turn = 1; turn <= 18; turn++) {
+    await send(page, `Turn ${turn}: please make **this bold**`)
+    await expect(page.getByTestId('message-assistant')).toHaveCount(turn)
+    await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
+    await expect(status(page)).toHaveAttribute('data-status', 'idle')
+  }
+  await page.reload()
+  await expect(page.getByTestId('message-assistant')).toHaveCount(18)
+  await expect(lastAnswer(page).locator('.part-markdown strong').first()).toHaveText('this bold')
+  await page.waitForTimeout(500) // a few frames: the pin holds once the newest answers are markdown
+  const gap = await page
+    .getByTestId('transcript')
+    .evaluate((log) => log.scrollHeight - log.scrollTop - log.clientHeight)
+  expect(gap).toBeLessThan(48)
+  await expect(lastAnswer(page)).toBeInViewport()
+  // The oldest answers, far above the view, are still plain text.
+  await expect(page.getByTestId('message-assistant').first().locator('.part-markdown')).toHaveCount(
+    0,
+  )
 })

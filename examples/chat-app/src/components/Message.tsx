@@ -1,6 +1,6 @@
 import type { Message, Suspension } from '@preview-chat/react'
 import { memo } from 'react'
-import { PartView, type SuspensionActions } from './parts'
+import { PartView, type MarkdownComponent, type SuspensionActions } from './parts'
 
 const statusLabels: Record<Message['executionStatus'], string | null> = {
   running: 'Answering…',
@@ -20,6 +20,10 @@ export interface MessageViewProps {
   message: Message
   suspensions?: readonly Suspension[]
   onAnswer?: SuspensionActions['onAnswer']
+  /** Renders the answer's text as markdown (given once it is near the viewport); else plain. */
+  markdown?: MarkdownComponent | undefined
+  /** Told the message's element while it waits for `markdown` (the transcript's observer). */
+  watch?: ((element: HTMLElement, id: string) => () => void) | undefined
 }
 
 /**
@@ -31,10 +35,14 @@ export const MessageView = memo(function MessageView({
   message,
   suspensions = [],
   onAnswer,
+  markdown,
+  watch,
 }: MessageViewProps) {
+  const waits = watch && message.role === 'assistant' && !markdown
   const label = message.role === 'assistant' ? statusLabels[message.executionStatus] : null
   return (
     <article
+      ref={waits ? (element: HTMLElement) => watch(element, message.id) : undefined}
       className={`message message-${message.role}`}
       data-testid={`message-${message.role}`}
       data-execution-status={message.executionStatus}
@@ -53,6 +61,7 @@ export const MessageView = memo(function MessageView({
           suspensions={suspensions}
           onAnswer={onAnswer}
           markdown={message.role === 'assistant'}
+          render={markdown}
         />
       ))}
       {message.executionError && (

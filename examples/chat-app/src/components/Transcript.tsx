@@ -1,7 +1,7 @@
 import type { Message, Suspension } from '@preview-chat/react'
-import { useLayoutEffect, useRef } from 'react'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react'
 import { MessageView } from './Message'
-import type { SuspensionActions } from './parts'
+import { loadMarkdown, markdownIfLoaded, type SuspensionActions } from './parts'
 
 export interface TranscriptProps {
   messages: readonly Message[]
@@ -13,6 +13,56 @@ export interface TranscriptProps {
   onAnswer?: SuspensionActions['onAnswer']
 }
 
+const observes = typeof IntersectionObserver !== 'undefined'
+
+/**
+ * The answers that came within a screen of the transcript's view (once near, always near), by
+ * one IntersectionObserver for all of them. The elements a commit hands to `watch` are observed
+ * in one task after it: a store update's commit runs its effects and refs in the same task, and
+ * observing 1,000 answers there would delay the transcript of a reload.
+ */
+function useNearAnswers(root: RefObject<HTMLElement | null>) {
+  const [near, setNear] = useState<ReadonlySet<string>>(() => new Set())
+  const watcher = useMemo(() => {
+    let observer: IntersectionObserver | null = null
+    const ids = new Map<Element, string>()
+    const queued = new Set<Element>()
+    const observeQueued = () => {
+      observer ??= new IntersectionObserver(
+        (entries) => {
+          const seen: string[] = []
+          for (const entry of entries) {
+            const id = ids.get(entry.target)
+            if (!entry.isIntersecting || id === undefined) continue
+            seen.push(id)
+            ids.delete(entry.target)
+            observer?.unobserve(entry.target)
+          }
+          if (seen.length > 0) setNear((before) => new Set([...before, ...seen]))
+        },
+        { root: root.current, rootMargin: '100% 0px' },
+      )
+      for (const element of queued) observer.observe(element)
+      queued.clear()
+    }
+    return {
+      watch(element: HTMLElement, id: string) {
+        ids.set(element, id)
+        if (queued.size === 0) setTimeout(observeQueued, 0)
+        queued.add(element)
+        return () => {
+          ids.delete(element)
+          queued.delete(element)
+          observer?.unobserve(element)
+        }
+      },
+      disconnect: () => observer?.disconnect(),
+    }
+  }, [root])
+  useEffect(() => watcher.disconnect, [watcher])
+  return { near, watch: observes ? watcher.watch : undefined }
+}
+
 /** The conversation. `role="log"` with `aria-live` reads streamed text out as it arrives. */
 export function Transcript({
   messages,
@@ -21,12 +71,37 @@ export function Transcript({
   busy,
   onAnswer,
 }: TranscriptProps) {
-  // Keep the newest text in view while it streams, unless the reader scrolled up.
   const log = useRef<HTMLElement>(null)
   const pinned = useRef(true)
+  const { near, watch } = useNearAnswers(log)
+  // Answers render as plain text until they are near the view and the markdown chunk is loaded.
+  const [markdown, setMarkdown] = useState(markdownIfLoaded)
+  const wantsMarkdown = !observes || near.size > 0
+  useEffect(() => {
+    if (!wantsMarkdown || markdown) return
+    let current = true
+    loadMarkdown().then(
+      (render) => current && setMarkdown(() => render),
+      () => {}, // the answers stay plain text; the next answer near the view tries again
+    )
+    return () => {
+      current = false
+    }
+  }, [wantsMarkdown, markdown])
+
+  // Keep the newest text in view while it streams, unless the reader scrolled up. Whether to pin
+  // is decided at the commit, before a scroll event can see the grown list; the scroll itself is
+  // made in the next animation frame, before it is painted: it needs the list laid out, and done
+  // here it would lay out the whole list once more inside the commit.
   useLayoutEffect(() => {
-    if (pinned.current && log.current) log.current.scrollTop = log.current.scrollHeight
-  }, [messages])
+    const element = log.current
+    if (!pinned.current || !element) return
+    const frame = requestAnimationFrame(() => {
+      element.scrollTop = element.scrollHeight
+      pinned.current = true
+    })
+    return () => cancelAnimationFrame(frame)
+  }, [messages, near, markdown])
   return (
     <section
       ref={log}
@@ -57,6 +132,8 @@ export function Transcript({
             message={message}
             suspensions={openSuspensions}
             onAnswer={onAnswer}
+            markdown={markdown && (!observes || near.has(message.id)) ? markdown : undefined}
+            watch={watch}
           />
         ))
       )}

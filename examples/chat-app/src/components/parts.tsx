@@ -1,5 +1,5 @@
 import type { ChildTrace, MessagePart, Suspension, ToolCallPart } from '@preview-chat/react'
-import { useEffect, useRef, useState, type ComponentType } from 'react'
+import type { ComponentType } from 'react'
 
 export interface SuspensionActions {
   /** The open suspension of this tool call, if it waits for a person. */
@@ -13,17 +13,23 @@ function json(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value, null, 2)
 }
 
-type MarkdownComponent = ComponentType<{ text: string }>
+/** Renders an answer's text as markdown (`markdown.tsx`, a lazy chunk). */
+export type MarkdownComponent = ComponentType<{ text: string }>
 
-/** The markdown renderer (`markdown.tsx`, a lazy chunk): once loaded, the same for every answer. */
 let loadedMarkdown: MarkdownComponent | null = null
 let loadingMarkdown: Promise<MarkdownComponent> | null = null
 
-function loadMarkdown(): Promise<MarkdownComponent> {
+/** The markdown renderer if its chunk is loaded already (the same for every answer). */
+export function markdownIfLoaded(): MarkdownComponent | null {
+  return loadedMarkdown
+}
+
+/** Loads the markdown chunk once; a failed load is tried again by the next call. */
+export function loadMarkdown(): Promise<MarkdownComponent> {
   loadingMarkdown ??= import('./markdown').then(
     ({ MarkdownText }) => (loadedMarkdown = MarkdownText),
     (error: unknown) => {
-      loadingMarkdown = null // a later answer near the viewport tries again
+      loadingMarkdown = null
       throw error
     },
   )
@@ -32,81 +38,24 @@ function loadMarkdown(): Promise<MarkdownComponent> {
 
 /**
  * A text part. An assistant's is markdown (`markdown.tsx`: react-markdown with GitHub's tables,
- * task lists, strikethrough; raw HTML stays text, unsafe links are dropped). A person's text is
- * shown as typed.
+ * task lists, strikethrough; raw HTML stays text, unsafe links are dropped) once `render` is
+ * given, which the transcript does for an answer near the viewport once the markdown chunk is
+ * loaded: markdown costs far more to render than text, and a reload of a long thread must not
+ * wait for it. Until then it is the same text, plain, as a person's text always is.
  */
-export function TextPartView({ text, markdown = false }: { text: string; markdown?: boolean }) {
-  if (!markdown) return <p className="part-text part-plain">{text}</p>
-  return <MarkdownWhenNear text={text} />
-}
-
-/**
- * One observer for every answer (a reload of 2,000 messages would otherwise make 1,000), and
- * the answers of a render observed in one task after it: the effects of a render that a store
- * update started run inside its commit, and observing 1,000 elements there delays the transcript.
- */
-let nearObserver: IntersectionObserver | null = null
-const onNear = new Map<Element, () => void>()
-const toObserve = new Set<Element>()
-
-function observeQueued() {
-  nearObserver ??= new IntersectionObserver(
-    (entries) => {
-      for (const entry of entries)
-        if (entry.isIntersecting) {
-          onNear.get(entry.target)?.()
-          onNear.delete(entry.target)
-          nearObserver?.unobserve(entry.target)
-        }
-    },
-    { rootMargin: '100% 0px' },
-  )
-  for (const element of toObserve) nearObserver.observe(element)
-  toObserve.clear()
-}
-
-/** Calls `then` once `element` comes within a screen of the viewport; returns the unsubscribe. */
-function whenNear(element: Element, then: () => void): () => void {
-  onNear.set(element, then)
-  if (toObserve.size === 0) setTimeout(observeQueued, 0)
-  toObserve.add(element)
-  return () => {
-    onNear.delete(element)
-    toObserve.delete(element)
-    nearObserver?.unobserve(element)
-  }
-}
-
-/**
- * Markdown costs far more to render than text (a reload of a 2,000-message thread spent half its
- * time in it, `pnpm --filter @preview-chat/bench bench:reload:profile`): an answer far from the
- * viewport shows as plain text until it comes within a screen of it, then as markdown, once the
- * markdown chunk is loaded (the first answer near the viewport loads it; until then, and if it
- * fails to load, the same text stays plain, so nothing is ever hidden).
- */
-function MarkdownWhenNear({ text }: { text: string }) {
-  const box = useRef<HTMLDivElement>(null)
-  const [near, setNear] = useState(typeof IntersectionObserver === 'undefined')
-  const [Rendered, setRendered] = useState<MarkdownComponent | null>(() => loadedMarkdown)
-  useEffect(() => {
-    const element = box.current
-    if (near || !element) return
-    return whenNear(element, () => setNear(true))
-  }, [near])
-  useEffect(() => {
-    if (!near || Rendered) return
-    let current = true
-    loadMarkdown().then(
-      (component) => current && setRendered(() => component),
-      () => {}, // stays plain text
-    )
-    return () => {
-      current = false
-    }
-  }, [near, Rendered])
+export function TextPartView({
+  text,
+  markdown = false,
+  render: Render,
+}: {
+  text: string
+  markdown?: boolean
+  render?: MarkdownComponent | undefined
+}) {
+  if (!markdown || !Render) return <p className="part-text part-plain">{text}</p>
   return (
-    <div ref={box} className="part-text part-markdown">
-      {near && Rendered ? <Rendered text={text} /> : <p className="part-plain">{text}</p>}
+    <div className="part-text part-markdown">
+      <Render text={text} />
     </div>
   )
 }
@@ -210,16 +159,19 @@ export function PartView({
   suspensions,
   onAnswer,
   markdown = false,
+  render,
 }: {
   part: MessagePart
   suspensions: readonly Suspension[]
   onAnswer?: SuspensionActions['onAnswer']
   /** Text parts are markdown (an assistant's answer). */
   markdown?: boolean
+  /** The markdown renderer, once this answer is to be rendered as markdown. */
+  render?: MarkdownComponent | undefined
 }) {
   switch (part.type) {
     case 'text':
-      return <TextPartView text={part.text} markdown={markdown} />
+      return <TextPartView text={part.text} markdown={markdown} render={render} />
     case 'reasoning':
       return <ReasoningPartView text={part.text} />
     case 'tool-call':
