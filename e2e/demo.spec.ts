@@ -133,14 +133,48 @@ test('a reload of a thread longer than the screen shows its newest message, mark
   await page.reload()
   await expect(page.getByTestId('message-assistant')).toHaveCount(18)
   await expect(lastAnswer(page).locator('.part-markdown strong').first()).toHaveText('this bold')
-  await page.waitForTimeout(500) // a few frames: the pin holds once the newest answers are markdown
-  const gap = await page
-    .getByTestId('transcript')
-    .evaluate((log) => log.scrollHeight - log.scrollTop - log.clientHeight)
-  expect(gap).toBeLessThan(48)
+  // The pin holds once the newest answers are markdown (a few frames).
+  await expect
+    .poll(() =>
+      page
+        .getByTestId('transcript')
+        .evaluate((log) => log.scrollHeight - log.scrollTop - log.clientHeight),
+    )
+    .toBeLessThan(48)
   await expect(lastAnswer(page)).toBeInViewport()
   // The oldest answers, far above the view, are still plain text.
   await expect(page.getByTestId('message-assistant').first().locator('.part-markdown')).toHaveCount(
     0,
   )
+})
+
+test('the view follows a streaming answer until the reader scrolls up, and holds where they are', async ({
+  alice,
+}) => {
+  test.setTimeout(90_000)
+  const page = await alice.newPage()
+  await page.setViewportSize({ width: 800, height: 500 })
+  await openNewThread(page)
+  await send(page, '/long 200')
+  await expect(status(page)).toHaveAttribute('data-status', 'streaming')
+  const log = page.getByTestId('transcript')
+  const gap = () => log.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)
+  const scrollTop = () => log.evaluate((el) => el.scrollTop)
+  // Longer than the view: the newest text is kept in view as it grows.
+  await expect.poll(() => log.evaluate((el) => el.scrollHeight > el.clientHeight * 1.5)).toBe(true)
+  await expect.poll(gap).toBeLessThan(48)
+  // The reader scrolls up by a wheel: the text goes on growing below, the view stays put.
+  await log.hover()
+  await page.mouse.wheel(0, -300)
+  await expect.poll(gap).toBeGreaterThan(200)
+  const held = await scrollTop()
+  const heightThen = await log.evaluate((el) => el.scrollHeight)
+  await expect.poll(() => log.evaluate((el) => el.scrollHeight)).toBeGreaterThan(heightThen + 100)
+  expect(Math.abs((await scrollTop()) - held)).toBeLessThan(5)
+  // Back at the bottom, the view follows again.
+  await log.evaluate((el) => el.scrollTo({ top: el.scrollHeight }))
+  const heightBack = await log.evaluate((el) => el.scrollHeight)
+  await expect.poll(() => log.evaluate((el) => el.scrollHeight)).toBeGreaterThan(heightBack + 100)
+  await expect.poll(gap).toBeLessThan(48)
+  await page.getByRole('button', { name: 'Stop' }).click()
 })

@@ -152,7 +152,8 @@ export interface PreviewChatClient {
   readonly timers: Timers
   /**
    * A session's state as a UI should read it: through the client's `throttle` (streamed deltas
-   * at most once per frame, or per `throttleMs`; `0` for every one), or as is without one.
+   * at most once per frame, or per `throttleMs`; `0` for every one), or, for a client without a
+   * throttle, the session's own store whatever `throttleMs` says.
    */
   view(session: PreviewChatSession, throttleMs?: number | 'frame'): ReadonlyStore<SessionState>
   readonly options: Readonly<PreviewChatClientOptions>
@@ -290,6 +291,12 @@ function resolvePush(
   push: PushSource | PushAdapter | false | undefined,
   context: PushContext,
 ): PushSource | null {
+  // Said at once, not at the first listen (e.g. `push: 'sse'` of earlier versions, from JS).
+  if (push && typeof push !== 'function' && typeof push.subscribe !== 'function')
+    throw new PreviewChatError(
+      'invalid_request',
+      `push must be ssePush(), websocketPush(), a PushSource or false, not ${JSON.stringify(push)}.`,
+    )
   return typeof push === 'function' ? push(context) : push || null
 }
 

@@ -73,21 +73,26 @@ export function Transcript({
 }: TranscriptProps) {
   const log = useRef<HTMLElement>(null)
   const pinned = useRef(true)
+  // Growing text moves the bottom away without moving `scrollTop`: only the reader scrolling up
+  // unpins, and reaching the bottom again pins.
+  const lastScrollTop = useRef(0)
   const { near, watch } = useNearAnswers(log)
   // Answers render as plain text until they are near the view and the markdown chunk is loaded.
   const [markdown, setMarkdown] = useState(markdownIfLoaded)
+  // A failed chunk load (a deploy replaced the chunks, the network dropped) is tried again the
+  // next time the set of answers near the view changes.
   const wantsMarkdown = !observes || near.size > 0
   useEffect(() => {
     if (!wantsMarkdown || markdown) return
     let current = true
     loadMarkdown().then(
       (render) => current && setMarkdown(() => render),
-      () => {}, // the answers stay plain text; the next answer near the view tries again
+      () => {}, // the answers stay plain text until the next try
     )
     return () => {
       current = false
     }
-  }, [wantsMarkdown, markdown])
+  }, [wantsMarkdown, markdown, near])
 
   // Keep the newest text in view while it streams, unless the reader scrolled up. Whether to pin
   // is decided at the commit, before a scroll event can see the grown list; the scroll itself is
@@ -97,8 +102,8 @@ export function Transcript({
     const element = log.current
     if (!pinned.current || !element) return
     const frame = requestAnimationFrame(() => {
-      element.scrollTop = element.scrollHeight
-      pinned.current = true
+      // The reader may have scrolled up since the commit (scroll events come before frames).
+      if (pinned.current) element.scrollTop = element.scrollHeight
     })
     return () => cancelAnimationFrame(frame)
   }, [messages, near, markdown])
@@ -107,7 +112,9 @@ export function Transcript({
       ref={log}
       onScroll={(event) => {
         const el = event.currentTarget
-        pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48
+        if (el.scrollHeight - el.scrollTop - el.clientHeight < 48) pinned.current = true
+        else if (el.scrollTop < lastScrollTop.current) pinned.current = false
+        lastScrollTop.current = el.scrollTop
       }}
       className="transcript"
       role="log"

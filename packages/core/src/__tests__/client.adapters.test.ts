@@ -3,6 +3,7 @@ import {
   broadcastChannelRelay,
   createMinimalPreviewChatClient,
   createPreviewChatClient,
+  PreviewChatError,
   ssePush,
   throttleState,
   websocketPush,
@@ -99,6 +100,24 @@ describe('createPreviewChatClient: the defaults work out of the box [R-PAY-FOR-U
     unsubscribe()
   })
 
+  it('with headers and no pushUrl, SSE goes to {baseUrl}/push', async () => {
+    watchPlatform()
+    const { server, unsubscribe } = await started(createPreviewChatClient, {
+      headers: { authorization: 'Bearer alice' },
+    })
+    expect(pushReads(server).map((request) => request.path)).toEqual(['/rest/push'])
+    unsubscribe()
+  })
+
+  it('without a WebSocket and without headers there is no push channel: sessions poll', async () => {
+    const platform = watchPlatform()
+    vi.stubGlobal('WebSocket', undefined)
+    const { server, unsubscribe } = await started(createPreviewChatClient)
+    expect(platform.sockets).toEqual([])
+    expect(pushReads(server)).toEqual([])
+    unsubscribe()
+  })
+
   it('false leaves a default out', async () => {
     const platform = watchPlatform()
     const { client, session, unsubscribe } = await started(createPreviewChatClient, {
@@ -142,6 +161,15 @@ describe('createMinimalPreviewChatClient: only what the app passes [R-PAY-FOR-US
     })
     expect(client.view(session)).not.toBe(session.store)
     unsubscribe()
+  })
+
+  it("a push that is no adapter (an earlier version's 'sse') is refused at once, saying what to pass [R-PAY-FOR-USE]", () => {
+    for (const push of ['sse', 'websocket', { url: '/rest/push' }]) {
+      const make = () =>
+        createPreviewChatClient({ push: push as never, fetch: createScriptedServer().fetch })
+      expect(make).toThrowError(PreviewChatError)
+      expect(make).toThrowError('push must be ssePush(), websocketPush(), a PushSource or false')
+    }
   })
 
   it('websocketPush() turns an https pushUrl into wss', async () => {

@@ -65,11 +65,11 @@ export const followsRunning = (state: EngineState) =>
   state.live?.ended === false &&
   followsRelayed(state, state.relay.executionId)
 
-/** Whether another tab holds this thread's gate with a message it posted. */
 /** What `refresh()` waits for: no read in flight or asked for, or nobody listening any more. */
 export const readsSettled = (state: EngineState) =>
   !state.active || (!state.reads.inFlight && !state.reads.wanted)
 
+/** Whether another tab holds this thread's gate with a message it posted. */
 export const heldByAnotherTab = (state: EngineState) => Object.keys(state.postingHolds).length > 0
 
 export function sessionStatus(state: EngineState): SessionStatus {

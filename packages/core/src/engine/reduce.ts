@@ -84,11 +84,9 @@ const handlers: { [T in EngineAction['type']]: Handler<T> } = {
   'relay-received': relayReceived,
   'read-wanted': (state, { urgent }) => step(wantRead(state, urgent)),
   // Only before the session is listened to and has read: after that, reads are the scheduler's.
+  // (A disposed session routes no action at all.)
   'prefetch-requested': (state) =>
-    step(
-      state,
-      ...(state.disposed || state.active || state.synced ? [] : [{ type: 'prefetch' as const }]),
-    ),
+    step(state, ...(state.active || state.synced ? [] : [{ type: 'prefetch' as const }])),
   'push-message': pushMessage,
   'read-started': readStarted,
   'read-cancelled': (state) => step({ ...state, reads: { ...state.reads, inFlight: false } }),

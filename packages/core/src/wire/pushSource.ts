@@ -21,19 +21,28 @@ export interface PushSource {
   subscribe(listener: PushListener): () => void
 }
 
-/** What the client tells a push adapter: where the channel is and how this client connects. */
+/**
+ * What the client tells a push adapter: where the channel is and how this client connects. An
+ * adapter's own options (e.g. `ssePush({ timers })`) win over these.
+ */
 export interface PushContext {
-  /** The client's `pushUrl`, else `{baseUrl}/push`. */
+  /** The client's `pushUrl`, else `{baseUrl}/push` (an `http(s)` URL or a path). */
   url: string
+  /** The client's `fetch`. */
   fetch: typeof globalThis.fetch
+  /** The client's `headers`, when it has some (a WebSocket cannot send them). */
   headers?: HeadersOption
+  /** The client's `credentials`, when set. */
   credentials?: RequestCredentials
+  /** The client's timers (reconnect backoff). */
   timers: Timers
 }
 
 /**
  * A push channel the client opens on its own `pushUrl`, with its `fetch`, headers and timers:
- * what `websocketPush()` and `ssePush()` return. `null`: no channel (the session polls).
+ * what `websocketPush()` and `ssePush()` return. `null`: no channel (the session polls). Pass the
+ * adapters, not `websocketPushSource` / `ssePushSource` themselves: those take a URL of their own
+ * (`ws(s)://` for the WebSocket one).
  */
 export type PushAdapter = (context: PushContext) => PushSource | null
 
