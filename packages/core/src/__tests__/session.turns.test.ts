@@ -3,7 +3,7 @@
  * `canSend` for its send button, and each turn's ending once (`onTurnEnd`, the hook's
  * `onFinish`/`onError`) in every tab that saw it run, never for a turn that ended before it looked.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { TurnEnding } from '../index'
 import { createPreviewChatClient } from '../index'
 import {
@@ -207,6 +207,45 @@ describe('prefetch: the first read started before anything renders [R-READ-PREFE
     expect(server.count('GET')).toBe(1)
     stop()
     session.dispose()
+  })
+
+  it('a prefetch that answered with a turn running counts as the first read: the next keeps its distance', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
+    try {
+      const server = createScriptedServer()
+      const client = createPreviewChatClient({
+        fetch: server.fetch,
+        push: false,
+        relay: false,
+        storage: null,
+        minReadIntervalMs: 250,
+        resumeSignal: () => () => {},
+      })
+      client.prefetch(key)
+      await settle()
+      server.answerRead(runningTurn({ text: 'Partial' }))
+      await settle()
+      vi.advanceTimersByTime(100) // the page's code runs; React mounts
+      const session = client.session(key)
+      const states: string[] = []
+      const stop = session.subscribe((state) => states.push(state.status))
+      await settle()
+      // Following the running turn from the prefetched record, with no second GET yet…
+      expect(session.getState()).toMatchObject({ status: 'following', loaded: true })
+      expect(server.count('GET')).toBe(1)
+      // …until the read interval since the prefetch started has passed.
+      vi.advanceTimersByTime(149)
+      await settle()
+      expect(server.count('GET')).toBe(1)
+      vi.advanceTimersByTime(1)
+      await settle()
+      expect(server.count('GET')).toBe(2)
+      expect(states).not.toContain('recovering')
+      stop()
+      session.dispose()
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('a prefetch that answered before the session starts shows at once and is not read again', async () => {

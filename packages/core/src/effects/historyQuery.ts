@@ -7,10 +7,10 @@ import { snapshotAction } from '../engine/reduce'
 export interface HistoryQuery {
   /**
    * Starts a read before the session is observed (`client.prefetch`): what it comes to is
-   * `'pending'`, the snapshot (it answered), or `null` (none, or it failed).
+   * `'pending'`, the snapshot it answered with and when it started, or `null` (none, or it failed).
    */
   prefetch(): void
-  prefetched(): 'pending' | HistorySnapshot | null
+  prefetched(): 'pending' | { snapshot: HistorySnapshot; startedAt: number } | null
   /** Observes the query while the session is active; returns the function that stops. */
   observe(): () => void
   /** Starts a read, or joins the one in flight. */
@@ -66,13 +66,18 @@ export function createHistoryQuery(options: {
       refetchOnReconnect: false,
     }))
 
-  let prefetch: { state: 'pending' | 'failed' | 'done'; data?: HistorySnapshot } | null = null
+  let prefetch: {
+    state: 'pending' | 'failed' | 'done'
+    data?: HistorySnapshot
+    startedAt: number
+  } | null = null
   return {
     prefetch() {
       if (prefetch) return
       const started = {
         state: 'pending' as 'pending' | 'failed' | 'done',
         data: undefined as HistorySnapshot | undefined,
+        startedAt: clock().at,
       }
       prefetch = started
       // TanStack Query's own prefetch, through this session's query function and cache entry.
@@ -92,7 +97,8 @@ export function createHistoryQuery(options: {
       const taken = prefetch
       prefetch = null
       if (!taken || taken.state === 'failed') return null
-      return taken.state === 'done' ? (taken.data ?? null) : 'pending'
+      if (taken.state === 'pending') return 'pending'
+      return taken.data ? { snapshot: taken.data, startedAt: taken.startedAt } : null
     },
     observe() {
       const current = queryObserver()

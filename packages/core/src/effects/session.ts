@@ -424,10 +424,13 @@ export class PreviewChatSession {
         this.#dispatch({ type: 'relay-received', data, at: this.#now(), stampedAt: ctx.now() }),
       ) ?? (() => {}),
     ]
-    // A prefetch that answered already is this session's first read; one on its way answers it.
+    // A prefetch that answered already is this session's first read, started when it started (so
+    // the next read keeps its distance from it); one on its way answers it.
     const prefetched = this.#history.prefetched()
-    if (prefetched !== null && prefetched !== 'pending')
-      this.#dispatch(snapshotAction(prefetched, 'read', this.#clock()))
+    if (prefetched !== null && prefetched !== 'pending') {
+      this.#dispatch({ type: 'read-started', at: prefetched.startedAt })
+      this.#dispatch(snapshotAction(prefetched.snapshot, 'read', this.#clock()))
+    }
     this.#dispatch({
       type: 'activated',
       at: this.#now(),
