@@ -295,7 +295,7 @@ function resolvePush(
   if (push && typeof push !== 'function' && typeof push.subscribe !== 'function')
     throw new PreviewChatError(
       'invalid_request',
-      `push must be ssePush(), websocketPush(), a PushSource or false, not ${JSON.stringify(push)}.`,
+      `push must be ssePush(), websocketPush(), a PushSource or false, not ${typeof push === 'string' ? `'${push}'` : typeof push}.`,
     )
   return typeof push === 'function' ? push(context) : push || null
 }
