@@ -177,14 +177,14 @@ describe('loaded: "not read yet" is not "empty" [R-LOADED-NOT-EMPTY]', () => {
 
 describe('prefetch: the first read started before anything renders [R-READ-PREFETCH]', () => {
   /** A client as a page makes it, before anything subscribes to a session. */
-  function page() {
+  function page(minReadIntervalMs = 0) {
     const server = createScriptedServer()
     const client = createPreviewChatClient({
       fetch: server.fetch,
       push: false,
       relay: false,
       storage: null,
-      minReadIntervalMs: 0,
+      minReadIntervalMs,
       resumeSignal: () => () => {},
     })
     return { server, client }
@@ -212,15 +212,7 @@ describe('prefetch: the first read started before anything renders [R-READ-PREFE
   it('a prefetch that answered with a turn running counts as the first read: the next keeps its distance', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
     try {
-      const server = createScriptedServer()
-      const client = createPreviewChatClient({
-        fetch: server.fetch,
-        push: false,
-        relay: false,
-        storage: null,
-        minReadIntervalMs: 250,
-        resumeSignal: () => () => {},
-      })
+      const { server, client } = page(250)
       client.prefetch(key)
       await settle()
       server.answerRead(runningTurn({ text: 'Partial' }))
