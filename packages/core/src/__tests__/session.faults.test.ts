@@ -230,18 +230,48 @@ describe('Retry-After', () => {
     t.session.dispose()
   })
 
-  it('is honoured for reads (an HTTP date) [R-READ-RETRY-AFTER]', async () => {
+  // An HTTP date is counted from the response's own `Date`: the server's clock, not this one's.
+  it.each([
+    ['on time', 0],
+    ['an hour fast', 3_600_000],
+    ['an hour slow', -3_600_000],
+  ])(
+    'is honoured for reads (an HTTP date), with this machine\'s clock %s [R-READ-RETRY-AFTER]',
+    async (_, skewMs) => {
+      const t = setup()
+      t.server.answerRead(runningTurn())
+      await settle()
+      t.push.updated('e1')
+      await settle()
+      const serverNow = Date.now() - skewMs
+      t.server.answerRead({
+        status: 503,
+        headers: {
+          date: new Date(serverNow).toUTCString(),
+          'retry-after': new Date(serverNow + 4_000).toUTCString(),
+        },
+      })
+      await settle()
+      await vi.advanceTimersByTimeAsync(3_900)
+      expect(t.server.pendingReads()).toBe(0)
+      await vi.advanceTimersByTimeAsync(100)
+      await settle()
+      expect(t.server.pendingReads()).toBe(1)
+      t.session.dispose()
+    },
+  )
+
+  it('falls back to its own backoff for an HTTP date without a Date header [R-READ-RETRY-AFTER]', async () => {
     const t = setup()
     t.server.answerRead(runningTurn())
     await settle()
     t.push.updated('e1')
     await settle()
-    const inFourSeconds = new Date(Date.now() + 4_000).toUTCString()
-    t.server.answerRead({ status: 503, headers: { 'retry-after': inFourSeconds } })
+    const inAnHour = new Date(Date.now() + 3_600_000).toUTCString()
+    t.server.answerRead({ status: 503, headers: { 'retry-after': inAnHour } })
     await settle()
-    await vi.advanceTimersByTimeAsync(2_500)
-    expect(t.server.pendingReads()).toBe(0)
-    await vi.advanceTimersByTimeAsync(2_000)
+    // The first retry's backoff (`retry.baseMs`, 500 ms here), not the 15 s cap of a long wait.
+    await vi.advanceTimersByTimeAsync(1_000)
     await settle()
     expect(t.server.pendingReads()).toBe(1)
     t.session.dispose()

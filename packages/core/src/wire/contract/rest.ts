@@ -102,11 +102,14 @@ export function errorFromResponse(
 
 /**
  * The wait a `Retry-After` header asks for, in ms (RFC 9110 §10.2.3: a number of seconds or an
- * HTTP date); `undefined` when absent or unreadable. `now` is the wall clock, for dates.
+ * HTTP date); `undefined` when absent or unreadable. An HTTP date is counted from the response's
+ * own `Date` header (`date`), both of the server's clock, never from this machine's: a client clock
+ * an hour off would otherwise wait an hour, or not at all. Without a readable `Date` it is
+ * `undefined`, and the client's own backoff applies.
  */
-export function parseRetryAfter(value: string | null, now: number): number | undefined {
+export function parseRetryAfter(value: string | null, date: string | null): number | undefined {
   if (value === null || value.trim() === '') return undefined
   if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+  const wait = Date.parse(value) - Date.parse(date ?? '')
+  return Number.isNaN(wait) ? undefined : Math.max(0, wait)
 }
