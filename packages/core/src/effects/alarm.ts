@@ -22,7 +22,7 @@ export function createAlarm(timers: Timers, ring: (due: number) => void): Alarm 
     set(due, now) {
       if (pending && pending.due <= due) return
       clear()
-      if (due === Number.POSITIVE_INFINITY) return
+      if (due === Infinity) return
       const handle = timers.setTimeout(() => {
         pending = null
         ring(due)

@@ -56,7 +56,7 @@ export function createHistoryQuery(options: {
         }
       },
       ...(options.initialData && { initialData: options.initialData }),
-      staleTime: Number.POSITIVE_INFINITY,
+      staleTime: Infinity,
       retry: false,
       // Offline is ours to handle (a failed read keeps the last state, retries, and the online
       // signal reads again); TanStack's default would pause the read without a word.

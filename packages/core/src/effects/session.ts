@@ -398,7 +398,7 @@ export class PreviewChatSession {
   #wake(dueAt?: number): void {
     const state = this.#engine.getState()
     // The alarm's time has come, even if the clock reads a hair earlier.
-    const now = Math.max(this.#now(), dueAt ?? Number.NEGATIVE_INFINITY)
+    const now = Math.max(this.#now(), dueAt ?? -Infinity)
     const deadline = nextDeadline(state, this.#ctx.config)
     if (deadline !== null && deadline <= now) return this.#dispatch({ type: 'tick', at: now })
     const readAt = nextRead(state, this.#ctx.config)

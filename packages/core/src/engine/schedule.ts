@@ -18,16 +18,12 @@ export { IDLE_READ_RETRIES } from './slices/reads'
 export function nextRead(state: EngineState, config: EngineConfig): number | null {
   const { reads, own, stop } = state
   if (!state.active || reads.inFlight) return null
-  const due = reads.wanted ? Number.NEGATIVE_INFINITY : reads.followUpAt
+  const due = reads.wanted ? -Infinity : reads.followUpAt
   if (due === null) return null
-  const spacing = reads.urgent
-    ? Number.NEGATIVE_INFINITY
-    : reads.lastStartedAt + config.minReadIntervalMs
+  const spacing = reads.urgent ? -Infinity : reads.lastStartedAt + config.minReadIntervalMs
   const stopAccepted = stop?.kind === 'execution' && stop.accepted
   const held =
-    own && !own.timedOut && !stopAccepted
-      ? own.lastEventAt + config.streamSilenceMs
-      : Number.NEGATIVE_INFINITY
+    own && !own.timedOut && !stopAccepted ? own.lastEventAt + config.streamSilenceMs : -Infinity
   return Math.max(due, spacing, held, reads.notBefore)
 }
 
@@ -39,7 +35,7 @@ export function nextRead(state: EngineState, config: EngineConfig): number | nul
  */
 export function nextDeadline(state: EngineState, config: EngineConfig): number | null {
   if (state.disposed) return null
-  let next = Number.POSITIVE_INFINITY
+  let next = Infinity
   const due = (at: number) => void (next = Math.min(next, at))
   const { own, stop, relay, silent } = state
   if (own?.phase === 'posting' && !own.timedOut) due(own.since + config.submitTimeoutMs)
@@ -48,5 +44,5 @@ export function nextDeadline(state: EngineState, config: EngineConfig): number |
   for (const since of Object.values(state.postingHolds)) due(since + config.submitTimeoutMs)
   if (relay && !relay.checked && followsRunning(state)) due(relay.since + config.submitTimeoutMs)
   if (silent && !silent.expired) due(silent.since + SILENT_TURN_MAX_AGE_MS)
-  return next === Number.POSITIVE_INFINITY ? null : next
+  return next === Infinity ? null : next
 }

@@ -18,11 +18,11 @@ export const idleReads: ReadState = {
   count: 0,
   wanted: false,
   urgent: false,
-  lastStartedAt: Number.NEGATIVE_INFINITY,
+  lastStartedAt: -Infinity,
   failures: 0,
   polls: 0,
   followUpAt: null,
-  notBefore: Number.NEGATIVE_INFINITY,
+  notBefore: -Infinity,
 }
 
 export function activated(state: EngineState, action: Action<'activated'>): Step {
