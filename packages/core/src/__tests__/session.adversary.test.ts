@@ -310,6 +310,32 @@ describe('a draft the storage refuses is kept for that value only (row g)', () =
   })
 })
 
+describe("a storage of the app's own is read, never trusted [R-DRAFT-STORAGE]", () => {
+  it('throws something that cannot be made a string, answers a non-string: one warning, nothing thrown, no draft lost', () => {
+    const warnings: string[] = []
+    const hostile = Object.create(null) as object
+    const storage = {
+      getItem: () => 42 as unknown as string,
+      setItem: () => {
+        throw hostile
+      },
+      removeItem: () => {},
+    } satisfies DraftStorage
+    const session = createPreviewChatClient({
+      storage,
+      push: false,
+      relay: false,
+      onWarning: (message) => void warnings.push(message),
+      fetch: () => new Promise(() => {}),
+    }).session(key)
+    expect(session.getState().draft).toBe('')
+    session.setDraft('Kept in memory')
+    expect(session.getState().draft).toBe('Kept in memory')
+    expect(warnings).toEqual([expect.stringContaining('A draft is kept in memory only')])
+    session.dispose()
+  })
+})
+
 describe('ids that cannot travel in a URL path segment are refused (row h)', () => {
   it("client.session() refuses '.' and '..' with invalid_request naming the id", () => {
     const client = createPreviewChatClient({

@@ -236,7 +236,7 @@ describe('Retry-After', () => {
     ['an hour fast', 3_600_000],
     ['an hour slow', -3_600_000],
   ])(
-    'is honoured for reads (an HTTP date), with this machine\'s clock %s [R-READ-RETRY-AFTER]',
+    "is honoured for reads (an HTTP date), with this machine's clock %s [R-READ-RETRY-AFTER]",
     async (_, skewMs) => {
       const t = setup()
       t.server.answerRead(runningTurn())

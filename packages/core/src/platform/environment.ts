@@ -3,6 +3,8 @@
  * injected so that tests drive it step by step, and touched lazily so that importing the engine on
  * a server (SSR) reaches for no `window`, `document` or `sessionStorage`.
  */
+import { describeValue } from '../wire/contract/errors'
+
 export interface Timers {
   setTimeout(callback: () => void, ms: number): unknown
   clearTimeout(handle: unknown): void
@@ -68,7 +70,7 @@ export function safeDraftStorage(
   const memory = new Map<string, string>()
   const refused = (cause: unknown) =>
     warn(
-      `A draft is kept in memory only: the browser refused its storage (${cause instanceof Error ? cause.message : String(cause)}).`,
+      `A draft is kept in memory only: the browser refused its storage (${describeValue(cause)}).`,
     )
   const tryTo = (use: (store: DraftStorage) => void): boolean => {
     if (!storage) return false
@@ -85,7 +87,8 @@ export function safeDraftStorage(
       if (memory.has(key)) return memory.get(key) ?? null
       let value: string | null = null
       tryTo((store) => void (value = store.getItem(key)))
-      return value
+      // A storage of the app's own may answer anything: only a string is a draft.
+      return typeof value === 'string' ? value : null
     },
     setItem(key, value) {
       if (tryTo((store) => store.setItem(key, value))) return void memory.delete(key)

@@ -224,7 +224,10 @@ export function ssePushSource(
           response.headers.get('content-type') ?? '',
         )
         if (!response.ok || !isEventStream || !response.body) {
-          retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), response.headers.get('date'))
+          retryAfterMs = parseRetryAfter(
+            response.headers.get('retry-after'),
+            response.headers.get('date'),
+          )
           void response.body?.cancel().catch(() => {})
           return
         }

@@ -233,7 +233,10 @@ function failure(response: Response, text: string, what: string): PreviewChatErr
   // Not JSON (an HTML page, a proxy's text, nothing): the text itself.
   const json = parseJson(text, what)
   const body = json.success ? json.value : text
-  const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), response.headers.get('date'))
+  const retryAfterMs = parseRetryAfter(
+    response.headers.get('retry-after'),
+    response.headers.get('date'),
+  )
   return errorFromResponse(response.status, body, what, retryAfterMs)
 }
 
