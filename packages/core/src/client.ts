@@ -10,6 +10,7 @@ import {
 } from './platform/environment'
 import { PreviewChatError } from './wire/contract/errors'
 import { pathSegmentIdProblem } from './wire/contract/ids'
+import { readPushMessage } from './wire/contract/push'
 import { lingering } from './effects/linger'
 import type { PushAdapter, PushContext, PushListener, PushSource } from './wire/pushSource'
 import type { TranscriptPersistence } from './effects/persistence'
@@ -186,6 +187,7 @@ export function createMinimalPreviewChatClient(
     timers,
   })
   const lingerMs = options.lingerMs ?? 1_000
+  const warn = warnOnce(options.onWarning)
   const push = createPushHub(
     resolvePush(options.push, {
       url: options.pushUrl ?? `${baseUrl.replace(/\/+$/, '')}/push`,
@@ -196,9 +198,9 @@ export function createMinimalPreviewChatClient(
     }),
     timers,
     lingerMs,
+    warn,
   )
   const sessions = new WeakMap<QueryClient, Map<string, PreviewChatSession>>()
-  const warn = warnOnce(options.onWarning)
   const storage = safeDraftStorage(
     options.storage === undefined ? defaultDraftStorage() : options.storage,
     warn,
@@ -304,13 +306,27 @@ function resolvePush(
  * One push connection per client, however many sessions listen: opened with the first listener,
  * closed a moment after the last one leaves (so a StrictMode remount does not reconnect).
  */
-function createPushHub(source: PushSource | null, timers: Timers, lingerMs: number) {
+function createPushHub(
+  source: PushSource | null,
+  timers: Timers,
+  lingerMs: number,
+  warn: (message: string) => void,
+) {
   const listeners = new Set<PushListener>()
   let isConnected = false
+  const invalid = (error: PreviewChatError) =>
+    warn(`Ignored a push message that is not of the wire contract: ${error.message}`)
   const connection = lingering(
     () => {
       const stop = source?.subscribe({
-        onMessage: (message) => listeners.forEach((listener) => listener.onMessage(message)),
+        // An app's own PushSource hands over values, not frames: they are checked the same way.
+        onMessage: (value) => {
+          const parsed = readPushMessage(value)
+          if (parsed.kind === 'message')
+            listeners.forEach((listener) => listener.onMessage(parsed.message))
+          else if (parsed.kind === 'invalid') invalid(parsed.error)
+        },
+        onInvalid: invalid,
         onConnectionChange: (connected) => {
           isConnected = connected
           listeners.forEach((listener) => listener.onConnectionChange?.(connected))

@@ -8,6 +8,10 @@ import {
   throttleState,
   websocketPush,
   type PreviewChatClientOptions,
+  type PushListener,
+  type PushMessage,
+  type PushSource,
+  type WebSocketLike,
 } from '../index'
 import { createScriptedServer, empty, key, settle } from './harness'
 
@@ -179,6 +183,82 @@ describe('createMinimalPreviewChatClient: only what the app passes [R-PAY-FOR-US
       push: websocketPush(),
     })
     expect(platform.sockets).toEqual(['wss://chat.example/rest/push?pushRef=r1'])
+    unsubscribe()
+  })
+})
+
+describe('junk on the push channel is ignored, reported, and never stops it [R-PUSH-PARSED]', () => {
+  const update = (threadId: string) => ({
+    type: 'agentExecutionUpdated',
+    data: { ...key, threadId, executionId: 'e1' },
+  })
+
+  it("from an app's own PushSource: values that are no push message warn and read nothing; the next good one reads", async () => {
+    let listener: PushListener | undefined
+    const source: PushSource = {
+      subscribe: (given) => {
+        listener = given
+        return () => {}
+      },
+    }
+    const warnings: string[] = []
+    const { server, unsubscribe } = await started(createMinimalPreviewChatClient, {
+      push: source,
+      minReadIntervalMs: 0,
+      onWarning: (message) => void warnings.push(message),
+    })
+    const junk: unknown[] = [
+      null,
+      42,
+      'agentExecutionUpdated',
+      { type: 'agentExecutionUpdated' },
+      { type: 'agentExecutionUpdated', data: { ...key, executionId: 7 } },
+      { type: 'agentExecutionUpdated', data: null },
+    ]
+    for (const value of junk) expect(() => listener?.onMessage(value as PushMessage)).not.toThrow()
+    // Another kind of message on a channel that carries more than this feature's: not junk.
+    listener?.onMessage({ type: 'workflowActivated' } as unknown as PushMessage)
+    await settle()
+    expect(server.pendingReads()).toBe(0)
+    expect(warnings.length).toBeGreaterThan(0)
+    expect(
+      warnings.every((w) =>
+        w.startsWith('Ignored a push message that is not of the wire contract'),
+      ),
+    ).toBe(true)
+    listener?.onMessage(update(key.threadId) as PushMessage)
+    await settle()
+    expect(server.pendingReads()).toBe(1)
+    unsubscribe()
+  })
+
+  it('from the built-in WebSocket channel: a frame that is not JSON or is malformed warns, and the channel goes on', async () => {
+    const sockets: { onmessage: ((event: { data: unknown }) => void) | null }[] = []
+    class Socket {
+      onopen = null
+      onmessage = null
+      onclose = null
+      onerror = null
+      constructor() {
+        sockets.push(this)
+      }
+      close() {}
+    }
+    const warnings: string[] = []
+    const { server, unsubscribe } = await started(createMinimalPreviewChatClient, {
+      push: websocketPush({ WebSocket: Socket as unknown as WebSocketLike }),
+      minReadIntervalMs: 0,
+      onWarning: (message) => void warnings.push(message),
+    })
+    const socket = sockets[0]
+    socket?.onmessage?.({ data: 'not json' })
+    socket?.onmessage?.({ data: JSON.stringify({ type: 'agentExecutionUpdated', data: {} }) })
+    await settle()
+    expect(server.pendingReads()).toBe(0)
+    expect(warnings).toHaveLength(2)
+    socket?.onmessage?.({ data: JSON.stringify(update(key.threadId)) })
+    await settle()
+    expect(server.pendingReads()).toBe(1)
     unsubscribe()
   })
 })

@@ -1,4 +1,5 @@
 import { parsePushMessage, type PushMessage } from './contract/push'
+import type { PreviewChatError } from './contract/errors'
 import { parseRetryAfter } from './contract/rest'
 import { backoffDelay } from '../engine/backoff'
 import { defaultTimers, type Timers } from '../platform/environment'
@@ -8,6 +9,11 @@ import { resolveHeaders, type HeadersOption } from './transport'
 /** What a push source reports to its listener. */
 export interface PushListener {
   onMessage(message: PushMessage): void
+  /**
+   * A frame that is not a push message of the contract (not JSON, no `type`, a malformed
+   * `agentExecutionUpdated`); the client reports it through `onWarning` and goes on listening.
+   */
+  onInvalid?(error: PreviewChatError): void
   /** The channel (re)connected (`true`) or was lost (`false`). Reads follow a reconnect. */
   onConnectionChange?(connected: boolean): void
 }
@@ -102,6 +108,7 @@ function reconnecting(
             attempt = 0
             const parsed = parsePushMessage(data)
             if (parsed.kind === 'message') listener.onMessage(parsed.message)
+            else if (parsed.kind === 'invalid') listener.onInvalid?.(parsed.error)
           },
           closed(retryAfterMs) {
             if (!live) return

@@ -40,8 +40,14 @@ export type PushMessageParseResult =
 /** Turns one push frame (WebSocket text or SSE `data:`) into a typed message. Never throws. */
 export function parsePushMessage(data: string): PushMessageParseResult {
   const json = parseJson(data, 'A push message')
-  if (!json.success) return { kind: 'invalid', error: json.error }
-  const raw = json.value
+  return json.success ? readPushMessage(json.value) : { kind: 'invalid', error: json.error }
+}
+
+/**
+ * Checks a value as a push message: a parsed frame, or what an app's own `PushSource` hands
+ * over (which is parsed like the wire, never trusted). Never throws.
+ */
+export function readPushMessage(raw: unknown): PushMessageParseResult {
   if (!isRecord(raw) || typeof raw.type !== 'string') {
     return {
       kind: 'invalid',
