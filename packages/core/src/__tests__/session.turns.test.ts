@@ -99,6 +99,24 @@ describe('onTurnEnd: once per turn this tab saw running, as the record ends it [
     t.session.dispose()
   })
 
+  it('a listener that throws anything (even what String() cannot convert) is reported, and the others still hear it', async () => {
+    const warnings: string[] = []
+    const t = setup({ onWarning: (message) => void warnings.push(message) })
+    t.session.onTurnEnd(() => {
+      throw Object.create(null)
+    })
+    const seen = endings(t)
+    const { stream } = await startLiveTurn(t, 'Q', { type: 'text-delta', id: 'x', delta: 'Answer' })
+    stream.send({ type: 'done' })
+    stream.close()
+    await settle()
+    t.server.answerRead(ended())
+    await settle()
+    expect(seen).toMatchObject([{ executionId: 'e1', status: 'success' }])
+    expect(warnings).toEqual([expect.stringContaining('An onTurnEnd listener threw')])
+    t.session.dispose()
+  })
+
   it('a turn recovered after a reload: reported when a later read shows its end', async () => {
     const t = setup()
     const seen = endings(t)

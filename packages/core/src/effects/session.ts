@@ -12,7 +12,7 @@ import { initialEngineState, reduce, snapshotAction } from '../engine/reduce'
 import { nextDeadline, nextRead } from '../engine/schedule'
 import { selectSessionState, type SessionState } from '../engine/select'
 import { markTruncated } from '../engine/transcript'
-import { toPreviewChatError } from '../wire/contract/errors'
+import { describeValue, toPreviewChatError } from '../wire/contract/errors'
 import type { Suspension } from '../wire/contract/snapshot'
 import type { HistorySnapshot } from '../wire/contract/snapshot'
 import { readTurnStream, type ThreadKey } from '../wire/transport'
@@ -341,7 +341,7 @@ export class PreviewChatSession {
           try {
             listener(command.ending)
           } catch (cause) {
-            this.#ctx.warn(`An onTurnEnd listener threw: ${String(cause)}`)
+            this.#ctx.warn(`An onTurnEnd listener threw: ${describeValue(cause)}`)
           }
         }
         return

@@ -1,3 +1,4 @@
+import { recordedMessageId } from '../wire/contract/ids'
 import type { SubagentChunk, SuspendedPayload, TurnEvent } from '../wire/contract/events'
 import type {
   ChildTrace,
@@ -62,11 +63,16 @@ export function startTurn(init: {
         ? null
         : {
             ...base,
-            id: `${init.executionId}:user`,
+            id: recordedMessageId(init.executionId, 'user'),
             role: 'user',
             content: [{ type: 'text', text: init.message }],
           },
-    assistant: { ...base, id: `${init.executionId}:assistant`, role: 'assistant', content: [] },
+    assistant: {
+      ...base,
+      id: recordedMessageId(init.executionId, 'assistant'),
+      role: 'assistant',
+      content: [],
+    },
     streams: {},
     delegations: {},
     resumes: init.resumes ?? null,
