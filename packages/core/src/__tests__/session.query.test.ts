@@ -4,6 +4,7 @@
  * Devtools see the query active while a session follows the thread.
  */
 import { describe, expect, it, vi } from 'vitest'
+import { QueryClient } from '@tanstack/query-core'
 import { historyQueryKey } from '../index'
 import {
   finishedTurn,
@@ -89,4 +90,63 @@ describe('the history query in TanStack Query [R-READ-QUERY]', () => {
     // The cache keeps the record for the next session of the thread (stale-while-revalidate).
     expect(query(t)?.state.data).toEqual(snapshot([]))
   })
+})
+
+describe('what the query cache holds is checked before a session takes it [R-READ-QUERY-CHECKED]', () => {
+  const junk: [string, unknown][] = [
+    ['messages that are a string', { messages: 'x', openSuspensions: [], activeExecutionId: null }],
+    [
+      'a message without fields',
+      { messages: [{ id: 1 }], openSuspensions: [], activeExecutionId: null },
+    ],
+    [
+      'open suspensions that are an object',
+      { messages: [], openSuspensions: {}, activeExecutionId: null },
+    ],
+    ['a null suspension', { messages: [], openSuspensions: [null], activeExecutionId: null }],
+    ['nothing like a snapshot', 42],
+  ]
+
+  it.each(junk)(
+    'at the start (hydrate, a persister, an older version): %s is ignored, reported, and the thread is read',
+    async (_, value) => {
+      const warnings: string[] = []
+      const t = setup({
+        onWarning: (message) => void warnings.push(message),
+        queryClient: (() => {
+          const client = new QueryClient()
+          client.setQueryData(historyQueryKey(key), value)
+          return client
+        })(),
+      })
+      expect(t.session.getState()).toMatchObject({ messages: [], openSuspensions: [] })
+      expect(warnings).toEqual([expect.stringContaining('Ignored what the query cache holds')])
+      await settle()
+      t.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'A')))
+      await settle()
+      expect(t.session.getState().messages.map((m) => m.id)).toEqual(['e1:user', 'e1:assistant'])
+      t.session.dispose()
+    },
+  )
+
+  it.each(junk)(
+    "an app's setQueryData of %s: the transcript stays, the failure is a readError, and a read puts the record back",
+    async (_, value) => {
+      const t = setup()
+      t.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'A')))
+      await settle()
+      t.client.queryClient.setQueryData(historyQueryKey(key), value)
+      expect(t.session.getState().messages.map((m) => m.id)).toEqual(['e1:user', 'e1:assistant'])
+      expect(t.session.getState().readError).toMatchObject({ code: 'invalid_response' })
+      await vi.advanceTimersByTimeAsync(1_000)
+      expect(t.server.pendingReads()).toBe(1)
+      t.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'A')))
+      await settle()
+      expect(t.session.getState().readError).toBeNull()
+      expect(t.client.queryClient.getQueryData(historyQueryKey(key))).toMatchObject({
+        messages: [{ id: 'e1:user' }, { id: 'e1:assistant' }],
+      })
+      t.session.dispose()
+    },
+  )
 })

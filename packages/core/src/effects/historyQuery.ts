@@ -1,6 +1,6 @@
 import { QueryObserver, type QueryClient } from '@tanstack/query-core'
-import type { HistorySnapshot } from '../wire/contract/snapshot'
-import { toPreviewChatError } from '../wire/contract/errors'
+import { checkSnapshot, type HistorySnapshot } from '../wire/contract/snapshot'
+import { toPreviewChatError, type PreviewChatError } from '../wire/contract/errors'
 import type { EngineAction } from '../engine/model'
 import { snapshotAction } from '../engine/reduce'
 
@@ -105,18 +105,18 @@ export function createHistoryQuery(options: {
       const stopCache = queryClient.getQueryCache().subscribe((event) => {
         if (event.type !== 'updated' || event.query !== current.getCurrentQuery()) return
         const { action } = event
-        const data = event.query.state.data as HistorySnapshot | undefined
-        if (action.type === 'success' && data)
-          dispatch(snapshotAction(data, action.manual === true ? 'app' : 'read', clock()))
-        else if (action.type === 'error') {
+        const failed = (error: PreviewChatError) => {
           const { at, random } = clock()
-          dispatch({
-            type: 'read-failed',
-            error: toPreviewChatError(action.error, 'invalid_response', 'The history read failed'),
-            at,
-            random,
-          })
+          dispatch({ type: 'read-failed', error, at, random })
         }
+        // What the cache holds is checked: an app's setQueryData may have put anything there.
+        if (action.type === 'success') {
+          const checked = checkSnapshot(event.query.state.data)
+          if (checked.success)
+            dispatch(snapshotAction(checked.value, action.manual ? 'app' : 'read', clock()))
+          else failed(checked.error)
+        } else if (action.type === 'error')
+          failed(toPreviewChatError(action.error, 'invalid_response', 'The history read failed'))
       })
       const stopObserver = current.subscribe(() => {})
       return () => {

@@ -13,8 +13,7 @@ import { nextDeadline, nextRead } from '../engine/schedule'
 import { selectSessionState, type SessionState } from '../engine/select'
 import { markTruncated } from '../engine/transcript'
 import { describeValue, toPreviewChatError } from '../wire/contract/errors'
-import type { Suspension } from '../wire/contract/snapshot'
-import type { HistorySnapshot } from '../wire/contract/snapshot'
+import { checkSnapshot, type Suspension } from '../wire/contract/snapshot'
 import { readTurnStream, type ThreadKey } from '../wire/transport'
 import { createAlarm, type Alarm } from './alarm'
 import type { ReadonlyStore, SessionContext } from './context'
@@ -76,9 +75,12 @@ export class PreviewChatSession {
       ...(ctx.server && { server: ctx.server }),
     })
     // Stale-while-revalidate: a cached snapshot shows at once; the gate waits for a fresh read.
-    const cached = ctx.queryClient.getQueryData<HistorySnapshot>(ctx.queryKey)
-    const engine = cached
-      ? reduce(initial, snapshotAction(cached, 'cache', this.#clock()), ctx.config).state
+    const cached = ctx.queryClient.getQueryData<unknown>(ctx.queryKey)
+    const checked = cached === undefined ? null : checkSnapshot(cached)
+    if (checked?.success === false)
+      ctx.warn(`Ignored what the query cache holds for a thread: ${checked.error.message}`)
+    const engine = checked?.success
+      ? reduce(initial, snapshotAction(checked.value, 'cache', this.#clock()), ctx.config).state
       : initial
     this.#engine = createStore<EngineState>()(() => engine)
     // The server render shows the cached transcript, not the draft that only the browser knows.

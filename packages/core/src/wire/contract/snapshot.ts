@@ -244,7 +244,36 @@ export function parseHistorySnapshot(
   }
   if (issues.length > 0) return { success: false, error: contractError(issues, what) }
   if (reuse) reuse.messages = messages
-  return { success: true, value: completeSnapshot({ ...shell.value, messages }, reuse) }
+  const value = completeSnapshot({ ...shell.value, messages }, reuse)
+  for (const message of value.messages) made.add(message)
+  return { success: true, value }
+}
+
+/** The messages of the snapshots this client parsed (and completed): what `checkSnapshot` knows. */
+const made = new WeakSet<object>()
+
+/**
+ * A snapshot found in the query cache, checked before a session takes it. What this client's reads
+ * put there passes at the cost of a lookup per message (and a check of any message TanStack
+ * Query's structural sharing merged from two of ours); what else got there (an app's
+ * `setQueryData`, `hydrate`, a persister restoring what another version wrote) is parsed like a
+ * read's answer.
+ */
+export function checkSnapshot(value: unknown): ParseResult<HistorySnapshot> {
+  if (isRecord(value) && Array.isArray(value.messages) && value.activeExecutionId !== undefined) {
+    const shell = run(shellSchema, value)
+    if (!shell.issues && value.messages.every(isMade))
+      return { success: true, value: value as unknown as HistorySnapshot }
+  }
+  return parseHistorySnapshot(value)
+}
+
+function isMade(message: unknown): boolean {
+  if (made.has(message as object)) return true
+  const checked =
+    isRecord(message) && message.executionStatus !== undefined && messageSchema(message) !== FAIL
+  if (checked) made.add(message)
+  return checked
 }
 
 /** Deep equality of JSON values (what `JSON.parse` makes, and the schema's output of it). */
