@@ -87,6 +87,68 @@ describe('persistTranscripts [R-PERSIST-RELOAD]', () => {
     },
   )
 
+  it.each([
+    ['an hour ahead', (now: number) => now + 3_600_000],
+    ['at the end of time', () => 1e308],
+  ])(
+    'a 403 forgets it even when it was kept while the clock ran %s (no timestamp decides)',
+    async (_, keptAt) => {
+      const storage = memoryStorage()
+      const before = page(storage)
+      before.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'Secret')))
+      await settle()
+      await vi.advanceTimersByTimeAsync(1_000)
+      before.session.dispose()
+      const key = 'preview-chat:transcripts:alice'
+      const kept = JSON.parse(storage.getItem(key) ?? '') as { threads: { updatedAt: number }[] }
+      for (const thread of kept.threads) thread.updatedAt = keptAt(Date.now())
+      storage.setItem(key, JSON.stringify(kept))
+      const after = page(storage)
+      expect(text(after)).toEqual(['Q', 'Secret'])
+      after.server.answerRead({ status: 403, body: { code: 403, message: 'No' } })
+      await settle()
+      await vi.advanceTimersByTimeAsync(1_000)
+      expect([...storage.items.values()].join('')).not.toContain('Secret')
+      after.session.dispose()
+    },
+  )
+
+  it('a live turn JSON cannot hold fails its own write only: the other threads are kept, nothing throws', async () => {
+    const storage = memoryStorage()
+    const warnings: string[] = []
+    const persistence = persistTranscripts({ storage })
+    persistence.attach(
+      new QueryClient(),
+      'alice',
+      {
+        setTimeout: (callback, ms) => setTimeout(callback, ms),
+        clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+        now: () => Date.now(),
+      },
+      (message) => void warnings.push(message),
+    )
+    const turn = (executionId: string, input: unknown) => ({
+      executionId,
+      sessionId: 't1',
+      user: userMessage(executionId, 'Q', 'running'),
+      assistant: assistantMessage(
+        executionId,
+        [{ type: 'tool-call', toolCallId: 'c1', toolName: 'search', input } as never],
+        'running',
+      ),
+      streams: {},
+      delegations: {},
+      resumes: null,
+      ended: false,
+    })
+    persistence.keepLive('alice', 'broken', turn('e1', 10n))
+    persistence.keepLive('alice', 'fine', turn('e2', { q: 'kept' }))
+    await vi.advanceTimersByTimeAsync(250)
+    expect(persistence.keptLive('alice', 'fine')?.executionId).toBe('e2')
+    expect(persistence.keptLive('alice', 'broken')).toBeNull()
+    expect(warnings).toEqual([expect.stringContaining('could not be kept')])
+  })
+
   it('is scoped per user: bob never sees what alice kept', async () => {
     const storage = memoryStorage()
     const alice = page(storage, 'alice')

@@ -196,6 +196,41 @@ describe('the relay is parsed like the wire (row d)', () => {
     a.session.dispose()
   })
 
+  it.each([
+    ['a BigInt', () => 10n],
+    [
+      'a cycle',
+      () => {
+        const cycle: Record<string, unknown> = {}
+        cycle.self = cycle
+        return cycle
+      },
+    ],
+  ])(
+    'a relayed turn whose tool input holds what JSON cannot (%s) is junk: ignored, reported, never shown or kept [R-RELAY-PARSED]',
+    async (_, input) => {
+      const { hub, tabs, warnings } = await idleTabs(['A'])
+      const [a] = tabs as [ReturnType<typeof setup>]
+      const thread = JSON.stringify([key.projectId, key.agentId, key.threadId])
+      const toolCall = { type: 'tool-call', toolCallId: 'c1', toolName: 'search', input: input() }
+      const turn = {
+        executionId: 'e9',
+        sessionId: 't1',
+        user: userMessage('e9', 'From another build', 'running'),
+        assistant: assistantMessage('e9', [toolCall as never], 'running'),
+        streams: {},
+        delegations: {},
+        resumes: null,
+        ended: false,
+      }
+      expect(() => hub.inject({ v: 1, tab: 'Z', thread, kind: 'turn', turn, seq: 0 })).not.toThrow()
+      await settle()
+      expect(a.session.getState()).toMatchObject({ status: 'idle', messages: [] })
+      expect(warnings).toEqual([expect.stringContaining('not a JSON value')])
+      a.session.dispose()
+    },
+  )
+
   it('a relayed turn that no read confirms holds the gate no longer than one read after submitTimeoutMs', async () => {
     const { hub, tabs } = await idleTabs(['A'], { submitTimeoutMs: 30_000 })
     const [a] = tabs as [ReturnType<typeof setup>]

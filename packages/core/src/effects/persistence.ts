@@ -74,8 +74,10 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
   let clock: Timers = defaultTimers
   let report: (message: string) => void = () => {}
 
-  const write = (key: string, value: string | null) => {
+  /** `value` is made inside the guard: a value JSON cannot hold is a write that failed. */
+  const write = (key: string, make: (() => string | null) | null) => {
     try {
+      const value = make?.() ?? null
       if (value === null || value.length > maxChars) storage?.removeItem(key)
       else storage?.setItem(key, value)
     } catch (cause) {
@@ -100,8 +102,9 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
   const flushLive = () => {
     if (liveTimer !== null) clock.clearTimeout(liveTimer)
     liveTimer = null
-    for (const [key, turn] of pendingLive) write(key, turn ? JSON.stringify(turn) : null)
+    const flushed = [...pendingLive]
     pendingLive.clear()
+    for (const [key, turn] of flushed) write(key, turn && (() => JSON.stringify(turn)))
   }
   if (typeof window !== 'undefined' && typeof window.addEventListener === 'function')
     window.addEventListener('pagehide', flushLive)
@@ -116,7 +119,7 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
       let timer: unknown = null
       const save = () => {
         timer = null
-        write(transcriptsKey(scope), serialize(queryClient, maxChars))
+        write(transcriptsKey(scope), () => serialize(queryClient, maxChars))
       }
       const schedule = () => {
         if (timer === null) timer = timers.setTimeout(save, options.throttleMs ?? 1_000)
@@ -146,20 +149,23 @@ function restore(queryClient: QueryClient, kept: unknown) {
   if (!Array.isArray(threads)) return
   for (const thread of threads as unknown[]) {
     const { queryKey, data, updatedAt } = (thread ?? {}) as Partial<Kept['threads'][number]>
-    if (!Array.isArray(queryKey) || !ours(queryKey) || typeof updatedAt !== 'number') continue
+    if (!Array.isArray(queryKey) || !ours(queryKey) || !Number.isFinite(updatedAt)) continue
     if (queryClient.getQueryData(queryKey) !== undefined) continue
     const parsed = parseHistorySnapshot(data)
-    if (parsed.success) queryClient.setQueryData(queryKey, parsed.value, { updatedAt })
+    // Never newer than now: kept while this machine's clock ran ahead, it would outrank reads.
+    if (parsed.success)
+      queryClient.setQueryData(queryKey, parsed.value, {
+        updatedAt: Math.min(updatedAt as number, Date.now()),
+      })
   }
 }
 
-function refused(state: { error: unknown; errorUpdatedAt: number; dataUpdatedAt: number }) {
+/** The thread's last read answered 404 or 403 (TanStack Query keeps the data of a failed read). */
+function refused(state: { status: string; error: unknown }) {
   const error = state.error as { status?: unknown; routeMissing?: unknown } | null
   // A page instead of the API (a proxy, a wrong URL) says nothing about the thread.
-  if (!error || error.routeMissing === true) return false
-  return (
-    state.errorUpdatedAt >= state.dataUpdatedAt && (error.status === 404 || error.status === 403)
-  )
+  if (state.status !== 'error' || !error || error.routeMissing === true) return false
+  return error.status === 404 || error.status === 403
 }
 
 /** This client's transcripts, the read most recently first, as many as fit in `maxChars`. */

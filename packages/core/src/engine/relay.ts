@@ -97,7 +97,15 @@ export type RelayParseResult =
   | { kind: 'invalid'; reason: string }
 
 /** Checks what arrived on the relay channel. Never throws, whatever the value. */
-export function parseRelayMessage(data: unknown): RelayParseResult {
+export function parseRelayMessage(posted: unknown): RelayParseResult {
+  // A channel's structured clone carries what no wire can (a BigInt, a cycle, a Map in a tool's
+  // input), and what the tab then renders, keeps or relays must be JSON: it is made JSON here.
+  let data: unknown
+  try {
+    data = JSON.parse(JSON.stringify(posted)) as unknown
+  } catch {
+    return { kind: 'invalid', reason: 'not a JSON value' }
+  }
   if (!isRecord(data)) return { kind: 'invalid', reason: 'not an object' }
   if (data.v !== RELAY_VERSION)
     return { kind: 'invalid', reason: `not of relay protocol version ${RELAY_VERSION}` }
