@@ -77,6 +77,24 @@ describe('the history query in TanStack Query [R-READ-QUERY]', () => {
     t.session.dispose()
   })
 
+  it('refresh() reads only while the session is listened to: at once resolved and nothing read when nobody listens', async () => {
+    const t = setup({ lingerMs: 0 })
+    t.server.answerRead(snapshot([]))
+    await settle()
+    const during = t.session.refresh()
+    await settle()
+    expect(t.server.pendingReads()).toBe(1)
+    let resolved = false
+    void during.then(() => (resolved = true))
+    t.unsubscribe() // the last listener leaves mid-read
+    await vi.advanceTimersByTimeAsync(0)
+    await settle()
+    expect(resolved).toBe(true)
+    await t.session.refresh()
+    expect(t.server.count('GET')).toBe(2)
+    t.session.dispose()
+  })
+
   it('is active (observed) while the session is followed, and inactive once it went quiet', async () => {
     const t = setup({ lingerMs: 1_000 })
     t.server.answerRead(snapshot([]))

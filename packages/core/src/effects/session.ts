@@ -210,7 +210,11 @@ export class PreviewChatSession {
     this.#dispatch({ type: 'error-cleared' })
   }
 
-  /** One history read now (or right after the one in flight); resolves once reads settle. */
+  /**
+   * One history read now (or right after the one in flight), while the session is listened to;
+   * resolves once reads settle. A session nobody listens to reads nothing (`prefetch()` is for
+   * that), so it resolves at once, as it does when the last listener leaves mid-read.
+   */
   refresh = async (): Promise<void> => {
     this.#dispatch({ type: 'read-wanted', urgent: true })
     await new Promise<void>((resolve) => {
