@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest'
 import { PreviewChatError } from '../wire/contract/errors'
 import type { EngineState } from '../engine/model'
 import { initialEngineState, reduce } from '../engine/reduce'
-import { nextDeadline, nextRead } from '../engine/schedule'
+import { LAGGING_RECORD_POLLS, nextDeadline, nextRead } from '../engine/schedule'
+import { startTurn } from '../engine/fold'
 import { followUp } from '../engine/slices/reads'
-import { key, runningTurn, engineConfig } from './harness'
+import { key, runningTurn, engineConfig, snapshot as snapshotOf } from './harness'
 
 const config = engineConfig
 
@@ -130,5 +131,28 @@ describe('followUp: retries and polls [R-READ-BACKOFF]', () => {
     expect(first.reads).toMatchObject({ followUpAt: 1_000, polls: 1 })
     expect(followUp(first, 1_000, 1, config).reads).toMatchObject({ followUpAt: 3_000, polls: 2 })
     expect(followUp(active({ recorded: runningTurn() }), 0, 1, config).reads.followUpAt).toBeNull()
+  })
+
+  it('polls a record that lags behind a turn this tab saw end for a while, then stops while nothing runs [R-READ-POLL]', () => {
+    const ended = {
+      ...startTurn({ executionId: 'e1', sessionId: 't1', createdAt: '' }),
+      ended: true,
+    }
+    let state = active({ recorded: snapshotOf([]), settled: [ended] })
+    const delays: number[] = []
+    for (let at = 0; ;) {
+      state = followUp(state, at, 1, config)
+      const next = state.reads.followUpAt
+      if (next === null) break
+      delays.push(next - at)
+      at = next
+      expect(delays.length).toBeLessThanOrEqual(LAGGING_RECORD_POLLS)
+    }
+    expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 10_000, 10_000, 10_000, 10_000])
+    // The turn stays on screen; a notification (or a refresh) polls afresh.
+    expect(state.settled).toEqual([ended])
+    expect(
+      followUp({ ...state, reads: { ...state.reads, polls: 0 } }, 0, 1, config).reads.followUpAt,
+    ).toBe(1_000)
   })
 })

@@ -1,7 +1,7 @@
 import { followsRunning, SILENT_TURN_MAX_AGE_MS } from './derive'
 import type { EngineConfig, EngineState } from './model'
 
-export { IDLE_READ_RETRIES } from './slices/reads'
+export { IDLE_READ_RETRIES, LAGGING_RECORD_POLLS } from './slices/reads'
 
 /**
  * When the next history read may start (scheduler time), or `null` for no read: the one place

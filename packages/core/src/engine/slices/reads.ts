@@ -13,6 +13,12 @@ type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
 /** Retries of a failed read while nothing runs (while a turn runs, reads retry without end). */
 export const IDLE_READ_RETRIES = 3
 
+/**
+ * Polls for a record that lags behind a turn this tab saw end, while nothing runs (about a minute
+ * at the default `poll`); a push notification, `refresh()` or the page coming back reads again.
+ */
+export const LAGGING_RECORD_POLLS = 8
+
 export function pushMessage(state: EngineState, { message }: Action<'push-message'>): Step {
   const { projectId, agentId, threadId } = message.data
   const { key } = state
@@ -119,7 +125,9 @@ export function followUp(state: EngineState, at: number, random: number, config:
     }
     return { ...state, reads: { ...reads, followUpAt: null } }
   }
-  if (recordLags || (running && !state.push.connected)) {
+  // A record that lags is polled for a while, not for ever: a turn the server never records (it
+  // lost it) would keep an open tab reading every `poll.maxMs`; a notification reads again.
+  if ((recordLags && reads.polls < LAGGING_RECORD_POLLS) || (running && !state.push.connected)) {
     const delay = backoffDelay(reads.polls, config.poll.baseMs, config.poll.maxMs, jitter)
     return { ...state, reads: { ...reads, polls: reads.polls + 1, followUpAt: at + delay } }
   }
