@@ -1,9 +1,9 @@
 import type { ThreadKey } from '@preview-chat/core'
-import { isTerminalEvent, parseTurnEvent, type TurnEvent } from '@preview-chat/core/contract'
+import type { TurnEvent } from '@preview-chat/core/contract'
 import {
-  applyTurnEvent,
+  applyTurnEvents,
   DEFAULT_DELEGATION_CHAR_LIMIT,
-  readSse,
+  readTurnStream,
   recordCovers,
   startTurn,
   type LiveTurn,
@@ -91,24 +91,25 @@ interface Posted {
   events: TurnEvent[]
 }
 
-/** Reads a turn stream's events until `stopAt` says so or the body ends. */
+/**
+ * Reads a turn stream with the client's reader (`readTurnStream`) up to its terminal event, handing
+ * `onEvents` each network chunk's events; what follows the terminal event is read and ignored
+ * until the backend closes the stream, as the client does.
+ */
 async function readEvents(
   body: ReadableStream<Uint8Array>,
-  stopAt: (event: TurnEvent) => boolean,
-  onEvent: (event: TurnEvent) => void = () => {},
+  onEvents: (events: TurnEvent[]) => void,
 ): Promise<TurnEvent[]> {
   const events: TurnEvent[] = []
-  // Leaving early is a client that went away: the turn runs on, as the contract says.
-  await readSse(body, (messages) => {
-    for (const data of messages) {
-      const parsed = parseTurnEvent(data)
-      if (parsed.kind !== 'event') continue
-      events.push(parsed.event)
-      onEvent(parsed.event)
-      if (stopAt(parsed.event)) return false
-    }
-    return true
-  })
+  const reading = new AbortController()
+  await readTurnStream(
+    body,
+    (batch) => {
+      events.push(...batch)
+      onEvents(batch)
+    },
+    reading.signal,
+  )
   return events
 }
 
@@ -129,8 +130,7 @@ export function createSeeder(context: SeederContext): Seeder {
     key: ThreadKey,
     message: string,
     mode: TurnMode,
-    stopAt: (event: TurnEvent) => boolean,
-    onEvent?: (event: TurnEvent, executionId: string) => void,
+    onEvents?: (events: TurnEvent[], executionId: string) => void,
   ): Promise<Posted> => {
     const enc = encodeURIComponent
     const url = `http://seed.invalid${basePath}/projects/${enc(key.projectId)}/agents/v2/${enc(key.agentId)}/chat`
@@ -173,9 +173,13 @@ export function createSeeder(context: SeederContext): Seeder {
         `Seeding failed: posting "${message}" as ${user} answered HTTP ${response.status} (${await response.text()}). Check the user exists and may execute.`,
       )
     }
-    const events = await readEvents(response.body, stopAt, (event) => {
-      executionId ??= event.type === 'execution-started' ? event.executionId : started()
-      if (executionId !== undefined) onEvent?.(event, executionId)
+    const events = await readEvents(response.body, (batch) => {
+      // The events from the first one the execution is known at.
+      const from = batch.findIndex((event) => {
+        executionId ??= event.type === 'execution-started' ? event.executionId : started()
+        return executionId !== undefined
+      })
+      if (executionId !== undefined) onEvents?.(batch.slice(from), executionId)
     })
     if (executionId === undefined) {
       throw new Error(
@@ -214,7 +218,7 @@ export function createSeeder(context: SeederContext): Seeder {
   const finishedTurns = async (user: string, key: ThreadKey, messages: string[]) => {
     let executionId = ''
     for (const message of messages) {
-      const posted = await post(user, key, message, free(), isTerminalEvent)
+      const posted = await post(user, key, message, free())
       executionId = posted.executionId
     }
     return executionId
@@ -236,13 +240,13 @@ export function createSeeder(context: SeederContext): Seeder {
       let started: (executionId: string) => void = () => {}
       const executionStarted = new Promise<string>((done) => (started = done))
       const turnOptions = { delegationCharLimit: DEFAULT_DELEGATION_CHAR_LIMIT, now: Date.now }
-      const posting = post(user, key, message, { gate }, isTerminalEvent, (event, executionId) => {
+      const posting = post(user, key, message, { gate }, (events, executionId) => {
         if (!live) {
           const createdAt = new Date().toISOString()
           live = startTurn({ executionId, sessionId: key.threadId, message, createdAt })
           started(executionId)
         }
-        if (event.type !== 'execution-started') live = applyTurnEvent(live, event, turnOptions)
+        live = applyTurnEvents(live, events, turnOptions)
       })
       const executionId = await Promise.race([
         executionStarted,
@@ -261,7 +265,7 @@ export function createSeeder(context: SeederContext): Seeder {
 
     async suspension(options = {}) {
       const { user, key } = resolve(options)
-      const { executionId, events } = await post(user, key, '/suspend', free(), isTerminalEvent)
+      const { executionId, events } = await post(user, key, '/suspend', free())
       const last = events[events.length - 1]
       if (last?.type !== 'tool-call-suspended') {
         throw new Error(
