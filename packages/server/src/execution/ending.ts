@@ -31,6 +31,11 @@ export function endExecution(
   const endTime = settings.now()
   const terminal = terminalEvent(settings, ending, outcome, endTime)
   execution.endedAt = new Date(endTime).toISOString()
+  // The record's status is the execution's, not the fold's ending (`end()` in core's fold): a Stop
+  // or a close ends the stream with `done`, which the fold ends as `success`, while the record says
+  // `cancelled` or `interrupted` (no turn event carries those; docs/decisions/done-waits-for-the-
+  // record.md). The fold gives the record its parts only, so of the terminal events only
+  // `tool-call-suspended` is folded (for its tool call's `suspendPayload`).
   for (const message of recorder.messages) {
     message.executionStatus = execution.status
     if (execution.error !== undefined) message.executionError = execution.error
