@@ -288,9 +288,9 @@ describe('fixtures/n8n-2.41 replayed against the n8n-2.41 flavor [R-N8N-EMULATIO
     push.close()
     const capturedPush = fixture('push.sse')
     expect(capturedPush.startsWith(':ok\n\n')).toBe(true)
-    expect(push.frames[0]).toBe(':ok\n\n')
+    expect(push.text().startsWith(':ok\n\n')).toBe(true)
     const capturedFrames = framesOf(capturedPush)
-    const emulatedFrames = framesOf(push.frames.join(''))
+    const emulatedFrames = framesOf(push.text())
     expect(emulatedFrames.comments).toEqual(capturedFrames.comments)
     for (const frames of [capturedFrames, emulatedFrames]) {
       for (const message of frames.events) {

@@ -1,4 +1,5 @@
 import { parsePushMessage, type PushMessage } from '@preview-chat/core/contract'
+import { readSse } from '@preview-chat/core/internal'
 import { WebSocket } from 'ws'
 import type { PreviewChatServer, StartPreviewChatServerOptions } from '../node/host'
 import { chatPath, send, startHost, TurnReader, type Answer } from './harness'
@@ -71,7 +72,10 @@ export async function n8nMessages(
   return (body.data as { messages: Record<string, unknown>[] }).messages
 }
 
-/** The SSE push channel, read raw: every frame as it came, and the parsed messages. */
+/**
+ * The SSE push channel: its body's text as it came (for the framing checks), and its messages as
+ * the client reads them (core's SSE reader).
+ */
 export async function openN8nPushStream(server: PreviewChatServer, user = 'alice') {
   const controller = new AbortController()
   const response = await fetch(`${server.url}/rest/push?pushRef=test-push-ref`, {
@@ -79,30 +83,24 @@ export async function openN8nPushStream(server: PreviewChatServer, user = 'alice
     signal: controller.signal,
   })
   if (response.status !== 200) throw new Error(`push answered ${response.status}`)
-  const frames: string[] = []
+  const [raw, read] = (response.body as ReadableStream<Uint8Array>).tee()
+  let text = ''
   const messages: PushMessage[] = []
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader()
   const decoder = new TextDecoder()
-  let buffer = ''
-  void (async () => {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) return
-      buffer += decoder.decode(value, { stream: true })
-      let boundary = buffer.indexOf('\n\n')
-      while (boundary >= 0) {
-        const frame = buffer.slice(0, boundary + 2)
-        buffer = buffer.slice(boundary + 2)
-        frames.push(frame)
-        if (frame.startsWith('data: ')) {
-          const parsed = parsePushMessage(frame.slice(6).trim())
-          if (parsed.kind === 'message') messages.push(parsed.message)
-        }
-        boundary = buffer.indexOf('\n\n')
+  const write = (chunk: Uint8Array) => void (text += decoder.decode(chunk, { stream: true }))
+  void raw.pipeTo(new WritableStream({ write })).catch(() => undefined)
+  void readSse(
+    read,
+    (data) => {
+      for (const each of data) {
+        const parsed = parsePushMessage(each)
+        if (parsed.kind === 'message') messages.push(parsed.message)
       }
-    }
-  })().catch(() => undefined)
-  return { response, frames, messages, close: () => controller.abort() }
+      return true
+    },
+    controller.signal,
+  )
+  return { response, text: () => text, messages, close: () => controller.abort() }
 }
 
 /** How a WebSocket to the push channel went: opened or not, its text frames, its close code. */
