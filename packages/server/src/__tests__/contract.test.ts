@@ -1,4 +1,9 @@
-import type { Message, ToolCallPart, TurnEvent } from '@preview-chat/core/contract'
+import {
+  recordedMessageId,
+  type Message,
+  type ToolCallPart,
+  type TurnEvent,
+} from '@preview-chat/core/contract'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPreviewChatBackend } from '../backend'
 import type { ExecutionRelay } from '../relay'
@@ -25,8 +30,9 @@ import {
 const unhandled = collectUnhandled()
 afterEach(closeHosts)
 
+// A lookup: the ids themselves are pinned literally by the R-WIRE-MESSAGE-IDS tests below.
 const assistantOf = (messages: Message[], executionId: string) =>
-  messages.find((message) => message.id === `${executionId}:assistant`)
+  messages.find((message) => message.id === recordedMessageId(executionId, 'assistant'))
 
 const toolCalls = (message: Message | undefined) =>
   (message?.content ?? []).filter((part): part is ToolCallPart => part.type === 'tool-call')
