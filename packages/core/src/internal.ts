@@ -15,6 +15,7 @@ export {
 } from './engine/fold'
 export type { LiveTurn, TurnOptions } from './engine/fold'
 export { composeTranscript, markTruncated, recordCovers } from './engine/transcript'
+export { defaultTimers } from './platform/environment'
 export { readSse } from './wire/sse'
 export type { SseEnd } from './wire/sse'
 export { createTransport, readTurnStream } from './wire/transport'

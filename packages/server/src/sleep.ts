@@ -1,4 +1,5 @@
 import type { Timers } from '@preview-chat/core'
+import { defaultTimers } from '@preview-chat/core/internal'
 
 /**
  * Every pause of the scripted agent goes through a `Sleep`, so that tests and scenarios can pace a
@@ -26,12 +27,8 @@ export const sleepOn =
       signal.addEventListener('abort', onAbort, { once: true })
     })
 
-/** The platform's timers, as the server uses them unless a test injects others. */
-export const platformTimers: Timers = {
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-  now: () => performance.now(),
-}
+/** The platform's timers (core's own), as the server uses them unless a test injects others. */
+export const platformTimers: Timers = defaultTimers
 
 /** A `Sleep` on the platform's timers. */
 export const timerSleep: Sleep = sleepOn(platformTimers)
