@@ -102,8 +102,12 @@ function useTurnEndings(session: PreviewChatSession, options: UsePreviewChatOpti
   useEffect(() => {
     if (!listening) return
     return session.onTurnEnd((ending) => {
-      callbacks.current.onFinish?.(ending)
-      if (ending.error) callbacks.current.onError?.(ending.error, ending)
+      // Each is called whatever the other does; what one throws is the session's to report.
+      try {
+        callbacks.current.onFinish?.(ending)
+      } finally {
+        if (ending.error) callbacks.current.onError?.(ending.error, ending)
+      }
     })
   }, [session, listening])
 }

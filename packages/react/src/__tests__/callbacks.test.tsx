@@ -61,6 +61,30 @@ describe('usePreviewChat for a UI kit [R-TURN-ENDING]', () => {
     expect(onFinish).toHaveBeenCalledWith(expect.objectContaining({ status: 'error' }))
   })
 
+  it('an onFinish that throws does not keep onError from hearing of the failure; the throw is reported', async () => {
+    const key = thread()
+    const warnings: string[] = []
+    const onError = vi.fn()
+    const { Probe, chat: api } = createProbe()
+    render(
+      <Providers
+        client={tabClient('alice', { onWarning: (message) => void warnings.push(message) })}
+      >
+        <Probe
+          {...key}
+          onFinish={() => {
+            throw new Error('the app failed to render its toast')
+          }}
+          onError={onError}
+        />
+      </Providers>,
+    )
+    await waitFor(() => expect(api().status).toBe('idle'), until)
+    await act(() => api().submit('/fail'))
+    await waitFor(() => expect(onError).toHaveBeenCalledTimes(1), until)
+    expect(warnings).toEqual([expect.stringContaining('the app failed to render its toast')])
+  })
+
   it('no callback for a turn that had ended before the component mounted', async () => {
     const key = thread()
     const first = createProbe()
