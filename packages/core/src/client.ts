@@ -276,6 +276,7 @@ export function createMinimalPreviewChatClient(
           ...(persist && {
             keptLive: persist.keptLive(scope, id),
             keepLive: (turn) => persist.keepLive(scope, id, turn),
+            ...(persist.isKept && { isKept: persist.isKept }),
           }),
           onIdle: (idle) => {
             if (byKey.get(id) === idle) byKey.delete(id)

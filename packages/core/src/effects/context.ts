@@ -35,6 +35,8 @@ export interface SessionContext {
   /** A running turn's live view kept across a reload, and where to keep it (`persistTranscripts`). */
   keptLive?: LiveTurn | null
   keepLive?(turn: LiveTurn | null): void
+  /** Whether the cache's value is a transcript persistence restored (only this browser has it). */
+  isKept?(data: unknown): boolean
   /** What the app says the server can do (else learnt from its first turn). */
   server?: Partial<ServerTraits>
   /** Called once the session went quiet for good (so the client can forget it). */

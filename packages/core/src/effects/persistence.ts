@@ -40,6 +40,11 @@ export interface TranscriptPersistence {
   keptLive(scope: string, threadId: string): LiveTurn | null
   /** Keeps (or with `null` forgets) a thread's live turn; written throttled and when the page hides. */
   keepLive(scope: string, threadId: string, turn: LiveTurn | null): void
+  /**
+   * Whether `data` (a thread's value in the query cache) is a transcript this persistence
+   * restored: a server render did not have it, so the hydration snapshot leaves it out.
+   */
+  isKept?(data: unknown): boolean
 }
 
 const VERSION = 1
@@ -70,6 +75,7 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
   const maxChars = options.maxChars ?? 2_000_000
   const attached = new WeakSet<QueryClient>()
   const pendingLive = new Map<string, LiveTurn | null>()
+  const restored = new WeakSet<object>()
   let liveTimer: unknown = null
   let clock: Timers = defaultTimers
   let report: (message: string) => void = () => {}
@@ -115,7 +121,7 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
       clock = timers
       if (attached.has(queryClient) || !storage) return
       attached.add(queryClient)
-      restore(queryClient, read(transcriptsKey(scope)))
+      restore(queryClient, read(transcriptsKey(scope)), restored)
       let timer: unknown = null
       const save = () => {
         timer = null
@@ -135,6 +141,7 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
       const turn = parseLiveTurn(read(liveKey(scope, threadId)))
       return turn && !turn.ended ? turn : null
     },
+    isKept: (data) => typeof data === 'object' && data !== null && restored.has(data),
     keepLive(scope, threadId, turn) {
       pendingLive.set(liveKey(scope, threadId), turn)
       liveTimer ??= clock.setTimeout(flushLive, options.throttleMs ?? 250)
@@ -143,7 +150,7 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
 }
 
 /** The kept transcripts, checked like a read's answer, into the cache (as old as they were). */
-function restore(queryClient: QueryClient, kept: unknown) {
+function restore(queryClient: QueryClient, kept: unknown, restored: WeakSet<object>) {
   if (typeof kept !== 'object' || kept === null || (kept as Kept).v !== VERSION) return
   const threads = (kept as Kept).threads
   if (!Array.isArray(threads)) return
@@ -153,10 +160,11 @@ function restore(queryClient: QueryClient, kept: unknown) {
     if (queryClient.getQueryData(queryKey) !== undefined) continue
     const parsed = parseHistorySnapshot(data)
     // Never newer than now: kept while this machine's clock ran ahead, it would outrank reads.
-    if (parsed.success)
-      queryClient.setQueryData(queryKey, parsed.value, {
-        updatedAt: Math.min(updatedAt as number, Date.now()),
-      })
+    if (!parsed.success) continue
+    queryClient.setQueryData(queryKey, parsed.value, {
+      updatedAt: Math.min(updatedAt as number, Date.now()),
+    })
+    restored.add(queryClient.getQueryData(queryKey) ?? parsed.value)
   }
 }
 

@@ -7,13 +7,14 @@ import type {
   SubmitResult,
   TurnEnding,
 } from '../engine/model'
+import type { LiveTurn } from '../engine/fold'
 import { readsSettled } from '../engine/derive'
 import { initialEngineState, reduce, snapshotAction } from '../engine/reduce'
 import { nextDeadline, nextRead } from '../engine/schedule'
 import { selectSessionState, type SessionState } from '../engine/select'
 import { markTruncated } from '../engine/transcript'
 import { describeValue, toPreviewChatError } from '../wire/contract/errors'
-import { checkSnapshot, type Suspension } from '../wire/contract/snapshot'
+import { checkSnapshot, type HistorySnapshot, type Suspension } from '../wire/contract/snapshot'
 import { readTurnStream, type ThreadKey } from '../wire/transport'
 import { createAlarm, type Alarm } from './alarm'
 import type { ReadonlyStore, SessionContext } from './context'
@@ -66,25 +67,32 @@ export class PreviewChatSession {
   constructor(key: ThreadKey & { isNew?: boolean }, ctx: SessionContext) {
     this.key = { projectId: key.projectId, agentId: key.agentId, threadId: key.threadId }
     this.#ctx = ctx
-    const initial = initialEngineState({
-      key: this.key,
-      tab: ctx.tab,
-      draft: ctx.storage.getItem(ctx.draftKey) ?? '',
-      isNew: key.isNew ?? false,
-      live: ctx.keptLive ?? null,
-      ...(ctx.server && { server: ctx.server }),
-    })
     // Stale-while-revalidate: a cached snapshot shows at once; the gate waits for a fresh read.
     const cached = ctx.queryClient.getQueryData<unknown>(ctx.queryKey)
     const checked = cached === undefined ? null : checkSnapshot(cached)
     if (checked?.success === false)
       ctx.warn(`Ignored what the query cache holds for a thread: ${checked.error.message}`)
-    const engine = checked?.success
-      ? reduce(initial, snapshotAction(checked.value, 'cache', this.#clock()), ctx.config).state
-      : initial
+    const start = (live: LiveTurn | null, snapshot: HistorySnapshot | null) => {
+      const initial = initialEngineState({
+        key: this.key,
+        tab: ctx.tab,
+        draft: ctx.storage.getItem(ctx.draftKey) ?? '',
+        isNew: key.isNew ?? false,
+        live,
+        ...(ctx.server && { server: ctx.server }),
+      })
+      return snapshot
+        ? reduce(initial, snapshotAction(snapshot, 'cache', this.#clock()), ctx.config).state
+        : initial
+    }
+    const snapshot = checked?.success ? checked.value : null
+    const engine = start(ctx.keptLive ?? null, snapshot)
     this.#engine = createStore<EngineState>()(() => engine)
-    // The server render shows the cached transcript, not the draft that only the browser knows.
-    this.#view = createStore<SessionState>()(() => selectSessionState({ ...engine, draft: '' }))
+    // The server render shows what a server has too: the cache as the app filled it, not the
+    // draft, nor what a reload kept in this browser's storage (so hydration matches it).
+    const keptHere = snapshot !== null && ctx.isKept?.(cached) === true
+    const server = keptHere || ctx.keptLive ? start(null, keptHere ? null : snapshot) : engine
+    this.#view = createStore<SessionState>()(() => selectSessionState({ ...server, draft: '' }))
     this.#view.setState(selectSessionState(engine), true)
     this.store = {
       getState: this.getState,
