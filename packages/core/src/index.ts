@@ -19,7 +19,7 @@ export type {
   ReconnectOptions,
   WebSocketLike,
 } from './wire/pushSource'
-export { PreviewChatSession } from './effects/session'
+export { noThreadState, PreviewChatSession } from './effects/session'
 export type { InspectedStep } from './effects/session'
 export type { ReadonlyStore } from './effects/context'
 export type { SessionState, SessionStatus } from './engine/select'

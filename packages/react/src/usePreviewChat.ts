@@ -1,5 +1,5 @@
+import { noThreadState, PreviewChatError } from '@preview-chat/core'
 import type {
-  PreviewChatError,
   PreviewChatSession,
   ReadonlyStore,
   SessionState,
@@ -12,7 +12,11 @@ import { useStore } from 'zustand'
 import { usePreviewChatClient } from './PreviewChatProvider'
 
 export interface UsePreviewChatOptions extends ThreadKey {
-  /** `false` keeps the session idle: no reads, no push, no requests. Default `true`. */
+  /**
+   * `false` keeps the session idle: no reads, no push, no requests. Default `true`. Disabled, a
+   * thread id no session can have (`''` until the app has one) is no error: the hook shows
+   * `noThreadState`, and its actions answer `invalid_request` without sending anything.
+   */
   enabled?: boolean
   /** The app minted this thread id and knows it is empty: skip the first read. */
   isNew?: boolean
@@ -43,30 +47,67 @@ export interface PreviewChat extends SessionState {
 
 const noSubscription = () => () => {}
 
+type Actions = Pick<
+  PreviewChat,
+  'setDraft' | 'submit' | 'resume' | 'stop' | 'refresh' | 'clearError'
+>
+
 /**
  * The thread's session (shared by every component that follows the same thread) and the
- * frame-throttled zustand store React reads it through.
+ * frame-throttled zustand store React reads it through. Disabled with an id no session can
+ * have (`threadId: ''` until the app has one), there is no session: `noThreadState`, and actions
+ * that answer with the id's refusal.
  */
 function useSessionStore(options: UsePreviewChatOptions): {
-  session: PreviewChatSession
+  session: PreviewChatSession | null
   store: ReadonlyStore<SessionState>
+  actions: Actions
 } {
   const client = usePreviewChatClient()
   const queryClient = useContext(QueryClientContext)
   const { projectId, agentId, threadId, isNew, throttleMs, enabled } = options
-  const session = client.session({
-    projectId,
-    agentId,
-    threadId,
-    ...(isNew !== undefined && { isNew }),
-    ...(queryClient && { queryClient }),
-  })
+  let session: PreviewChatSession | null = null
+  let refusal: PreviewChatError | null = null
+  try {
+    session = client.session({
+      projectId,
+      agentId,
+      threadId,
+      ...(isNew !== undefined && { isNew }),
+      ...(queryClient && { queryClient }),
+    })
+  } catch (error) {
+    if (enabled !== false || !PreviewChatError.isInstance(error)) throw error
+    refusal = error
+  }
   const store = useMemo(() => {
+    if (!session) return noThread
     const throttled = client.view(session, throttleMs)
     // Disabled: read the state, never subscribe (subscribing is what starts a session).
     return enabled === false ? { ...throttled, subscribe: noSubscription } : throttled
   }, [session, throttleMs, enabled, client])
-  return { session, store }
+  const refused = refusal?.message
+  const actions = useMemo(() => session ?? refusedActions(refused ?? ''), [session, refused])
+  return { session, store, actions }
+}
+
+const noThread: ReadonlyStore<SessionState> = {
+  getState: () => noThreadState,
+  getInitialState: () => noThreadState,
+  subscribe: noSubscription,
+}
+
+/** What the actions of a hook without a session answer: nothing is sent, nothing is read. */
+function refusedActions(message: string): Actions {
+  const error = () => new PreviewChatError('invalid_request', message)
+  return {
+    setDraft: () => {},
+    submit: () => Promise.resolve({ outcome: 'failed', error: error() }),
+    resume: () => Promise.resolve({ outcome: 'failed', error: error() }),
+    stop: () => Promise.resolve({ cancelRequested: false }),
+    refresh: () => Promise.resolve(),
+    clearError: () => {},
+  }
 }
 
 /**
@@ -75,32 +116,32 @@ function useSessionStore(options: UsePreviewChatOptions): {
  * server's execution.
  */
 export function usePreviewChat(options: UsePreviewChatOptions): PreviewChat {
-  const { session, store } = useSessionStore(options)
+  const { session, store, actions } = useSessionStore(options)
   const state = useStore(store)
   useTurnEndings(session, options)
   return useMemo(
     () => ({
       ...state,
-      setDraft: session.setDraft,
-      submit: session.submit,
-      resume: session.resume,
-      stop: session.stop,
-      refresh: session.refresh,
-      clearError: session.clearError,
+      setDraft: actions.setDraft,
+      submit: actions.submit,
+      resume: actions.resume,
+      stop: actions.stop,
+      refresh: actions.refresh,
+      clearError: actions.clearError,
     }),
-    [state, session],
+    [state, actions],
   )
 }
 
 /** Calls the latest `onFinish`/`onError` for each ending, while the hook is mounted and enabled. */
-function useTurnEndings(session: PreviewChatSession, options: UsePreviewChatOptions): void {
+function useTurnEndings(session: PreviewChatSession | null, options: UsePreviewChatOptions): void {
   const callbacks = useRef(options)
   useEffect(() => {
     callbacks.current = options
   })
   const listening = options.enabled !== false && (options.onFinish ?? options.onError) !== undefined
   useEffect(() => {
-    if (!listening) return
+    if (!listening || !session) return
     return session.onTurnEnd((ending) => {
       // Each is called whatever the other does; what one throws is the session's to report.
       try {

@@ -31,6 +31,15 @@ export interface InspectedStep {
 }
 
 /**
+ * The state of a thread no session follows: what a disabled hook shows before the app has a
+ * thread id (`enabled: false`, `threadId: ''`). The engine's own first state: `recovering`, empty,
+ * nothing can be sent.
+ */
+export const noThreadState: SessionState = selectSessionState(
+  initialEngineState({ key: { projectId: '', agentId: '', threadId: '' }, tab: '' }),
+)
+
+/**
  * One thread, followed: the recovery engine of the specification. It decides nothing: every
  * action goes through the reducer (`engine/reduce.ts`), which returns the next state and the
  * commands to perform, and the scheduler (`engine/schedule.ts`) says when reads and deadlines are

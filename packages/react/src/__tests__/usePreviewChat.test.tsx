@@ -1,6 +1,6 @@
 import { act, waitFor } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
-import { mountChat, setupChat, tabClient, thread } from './harness'
+import { mountChat, Providers, setupChat, tabClient, thread } from './harness'
 
 const chat = setupChat({ deltaMs: 2, snapshotMs: 10 })
 const until = { timeout: 4_000 }
@@ -109,6 +109,32 @@ describe('usePreviewChat over the reference backend', () => {
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(reads()).toBe(0)
     expect(api().status).toBe('recovering')
+  })
+
+  it("enabled: false before the app has a thread id ('') renders, reads nothing, and sends nothing [R-HOOK-ENABLED]", async () => {
+    const client = tabClient()
+    const {
+      chat: api,
+      view,
+      Probe,
+    } = mountChat({ ...thread(), threadId: '', enabled: false }, client)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(api()).toMatchObject({ status: 'recovering', messages: [], canSend: false })
+    expect(await api().submit('hello')).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'invalid_request', message: expect.stringContaining('threadId') },
+    })
+    expect(await api().stop()).toEqual({ cancelRequested: false })
+    expect(reads()).toBe(0)
+    expect(posts()).toBe(0)
+    // The app gets its id and enables the hook: the thread is followed as any other.
+    const key = thread()
+    view.rerender(
+      <Providers client={client}>
+        <Probe {...key} />
+      </Providers>,
+    )
+    await waitFor(() => expect(api().status).toBe('idle'), until)
   })
 
   it('a new thread the app minted posts newSession without a first read [R-GATE-NEW-THREAD]', async () => {
