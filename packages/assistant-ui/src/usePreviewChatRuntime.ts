@@ -43,8 +43,9 @@ export function usePreviewChatRuntime(options: UsePreviewChatRuntimeOptions): As
     isRunning: chat.isRunning,
     // The composer stays editable while a turn runs; only sending waits (the session's gate).
     isSendDisabled: !chat.canSend,
-    // The first read is pending: nothing is known of the thread yet.
-    isLoading: chat.status === 'recovering' && chat.lastSyncedAt === null && !chat.notFound,
+    // Nothing is known of the thread yet: the engine's `loaded` (true once a read answered or
+    // found no thread, or a recorded transcript is shown: the cache's, a restored one, a new thread).
+    isLoading: !chat.loaded,
     onNew: actions.onNew,
     // Without a way to stop here (`canStop`), the kit shows no working Stop.
     ...(chat.canStop && { onCancel: actions.onCancel }),

@@ -1,8 +1,10 @@
 // The runtime in assistant-ui's own primitives, against the MSW-mounted reference backend: what a
-// person sees of each kind of turn, the gate, Stop, a suspension answered, a refetch.
-import { fireEvent, screen, waitFor, within } from '@testing-library/react'
+// person sees of each kind of turn, loading, the gate, Stop, a suspension answered, a refetch.
+import type { AssistantRuntime } from '@assistant-ui/react'
+import { persistTranscripts } from '@preview-chat/react/persist'
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
-import { answers, input, lastAnswer, mountChat, setupChat, thread } from './harness'
+import { answers, input, lastAnswer, mountChat, setupChat, tabClient, thread } from './harness'
 
 const chat = setupChat({ deltaMs: 0, snapshotMs: 5 })
 const posts = () => chat.mock.backend.inspect.countRequests({ route: 'chat', method: 'POST' })
@@ -50,6 +52,45 @@ describe('a turn', () => {
     expect(nested.querySelector('.reasoning')?.textContent).toMatch(/^r+$/)
     expect(within(nested).getByTestId('tool-search').getAttribute('data-status')).toBe('complete')
     expect(nested.querySelector('.text')?.textContent).toMatch(/^t+$/)
+  })
+})
+
+describe('loading', () => {
+  const isLoading = (runtime: () => AssistantRuntime) => runtime().thread.getState().isLoading
+
+  it('a thread not read yet is loading until its read answers [R-LOADED-NOT-EMPTY]', async () => {
+    const { key } = await chat.mock.seed.thread({ messages: ['Hello'] })
+    chat.mock.delayReads(100)
+    const { runtime } = mountChat(key)
+    expect(isLoading(runtime)).toBe(true)
+    await waitFor(() => expect(lastAnswer().getAttribute('data-status')).toBe('complete'))
+    expect(isLoading(runtime)).toBe(false)
+  })
+
+  it('a transcript restored after a reload is not loading, before any read answers [R-LOADED-NOT-EMPTY]', async () => {
+    const { key } = await chat.mock.seed.thread({ messages: ['Hello'] })
+    const storage = new Map<string, string>()
+    const persist = () =>
+      persistTranscripts({
+        throttleMs: 0,
+        storage: {
+          getItem: (k) => storage.get(k) ?? null,
+          setItem: (k, value) => void storage.set(k, value),
+          removeItem: (k) => void storage.delete(k),
+        },
+      })
+    const first = mountChat(key, tabClient('alice', { persist: persist() }))
+    await waitFor(() => expect(lastAnswer().getAttribute('data-status')).toBe('complete'))
+    await waitFor(() => expect(storage.size).toBeGreaterThan(0))
+    first.view.unmount()
+    await act(() => new Promise((resolve) => setTimeout(resolve, 40))) // past the linger
+
+    // The next page: its read is slow, the kept transcript is on screen at once.
+    chat.mock.delayReads(200)
+    const { runtime, session } = mountChat(key, tabClient('alice', { persist: persist() }))
+    expect(session(key).getState()).toMatchObject({ status: 'recovering', lastSyncedAt: null })
+    expect(isLoading(runtime)).toBe(false)
+    expect(answers()).toHaveLength(1)
   })
 })
 
