@@ -1,5 +1,4 @@
 import {
-  MessageNotSentError,
   useExternalStoreRuntime,
   type AppendMessage,
   type AssistantRuntime,
@@ -14,6 +13,7 @@ import {
 } from '@preview-chat/react'
 import { useEffect, useMemo, useRef } from 'react'
 import { convertMessage } from './convert'
+import { PreviewChatNotSentError } from './notSentError'
 import { useComposerDraft } from './useComposerDraft'
 
 export interface UsePreviewChatRuntimeOptions extends Pick<
@@ -58,8 +58,8 @@ export function usePreviewChatRuntime(options: UsePreviewChatRuntimeOptions): As
   return runtime
 }
 
-/** The adapter's callbacks, stable, each reading the chat as it is when called. */
-function adapterActions(current: () => PreviewChat) {
+/** The adapter's callbacks, stable, each reading the chat as it is when called (exported for tests). */
+export function adapterActions(current: () => PreviewChat) {
   /** Answers the suspended tool call `toolCallId` with `data`; anything else has no answer here. */
   const answer = (toolCallId: string, data: unknown) => {
     const chat = current()
@@ -67,15 +67,16 @@ function adapterActions(current: () => PreviewChat) {
     if (suspension) void chat.resume(suspension, data)
   }
   return {
-    /** The kit's composer sent: one `submit(text)`; a refusal hands the text back to it. */
+    /**
+     * The kit's composer sent: one `submit(text)`; a refusal hands the text back to it, as a
+     * `PreviewChatNotSentError` that keeps the refusal's `code` and its `PreviewChatError`.
+     */
     onNew: async (message: AppendMessage): Promise<void> => {
       const text = message.content
         .map((part) => (part.type === 'text' ? part.text : ''))
         .join('\n\n')
       const result = await current().submit(text)
-      if (result.outcome === 'busy')
-        throw new MessageNotSentError('A turn is running; the message was not sent.')
-      if (result.outcome === 'failed') throw new MessageNotSentError(result.error.message)
+      if (result.outcome !== 'accepted') throw new PreviewChatNotSentError(result)
     },
     onCancel: async (): Promise<void> => {
       await current().stop()
