@@ -5,9 +5,10 @@
  *
  * - text → `text`; reasoning → `reasoning`; file → `file` (`data` is the file id, `sourceType:
  *   'id'`; the size in `providerMetadata.previewChat.sizeBytes`).
- * - tool-call → `tool-call`: `args` = `input` (a non-object input as `{ input }`), `result` =
- *   `output` once `resolved`, the `error` (or output) with `isError` once `rejected`; a
- *   suspended call carries `interrupt: { type: 'human', payload: suspendPayload }`.
+ * - tool-call → `tool-call`: `args` = `input` (a non-object input as `{ input }`), `argsText` its
+ *   JSON (`jsonText`, never throwing), `result` = `output` once `resolved`, the `error` (or
+ *   output) with `isError` once `rejected`; a suspended call carries `interrupt: { type:
+ *   'human', payload: suspendPayload }`.
  * - a delegation's `childTrace` → the tool call's `messages`: one assistant message of the child
  *   (its reasoning, its steps as tool calls, its text), `incomplete`/`length` when truncated.
  * - the message's status from its execution (see `messageStatus`).
@@ -107,10 +108,24 @@ export function convertPart(part: MessagePart, message: Message): LikePart {
 const isJsonObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
+/**
+ * `JSON.stringify` that never throws. A read's values are parsed JSON, but a message can come
+ * another way (another tab's relay, an app's own snapshot) holding what JSON has no text for: a
+ * BigInt, a cycle, a `toJSON` or getter that throws is described instead (`[object Object]`,
+ * `[object BigInt]`); a function is its source.
+ */
+function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return Object.prototype.toString.call(value)
+  }
+}
+
 function convertToolCall(part: ToolCallPart, message: Message): LikeToolCall {
   const rejected =
     part.state === 'rejected' || (part.state === undefined && part.error !== undefined)
-  // The record's values are parsed JSON, hence JSON values.
+  // Passed as they are: a read's values are parsed JSON; one from elsewhere is only shown.
   const args: JsonObject =
     part.input === undefined
       ? {}
@@ -122,7 +137,7 @@ function convertToolCall(part: ToolCallPart, message: Message): LikeToolCall {
     toolCallId: part.toolCallId,
     toolName: part.toolName,
     args,
-    argsText: part.input === undefined ? '' : JSON.stringify(part.input),
+    argsText: part.input === undefined ? '' : jsonText(part.input),
     ...(rejected
       ? { result: part.error ?? part.output ?? null, isError: true }
       : part.state === 'resolved' && { result: part.output ?? null }),

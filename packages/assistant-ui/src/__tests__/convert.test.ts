@@ -140,6 +140,59 @@ describe('parts', () => {
   })
 })
 
+describe('values that are not JSON [R-KIT-CONVERT-TOTAL]', () => {
+  const cycle: Record<string, unknown> = { name: 'loop' }
+  cycle.self = cycle
+  const rows: [string, unknown, string][] = [
+    ['an object holding a BigInt', { count: 10n }, '[object Object]'],
+    ['a bare BigInt', 10n, '[object BigInt]'],
+    ['a cycle', cycle, '[object Object]'],
+    [
+      'a toJSON that throws, described',
+      {
+        toJSON: () => {
+          throw new Error('no')
+        },
+      },
+      '[object Object]',
+    ],
+    ['a function', () => 1, '() => 1'],
+    [
+      'an object whose toString is not a function, that JSON cannot write either',
+      {
+        toString: null,
+        toJSON: () => {
+          throw new Error('no')
+        },
+      },
+      '[object Object]',
+    ],
+  ]
+  it.each(rows)('%s: converting never throws', (_name, value, argsText) => {
+    const part: MessagePart = { ...call, input: value, state: 'resolved', output: value }
+    const converted = convertPart(part, message([part]))
+    expect(converted).toMatchObject({ type: 'tool-call', argsText, result: value })
+    expect(() => convertMessage(message([part]))).not.toThrow()
+  })
+
+  it('a getter that throws, on the input and the output, is described', () => {
+    const hostile = Object.defineProperty({}, 'boom', {
+      enumerable: true,
+      get() {
+        throw new Error('no')
+      },
+    })
+    const part: MessagePart = { ...call, input: hostile, state: 'rejected', output: hostile }
+    const converted = convertPart(part, message([part]))
+    // (Not toMatchObject: it would read the getter itself.)
+    expect(converted.type === 'tool-call' && [converted.argsText, converted.isError]).toEqual([
+      '[object Object]',
+      true,
+    ])
+    expect(converted.type === 'tool-call' && converted.result).toBe(hostile)
+  })
+})
+
 describe('statuses', () => {
   const text: MessagePart = { type: 'text', text: 'Hi' }
   const suspended: MessagePart = { ...call, input: {}, suspendPayload: {} }
