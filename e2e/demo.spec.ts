@@ -178,3 +178,77 @@ test('the view follows a streaming answer until the reader scrolls up, and holds
   await expect.poll(gap).toBeLessThan(48)
   await page.getByRole('button', { name: 'Stop' }).click()
 })
+
+/** Every error the page throws where nothing catches it (a blank page's cause). */
+function pageErrors(page: Page): string[] {
+  const errors: string[] = []
+  page.on('pageerror', (error) => errors.push(error.message))
+  return errors
+}
+
+const threadLinks = (page: Page) =>
+  page.getByRole('navigation', { name: 'Threads' }).getByRole('link')
+
+test('a thread id the client refuses in the URL (?thread=..) opens a fresh thread, not a blank page [R-DEMO-BAD-INPUT]', async ({
+  alice,
+}) => {
+  for (const id of ['..', '.']) {
+    const page = await alice.newPage()
+    const errors = pageErrors(page)
+    await page.goto(`/?thread=${id}`)
+    await expect(status(page)).toHaveAttribute('data-status', 'idle')
+    const opened = new URL(page.url()).searchParams.get('thread')
+    expect(opened).toMatch(/^[0-9a-f-]{36}$/)
+    await send(page, 'Hello there')
+    await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
+    expect(errors).toEqual([])
+    await page.close()
+  }
+})
+
+test('a stored thread list that is not one, or holds what is no thread, is read without its bad entries; a cookie that is not percent-encoding is no user [R-DEMO-BAD-INPUT]', async ({
+  alice,
+  stack,
+}) => {
+  const kept = { id: 'kept-thread', title: 'Kept', started: true, createdAt: 1 }
+  const lists: [string, unknown, string[]][] = [
+    [
+      'junk entries beside a good one',
+      [
+        null,
+        {},
+        5,
+        'text',
+        { ...kept, id: '..' },
+        { ...kept, id: '' },
+        { ...kept, id: 7 },
+        { ...kept, id: 'no-title', title: 7 },
+        { ...kept, id: 'no-started', started: 'yes' },
+        { ...kept, id: 'no-time', createdAt: null },
+        kept,
+        { ...kept, title: 'A second copy' },
+      ],
+      ['Kept'],
+    ],
+    ['a list that is an object', { 0: kept }, ['New thread']],
+    ['a list that is a number', 5, ['New thread']],
+  ]
+  for (const [, stored, titles] of lists) {
+    // Not percent-encoding, as a hand-edited cookie can be (the app writes alice's back).
+    await alice.addCookies([{ name: 'preview-chat-user', value: '%E0%A4%A', url: stack.app.url }])
+    const page = await alice.newPage()
+    const errors = pageErrors(page)
+    await page.addInitScript((value) => {
+      localStorage.setItem('preview-chat-example:threads:alice', value)
+    }, JSON.stringify(stored))
+    await page.goto('/')
+    await expect(status(page)).toHaveAttribute('data-status', 'idle')
+    await expect(page.getByRole('combobox', { name: 'User' })).toHaveValue('alice')
+    await expect(threadLinks(page)).toHaveText(titles)
+    const opened = new URL(page.url()).searchParams.get('thread')
+    if (titles[0] === 'Kept') expect(opened).toBe('kept-thread')
+    else expect(opened).toMatch(/^[0-9a-f-]{36}$/)
+    expect(errors).toEqual([])
+    await page.close()
+  }
+})

@@ -64,7 +64,10 @@ function clientsOf(user: string) {
 
 let startup: string | null = null
 
-/** The thread to open first: the URL's, else the user's latest, else a new one (once per page). */
+/**
+ * The thread to open first: the URL's (unless the client would refuse it, as `?thread=..`), else
+ * the user's latest, else a new one (once per page).
+ */
 function startupThread(user: string): string {
   startup ??= readThreadFromUrl()
   if (startup) return startup
@@ -80,14 +83,21 @@ function startupThread(user: string): string {
 
 /**
  * Before React renders: the first thread's read goes out at once, as a route loader would start
- * it, and the session takes it as its first read (a new thread has nothing to read).
+ * it, and the session takes it as its first read (a new thread has nothing to read). It runs at
+ * the module's top level, where a throw is a blank page: the inputs are checked on the way in
+ * (`readThreadFromUrl`, `loadThreads`), and a prefetch only saves time, so whatever else goes
+ * wrong here is said and the page renders without it.
  */
 export function prefetchFirstThread(): void {
-  const user = initialUser()
-  const threadId = startupThread(user)
-  if (loadThreads(user).find((t) => t.id === threadId)?.started === false) return
-  const { client, queryClient } = clientsOf(user)
-  client.prefetch({ projectId, agentId, threadId, queryClient })
+  try {
+    const user = initialUser()
+    const threadId = startupThread(user)
+    if (loadThreads(user).find((t) => t.id === threadId)?.started === false) return
+    const { client, queryClient } = clientsOf(user)
+    client.prefetch({ projectId, agentId, threadId, queryClient })
+  } catch (error) {
+    console.warn('The first thread could not be prefetched; it is read when it renders.', error)
+  }
 }
 
 export function App() {

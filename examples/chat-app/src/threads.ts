@@ -12,17 +12,55 @@ export interface StoredThread {
 // user; another tab sees changes through the `storage` event.
 const storageKey = (user: string) => `preview-chat-example:threads:${user}`
 
+/**
+ * An id the client takes as a thread id: a non-empty string other than `.` and `..`, which a URL
+ * collapses (the client refuses those with `invalid_request`; index.html's preload skips them).
+ */
+export function isThreadId(id: unknown): id is string {
+  return typeof id === 'string' && id !== '' && id !== '.' && id !== '..'
+}
+
+/** One stored entry, checked: anything else (`null`, `{}`, a wrong type) is no thread. */
+function isStoredThread(value: unknown): value is StoredThread {
+  if (typeof value !== 'object' || value === null) return false
+  const entry = value as Record<string, unknown>
+  return (
+    isThreadId(entry.id) &&
+    typeof entry.title === 'string' &&
+    typeof entry.started === 'boolean' &&
+    typeof entry.createdAt === 'number' &&
+    Number.isFinite(entry.createdAt)
+  )
+}
+
+/**
+ * The user's stored threads. localStorage is another tab's, an older version's or anyone's
+ * writing: a list that is not one gives none, and each entry that is not a thread (or repeats an
+ * id) is dropped.
+ */
 export function loadThreads(user: string): StoredThread[] {
+  let parsed: unknown
   try {
-    const parsed: unknown = JSON.parse(localStorage.getItem(storageKey(user)) ?? '[]')
-    return Array.isArray(parsed) ? (parsed as StoredThread[]) : []
+    parsed = JSON.parse(localStorage.getItem(storageKey(user)) ?? '[]')
   } catch {
     return []
   }
+  if (!Array.isArray(parsed)) return []
+  const seen = new Set<string>()
+  return parsed.filter((entry: unknown): entry is StoredThread => {
+    if (!isStoredThread(entry) || seen.has(entry.id)) return false
+    seen.add(entry.id)
+    return true
+  })
 }
 
+/** Keeps the list; a storage that is full or refused keeps nothing, and the page goes on. */
 export function saveThreads(user: string, threads: StoredThread[]): void {
-  localStorage.setItem(storageKey(user), JSON.stringify(threads))
+  try {
+    localStorage.setItem(storageKey(user), JSON.stringify(threads))
+  } catch {
+    // The list is a convenience of this demo: without it, the URL still names the thread.
+  }
 }
 
 export function useStoredThreads(user: string) {
@@ -69,9 +107,13 @@ export function useStoredThreads(user: string) {
   return { threads, add, patch }
 }
 
-/** The thread id of the URL (`?thread=…`), so that a reload or another tab opens the same thread. */
+/**
+ * The thread id of the URL (`?thread=…`), so that a reload or another tab opens the same thread;
+ * `null` for none, or for one the client refuses (`?thread=..`), which would throw.
+ */
 export function readThreadFromUrl(): string | null {
-  return new URLSearchParams(location.search).get('thread')
+  const id = new URLSearchParams(location.search).get('thread')
+  return isThreadId(id) ? id : null
 }
 
 export function writeThreadToUrl(id: string, mode: 'push' | 'replace'): void {

@@ -6,7 +6,12 @@ const cookieName = 'preview-chat-user'
 /** The server knows the browser's user by this cookie (the push WebSocket sends it too). */
 export function readUserCookie(): string | null {
   const match = document.cookie.match(/(?:^|;\s*)preview-chat-user=([^;]*)/)
-  return match?.[1] ? decodeURIComponent(match[1]) : null
+  if (!match?.[1]) return null
+  try {
+    return decodeURIComponent(match[1])
+  } catch {
+    return null // not percent-encoding (`%E0%A4%A`, set by hand): no user, which is alice
+  }
 }
 
 export function writeUserCookie(user: string): void {
