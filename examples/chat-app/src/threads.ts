@@ -1,3 +1,4 @@
+import { pathSegmentIdProblem } from '@preview-chat/core/contract'
 import { useCallback, useEffect, useState } from 'react'
 
 /** A thread this browser knows for a user. `started`: its first message was sent. */
@@ -13,11 +14,11 @@ export interface StoredThread {
 const storageKey = (user: string) => `preview-chat-example:threads:${user}`
 
 /**
- * An id the client takes as a thread id: a non-empty string other than `.` and `..`, which a URL
- * collapses (the client refuses those with `invalid_request`; index.html's preload skips them).
+ * An id the client takes as a thread id, by the client's own rule (not `''`, `.` or `..`, which a
+ * URL collapses; index.html's preload skips them too).
  */
 export function isThreadId(id: unknown): id is string {
-  return typeof id === 'string' && id !== '' && id !== '.' && id !== '..'
+  return typeof id === 'string' && pathSegmentIdProblem(id) === null
 }
 
 /** One stored entry, checked: anything else (`null`, `{}`, a wrong type) is no thread. */
