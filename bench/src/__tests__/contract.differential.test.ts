@@ -286,6 +286,21 @@ const snapshotSeeds: Json[] = [
   { ...(snapshotSeed as object), activeExecutionId: null },
 ]
 
+const THREW = Symbol('threw')
+/**
+ * The parser before, or `THREW`: it threw on a type that is an object whose `toString` is no
+ * function (`String()` of it), a fault the parsers of today do not have (issue 19, row j).
+ */
+function beforeOrThrew<T>(parse: () => T): T | typeof THREW {
+  try {
+    return parse()
+  } catch (error) {
+    if (error instanceof TypeError && /convert object to primitive/.test(error.message))
+      return THREW
+    throw error
+  }
+}
+
 /** A body as a read gives it: what `JSON.parse` makes of the mutated value (no `undefined`). */
 const asRead = (value: Json): unknown => JSON.parse(JSON.stringify(value) ?? 'null')
 
@@ -297,13 +312,20 @@ const outcome = (
 describe('the contract parsers against the valibot parsers they replaced (win 3) [R-WIRE-DIFFERENTIAL]', () => {
   it('read every mutated turn event alike: the same event, the same tolerance, the same refusals', () => {
     let accepted = 0
-    for (const runSeed of seeds('mutated turn events', [-1513240550]))
+    // 1056953362: a chunk type `{ "toString": false }`, on which the parser before threw (issue
+    // 19, row j); the parser now ignores it as a chunk of an unknown type.
+    for (const runSeed of seeds('mutated turn events', [-1513240550, 1056953362]))
       fc.assert(
         fc.property(fc.constantFrom(...eventSeeds), mutations, (seed, changes) => {
           const data = JSON.stringify(mutate(seed, changes)) ?? 'null'
           const now = parseTurnEvent(data)
-          const before = parseTurnEventBefore(data)
           if (now.kind === 'event') accepted++
+          const before = beforeOrThrew(() => parseTurnEventBefore(data))
+          if (before === THREW) {
+            // Only where the type is no string, which the parser before turned into one.
+            expect(now.kind).toBe('ignored')
+            return
+          }
           expect(now.kind).toBe(before.kind)
           if (now.kind === 'event' && before.kind === 'event')
             expect(now.event).toStrictEqual(before.event)
