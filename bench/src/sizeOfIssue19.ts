@@ -1,0 +1,79 @@
+/**
+ * `pnpm --filter @preview-chat/bench size:issue19`: whether issue 19's "the bundle within +3%" can
+ * hold beside issue 21's "core's dist imports eventsource-parser". It measures the whole API
+ * (core + react, TanStack Query left out, as `check:size` does) at 032c6b0, the code the +3% is
+ * of, as it was and with only its SSE parser made eventsource-parser's (the same `feed` that
+ * returns each event's data): none of issue 19's behaviour in it, only the design card's parser.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { bundles, measureBundle } from './bundle'
+
+const BEFORE = '032c6b0'
+/** The whole API's gzipped bytes at 032c6b0, as `size-baseline.json` recorded them then. */
+const BASELINE = 17_696
+
+const root = execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8' }).trim()
+const dir = mkdtempSync(join(tmpdir(), 'preview-chat-issue19-'))
+try {
+  const archive = execFileSync('git', [
+    '-C',
+    root,
+    'archive',
+    BEFORE,
+    'packages/core/src',
+    'packages/react/src',
+  ])
+  execFileSync('tar', ['-x', '-C', dir], { input: archive })
+  const whole = `export * from '@preview-chat/core'\nexport * from '@preview-chat/react'`
+  const external = [
+    'react',
+    'react-dom',
+    'react/jsx-runtime',
+    'react/jsx-dev-runtime',
+    '@tanstack/react-query',
+    '@tanstack/query-core',
+  ]
+  const alias = {
+    '@preview-chat/core': join(dir, 'packages/core/src/index.ts'),
+    '@preview-chat/react': join(dir, 'packages/react/src/index.ts'),
+  }
+  const before = await measureBundle(whole, external, alias)
+
+  // The parser of 032c6b0 replaced by eventsource-parser behind the same function.
+  const ssePath = join(dir, 'packages/core/src/sse.ts')
+  const sse = readFileSync(ssePath, 'utf8')
+  const start = sse.indexOf('export function createSseParser()')
+  const end = sse.indexOf('\n}\n', start) + 3
+  if (start < 0 || end < 3) throw new Error(`createSseParser not found in ${BEFORE}'s sse.ts`)
+  writeFileSync(
+    ssePath,
+    `${sse.slice(0, start)}import { createParser } from 'eventsource-parser'
+export function createSseParser() {
+  let out: string[] = []
+  const parser = createParser({ onEvent: (event) => void out.push(event.data) })
+  return {
+    feed(chunk: string): string[] {
+      out = []
+      parser.feed(chunk)
+      return out
+    },
+  }
+}
+${sse.slice(end)}`,
+  )
+  const withParser = await measureBundle(whole, external, alias)
+  const now = await bundles.ours.full()
+  const share = (bytes: number) =>
+    `${bytes >= BASELINE ? '+' : ''}${((100 * (bytes - BASELINE)) / BASELINE).toFixed(1)}%`
+  const row = (name: string, bytes: number) =>
+    console.log(`${name.padEnd(52)} ${String(bytes).padStart(6)} B gz  ${share(bytes)}`)
+  console.log(`issue 19's budget: ${BASELINE} B + 3% = ${Math.floor(BASELINE * 1.03)} B gz\n`)
+  row(`${BEFORE} as it was`, before.gzipped)
+  row(`${BEFORE} with eventsource-parser as its SSE parser`, withParser.gzipped)
+  row('this worktree', now.gzipped)
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
