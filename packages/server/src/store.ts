@@ -44,6 +44,9 @@ export interface RunRecord {
   threadId: string
   /** The execution that suspended. */
   executionId: string
+  /** With `threadId`, the run's thread (see `threadKey`): only its own route may name the run. */
+  projectId: string
+  agentId: string
   ownerId: string
   payload: SuspendedPayload
   state: 'open' | 'resumed' | 'cancelled'

@@ -1,12 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPreviewChatBackend } from '../backend'
+import type { PreviewChatServer } from '../node/host'
 import {
   chat,
   chatPath,
   closeHosts,
   createGate,
   errorBodyOf,
+  del,
   oneConnection,
+  post,
   readHistory,
   send,
   startHost,
@@ -256,3 +259,46 @@ describe('the inspection logs stay bounded on a long-running server [R-SERVER-BO
     expect(backend.inspect.countRequests({ route: 'unknown', method: 'GET' })).toBe(1200)
   })
 })
+
+describe("a suspended run is named only through its own thread's route [R-SERVER-RUN-SCOPE]", () => {
+  it("answers another agent's or project's resume and cancel as an unknown run, and touches neither thread", async () => {
+    const server = await startHost()
+    const suspended = await (
+      await turn(chat(server, { message: '/suspend', sessionId: 't1', newSession: true }))
+    ).until('tool-call-suspended')
+    const { runId, toolCallId } = suspended.payload
+    // The same user, the same thread id, under another agent and under another project.
+    const others = ['/rest/projects/p1/agents/v2/a2/chat', '/rest/projects/p2/agents/v2/a1/chat']
+    for (const other of others) {
+      await (
+        await turn(post(server, other, { message: 'hello', sessionId: 't1', newSession: true }))
+      ).rest()
+      const before = await readOther(server, other)
+      const resumed = await post(server, `${other}/resume`, {
+        runId,
+        toolCallId,
+        resumeData: { approved: true },
+      })
+      expect(resumed.status, other).toBe(404)
+      expect(await resumed.json()).toMatchObject({ code: 'not_found' })
+      const cancelled = await del(server, `${other}/runs/${runId}`)
+      expect(cancelled.status, other).toBe(404)
+      expect(cancelled.body).toMatchObject({ code: 'not_found' })
+      expect(await readOther(server, other)).toEqual(before)
+    }
+    const own = await readHistory(server, 't1')
+    expect(own.openSuspensions.map((open) => open.runId)).toEqual([runId])
+    expect(await del(server, `${chatPath}/runs/${runId}`)).toEqual({
+      status: 200,
+      body: { data: { cancelled: true } },
+    })
+  })
+})
+
+async function readOther(server: PreviewChatServer, path: string): Promise<unknown> {
+  const response = await fetch(`${server.url}${path}/t1/messages`, {
+    headers: { Authorization: 'Bearer alice' },
+  })
+  expect(response.status).toBe(200)
+  return response.json()
+}

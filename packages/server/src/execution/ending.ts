@@ -93,6 +93,8 @@ function openRun(
     runId: payload.runId,
     threadId: thread.id,
     executionId: execution.id,
+    projectId: thread.projectId,
+    agentId: thread.agentId,
     ownerId: thread.ownerId,
     payload,
     state: 'open',

@@ -3,8 +3,23 @@ import { abandoned, turnRefusal } from '../admission'
 import { requireUser, type BackendContext } from '../context'
 import { dataResponse, readJsonBody, RestError } from '../http'
 import { sseResponse } from '../sse'
-import { closeSuspension, executionUpdated, ownedThread } from '../threads'
+import { threadKey, type RunRecord } from '../store'
+import { closeSuspension, executionUpdated, ownedThread, type RouteScope } from '../threads'
+import type { PreviewChatUser } from '../users'
 import type { Route } from './match'
+
+/**
+ * The run, if it is of the route's own thread scope (its owner, project and agent): a run named
+ * through another agent's or project's route answers exactly as an unknown one, as another user's.
+ */
+function ownRun(
+  run: RunRecord | undefined,
+  route: RouteScope,
+  user: PreviewChatUser,
+): RunRecord | undefined {
+  const scope = { ownerId: user.id, projectId: route.projectId, agentId: route.agentId }
+  return run && threadKey(run, run.threadId) === threadKey(scope, run.threadId) ? run : undefined
+}
 
 /** `POST …/chat/resume`: continues a suspended tool call in a new turn, its SSE stream the answer. */
 export async function resume(
@@ -15,8 +30,8 @@ export async function resume(
   const { flavor, store } = context
   const user = requireUser(context, request, 'agent:execute')
   const body = flavor.parseResume(await readJsonBody(request))
-  const run = store.runs.get(body.runId)
-  if (!run || run.ownerId !== user.id || run.payload.toolCallId !== body.toolCallId) {
+  const run = ownRun(store.runs.get(body.runId), route, user)
+  if (!run || run.payload.toolCallId !== body.toolCallId) {
     return flavor.runNotFound(body.runId, 'resume', body.toolCallId)
   }
   const thread = ownedThread(context, run.threadId, route, user)
@@ -53,8 +68,8 @@ export function cancelRun(
 ): Response {
   const { flavor, store } = context
   const user = requireUser(context, request, 'agent:execute')
-  const run = store.runs.get(route.runId)
-  if (!run || run.ownerId !== user.id) return flavor.runNotFound(route.runId, 'cancel')
+  const run = ownRun(store.runs.get(route.runId), route, user)
+  if (!run) return flavor.runNotFound(route.runId, 'cancel')
   const thread = ownedThread(context, run.threadId, route, user)
   let cancelled = false
   if (run.state === 'open') {
