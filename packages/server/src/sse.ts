@@ -22,11 +22,26 @@ export const sseHeaders: Readonly<Record<string, string>> = {
   'X-Accel-Buffering': 'no',
 }
 
+/**
+ * The bytes a push stream may hold for a reader that does not read (1 MiB, some 5,000 messages)
+ * before it is dropped. Push messages carry no transcript (the client answers each with a history
+ * read, and reads again when it reconnects), so dropping a slow push client loses nothing.
+ */
+export const pushQueueLimitBytes = 1024 * 1024
+
 export interface SseStreamOptions {
   /** Idle time before a `:ping` comment; 30 s by default. */
   pingMs?: number
   /** Called once when the reader cancels the body. */
   onCancel?: () => void
+  /**
+   * Bytes queued unread past which the stream is dropped: it errors (its queue let go, the
+   * connection closed) and `onOverflow` is called. None by default: a turn stream is bounded by
+   * its turn. The body's high-water mark is 0 bytes, so `desiredSize` is minus what is queued.
+   */
+  maxQueuedBytes?: number
+  /** Called once when the stream was dropped for holding more than `maxQueuedBytes`. */
+  onOverflow?: () => void
   /** The timers of the idle ping (the platform's by default). */
   timers?: Pick<Timers, 'setTimeout' | 'clearTimeout'>
 }
@@ -61,21 +76,35 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
       stopPing()
       return
     }
+    if (overflowed(controller)) return
     schedulePing()
   }
+  // A reader that does not keep up is dropped rather than buffered for without limit.
+  const overflowed = (c: ReadableStreamDefaultController<Uint8Array>): boolean => {
+    const { maxQueuedBytes } = options
+    if (maxQueuedBytes === undefined || -(c.desiredSize ?? 0) <= maxQueuedBytes) return false
+    open = false
+    stopPing()
+    c.error(new Error(`The reader left more than ${maxQueuedBytes} bytes unread.`))
+    options.onOverflow?.()
+    return true
+  }
 
-  const body = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c
-      write(':ok\n\n')
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c
+        write(':ok\n\n')
+      },
+      cancel() {
+        open = false
+        cancelled = true
+        stopPing()
+        options.onCancel?.()
+      },
     },
-    cancel() {
-      open = false
-      cancelled = true
-      stopPing()
-      options.onCancel?.()
-    },
-  })
+    { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+  )
 
   return {
     body,

@@ -68,7 +68,11 @@ export async function startPreviewChatServer(
     sockets.add(socket)
     socket.once('close', () => sockets.delete(socket))
   })
-  const detachPush = attachWebSocketPush(server, backend, { hosts: [host] })
+  const detachPush = attachWebSocketPush(server, backend, {
+    hosts: [host],
+    ...(options.pingMs !== undefined && { pingMs: options.pingMs }),
+    ...(options.timers && { timers: options.timers }),
+  })
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

@@ -1,9 +1,12 @@
 import type { IncomingMessage, Server } from 'node:http'
 import type { Duplex } from 'node:stream'
+import type { Timers } from '@preview-chat/core'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { PreviewChatBackend } from '../backend'
 import { corsHeaders } from '../cors'
 import { RestError } from '../http'
+import { platformTimers } from '../sleep'
+import { pushQueueLimitBytes } from '../sse'
 import { refuseSocket } from './refuse'
 import { headersOf, requestUrl } from './request'
 
@@ -13,6 +16,13 @@ export interface AttachWebSocketPushOptions {
    * address each connection arrived at (see `PreviewChatBackend.admitPushSocket`).
    */
   hosts?: readonly string[]
+  /**
+   * How often each connection is pinged (30 s by default, as the SSE `:ping`); one that has not
+   * answered the previous ping with a pong by the next is terminated. 0 pings never.
+   */
+  pingMs?: number
+  /** The timers of the pings (the platform's by default). */
+  timers?: Pick<Timers, 'setTimeout' | 'clearTimeout'>
 }
 
 /**
@@ -29,6 +39,21 @@ export function attachWebSocketPush(
   options: AttachWebSocketPushOptions = {},
 ): () => void {
   const wss = new WebSocketServer({ noServer: true })
+  const heartbeat = { pingMs: options.pingMs ?? 30_000, timers: options.timers ?? platformTimers }
+  const subscribe = (ws: WebSocket, userId: string) => {
+    const unsubscribe = backend.subscribePush(userId, (message) => {
+      if (ws.readyState !== ws.OPEN) return
+      // A peer that does not read is dropped, not buffered for: it reads history when it is back.
+      if (ws.bufferedAmount > pushQueueLimitBytes) return ws.terminate()
+      ws.send(JSON.stringify(message))
+    })
+    const stopBeating = beat(ws, heartbeat)
+    ws.on('close', () => {
+      stopBeating()
+      unsubscribe()
+    })
+    ws.on('error', () => ws.terminate())
+  }
   const cors = corsHeaders(backend.cors)
   // ws refuses a malformed handshake itself, in text/html, unless someone listens here.
   wss.on('wsClientError', (error, socket) =>
@@ -71,13 +96,9 @@ export function attachWebSocketPush(
           ws.close(admission.code)
         })
       case 'accept':
-        return wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-          const unsubscribe = backend.subscribePush(admission.userId, (message) => {
-            if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message))
-          })
-          ws.on('close', unsubscribe)
-          ws.on('error', () => ws.terminate())
-        })
+        return wss.handleUpgrade(req, socket, head, (ws: WebSocket) =>
+          subscribe(ws, admission.userId),
+        )
     }
   }
 
@@ -103,4 +124,30 @@ export function attachWebSocketPush(
     for (const client of wss.clients) client.terminate()
     wss.close()
   }
+}
+
+/**
+ * Pings the peer every `pingMs`; a peer that has not answered the last ping with a pong is
+ * terminated (a dead peer's subscription would otherwise live on). Returns what stops it.
+ */
+function beat(
+  ws: WebSocket,
+  { pingMs, timers }: { pingMs: number; timers: Pick<Timers, 'setTimeout' | 'clearTimeout'> },
+): () => void {
+  if (pingMs <= 0) return () => undefined
+  let answered = true
+  let timer: unknown
+  const next = () => {
+    timer = timers.setTimeout(() => {
+      if (!answered) return ws.terminate()
+      answered = false
+      ws.ping()
+      next()
+    }, pingMs)
+  }
+  ws.on('pong', () => {
+    answered = true
+  })
+  next()
+  return () => timers.clearTimeout(timer)
 }

@@ -1,6 +1,6 @@
 import type { PushMessage } from '@preview-chat/core/contract'
 import type { BackendContext } from '../context'
-import { createSseStream, sseResponse } from '../sse'
+import { createSseStream, pushQueueLimitBytes, sseResponse } from '../sse'
 import { withScope } from '../users'
 
 /** `GET /push` as SSE: the user's push channel (the Node host also serves it as a WebSocket). */
@@ -15,7 +15,13 @@ export function push(context: BackendContext, request: Request): Response {
     pushStreams.delete(end)
     stream.close()
   }
-  const stream = createSseStream({ pingMs: context.pingMs, timers: context.timers, onCancel: end })
+  const stream = createSseStream({
+    pingMs: context.pingMs,
+    timers: context.timers,
+    onCancel: end,
+    maxQueuedBytes: pushQueueLimitBytes,
+    onOverflow: end,
+  })
   unsubscribe = context.store.push.subscribe(user.id, (message: PushMessage) =>
     stream.send(message),
   )
