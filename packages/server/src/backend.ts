@@ -174,11 +174,12 @@ export function createPreviewChatBackend(
         (execution) => running.set(execution.id, execution),
         (id) => running.delete(id),
       ).stream,
-    // The relay calls it for Stops that reached another main.
+    // The relay calls it for Stops that reached another main. Accepted while the execution has
+    // not ended ("false when that execution is not running any more"), even when already asked.
     cancelLocal: (executionId) => {
       const execution = running.get(executionId)
-      if (!execution || execution.controller.signal.aborted) return false
-      execution.controller.abort('stop')
+      if (!execution) return false
+      if (!execution.controller.signal.aborted) execution.controller.abort('stop')
       return true
     },
   }

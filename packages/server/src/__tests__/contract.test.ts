@@ -402,6 +402,40 @@ describe('5. Stop names the execution it cancels [R-WIRE-ENDPOINTS R-STOP-BY-ID]
   })
 })
 
+describe('a second Stop while the execution still runs [R-SERVER-STOP-AGAIN]', () => {
+  it('answers cancelRequested: true to each Stop until the execution has ended', async () => {
+    // An agent busy in work that does not watch the signal (a tool's HTTP call): the first Stop
+    // aborts it, but it runs on until that work returns.
+    let release = () => {}
+    const busy = new Promise<void>((resolve) => (release = resolve))
+    const server = await startHost({
+      agent: async (_input, context) => {
+        context.emit({ type: 'start-step' })
+        await busy
+        return { kind: 'done' }
+      },
+    })
+    const reader = await turn(chat(server, { message: 'x', sessionId: 't5c', newSession: true }))
+    const { executionId } = await reader.until('execution-started')
+    const accepted = { status: 200, body: { data: { cancelRequested: true } } }
+    try {
+      expect(await del(server, stopPath('t5c', executionId))).toEqual(accepted)
+      expect(server.backend.inspect.running()).toEqual([executionId])
+      expect(await del(server, stopPath('t5c', executionId))).toEqual(accepted)
+    } finally {
+      release()
+    }
+    await reader.rest()
+    expect(
+      assistantOf((await readHistory(server, 't5c')).messages, executionId)?.executionStatus,
+    ).toBe('cancelled')
+    expect(await del(server, stopPath('t5c', executionId))).toEqual({
+      status: 200,
+      body: { data: { cancelRequested: false } },
+    })
+  })
+})
+
 describe('6. a suspended turn [R-SERVER-SUSPEND R-WIRE-ENDPOINTS]', () => {
   it('ends the stream with tool-call-suspended, lists the suspension, and resumes as a new execution [R-RECOVER-SUSPENDED]', async () => {
     const server = await startHost()
