@@ -1,7 +1,13 @@
 import type { Timers } from '@preview-chat/core'
 import { scriptedAgent, type PreviewChatAgent } from './agent'
 import type { BackendContext } from './context'
-import { checkCorsOrigin, corsHeaders, originMaySendCookies, pageSchemeOf } from './cors'
+import {
+  checkCorsOrigin,
+  corsHeaders,
+  originMaySendCookies,
+  pageSchemeOf,
+  type OwnOrigin,
+} from './cors'
 import { startExecution, type ExecutionSettings, type RunningExecution } from './execution/start'
 import { createFlavor, type FlavorName, type PushBackend, type PushSocketAdmission } from './flavor'
 import { checkAllowedHosts, hostnameOf } from './hosts'
@@ -78,8 +84,13 @@ export interface PreviewChatBackendOptions {
 }
 
 export interface PreviewChatBackend {
-  /** The whole contract as a Fetch handler; never rejects. */
-  fetch(request: Request): Promise<Response>
+  /**
+   * The whole contract as a Fetch handler; never rejects. `ownHosts`: the names the request
+   * reached this server by (the Node host passes its bound name and the connection's address),
+   * besides the request URL's, loopback ones and `allowedHosts`, for the Origin check of a POST or
+   * DELETE authenticated by cookie (as `admitPushSocket`'s).
+   */
+  fetch(request: Request, info?: { ownHosts?: readonly string[] }): Promise<Response>
   /** Receives the push messages of `userId` (what each of that user's tabs receives). */
   subscribePush(userId: string, listener: PushListener): () => void
   /**
@@ -184,11 +195,28 @@ export function createPreviewChatBackend(
     },
   }
   const unregisterRelay = relay.register(mainId, context.cancelLocal)
+  // Who this server is for the Origin checks: the scheme and names a request reached it by.
+  const ownOf = (url: URL, ownHosts: readonly string[]): OwnOrigin => ({
+    scheme: pageSchemeOf(url),
+    hosts: [...allowedHosts, ...ownHosts.flatMap((name) => hostnameOf(name) ?? [])],
+  })
+  // A host that calls `fetch(request, somethingElse)` (e.g. Bun's server) passes no names.
+  const ownOrigin = (request: Request, info?: { ownHosts?: readonly string[] }) => {
+    const url = new URL(request.url)
+    const ownHosts = Array.isArray(info?.ownHosts) ? info.ownHosts : []
+    return ownOf(url, [url.hostname, ...ownHosts])
+  }
   const allowOrigin = corsHeaders(cors)
 
   return {
-    async fetch(request) {
-      const { response, route } = await dispatch(context, request, basePath, cors)
+    async fetch(request, info) {
+      const { response, route } = await dispatch(
+        context,
+        request,
+        basePath,
+        cors,
+        ownOrigin(request, info),
+      )
       log.request({
         method: request.method,
         path: new URL(request.url).pathname,
@@ -205,9 +233,7 @@ export function createPreviewChatBackend(
     credentials: (userId) => flavor.credentials(userId),
     namesUser: (headers) => flavor.namesUser(headers),
     admitPushSocket: (url, headers, ownHosts = []) => {
-      const hosts = [...allowedHosts, ...ownHosts.flatMap((name) => hostnameOf(name) ?? [])]
-      const own = { scheme: pageSchemeOf(url), hosts }
-      const originAllowed = originMaySendCookies(headers, cors, own)
+      const originAllowed = originMaySendCookies(headers, cors, ownOf(url, ownHosts))
       return flavor.admitPushSocket(url, flavor.pushUser(headers), originAllowed)
     },
     mainId,

@@ -1,6 +1,7 @@
 import type { Timers } from '@preview-chat/core'
 import type { RunningExecution, StartExecution } from './execution/start'
 import type { Flavor } from './flavor'
+import { readJsonBody, requireJsonType } from './http'
 import type { ExecutionRelay } from './relay'
 import type { SseStream } from './sse'
 import type { PreviewChatStore } from './store'
@@ -24,6 +25,12 @@ export interface BackendContext {
   begin(start: StartExecution): SseStream
   /** The local half of Stop: aborts an execution this main runs; whether that was accepted. */
   cancelLocal(executionId: string): boolean
+}
+
+/** The request's JSON body; a flavor that guards against other sites wants it typed so (415). */
+export async function readBody(context: BackendContext, request: Request): Promise<unknown> {
+  if (context.flavor.guardsCrossSite) requireJsonType(request)
+  return readJsonBody(request)
 }
 
 /** The user the request names, with `scope`; throws the 401 or 403 otherwise. */

@@ -14,6 +14,8 @@ export type RestErrorCode =
   | 'conflict'
   | 'request_timeout'
   | 'payload_too_large'
+  /** A body that is not typed `application/json` (against pages of other sites, see `guardsCrossSite`). */
+  | 'unsupported_media_type'
   | 'headers_too_large'
   | 'server_error'
 
@@ -28,6 +30,7 @@ const statusOf: Record<RestErrorCode, number> = {
   conflict: 409,
   request_timeout: 408,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   headers_too_large: 431,
   server_error: 500,
 }
@@ -105,6 +108,21 @@ export function errorResponse(error: RestError, headers: Record<string, string> 
 
 /** 1 MiB: a chat message is text, anything larger is refused with 413 before it is parsed. */
 export const maxBodyBytes = 1024 * 1024
+
+/**
+ * Refuses (415) a body not typed `application/json` (a parameter such as `; charset=utf-8` is
+ * fine). A page of another site can POST `text/plain` with the user's cookie and no preflight (a
+ * CORS "simple request"); it cannot send `application/json` so.
+ */
+export function requireJsonType(request: Request): void {
+  const type = (request.headers.get('content-type') ?? '').split(';', 1)[0]?.trim().toLowerCase()
+  if (type === 'application/json') return
+  throw new RestError(
+    'unsupported_media_type',
+    `Send the request body as JSON with Content-Type: application/json (it came typed ${JSON.stringify(request.headers.get('content-type') ?? 'as nothing')}).`,
+    'A page of another site can send other types with the cookie and no preflight, so only JSON is read.',
+  )
+}
 
 /**
  * Reads a JSON body of at most `limit` bytes. Counts while reading, so a body that lies about

@@ -21,12 +21,22 @@ export const builtInUsers: Readonly<Record<string, PreviewChatUser>> = {
 
 export const userCookieName = 'preview-chat-user'
 
+/** The user name of an `Authorization: Bearer <user>` header, if the request sends one. */
+function bearerName(headers: Headers): string | undefined {
+  return headers.get('authorization')?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] || undefined
+}
+
 /** The user name the request claims, from the bearer header first, then the cookie. */
 export function claimedUserName(headers: Headers): string | undefined {
-  const authorization = headers.get('authorization')
-  const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1]
-  if (bearer) return bearer
-  return cookieValue(headers, userCookieName) || undefined
+  return bearerName(headers) ?? (cookieValue(headers, userCookieName) || undefined)
+}
+
+/**
+ * Whether the request would be authenticated by a cookie: one that a browser sends whatever page
+ * made the request (a bearer header, a page must add itself, and CORS preflights).
+ */
+export function authenticatesByCookie(headers: Headers): boolean {
+  return bearerName(headers) === undefined && headers.has('cookie')
 }
 
 /** The decoded value of the cookie `name`, if the request sends it (and it decodes). */

@@ -74,6 +74,14 @@ export interface Flavor {
   createsThread(body: ChatRequestBody): boolean
   /** Whether a new message (or resume) is refused while a turn runs in the thread. */
   readonly refusesConcurrentTurns: boolean
+  /**
+   * Whether requests a page of another site could send with the user's cookie are refused (CSRF):
+   * a body not typed `application/json` (415), and a POST or DELETE authenticated by cookie from
+   * a page whose origin may not send cookies (403, as the push WebSocket checks). Not n8n 2.41's:
+   * its `browser-id` header already makes a browser preflight such a request, and its answers to
+   * these were not captured.
+   */
+  readonly guardsCrossSite: boolean
   /** A fresh execution id. */
   newExecutionId(): string
   readonly turn: TurnRules

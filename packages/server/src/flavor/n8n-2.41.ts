@@ -233,6 +233,7 @@ export function n8n241Flavor(
     createsThread: () => true,
     // "competing POST in one thread: accepted".
     refusesConcurrentTurns: false,
+    guardsCrossSite: false,
     newExecutionId: n8nId,
     turn: { announcesStart: false, cancelsOnClose: true, endAnnouncements: 2 },
     runNotFound: (runId, action) =>

@@ -47,6 +47,7 @@ export function specFlavor(
     // "A message naming an unknown thread without newSession is refused in-band".
     createsThread: (body) => body.sessionId === undefined || body.newSession === true,
     refusesConcurrentTurns: true,
+    guardsCrossSite: true,
     newExecutionId: () => crypto.randomUUID(),
     turn: { announcesStart: true, cancelsOnClose: false, endAnnouncements: 1 },
     runNotFound: (runId, action, toolCallId) =>

@@ -53,7 +53,7 @@ export async function startPreviewChatServer(
       return
     }
     backend
-      .fetch(request)
+      .fetch(request, { ownHosts: [host, req.socket.localAddress ?? ''] })
       .then((response) => writeFetchResponse(response, res))
       .catch((error: unknown) => {
         onError(error)

@@ -1,7 +1,8 @@
 import { abandoned } from '../admission'
 import type { BackendContext } from '../context'
-import { preflightResponse } from '../cors'
+import { originMaySendCookies, preflightResponse, type OwnOrigin } from '../cors'
 import { ReadyAnswer, RestError } from '../http'
+import { authenticatesByCookie } from '../users'
 import { messages } from './history'
 import { checkRouteIds, matchRoute, routeMethods, type Route, type RouteName } from './match'
 import { push } from './push'
@@ -42,6 +43,7 @@ export async function dispatch(
   request: Request,
   basePath: string,
   cors: string | undefined,
+  own: OwnOrigin,
 ): Promise<Dispatched> {
   const { flavor } = context
   const url = new URL(request.url)
@@ -63,10 +65,27 @@ export async function dispatch(
       return { route: name, response: flavor.noRoute(request.method, url.pathname, method) }
     }
     checkRouteIds(matched)
+    if (flavor.guardsCrossSite && method !== 'GET') refuseCrossSiteCookies(request, cors, own)
     return { route: name, response: await serve(context, request, matched) }
   } catch (error) {
     return { route: name, response: failureResponse(context, request, error) }
   }
+}
+
+/**
+ * A POST or DELETE that a browser sent with the user's cookie from a page whose origin may not
+ * send cookies (a page of another site: CSRF) is refused, as the push WebSocket refuses its
+ * upgrade. A bearer header is the page's own doing, and another origin's pages need CORS for it.
+ */
+function refuseCrossSiteCookies(request: Request, cors: string | undefined, own: OwnOrigin): void {
+  if (!authenticatesByCookie(request.headers) || originMaySendCookies(request.headers, cors, own)) {
+    return
+  }
+  throw new RestError(
+    'origin_not_allowed',
+    `A page of ${request.headers.get('origin')} may not send this server's cookie.`,
+    "Serve the page from this server's origin (or through a proxy that forwards its Host; another name than a loopback one or the bound address needs --allowed-host <name>), start the server with --cors <the page's origin>, or authenticate with an Authorization header.",
+  )
 }
 
 /** The answer to what a handler threw: its REST error, or a 500 (a 499 if the client left). */

@@ -1,7 +1,7 @@
 import type { RunCancelAnswer } from '@preview-chat/core/contract'
 import { abandoned, turnRefusal } from '../admission'
-import { requireUser, type BackendContext } from '../context'
-import { dataResponse, readJsonBody, RestError } from '../http'
+import { readBody, requireUser, type BackendContext } from '../context'
+import { dataResponse, RestError } from '../http'
 import { sseResponse } from '../sse'
 import { threadKey, type RunRecord } from '../store'
 import { closeSuspension, executionUpdated, ownedThread, type RouteScope } from '../threads'
@@ -29,7 +29,7 @@ export async function resume(
 ): Promise<Response> {
   const { flavor, store } = context
   const user = requireUser(context, request, 'agent:execute')
-  const body = flavor.parseResume(await readJsonBody(request))
+  const body = flavor.parseResume(await readBody(context, request))
   const run = ownRun(store.runs.get(body.runId), route, user)
   if (!run || run.payload.toolCallId !== body.toolCallId) {
     return flavor.runNotFound(body.runId, 'resume', body.toolCallId)

@@ -1,7 +1,6 @@
 import { abandoned, turnRefusal } from '../admission'
 import type { BackendContext } from '../context'
-import { requireUser } from '../context'
-import { readJsonBody } from '../http'
+import { readBody, requireUser } from '../context'
 import { sseAnswer, sseResponse } from '../sse'
 import { createThread, findThread } from '../threads'
 import type { Route } from './match'
@@ -18,7 +17,7 @@ export async function chat(
 ): Promise<Response> {
   const { flavor } = context
   const user = requireUser(context, request, 'agent:execute')
-  const body = flavor.parseChat(await readJsonBody(request))
+  const body = flavor.parseChat(await readBody(context, request))
   if (request.signal.aborted) return abandoned()
   const threadId = body.sessionId ?? crypto.randomUUID()
   let thread = findThread(context, threadId, route, user)
