@@ -83,10 +83,17 @@ export function hasScope(user: PreviewChatUser, scope: Scope): boolean {
 /** `user`, when there is one and it has `scope`; throws the 401 or the 403 otherwise. */
 export function withScope(user: PreviewChatUser | undefined, scope: Scope): PreviewChatUser {
   if (!user) throw unauthorized()
-  if (!hasScope(user, scope)) {
-    throw new RestError('forbidden', `The user "${user.id}" lacks the scope ${scope}.`)
-  }
+  const refusal = scopeRefusal(user, scope)
+  if (refusal) throw refusal
   return user
+}
+
+/** The 403 that `withScope` throws for a user without `scope`; undefined when the user has it. */
+export function scopeRefusal(user: PreviewChatUser, scope: Scope): RestError | undefined {
+  if (!hasScope(user, scope)) {
+    return new RestError('forbidden', `The user "${user.id}" lacks the scope ${scope}.`)
+  }
+  return undefined
 }
 
 /** The 401 of every route and of the WebSocket upgrade. */

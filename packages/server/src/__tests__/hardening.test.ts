@@ -302,3 +302,29 @@ async function readOther(server: PreviewChatServer, path: string): Promise<unkno
   expect(response.status).toBe(200)
   return response.json()
 }
+
+describe('the push channel needs agent:read over WebSocket as over SSE [R-SERVER-PUSH-SCOPE]', () => {
+  it('refuses the upgrade of a user without agent:read with 403 forbidden, and admits carol', async () => {
+    const server = await startHost({
+      users: {
+        dave: { id: 'dave', scopes: [] },
+        carol: { id: 'carol', scopes: ['agent:read'] },
+      },
+    })
+    const upgrade = (user: string) =>
+      send(server, {
+        path: '/rest/push',
+        headers: { ...upgradeHeaders, Authorization: `Bearer ${user}` },
+      })
+    const dave = await upgrade('dave')
+    expect(dave.status).toBe(403)
+    expect(errorBodyOf(dave)).toMatchObject({ code: 'forbidden' })
+    const sse = await send(server, {
+      path: '/rest/push',
+      headers: { Accept: 'text/event-stream', Authorization: 'Bearer dave' },
+    })
+    expect(sse.status).toBe(403)
+    expect((await upgrade('carol')).status).toBe(101)
+    expect(server.backend.store.push.count('dave')).toBe(0)
+  })
+})

@@ -2,7 +2,13 @@ import { parseChatRequest, parseResumeRequest, type ParseResult } from '@preview
 import { errorResponse, RestError } from '../http'
 import { sseHeaders } from '../sse'
 import { snapshotOf } from '../store'
-import { authenticate, unauthorized, userCookieName, type PreviewChatUser } from '../users'
+import {
+  authenticate,
+  scopeRefusal,
+  unauthorized,
+  userCookieName,
+  type PreviewChatUser,
+} from '../users'
 import type { Flavor } from './index'
 
 /** The preview-chat contract (`shared/spec/`), as the reference server has always served it. */
@@ -73,7 +79,10 @@ export function specFlavor(
     pushStreamHeaders: sseHeaders,
     admitPushSocket: (_url, user, originAllowed) => {
       if (!originAllowed) return { kind: 'refuse', error: originNotAllowed() }
-      return user ? { kind: 'accept', userId: user.id } : { kind: 'refuse', error: unauthorized() }
+      // As the SSE push: a known user with agent:read (401 without a user, 403 without the scope).
+      if (!user) return { kind: 'refuse', error: unauthorized() }
+      const refusal = scopeRefusal(user, 'agent:read')
+      return refusal ? { kind: 'refuse', error: refusal } : { kind: 'accept', userId: user.id }
     },
   }
 }
