@@ -29,7 +29,7 @@ export type PreviewChatAgent = (input: AgentInput, context: AgentContext) => Pro
  * happen. Commands (the message's first word):
  *
  * - any ordinary message: a reasoning block, a `word_count` tool call with its result, then text
- *   that quotes the message, word by word;
+ *   that quotes the message, word by word (its first 100,000 words, then an ellipsis);
  * - `/long N`: N text deltas (default 20);
  * - `/words N`: the text `word1 word2 … wordN` (default 50), one delta per word: what the mock
  *   model behind `fixtures/n8n-2.41/` streamed, so a turn can be compared with those captures;
@@ -64,8 +64,11 @@ export const scriptedAgent: PreviewChatAgent = async (input, context) => {
   }
 }
 
-/** Upper bound of N, so that `/long 1e9` cannot hold the server for days. */
-const maxCount = 100_000
+/**
+ * Upper bound of N, so that `/long 1e9` cannot hold the server for days; also of the words an
+ * ordinary message's answer quotes (one delta each).
+ */
+export const maxCount = 100_000
 
 function count(argument: string | undefined, fallback: number): number {
   const value = argument === undefined ? fallback : Number.parseInt(argument, 10)
@@ -120,6 +123,13 @@ async function callTool(
   context.emit({ type: 'tool-result', toolCallId, toolName, output })
 }
 
+/** The message, or its first `maxCount` words and an ellipsis: a 1 MiB message is no day's turn. */
+function quoted(message: string): string {
+  const all = words(message)
+  if (all.length <= maxCount) return message
+  return `${all.slice(0, maxCount).join('').trimEnd()} … (the first ${maxCount} words)`
+}
+
 async function answer(message: string, context: AgentContext): Promise<AgentOutcome> {
   const wordCount = message.trim().split(/\s+/).length
   context.emit({ type: 'start-step' })
@@ -131,7 +141,7 @@ async function answer(message: string, context: AgentContext): Promise<AgentOutc
   context.emit({ type: 'finish-step' })
   context.emit({ type: 'start-step' })
   const counted = wordCount === 1 ? '1 word' : `${wordCount} words`
-  await streamText(context, `You said (${counted}): "${message}"`)
+  await streamText(context, `You said (${counted}): "${quoted(message)}"`)
   context.emit({ type: 'finish-step' })
   return { kind: 'done' }
 }

@@ -1,0 +1,38 @@
+import type { TurnEvent } from '@preview-chat/core/contract'
+import { describe, expect, it } from 'vitest'
+import { maxCount, scriptedAgent } from '../agent'
+
+/** Runs the scripted agent on `message` without pauses; returns the text it streamed, in deltas. */
+async function echo(message: string): Promise<string[]> {
+  const deltas: string[] = []
+  let ids = 0
+  await scriptedAgent(
+    { kind: 'message', message },
+    {
+      emit: (event: TurnEvent) => {
+        if (event.type === 'text-delta') deltas.push(event.delta)
+      },
+      pause: async () => undefined,
+      id: (prefix) => `${prefix}-${++ids}`,
+      now: () => 0,
+    },
+  )
+  return deltas
+}
+
+describe('the echo of an ordinary message quotes at most maxCount words [R-SERVER-ECHO-CAP]', () => {
+  it('quotes a short message whole', async () => {
+    expect((await echo('hello there')).join('')).toBe('You said (2 words): "hello there"')
+  })
+
+  it('quotes the first maxCount words of a message of 1 MiB, then says it cut the rest', async () => {
+    const message = 'a '.repeat(512 * 1024)
+    const deltas = await echo(message)
+    // The quote's words, and the few of "You said (N words):" and of the ellipsis's note.
+    expect(deltas.length).toBeLessThan(maxCount + 10)
+    const text = deltas.join('')
+    expect(text.startsWith(`You said (${512 * 1024} words): "a a `)).toBe(true)
+    expect(text.endsWith(`a … (the first ${maxCount} words)"`)).toBe(true)
+    expect(text.match(/\ba\b/g)).toHaveLength(maxCount)
+  })
+})
