@@ -1,5 +1,9 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- a missing value here is a failed run, as in tests */
 import { build } from 'esbuild'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 
@@ -75,11 +79,44 @@ export async function measureBundle(
   }
 }
 
-const reactPeers = ['react', 'react-dom', 'react/jsx-runtime', 'react/jsx-dev-runtime']
+export const reactPeers = ['react', 'react-dom', 'react/jsx-runtime', 'react/jsx-dev-runtime']
 /** Our packages' peer dependencies: an app that uses TanStack Query has them already. */
-const tanstack = ['@tanstack/react-query', '@tanstack/query-core']
+export const tanstack = ['@tanstack/react-query', '@tanstack/query-core']
 
-const ourWhole = `export * from '@preview-chat/core'\nexport * from '@preview-chat/react'`
+/** Our whole API: every export of core and react. */
+export const ourWhole = `export * from '@preview-chat/core'\nexport * from '@preview-chat/react'`
+
+/**
+ * Core's and react's sources at `rev` (git archive into a temporary directory), and the aliases
+ * that make a bundle of them; `null` where git cannot give them. `remove()` deletes the copy.
+ */
+export function sourcesAt(
+  rev: string,
+): { dir: string; alias: Record<string, string>; remove(): void } | null {
+  try {
+    const dir = mkdtempSync(join(tmpdir(), `preview-chat-${rev}-`))
+    const root = execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8' }).trim()
+    const archive = execFileSync('git', [
+      '-C',
+      root,
+      'archive',
+      rev,
+      'packages/core/src',
+      'packages/react/src',
+    ])
+    execFileSync('tar', ['-x', '-C', dir], { input: archive })
+    return {
+      dir,
+      alias: {
+        '@preview-chat/core': join(dir, 'packages/core/src/index.ts'),
+        '@preview-chat/react': join(dir, 'packages/react/src/index.ts'),
+      },
+      remove: () => rmSync(dir, { recursive: true, force: true }),
+    }
+  } catch {
+    return null
+  }
+}
 const ourTypical = `export { createPreviewChatClient } from '@preview-chat/core'\nexport { PreviewChatProvider, usePreviewChat } from '@preview-chat/react'`
 /** The provider, the hook and one thread, with SSE push and nothing else (no relay, no throttle). */
 const ourMinimal = `export { createMinimalPreviewChatClient, ssePush } from '@preview-chat/core'\nexport { PreviewChatProvider, usePreviewChat } from '@preview-chat/react'`

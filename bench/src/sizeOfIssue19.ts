@@ -5,42 +5,20 @@
  * of, as it was and with only its SSE parser made eventsource-parser's (the same `feed` that
  * returns each event's data): none of issue 19's behaviour in it, only the design card's parser.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { bundles, measureBundle } from './bundle'
+import { bundles, measureBundle, ourWhole, reactPeers, sourcesAt, tanstack } from './bundle'
 
 const BEFORE = '032c6b0'
 /** The whole API's gzipped bytes at 032c6b0, as `size-baseline.json` recorded them then. */
 const BASELINE = 17_696
 
-const root = execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8' }).trim()
-const dir = mkdtempSync(join(tmpdir(), 'preview-chat-issue19-'))
+const sources = sourcesAt(BEFORE)
+if (!sources) throw new Error(`git cannot give the sources of ${BEFORE} here (a shallow clone?)`)
+const { dir, alias } = sources
+const external = [...reactPeers, ...tanstack]
 try {
-  const archive = execFileSync('git', [
-    '-C',
-    root,
-    'archive',
-    BEFORE,
-    'packages/core/src',
-    'packages/react/src',
-  ])
-  execFileSync('tar', ['-x', '-C', dir], { input: archive })
-  const whole = `export * from '@preview-chat/core'\nexport * from '@preview-chat/react'`
-  const external = [
-    'react',
-    'react-dom',
-    'react/jsx-runtime',
-    'react/jsx-dev-runtime',
-    '@tanstack/react-query',
-    '@tanstack/query-core',
-  ]
-  const alias = {
-    '@preview-chat/core': join(dir, 'packages/core/src/index.ts'),
-    '@preview-chat/react': join(dir, 'packages/react/src/index.ts'),
-  }
-  const before = await measureBundle(whole, external, alias)
+  const before = await measureBundle(ourWhole, external, alias)
 
   // The parser of 032c6b0 replaced by eventsource-parser behind the same function.
   const ssePath = join(dir, 'packages/core/src/sse.ts')
@@ -64,7 +42,7 @@ export function createSseParser() {
 }
 ${sse.slice(end)}`,
   )
-  const withParser = await measureBundle(whole, external, alias)
+  const withParser = await measureBundle(ourWhole, external, alias)
   const now = await bundles.ours.full()
   const share = (bytes: number) =>
     `${bytes >= BASELINE ? '+' : ''}${((100 * (bytes - BASELINE)) / BASELINE).toFixed(1)}%`
@@ -75,5 +53,5 @@ ${sse.slice(end)}`,
   row(`${BEFORE} with eventsource-parser as its SSE parser`, withParser.gzipped)
   row('this worktree', now.gzipped)
 } finally {
-  rmSync(dir, { recursive: true, force: true })
+  sources.remove()
 }

@@ -3,10 +3,6 @@
  * is the engine at 321d346, kept in src/before (history reads, the stream hot path); the bundle
  * before is built from that commit's sources (git archive), the bundle after from the worktree.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { HistorySnapshot } from '@preview-chat/core'
 import {
   applyTurnEvents,
@@ -20,7 +16,14 @@ import { QueryClient } from '@tanstack/query-core'
 import { parseHistorySnapshot as parseBefore } from '../before/snapshot'
 import { markTruncated as markTruncatedBefore } from '../before/transcript'
 import { readTurnStream as readTurnStreamBefore } from '../before/transport'
-import { measureBundle, type BundleSize } from '../bundle'
+import {
+  measureBundle,
+  ourWhole,
+  reactPeers,
+  sourcesAt,
+  tanstack,
+  type BundleSize,
+} from '../bundle'
 import { contender, race, showTiming, spread, type Timing } from '../method'
 import { fmt, type Row, type Sizes } from '../row'
 import { SIZE_BUDGET_BYTES } from './bundle'
@@ -188,48 +191,17 @@ export async function hotPathRow({ smoke }: Sizes): Promise<Row> {
   }
 }
 
-/** The engine's sources at 321d346, for the bundle before (`null` where git cannot give them). */
-function sourcesBefore(): string | null {
-  try {
-    const dir = mkdtempSync(join(tmpdir(), 'preview-chat-before-'))
-    const root = execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8' }).trim()
-    const archive = execFileSync('git', [
-      '-C',
-      root,
-      'archive',
-      '321d346',
-      'packages/core/src',
-      'packages/react/src',
-    ])
-    execFileSync('tar', ['-x', '-C', dir], { input: archive })
-    return dir
-  } catch {
-    return null
-  }
-}
-
 /** Win 3: the bundle of core + react, TanStack Query left out, before and after. */
 export async function bundleWinRow(_sizes: Sizes): Promise<Row> {
-  const whole = `export * from '@preview-chat/core'\nexport * from '@preview-chat/react'`
-  const external = [
-    'react',
-    'react-dom',
-    'react/jsx-runtime',
-    'react/jsx-dev-runtime',
-    '@tanstack/react-query',
-    '@tanstack/query-core',
-  ]
-  const after = await measureBundle(whole, external)
-  const dir = sourcesBefore()
+  const external = [...reactPeers, ...tanstack]
+  const after = await measureBundle(ourWhole, external)
+  const sources = sourcesAt('321d346')
   let before: BundleSize | null = null
-  if (dir) {
+  if (sources) {
     try {
-      before = await measureBundle(whole, external, {
-        '@preview-chat/core': join(dir, 'packages/core/src/index.ts'),
-        '@preview-chat/react': join(dir, 'packages/react/src/index.ts'),
-      })
+      before = await measureBundle(ourWhole, external, sources.alias)
     } finally {
-      rmSync(dir, { recursive: true, force: true })
+      sources.remove()
     }
   }
   const size = (b: BundleSize) =>

@@ -47,15 +47,20 @@ const text = (t: ReturnType<typeof setup>) =>
     .getState()
     .messages.map((m) => m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''))
 
+/** A storage in which a page kept thread t1's transcript ("Q", `answer`), then went away. */
+async function kept(answer: string) {
+  const storage = memoryStorage()
+  const before = page(storage)
+  before.server.answerRead(snapshot(finishedTurn('e1', 'Q', answer)))
+  await settle()
+  await vi.advanceTimersByTimeAsync(1_000) // the throttled write
+  before.session.dispose()
+  return storage
+}
+
 describe('persistTranscripts [R-PERSIST-RELOAD]', () => {
   it('the transcript is on screen in the first render after a reload, recovering until the read', async () => {
-    const storage = memoryStorage()
-    const before = page(storage)
-    before.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'Kept answer')))
-    await settle()
-    await vi.advanceTimersByTimeAsync(1_000) // the throttled write
-    before.session.dispose()
-
+    const storage = await kept('Kept answer')
     const after = page(storage)
     expect(after.states[0]).toMatchObject({ status: 'recovering', loaded: true })
     expect(text(after)).toEqual(['Q', 'Kept answer'])
@@ -70,12 +75,7 @@ describe('persistTranscripts [R-PERSIST-RELOAD]', () => {
   it.each([404, 403])(
     'a read that answers %i forgets it, on screen and in storage',
     async (status) => {
-      const storage = memoryStorage()
-      const before = page(storage)
-      before.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'Secret')))
-      await settle()
-      await vi.advanceTimersByTimeAsync(1_000)
-      before.session.dispose()
+      const storage = await kept('Secret')
       const after = page(storage)
       expect(text(after)).toEqual(['Q', 'Secret'])
       after.server.answerRead({ status, body: { code: status, message: 'No' } })
@@ -93,16 +93,11 @@ describe('persistTranscripts [R-PERSIST-RELOAD]', () => {
   ])(
     'a 403 forgets it even when it was kept while the clock ran %s (no timestamp decides)',
     async (_, keptAt) => {
-      const storage = memoryStorage()
-      const before = page(storage)
-      before.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'Secret')))
-      await settle()
-      await vi.advanceTimersByTimeAsync(1_000)
-      before.session.dispose()
+      const storage = await kept('Secret')
       const key = 'preview-chat:transcripts:alice'
-      const kept = JSON.parse(storage.getItem(key) ?? '') as { threads: { updatedAt: number }[] }
-      for (const thread of kept.threads) thread.updatedAt = keptAt(Date.now())
-      storage.setItem(key, JSON.stringify(kept))
+      const stored = JSON.parse(storage.getItem(key) ?? '') as { threads: { updatedAt: number }[] }
+      for (const thread of stored.threads) thread.updatedAt = keptAt(Date.now())
+      storage.setItem(key, JSON.stringify(stored))
       const after = page(storage)
       expect(text(after)).toEqual(['Q', 'Secret'])
       after.server.answerRead({ status: 403, body: { code: 403, message: 'No' } })

@@ -212,6 +212,15 @@ describe('a push channel that connects and drops every 100 ms [R-PUSH-FLAPPING]'
   })
 })
 
+/** No read starts until `ms` from now, and one starts then. */
+async function expectReadAfter(t: ReturnType<typeof setup>, ms: number) {
+  await vi.advanceTimersByTimeAsync(ms - 1)
+  expect(t.server.pendingReads()).toBe(0)
+  await vi.advanceTimersByTimeAsync(1)
+  await settle()
+  expect(t.server.pendingReads()).toBe(1)
+}
+
 describe('Retry-After', () => {
   it('is honoured for reads (seconds), capped by the longest backoff [R-READ-RETRY-AFTER]', async () => {
     const t = setup({ retry: { baseMs: 500, maxMs: 15_000 } })
@@ -222,11 +231,7 @@ describe('Retry-After', () => {
     t.server.answerRead({ status: 429, headers: { 'retry-after': '120' } })
     await settle()
     expect(t.session.getState().readError).toMatchObject({ code: 'http_error', status: 429 })
-    await vi.advanceTimersByTimeAsync(14_999)
-    expect(t.server.pendingReads()).toBe(0)
-    await vi.advanceTimersByTimeAsync(1)
-    await settle()
-    expect(t.server.pendingReads()).toBe(1)
+    await expectReadAfter(t, 15_000)
     t.session.dispose()
   })
 
@@ -252,11 +257,7 @@ describe('Retry-After', () => {
         },
       })
       await settle()
-      await vi.advanceTimersByTimeAsync(3_900)
-      expect(t.server.pendingReads()).toBe(0)
-      await vi.advanceTimersByTimeAsync(100)
-      await settle()
-      expect(t.server.pendingReads()).toBe(1)
+      await expectReadAfter(t, 4_000)
       t.session.dispose()
     },
   )
