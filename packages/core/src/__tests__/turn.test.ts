@@ -94,7 +94,7 @@ describe('live turns, shaped like the record [R-LIVE-STREAM R-WIRE-NO-STREAM-IDS
     expect(apply(begin(), { type: 'error', message: 'x' })).toMatchObject({
       ended: true,
       assistant: { executionStatus: 'error', executionError: 'x' },
-      user: { executionStatus: 'error' },
+      user: { executionStatus: 'error', executionError: 'x' },
     })
     const payload = { toolCallId: 'c', runId: 'r', toolName: 'approve', input: { n: 1 } }
     const suspended = apply(begin(), { type: 'tool-call-suspended', payload })

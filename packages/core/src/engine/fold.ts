@@ -274,11 +274,19 @@ function tool(
   return update(withPart, key, (part) => (part.type === 'tool-call' ? change(part) : part))
 }
 
+/** The turn's end on both of its messages: their status and error are the execution's. */
 function end(turn: LiveTurn, status: 'success' | 'error', executionError?: string): LiveTurn {
-  const assistant: Message = { ...turn.assistant, executionStatus: status }
-  if (executionError !== undefined) assistant.executionError = executionError
-  const user = turn.user && { ...turn.user, executionStatus: status }
-  return { ...turn, ended: true, assistant, user }
+  const ended = (message: Message): Message => ({
+    ...message,
+    executionStatus: status,
+    ...(executionError !== undefined && { executionError }),
+  })
+  return {
+    ...turn,
+    ended: true,
+    assistant: ended(turn.assistant),
+    user: turn.user && ended(turn.user),
+  }
 }
 
 /**

@@ -4,6 +4,11 @@ import {
   type ToolCallPart,
   type TurnEvent,
 } from '@preview-chat/core/contract'
+import {
+  applyTurnEvents,
+  DEFAULT_DELEGATION_CHAR_LIMIT,
+  startTurn,
+} from '@preview-chat/core/internal'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPreviewChatBackend } from '../backend'
 import type { ExecutionRelay } from '../relay'
@@ -762,4 +767,33 @@ describe('10. bad input never crashes it [R-SERVER-ERRORS]', () => {
     expect(onError).toEqual([])
     expect(unhandled).toEqual([])
   })
+})
+
+describe('the live fold and the record agree on how a turn ended [R-LIVE-STREAM]', () => {
+  it.each([
+    ['a turn that succeeds', 'hello there'],
+    ['a turn that fails', '/fail'],
+  ])(
+    '%s: both messages carry the same status and error, live (core’s fold of the stream) and recorded',
+    async (_, message) => {
+      const server = await startHost()
+      const reader = await turn(chat(server, { message, sessionId: 't9', newSession: true }))
+      const [started, ...events] = await reader.rest()
+      if (started?.type !== 'execution-started') throw new Error('no execution-started')
+      const live = applyTurnEvents(
+        startTurn({ executionId: started.executionId, sessionId: 't9', message, createdAt: '' }),
+        events,
+        { delegationCharLimit: DEFAULT_DELEGATION_CHAR_LIMIT, now: () => 0 },
+      )
+      expect(live.ended).toBe(true)
+      const recorded = await readHistory(server, 't9')
+      const ending = (m: Message | null | undefined) => ({
+        executionStatus: m?.executionStatus,
+        executionError: m?.executionError,
+      })
+      expect([ending(live.user), ending(live.assistant)]).toEqual(
+        recorded.messages.map((m) => ending(m)),
+      )
+    },
+  )
 })
