@@ -133,26 +133,49 @@ describe('followUp: retries and polls [R-READ-BACKOFF]', () => {
     expect(followUp(active({ recorded: runningTurn() }), 0, 1, config).reads.followUpAt).toBeNull()
   })
 
-  it('polls a record that lags behind a turn this tab saw end for a while, then stops while nothing runs [R-READ-POLL]', () => {
-    const ended = {
-      ...startTurn({ executionId: 'e1', sessionId: 't1', createdAt: '' }),
-      ended: true,
-    }
-    let state = active({ recorded: snapshotOf([]), settled: [ended] })
+  const endedTurn = {
+    ...startTurn({ executionId: 'e1', sessionId: 't1', createdAt: '' }),
+    ended: true,
+  }
+  /** The delays of the polls `followUp` asks for from `state` on, until it asks for none. */
+  const pollsFrom = (state: EngineState) => {
     const delays: number[] = []
     for (let at = 0; ;) {
       state = followUp(state, at, 1, config)
       const next = state.reads.followUpAt
-      if (next === null) break
+      if (next === null) return { delays, state }
       delays.push(next - at)
       at = next
       expect(delays.length).toBeLessThanOrEqual(LAGGING_RECORD_POLLS)
     }
+  }
+
+  it('polls a record that lags behind a turn this tab saw end for a while, then stops while nothing runs [R-READ-POLL]', () => {
+    const { delays, state } = pollsFrom(active({ recorded: snapshotOf([]), settled: [endedTurn] }))
     expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 10_000, 10_000, 10_000, 10_000])
-    // The turn stays on screen; a notification (or a refresh) polls afresh.
-    expect(state.settled).toEqual([ended])
+    // The turn stays on screen; a notification polls afresh.
+    expect(state.settled).toEqual([endedTurn])
+    const notified = reduce(
+      state,
+      {
+        type: 'push-message',
+        message: { type: 'agentExecutionUpdated', data: { ...key, executionId: 'e1' } },
+      },
+      config,
+    ).state
     expect(
-      followUp({ ...state, reads: { ...state.reads, polls: 0 } }, 0, 1, config).reads.followUpAt,
-    ).toBe(1_000)
+      pollsFrom({ ...notified, reads: { ...notified.reads, wanted: false } }).delays,
+    ).toHaveLength(LAGGING_RECORD_POLLS)
+  })
+
+  it('the polls of a turn that ran without push do not use up those of its lagging record [R-READ-POLL]', () => {
+    // A turn ran for a minute without push: its record shows it running, polled all along.
+    let state = active({ recorded: runningTurn(), push: { connected: false, lost: true } })
+    for (let at = 0; at < 60_000; at = state.reads.followUpAt ?? at)
+      state = followUp(state, at, 1, config)
+    expect(state.reads.polls).toBeGreaterThan(LAGGING_RECORD_POLLS)
+    // It ended here; the record says nothing runs but lags behind it.
+    const { delays } = pollsFrom({ ...state, recorded: snapshotOf([]), settled: [endedTurn] })
+    expect(delays).toHaveLength(LAGGING_RECORD_POLLS)
   })
 })

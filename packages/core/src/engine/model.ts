@@ -96,6 +96,8 @@ export interface ReadState {
   failures: number
   /** Consecutive polls without a push channel. */
   polls: number
+  /** Polls for a record that lags behind an ended turn, while nothing runs (bounded). */
+  lagPolls: number
   /** When a retry or a poll is due; `null`: none. */
   followUpAt: number | null
   /** No read before this (the server's `Retry-After`). */

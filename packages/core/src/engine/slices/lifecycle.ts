@@ -21,6 +21,7 @@ export const idleReads: ReadState = {
   lastStartedAt: -Infinity,
   failures: 0,
   polls: 0,
+  lagPolls: 0,
   followUpAt: null,
   notBefore: -Infinity,
 }

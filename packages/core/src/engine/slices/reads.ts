@@ -25,7 +25,7 @@ export function pushMessage(state: EngineState, { message }: Action<'push-messag
   if (projectId !== key.projectId || agentId !== key.agentId || threadId !== key.threadId)
     return step(state)
   // A notification about this thread: a read is wanted, and the channel works.
-  return step(wantRead({ ...state, reads: { ...state.reads, polls: 0 } }))
+  return step(wantRead({ ...state, reads: { ...state.reads, polls: 0, lagPolls: 0 } }))
 }
 
 export function readStarted(state: EngineState, { at }: Action<'read-started'>): Step {
@@ -125,13 +125,23 @@ export function followUp(state: EngineState, at: number, random: number, config:
     }
     return { ...state, reads: { ...reads, followUpAt: null } }
   }
-  // A record that lags is polled for a while, not for ever: a turn the server never records (it
-  // lost it) would keep an open tab reading every `poll.maxMs`; a notification reads again.
-  if ((recordLags && reads.polls < LAGGING_RECORD_POLLS) || (running && !state.push.connected)) {
+  // A record that lags is polled for a while once nothing runs, not for ever: a turn the server
+  // never recorded (it lost it) would keep an open tab reading every `poll.maxMs`. The count
+  // starts afresh while a turn runs and on a notification.
+  const lagPolls = running ? 0 : reads.lagPolls
+  if ((running && !state.push.connected) || (recordLags && lagPolls < LAGGING_RECORD_POLLS)) {
     const delay = backoffDelay(reads.polls, config.poll.baseMs, config.poll.maxMs, jitter)
-    return { ...state, reads: { ...reads, polls: reads.polls + 1, followUpAt: at + delay } }
+    return {
+      ...state,
+      reads: {
+        ...reads,
+        polls: reads.polls + 1,
+        lagPolls: running ? 0 : lagPolls + 1,
+        followUpAt: at + delay,
+      },
+    }
   }
   // Nothing to poll for. The poll backoff starts afresh only once nothing runs.
   const polls = running ? reads.polls : 0
-  return { ...state, reads: { ...reads, polls, followUpAt: null } }
+  return { ...state, reads: { ...reads, polls, lagPolls, followUpAt: null } }
 }
