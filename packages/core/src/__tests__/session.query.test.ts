@@ -125,6 +125,23 @@ describe('what the query cache holds is checked before a session takes it [R-REA
     ['nothing like a snapshot', 42],
   ]
 
+  it('what it holds is taken as a read would take it: a part of a type this client does not know is dropped', async () => {
+    const t = setup()
+    t.server.answerRead(snapshot([]))
+    await settle()
+    const [user, assistant] = finishedTurn('e1', 'Q', 'A')
+    const newer = {
+      ...assistant,
+      content: [{ type: 'future-part', data: 1 }, ...(assistant?.content ?? [])],
+    }
+    t.client.queryClient.setQueryData(historyQueryKey(key), {
+      ...snapshot([]),
+      messages: [user, newer],
+    })
+    expect(t.session.getState().messages.at(-1)?.content).toEqual([{ type: 'text', text: 'A' }])
+    t.session.dispose()
+  })
+
   it.each(junk)(
     'at the start (hydrate, a persister, an older version): %s is ignored, reported, and the thread is read',
     async (_, value) => {

@@ -260,20 +260,29 @@ const made = new WeakSet<object>()
  * read's answer.
  */
 export function checkSnapshot(value: unknown): ParseResult<HistorySnapshot> {
-  if (isRecord(value) && Array.isArray(value.messages) && value.activeExecutionId !== undefined) {
-    const shell = run(shellSchema, value)
-    if (!shell.issues && value.messages.every(isMade))
-      return { success: true, value: value as unknown as HistorySnapshot }
+  if (!isRecord(value) || value.activeExecutionId === undefined) return parseHistorySnapshot(value)
+  const shell = run(shellSchema, value)
+  if (shell.issues) return parseHistorySnapshot(value)
+  const given = shell.value.messages
+  // Copied from the first message this client did not parse, which is taken as the schema gives it.
+  let messages: unknown[] | null = null
+  for (let i = 0; i < given.length; i++) {
+    const message = given[i]
+    if (made.has(message as object)) {
+      messages?.push(message)
+      continue
+    }
+    const checked =
+      isRecord(message) && message.executionStatus !== undefined ? messageSchema(message) : FAIL
+    if (checked === FAIL) return parseHistorySnapshot(value)
+    made.add(checked)
+    messages ??= given.slice(0, i)
+    messages.push(checked)
   }
-  return parseHistorySnapshot(value)
-}
-
-function isMade(message: unknown): boolean {
-  if (made.has(message as object)) return true
-  const checked =
-    isRecord(message) && message.executionStatus !== undefined && messageSchema(message) !== FAIL
-  if (checked) made.add(message)
-  return checked
+  const snapshot = messages
+    ? { ...value, messages, openSuspensions: shell.value.openSuspensions }
+    : value
+  return { success: true, value: snapshot as unknown as HistorySnapshot }
 }
 
 /** Deep equality of JSON values (what `JSON.parse` makes, and the schema's output of it). */
