@@ -1,5 +1,6 @@
 import { QueryObserver, type QueryClient } from '@tanstack/query-core'
-import { checkSnapshot, type HistorySnapshot } from '../wire/contract/snapshot'
+import type { ParseResult } from '../wire/contract/result'
+import type { HistorySnapshot } from '../wire/contract/snapshot'
 import { toPreviewChatError, type PreviewChatError } from '../wire/contract/errors'
 import type { EngineAction } from '../engine/model'
 import { snapshotAction } from '../engine/reduce'
@@ -31,6 +32,8 @@ export function createHistoryQuery(options: {
   queryClient: QueryClient
   queryKey: readonly unknown[]
   fetch: (signal: AbortSignal) => Promise<HistorySnapshot>
+  /** What the cache holds, checked: an app's setQueryData may have put anything there. */
+  check(value: unknown): ParseResult<HistorySnapshot>
   /** The snapshot of a thread known to be new, so that observing it reads nothing. */
   initialData?: HistorySnapshot
   dispatch(action: EngineAction): void
@@ -109,9 +112,8 @@ export function createHistoryQuery(options: {
           const { at, random } = clock()
           dispatch({ type: 'read-failed', error, at, random })
         }
-        // What the cache holds is checked: an app's setQueryData may have put anything there.
         if (action.type === 'success') {
-          const checked = checkSnapshot(event.query.state.data)
+          const checked = options.check(event.query.state.data)
           if (checked.success)
             dispatch(snapshotAction(checked.value, action.manual ? 'app' : 'read', clock()))
           else failed(checked.error)

@@ -14,6 +14,7 @@ import { nextDeadline, nextRead } from '../engine/schedule'
 import { selectSessionState, type SessionState } from '../engine/select'
 import { markTruncated } from '../engine/transcript'
 import { describeValue, toPreviewChatError } from '../wire/contract/errors'
+import type { ParseResult } from '../wire/contract/result'
 import { checkSnapshot, type HistorySnapshot, type Suspension } from '../wire/contract/snapshot'
 import { readTurnStream, type ThreadKey } from '../wire/transport'
 import { createAlarm, type Alarm } from './alarm'
@@ -78,7 +79,7 @@ export class PreviewChatSession {
     this.#ctx = ctx
     // Stale-while-revalidate: a cached snapshot shows at once; the gate waits for a fresh read.
     const cached = ctx.queryClient.getQueryData<unknown>(ctx.queryKey)
-    const checked = cached === undefined ? null : checkSnapshot(cached)
+    const checked = cached === undefined ? null : this.#take(cached)
     if (checked?.success === false)
       ctx.warn(`Ignored what the query cache holds for a thread: ${checked.error.message}`)
     const start = (live: LiveTurn | null, snapshot: HistorySnapshot | null) => {
@@ -122,6 +123,7 @@ export class PreviewChatSession {
         ),
       ...(key.isNew &&
         !cached && { initialData: { messages: [], openSuspensions: [], activeExecutionId: null } }),
+      check: (value) => this.#take(value),
       dispatch: (action) => this.#dispatch(action),
       clock: () => this.#clock(),
     })
@@ -134,6 +136,17 @@ export class PreviewChatSession {
 
   /** The state a server render shows (and hydration expects): no draft, which only the browser knows. */
   getServerState = (): SessionState => this.#view.getInitialState()
+
+  /**
+   * A snapshot from the query cache as the session takes it: checked (`checkSnapshot`), its
+   * capped delegations flagged as a read flags them (the schema keeps no client-side flag).
+   */
+  #take(value: unknown): ParseResult<HistorySnapshot> {
+    const checked = checkSnapshot(value)
+    return checked.success
+      ? { success: true, value: markTruncated(checked.value, this.#ctx.config.delegationCharLimit) }
+      : checked
+  }
 
   /** The engine's internal state (`EngineState` of `@preview-chat/core/internal`), for tests and devtools. */
   getEngineState(): EngineState {
