@@ -70,14 +70,24 @@ export function originMaySendCookies(
   const host = headers.get('host')
   const page = parseOrigin(origin)
   if (host === null || page?.host !== host.toLowerCase()) return false
-  return page.protocol === own.scheme && isOwnHost(page.hostname, own.hosts)
+  // Behind a proxy that ends TLS the page is `https:` and this server `http:`: the browser's own
+  // `Sec-Fetch-Site` (which no page can set) says the page is of the origin it asked.
+  const sameOrigin = headers.get('sec-fetch-site') === 'same-origin'
+  return (sameOrigin || page.protocol === own.scheme) && isOwnHost(page.hostname, own.hosts)
 }
 
 /** What every answer carries (error answers and SSE streams too); none without `cors`. */
 export function corsHeaders(origin: string | undefined): Record<string, string> {
   if (origin === undefined) return {}
-  if (origin === '*') return { 'Access-Control-Allow-Origin': '*' }
-  return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Credentials': 'true' }
+  // A page of another origin reads only safelisted headers unless told: the client needs these two
+  // to honour a Retry-After (an HTTP date is counted from the answer's Date).
+  const expose = { 'Access-Control-Expose-Headers': 'Retry-After, Date' }
+  if (origin === '*') return { 'Access-Control-Allow-Origin': '*', ...expose }
+  return {
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Allow-Credentials': 'true',
+    ...expose,
+  }
 }
 
 /**

@@ -98,6 +98,12 @@ describe('a POST or DELETE authenticated by cookie checks the page Origin [R-SER
       { Cookie: cookie, Origin: 'http://app.example' },
       { Cookie: cookie },
       { Authorization: 'Bearer alice', Cookie: cookie, Origin: foreign },
+      // Behind a proxy that ends TLS: the page is https:, and the browser says it is its origin.
+      {
+        Cookie: cookie,
+        Origin: `https://127.0.0.1:${server.port}`,
+        'Sec-Fetch-Site': 'same-origin',
+      },
     ]
     for (const headers of passing) {
       expect((await post(headers)).status, JSON.stringify(headers)).toBe(200)
@@ -108,6 +114,25 @@ describe('a POST or DELETE authenticated by cookie checks the page Origin [R-SER
       headers: { Cookie: cookie, Origin: foreign },
     })
     expect(read.status).toBe(200)
+    // What the client needs of an answer (a Retry-After, the Date it counts from) is exposed.
+    expect(read.headers['access-control-expose-headers']).toBe('Retry-After, Date')
+  })
+
+  it("another site's page stays refused though it claims same-origin from another name (DNS rebinding)", async () => {
+    const server = await startHost()
+    const refused = await send(server, {
+      method: 'POST',
+      path: chatPath,
+      headers: {
+        'Content-Type': 'application/json',
+        Cookie: cookie,
+        Host: 'evil.example',
+        Origin: 'https://evil.example',
+        'Sec-Fetch-Site': 'same-origin',
+      },
+      body: message,
+    })
+    expect(refused.status).toBe(403)
   })
 
   it('leaves the n8n-2.41 flavor as n8n answers: its browser-id header already needs a preflight', async () => {

@@ -84,7 +84,7 @@ function refuseCrossSiteCookies(request: Request, cors: string | undefined, own:
   throw new RestError(
     'origin_not_allowed',
     `A page of ${request.headers.get('origin')} may not send this server's cookie.`,
-    "Serve the page from this server's origin (or through a proxy that forwards its Host; another name than a loopback one or the bound address needs --allowed-host <name>), start the server with --cors <the page's origin>, or authenticate with an Authorization header.",
+    "Serve the page from this server's origin (or through a proxy that forwards the browser's Host; a name other than a loopback one or the bound address needs --allowed-host <name>), start the server with --cors <the page's origin>, or authenticate with an Authorization header.",
   )
 }
 
