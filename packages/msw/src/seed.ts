@@ -101,14 +101,14 @@ async function readEvents(
   onEvents: (events: TurnEvent[]) => void,
 ): Promise<TurnEvent[]> {
   const events: TurnEvent[] = []
-  const reading = new AbortController()
   await readTurnStream(
     body,
     (batch) => {
       events.push(...batch)
       onEvents(batch)
     },
-    reading.signal,
+    // Never aborted: a seeded turn is read to its end.
+    new AbortController().signal,
   )
   return events
 }

@@ -10,6 +10,7 @@ export {
   createMinimalPreviewChatClient,
   createPreviewChatClient,
   historyQueryKey,
+  noThreadState,
   PreviewChatError,
   ssePush,
   ssePushSource,

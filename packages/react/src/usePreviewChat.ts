@@ -142,14 +142,15 @@ function useTurnEndings(session: PreviewChatSession | null, options: UsePreviewC
   const listening = options.enabled !== false && (options.onFinish ?? options.onError) !== undefined
   useEffect(() => {
     if (!listening || !session) return
-    return session.onTurnEnd((ending) => {
-      // Each is called whatever the other does; what one throws is the session's to report.
-      try {
-        callbacks.current.onFinish?.(ending)
-      } finally {
-        if (ending.error) callbacks.current.onError?.(ending.error, ending)
-      }
+    // Two listeners: each is called whatever the other does, and the session reports what each throws.
+    const stopFinish = session.onTurnEnd((ending) => callbacks.current.onFinish?.(ending))
+    const stopError = session.onTurnEnd((ending) => {
+      if (ending.error) callbacks.current.onError?.(ending.error, ending)
     })
+    return () => {
+      stopFinish()
+      stopError()
+    }
   }, [session, listening])
 }
 

@@ -195,17 +195,6 @@ export function createPreviewChatBackend(
     },
   }
   const unregisterRelay = relay.register(mainId, context.cancelLocal)
-  // Who this server is for the Origin checks: the scheme and names a request reached it by.
-  const ownOf = (url: URL, ownHosts: readonly string[]): OwnOrigin => ({
-    scheme: pageSchemeOf(url),
-    hosts: [...allowedHosts, ...ownHosts.flatMap((name) => hostnameOf(name) ?? [])],
-  })
-  // A host that calls `fetch(request, somethingElse)` (e.g. Bun's server) passes no names.
-  const ownOrigin = (request: Request, info?: { ownHosts?: readonly string[] }) => {
-    const url = new URL(request.url)
-    const ownHosts = Array.isArray(info?.ownHosts) ? info.ownHosts : []
-    return ownOf(url, [url.hostname, ...ownHosts])
-  }
   const allowOrigin = corsHeaders(cors)
 
   return {
@@ -215,7 +204,7 @@ export function createPreviewChatBackend(
         request,
         basePath,
         cors,
-        ownOrigin(request, info),
+        ownOrigin(request, info, allowedHosts),
       )
       log.request({
         method: request.method,
@@ -233,7 +222,7 @@ export function createPreviewChatBackend(
     credentials: (userId) => flavor.credentials(userId),
     namesUser: (headers) => flavor.namesUser(headers),
     admitPushSocket: (url, headers, ownHosts = []) => {
-      const originAllowed = originMaySendCookies(headers, cors, ownOf(url, ownHosts))
+      const originAllowed = originMaySendCookies(headers, cors, ownOf(url, ownHosts, allowedHosts))
       return flavor.admitPushSocket(url, flavor.pushUser(headers), originAllowed)
     },
     mainId,
@@ -251,4 +240,29 @@ export function createPreviewChatBackend(
       await Promise.all(finishing)
     },
   }
+}
+
+/** Who this server is for the Origin checks: the scheme and names a request reached it by. */
+function ownOf(url: URL, ownHosts: readonly string[], allowedHosts: readonly string[]): OwnOrigin {
+  return {
+    scheme: pageSchemeOf(url),
+    hosts: [...allowedHosts, ...ownHosts.flatMap((name) => hostnameOf(name) ?? [])],
+  }
+}
+
+/**
+ * The same for a REST request. A host that calls `fetch(request, somethingElse)` (e.g. Bun's
+ * server) passes no names. The request URL's own name counts: the Node host builds it from the
+ * address it is bound to; a host that builds it from `Host` (Bun, Deno) lets that name in, so the
+ * check there guards against pages of other sites, not against DNS rebinding (which carries no
+ * cookie of this name).
+ */
+function ownOrigin(
+  request: Request,
+  info: { ownHosts?: readonly string[] } | undefined,
+  allowedHosts: readonly string[],
+): OwnOrigin {
+  const url = new URL(request.url)
+  const ownHosts = Array.isArray(info?.ownHosts) ? info.ownHosts : []
+  return ownOf(url, [url.hostname, ...ownHosts], allowedHosts)
 }

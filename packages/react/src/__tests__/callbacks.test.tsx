@@ -61,7 +61,7 @@ describe('usePreviewChat for a UI kit [R-TURN-ENDING]', () => {
     expect(onFinish).toHaveBeenCalledWith(expect.objectContaining({ status: 'error' }))
   })
 
-  it('an onFinish that throws does not keep onError from hearing of the failure; the throw is reported', async () => {
+  it('an onFinish that throws does not keep onError from hearing of the failure; each throw is reported', async () => {
     const key = thread()
     const warnings: string[] = []
     const onError = vi.fn()
@@ -75,14 +75,21 @@ describe('usePreviewChat for a UI kit [R-TURN-ENDING]', () => {
           onFinish={() => {
             throw new Error('the app failed to render its toast')
           }}
-          onError={onError}
+          onError={(error) => {
+            onError(error)
+            throw new Error('the app failed to report it')
+          }}
         />
       </Providers>,
     )
     await waitFor(() => expect(api().status).toBe('idle'), until)
     await act(() => api().submit('/fail'))
     await waitFor(() => expect(onError).toHaveBeenCalledTimes(1), until)
-    expect(warnings).toEqual([expect.stringContaining('the app failed to render its toast')])
+    // Both throws are reported, neither hides the other.
+    expect(warnings.sort()).toEqual([
+      expect.stringContaining('the app failed to render its toast'),
+      expect.stringContaining('the app failed to report it'),
+    ])
   })
 
   it('no callback for a turn that had ended before the component mounted', async () => {
