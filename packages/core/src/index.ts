@@ -19,8 +19,8 @@ export type {
   ReconnectOptions,
   WebSocketLike,
 } from './wire/pushSource'
-export { noThreadState, PreviewChatSession } from './effects/session'
-export type { InspectedStep } from './effects/session'
+export { noThread, noThreadState, PreviewChatSession } from './effects/session'
+export type { InspectedStep, SessionActions } from './effects/session'
 export type { ReadonlyStore } from './effects/context'
 export type { SessionState, SessionStatus } from './engine/select'
 /**

@@ -10,6 +10,7 @@ export {
   createMinimalPreviewChatClient,
   createPreviewChatClient,
   historyQueryKey,
+  noThread,
   noThreadState,
   PreviewChatError,
   ssePush,

@@ -1,4 +1,4 @@
-import { noThreadState, PreviewChatError } from '@preview-chat/core'
+import { noThread, PreviewChatError, type SessionActions } from '@preview-chat/core'
 import type {
   PreviewChatSession,
   ReadonlyStore,
@@ -15,7 +15,8 @@ export interface UsePreviewChatOptions extends ThreadKey {
   /**
    * `false` keeps the session idle: no reads, no push, no requests. Default `true`. Disabled, a
    * thread id no session can have (`''` until the app has one) is no error: the hook shows
-   * `noThreadState`, and its actions answer `invalid_request` without sending anything.
+   * `noThreadState` (core's `noThread`), and its actions answer `invalid_request` without sending
+   * anything.
    */
   enabled?: boolean
   /** The app minted this thread id and knows it is empty: skip the first read. */
@@ -47,27 +48,21 @@ export interface PreviewChat extends SessionState {
 
 const noSubscription = () => () => {}
 
-type Actions = Pick<
-  PreviewChat,
-  'setDraft' | 'submit' | 'resume' | 'stop' | 'refresh' | 'clearError'
->
-
 /**
  * The thread's session (shared by every component that follows the same thread) and the
  * frame-throttled zustand store React reads it through. Disabled with an id no session can
- * have (`threadId: ''` until the app has one), there is no session: `noThreadState`, and actions
- * that answer with the id's refusal.
+ * have (`threadId: ''` until the app has one), there is no session: core's `noThread`.
  */
 function useSessionStore(options: UsePreviewChatOptions): {
   session: PreviewChatSession | null
   store: ReadonlyStore<SessionState>
-  actions: Actions
+  actions: SessionActions
 } {
   const client = usePreviewChatClient()
   const queryClient = useContext(QueryClientContext)
   const { projectId, agentId, threadId, isNew, throttleMs, enabled } = options
   let session: PreviewChatSession | null = null
-  let refusal: PreviewChatError | null = null
+  let refused = ''
   try {
     session = client.session({
       projectId,
@@ -77,37 +72,18 @@ function useSessionStore(options: UsePreviewChatOptions): {
       ...(queryClient && { queryClient }),
     })
   } catch (error) {
-    if (enabled !== false || !PreviewChatError.isInstance(error)) throw error
-    refusal = error
+    const idRefused = PreviewChatError.isInstance(error) && error.code === 'invalid_request'
+    if (enabled !== false || !idRefused) throw error
+    refused = error.message
   }
-  const store = useMemo(() => {
-    if (!session) return noThread
+  const view = useMemo(() => {
+    if (!session) return noThread(new PreviewChatError('invalid_request', refused))
     const throttled = client.view(session, throttleMs)
     // Disabled: read the state, never subscribe (subscribing is what starts a session).
-    return enabled === false ? { ...throttled, subscribe: noSubscription } : throttled
-  }, [session, throttleMs, enabled, client])
-  const refused = refusal?.message
-  const actions = useMemo(() => session ?? refusedActions(refused ?? ''), [session, refused])
-  return { session, store, actions }
-}
-
-const noThread: ReadonlyStore<SessionState> = {
-  getState: () => noThreadState,
-  getInitialState: () => noThreadState,
-  subscribe: noSubscription,
-}
-
-/** What the actions of a hook without a session answer: nothing is sent, nothing is read. */
-function refusedActions(message: string): Actions {
-  const error = () => new PreviewChatError('invalid_request', message)
-  return {
-    setDraft: () => {},
-    submit: () => Promise.resolve({ outcome: 'failed', error: error() }),
-    resume: () => Promise.resolve({ outcome: 'failed', error: error() }),
-    stop: () => Promise.resolve({ cancelRequested: false }),
-    refresh: () => Promise.resolve(),
-    clearError: () => {},
-  }
+    const store = enabled === false ? { ...throttled, subscribe: noSubscription } : throttled
+    return { store, actions: session }
+  }, [session, refused, throttleMs, enabled, client])
+  return { session, ...view }
 }
 
 /**

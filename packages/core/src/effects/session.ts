@@ -13,7 +13,7 @@ import { initialEngineState, reduce, snapshotAction } from '../engine/reduce'
 import { nextDeadline, nextRead } from '../engine/schedule'
 import { selectSessionState, type SessionState } from '../engine/select'
 import { markTruncated } from '../engine/transcript'
-import { describeValue, toPreviewChatError } from '../wire/contract/errors'
+import { describeValue, toPreviewChatError, type PreviewChatError } from '../wire/contract/errors'
 import type { ParseResult } from '../wire/contract/result'
 import { checkSnapshot, type HistorySnapshot, type Suspension } from '../wire/contract/snapshot'
 import { readTurnStream, type ThreadKey } from '../wire/transport'
@@ -39,6 +39,39 @@ export interface InspectedStep {
 export const noThreadState: SessionState = selectSessionState(
   initialEngineState({ key: { projectId: '', agentId: '', threadId: '' }, tab: '' }),
 )
+
+/** A session's actions, as a UI calls them. */
+export type SessionActions = Pick<
+  PreviewChatSession,
+  'setDraft' | 'submit' | 'resume' | 'stop' | 'refresh' | 'clearError'
+>
+
+/**
+ * What stands for a session where there can be none (a disabled hook whose thread id no session
+ * can have): `noThreadState`, never changing, and actions that send nothing, submits and resumes
+ * answered with `refusal` (the id's `invalid_request`), a Stop with `cancelRequested: false`.
+ */
+export function noThread(refusal: PreviewChatError): {
+  store: ReadonlyStore<SessionState>
+  actions: SessionActions
+} {
+  const failed = () => Promise.resolve({ outcome: 'failed' as const, error: refusal })
+  return {
+    store: {
+      getState: () => noThreadState,
+      getInitialState: () => noThreadState,
+      subscribe: () => () => {},
+    },
+    actions: {
+      setDraft: () => {},
+      submit: failed,
+      resume: failed,
+      stop: () => Promise.resolve({ cancelRequested: false }),
+      refresh: () => Promise.resolve(),
+      clearError: () => {},
+    },
+  }
+}
 
 /**
  * One thread, followed: the recovery engine of the specification. It decides nothing: every
@@ -82,11 +115,12 @@ export class PreviewChatSession {
     const checked = cached === undefined ? null : this.#take(cached)
     if (checked?.success === false)
       ctx.warn(`Ignored what the query cache holds for a thread: ${checked.error.message}`)
+    const draft = ctx.storage.getItem(ctx.draftKey) ?? ''
     const start = (live: LiveTurn | null, snapshot: HistorySnapshot | null) => {
       const initial = initialEngineState({
         key: this.key,
         tab: ctx.tab,
-        draft: ctx.storage.getItem(ctx.draftKey) ?? '',
+        draft,
         isNew: key.isNew ?? false,
         live,
         ...(ctx.server && { server: ctx.server }),
@@ -116,11 +150,7 @@ export class PreviewChatSession {
     this.#history = createHistoryQuery({
       queryClient: ctx.queryClient,
       queryKey: ctx.queryKey,
-      fetch: async (signal) =>
-        markTruncated(
-          await ctx.transport.readHistory(this.key, signal),
-          ctx.config.delegationCharLimit,
-        ),
+      fetch: (signal) => ctx.transport.readHistory(this.key, signal),
       ...(key.isNew &&
         !cached && { initialData: { messages: [], openSuspensions: [], activeExecutionId: null } }),
       check: (value) => this.#take(value),
@@ -138,8 +168,9 @@ export class PreviewChatSession {
   getServerState = (): SessionState => this.#view.getInitialState()
 
   /**
-   * A snapshot from the query cache as the session takes it: checked (`checkSnapshot`), its
-   * capped delegations flagged as a read flags them (the schema keeps no client-side flag).
+   * Every snapshot the session takes (its reads, a prefetch's, what the query cache holds): checked
+   * (`checkSnapshot`, a lookup per message for what this client parsed) and its capped delegations
+   * flagged (`truncated`, a flag of the client's view that the contract's schema does not keep).
    */
   #take(value: unknown): ParseResult<HistorySnapshot> {
     const checked = checkSnapshot(value)
@@ -465,7 +496,13 @@ export class PreviewChatSession {
     const prefetched = this.#history.prefetched()
     if (prefetched !== null && prefetched !== 'pending') {
       this.#dispatch({ type: 'read-started', at: prefetched.startedAt })
-      this.#dispatch(snapshotAction(prefetched.snapshot, 'read', this.#clock()))
+      const taken = this.#take(prefetched.snapshot)
+      const clock = this.#clock()
+      this.#dispatch(
+        taken.success
+          ? snapshotAction(taken.value, 'read', clock)
+          : { type: 'read-failed', error: taken.error, at: clock.at, random: clock.random },
+      )
     }
     this.#dispatch({
       type: 'activated',
