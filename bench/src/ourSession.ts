@@ -1,4 +1,4 @@
-import { createPreviewChatClient, historyQueryKey, type Message } from '@preview-chat/core'
+import { createPreviewChatClient, type Message } from '@preview-chat/core'
 import { emptyHistory, json, key } from './streams'
 
 /**
@@ -21,7 +21,7 @@ export function ourSession(
         : json({ data: history }),
   })
   const session = client.session({ ...key, isNew: options.isNew ?? !options.history })
-  return { client, session, queryKey: historyQueryKey(key) }
+  return { client, session, queryKey: client.queryKey(key) }
 }
 
 /**

@@ -146,7 +146,7 @@ export interface PreviewChatClient {
    * session takes it as its first read. Pass the `queryClient` the app's provider will use.
    */
   prefetch(options: SessionOptions): void
-  /** The TanStack Query key under which a thread's recorded history is cached. */
+  /** The TanStack Query key under which a thread's recorded history is cached (in this client's scope). */
   queryKey(key: ThreadKey): readonly unknown[]
   readonly queryClient: QueryClient
   /** The timers every session of this client runs on (the React binding's throttle too). */
@@ -158,11 +158,24 @@ export interface PreviewChatClient {
    */
   view(session: PreviewChatSession, throttleMs?: number | 'frame'): ReadonlyStore<SessionState>
   readonly options: Readonly<PreviewChatClientOptions>
+  /**
+   * Ends this client for good, e.g. when its user signs out: every session it handed out is
+   * disposed (`session.dispose()`: nothing is cancelled on the server), and `persist` stops
+   * writing for it. A session asked for afterwards is a fresh one.
+   */
+  dispose(): void
 }
 
-/** The documented cache key of a thread's recorded history. */
-export const historyQueryKey = (key: ThreadKey) =>
-  ['preview-chat', key.projectId, key.agentId, key.threadId, 'messages'] as const
+/**
+ * The documented cache key of a thread's recorded history:
+ * `['preview-chat', scope, projectId, agentId, threadId, 'messages']`. The scope (the client's
+ * `scope`, e.g. the user id; `''` when none) is part of it, so that two users' clients sharing one
+ * `QueryClient` never read each other's transcripts; `['preview-chat', scope]` is the prefix of
+ * everything one user's client caches (`queryClient.removeQueries({ queryKey: ['preview-chat',
+ * 'alice'] })` on sign-out).
+ */
+export const historyQueryKey = (key: ThreadKey, scope = '') =>
+  ['preview-chat', scope, key.projectId, key.agentId, key.threadId, 'messages'] as const
 
 /**
  * A client with only what `options` passes: no push channel (sessions poll while a turn runs), no
@@ -201,6 +214,8 @@ export function createMinimalPreviewChatClient(
     warn,
   )
   const sessions = new WeakMap<QueryClient, Map<string, PreviewChatSession>>()
+  /** Every map of `sessions`, for `dispose()` (a WeakMap cannot be walked). */
+  const sessionMaps = new Set<Map<string, PreviewChatSession>>()
   const storage = safeDraftStorage(
     options.storage === undefined ? defaultDraftStorage() : options.storage,
     warn,
@@ -222,14 +237,22 @@ export function createMinimalPreviewChatClient(
       ? options.relay({ scope: options.scope ?? '', timers, lingerMs })
       : options.relay || null
   const { throttle } = options
+  const scope = options.scope ?? ''
+  /** What `persist` was attached to, by query client: detached when the client is disposed. */
+  const attached = new Map<QueryClient, () => void>()
 
   const client: PreviewChatClient = {
     queryClient,
     options,
     timers,
-    queryKey: historyQueryKey,
+    queryKey: (key) => historyQueryKey(key, scope),
     view: (session, throttleMs = 'frame') =>
       throttle ? throttle(session.store, { throttleMs, timers }) : session.store,
+    dispose() {
+      for (const byKey of sessionMaps) for (const session of [...byKey.values()]) session.dispose()
+      for (const detach of attached.values()) detach()
+      attached.clear()
+    },
     prefetch(sessionOptions) {
       client.session(sessionOptions).prefetch()
     },
@@ -245,20 +268,23 @@ export function createMinimalPreviewChatClient(
       }
       const cacheClient = sessionQueryClient ?? queryClient
       let byKey = sessions.get(cacheClient)
-      if (!byKey) sessions.set(cacheClient, (byKey = new Map()))
+      if (!byKey) {
+        sessions.set(cacheClient, (byKey = new Map()))
+        sessionMaps.add(byKey)
+      }
       const id = JSON.stringify([key.projectId, key.agentId, key.threadId])
       const existing = byKey.get(id)
       if (existing) return existing
-      const scope = options.scope ?? ''
       const { persist } = options
       // Before the session reads the cache: what a reload kept is there for its first render.
-      persist?.attach(cacheClient, scope, timers, warn)
+      if (persist && !attached.has(cacheClient))
+        attached.set(cacheClient, persist.attach(cacheClient, scope, timers, warn))
       const session = new PreviewChatSession(
         { ...key, ...(isNew !== undefined && { isNew }) },
         {
           transport,
           queryClient: cacheClient,
-          queryKey: historyQueryKey(key),
+          queryKey: historyQueryKey(key, scope),
           listenToPush: push.listen,
           pushConnected: push.connected,
           timers,
@@ -268,7 +294,7 @@ export function createMinimalPreviewChatClient(
           relay,
           tab,
           storage,
-          draftKey: `preview-chat:draft:${options.scope ?? ''}:${id}`,
+          draftKey: `preview-chat:draft:${scope}:${id}`,
           config,
           lingerMs,
           warn,

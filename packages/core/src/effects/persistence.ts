@@ -29,13 +29,17 @@ export interface PersistTranscriptsOptions {
  * what `createPreviewChatClient({ persist })` takes. Made by `persistTranscripts()`.
  */
 export interface TranscriptPersistence {
-  /** Restores `scope`'s kept transcripts into `queryClient` (at once), then keeps them in step. */
+  /**
+   * Restores `scope`'s kept transcripts into `queryClient` (at once), then keeps them in step:
+   * only the queries of that scope (`historyQueryKey(key, scope)`), never another scope's that
+   * share the query client. Returns the function that stops the writes (the client's `dispose()`).
+   */
   attach(
     queryClient: QueryClient,
     scope: string,
     timers: Timers,
     warn: (message: string) => void,
-  ): void
+  ): () => void
   /** The live turn kept for a thread (checked), or `null`. */
   keptLive(scope: string, threadId: string): LiveTurn | null
   /** Keeps (or with `null` forgets) a thread's live turn; written throttled and when the page hides. */
@@ -47,10 +51,13 @@ export interface TranscriptPersistence {
   isKept?(data: unknown): boolean
 }
 
-const VERSION = 1
+// 2: the query key carries the scope (`historyQueryKey(key, scope)`); version 1 kept none.
+const VERSION = 2
 const transcriptsKey = (scope: string) => `preview-chat:transcripts:${scope}`
 const liveKey = (scope: string, threadId: string) => `preview-chat:live:${scope}:${threadId}`
-const ours = (queryKey: readonly unknown[]) => queryKey[0] === 'preview-chat'
+/** A query of one scope's client (`historyQueryKey(key, scope)`). */
+const ofScope = (queryKey: readonly unknown[], scope: string) =>
+  queryKey[0] === 'preview-chat' && queryKey[1] === scope
 
 interface Kept {
   v: typeof VERSION
@@ -73,7 +80,8 @@ interface Kept {
 export function persistTranscripts(options: PersistTranscriptsOptions = {}): TranscriptPersistence {
   const storage = options.storage === undefined ? defaultDraftStorage() : options.storage
   const maxChars = options.maxChars ?? 2_000_000
-  const attached = new WeakSet<QueryClient>()
+  /** Scopes attached per query client: each writes its own scope's queries only. */
+  const attached = new WeakMap<QueryClient, Set<string>>()
   const pendingLive = new Map<string, LiveTurn | null>()
   const restored = new WeakSet<object>()
   let liveTimer: unknown = null
@@ -119,23 +127,37 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
     attach(queryClient, scope, timers, warn) {
       report = warn
       clock = timers
-      if (attached.has(queryClient) || !storage) return
-      attached.add(queryClient)
-      restore(queryClient, read(transcriptsKey(scope)), restored)
+      let scopes = attached.get(queryClient)
+      if (!scopes) attached.set(queryClient, (scopes = new Set()))
+      if (scopes.has(scope) || !storage) return () => {}
+      scopes.add(scope)
+      restore(queryClient, scope, read(transcriptsKey(scope)), restored)
       let timer: unknown = null
+      let detached = false
       const save = () => {
         timer = null
-        write(transcriptsKey(scope), () => serialize(queryClient, maxChars))
+        if (!detached) write(transcriptsKey(scope), () => serialize(queryClient, scope, maxChars))
       }
       const schedule = () => {
         if (timer === null) timer = timers.setTimeout(save, options.throttleMs ?? 1_000)
       }
-      queryClient.getQueryCache().subscribe((event) => {
-        if (!ours(event.query.queryKey)) return
+      const stopCache = queryClient.getQueryCache().subscribe((event) => {
+        if (!ofScope(event.query.queryKey, scope)) return
         if (event.type === 'removed' || event.type === 'updated') schedule()
       })
-      if (typeof window !== 'undefined' && typeof window.addEventListener === 'function')
-        window.addEventListener('pagehide', () => timer !== null && save())
+      const onHide = () => timer !== null && save()
+      const hasWindow =
+        typeof window !== 'undefined' && typeof window.addEventListener === 'function'
+      if (hasWindow) window.addEventListener('pagehide', onHide)
+      return () => {
+        if (detached) return
+        detached = true
+        stopCache()
+        if (timer !== null) timers.clearTimeout(timer)
+        timer = null
+        if (hasWindow) window.removeEventListener('pagehide', onHide)
+        scopes.delete(scope)
+      }
     },
     keptLive(scope, threadId) {
       const turn = parseLiveTurn(read(liveKey(scope, threadId)))
@@ -150,13 +172,20 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
 }
 
 /** The kept transcripts, checked like a read's answer, into the cache (as old as they were). */
-function restore(queryClient: QueryClient, kept: unknown, restored: WeakSet<object>) {
+function restore(
+  queryClient: QueryClient,
+  scope: string,
+  kept: unknown,
+  restored: WeakSet<object>,
+) {
   if (typeof kept !== 'object' || kept === null || (kept as Kept).v !== VERSION) return
   const threads = (kept as Kept).threads
   if (!Array.isArray(threads)) return
   for (const thread of threads as unknown[]) {
     const { queryKey, data, updatedAt } = (thread ?? {}) as Partial<Kept['threads'][number]>
-    if (!Array.isArray(queryKey) || !ours(queryKey) || !Number.isFinite(updatedAt)) continue
+    // Another scope's key in this scope's storage (an older version's keys, or tampering) is junk.
+    if (!Array.isArray(queryKey) || !ofScope(queryKey, scope) || !Number.isFinite(updatedAt))
+      continue
     if (queryClient.getQueryData(queryKey) !== undefined) continue
     const parsed = parseHistorySnapshot(data)
     // Never newer than now: kept while this machine's clock ran ahead, it would outrank reads.
@@ -176,11 +205,11 @@ function refused(state: { status: string; error: unknown }) {
   return error.status === 404 || error.status === 403
 }
 
-/** This client's transcripts, the read most recently first, as many as fit in `maxChars`. */
-function serialize(queryClient: QueryClient, maxChars: number): string | null {
+/** This scope's transcripts, the read most recently first, as many as fit in `maxChars`. */
+function serialize(queryClient: QueryClient, scope: string, maxChars: number): string | null {
   const queries = queryClient
     .getQueryCache()
-    .findAll({ queryKey: ['preview-chat'] })
+    .findAll({ queryKey: ['preview-chat', scope] })
     // A thread whose last read answered 404 or 403 is forgotten (not found, or not this user's).
     .filter((query) => query.state.data !== undefined && !refused(query.state))
     .sort((a, b) => b.state.dataUpdatedAt - a.state.dataUpdatedAt)

@@ -49,10 +49,10 @@ it('hydrates without a mismatch when this browser kept the transcript, then show
   items.set(
     'preview-chat:transcripts:',
     JSON.stringify({
-      v: 1,
+      v: 2,
       threads: [
         {
-          queryKey: ['preview-chat', 'p', 'a', 't', 'messages'],
+          queryKey: ['preview-chat', '', 'p', 'a', 't', 'messages'],
           data: {
             messages: [message('user'), message('assistant')],
             openSuspensions: [],
