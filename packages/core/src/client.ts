@@ -303,6 +303,9 @@ export function createMinimalPreviewChatClient(
             keptLive: persist.keptLive(scope, id),
             keepLive: (turn) => persist.keepLive(scope, id, turn),
             ...(persist.isKept && { isKept: persist.isKept }),
+            ...(persist.forget && {
+              forgetKept: () => persist.forget?.(cacheClient, historyQueryKey(key, scope)),
+            }),
           }),
           onIdle: (idle) => {
             if (byKey.get(id) === idle) byKey.delete(id)

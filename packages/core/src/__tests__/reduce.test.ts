@@ -21,7 +21,7 @@ function idle(patch: Partial<EngineState> = {}): EngineState {
   let state = initialEngineState({ key, tab: 'A' })
   for (const action of [
     { type: 'activated', at: 0, pushConnected: true },
-    { type: 'read-started', at: 0 },
+    { type: 'read-started', at: 0, fetch: 1 },
     {
       type: 'snapshot',
       snapshot: snapshot([]),
@@ -36,13 +36,16 @@ function idle(patch: Partial<EngineState> = {}): EngineState {
   return { ...state, ...patch }
 }
 
-/** Runs the actions in order; the last step's state, and every command on the way. */
+/**
+ * Runs the actions in order; the last step's state, and every command on the way but the alarm's
+ * (`set-alarm`, the runner's: its own tests are in runner.test.ts and schedule.test.ts).
+ */
 function run(state: EngineState, ...actions: EngineAction[]) {
   const commands: Command[] = []
   for (const action of actions) {
     const step = reduce(state, action, config)
     state = step.state
-    commands.push(...step.commands)
+    commands.push(...step.commands.filter((command) => command.type !== 'set-alarm'))
   }
   return { state, commands, status: sessionStatus(state) }
 }
@@ -73,7 +76,7 @@ const started = (executionId = 'e1'): TurnEvent => ({
   sessionId: key.threadId,
 })
 const read = (shown = snapshot([]), at = 20): EngineAction[] => [
-  { type: 'read-started', at },
+  { type: 'read-started', at, fetch: 1 },
   { type: 'snapshot', snapshot: shown, fresh: true, fromRead: true, at, stampedAt: at, random: 0 },
 ]
 const liveTurn = (executionId: string, text: string): LiveTurn =>
@@ -155,7 +158,8 @@ describe('ownTurn: the gate and the first events of this tab’s turn', () => {
 
   it('no acceptance within submitTimeoutMs: failed with timeout, not taken up, the stream left open', () => {
     const { state, commands } = run(idle(), submit(), { type: 'tick', at: 30_002 })
-    expect(types(commands)).toEqual(['post', 'relay', 'settle-submit', 'relay'])
+    // The record decides: the same tick starts the read (its time has come).
+    expect(types(commands)).toEqual(['post', 'relay', 'settle-submit', 'relay', 'read'])
     expect(state).toMatchObject({ own: { timedOut: true }, streams: [1], cut: true })
   })
 })
@@ -329,12 +333,13 @@ describe('relay: what the other tabs say, parsed', () => {
   })
 
   it('a hold ends by itself after submitTimeoutMs, with a read', () => {
-    const { state, status } = run(idle(), relayed({ kind: 'posting', active: true }), {
+    const { state, status, commands } = run(idle(), relayed({ kind: 'posting', active: true }), {
       type: 'tick',
       at: 30_005,
     })
     expect(state.postingHolds).toEqual({})
-    expect(state.reads.wanted).toBe(true)
+    expect(commands).toContainEqual({ type: 'read' })
+    expect(state.reads.inFlight).toBe(true)
     expect(status).toBe('idle')
   })
 
@@ -424,12 +429,14 @@ describe('lifecycle: quiet and disposed', () => {
 
   it('prefetch: a read before anything subscribes, none while the session is listened to or disposed [R-READ-PREFETCH]', () => {
     const fresh = initialEngineState({ key, tab: 'A' })
-    const prefetch: EngineAction = { type: 'prefetch-requested' }
-    expect(run(fresh, prefetch).commands).toEqual([{ type: 'prefetch' }])
+    const prefetch: EngineAction = { type: 'prefetch-requested', at: 3 }
+    expect(run(fresh, prefetch).commands).toEqual([{ type: 'read' }])
+    expect(run(fresh, prefetch).state.reads).toMatchObject({ inFlight: true, lastStartedAt: 3 })
+    expect(run(fresh, prefetch, prefetch).commands).toEqual([{ type: 'read' }])
     expect(run(idle(), prefetch).commands).toEqual([])
     // A session gone quiet may be stale again: a route loader's prefetch reads it afresh.
     const quiet = run(idle(), { type: 'deactivated' }).state
-    expect(run(quiet, prefetch).commands).toEqual([{ type: 'prefetch' }])
+    expect(run(quiet, prefetch).commands).toEqual([{ type: 'read' }])
     expect(run(fresh, { type: 'disposed' }, prefetch).commands).toEqual([])
   })
 
@@ -450,7 +457,7 @@ describe('found in review, kept as fixed examples', () => {
   it('a read that started before the turn does not clear an accepted Stop of it', () => {
     const accepted = run(
       idle(),
-      { type: 'read-started', at: 2 }, // a notification's read, in flight
+      { type: 'read-started', at: 2, fetch: 1 }, // a notification's read, in flight
       submit(),
       events(1, started('e1')),
       { type: 'stop-requested', request: 2, at: 11 },
@@ -471,7 +478,7 @@ describe('found in review, kept as fixed examples', () => {
   it('a held Stop, sent once its turn began, is not answered by a read from before the turn', () => {
     const { commands } = run(
       idle(),
-      { type: 'read-started', at: 2 },
+      { type: 'read-started', at: 2, fetch: 1 },
       submit(),
       { type: 'stop-requested', request: 2, at: 4 },
       events(1, started('e1')),

@@ -37,6 +37,8 @@ export interface SessionContext {
   keepLive?(turn: LiveTurn | null): void
   /** Whether the cache's value is a transcript persistence restored (only this browser has it). */
   isKept?(data: unknown): boolean
+  /** The reducer's `forget-kept`: persistence forgets what it kept of this thread. */
+  forgetKept?(): void
   /** What the app says the server can do (else learnt from its first turn). */
   server?: Partial<ServerTraits>
   /** Called once the session went quiet for good (so the client can forget it). */

@@ -1,32 +1,40 @@
-import { QueryObserver, type QueryClient } from '@tanstack/query-core'
+import { isCancelledError, QueryObserver, type QueryClient } from '@tanstack/query-core'
 import type { ParseResult } from '../wire/contract/result'
 import type { HistorySnapshot } from '../wire/contract/snapshot'
-import { toPreviewChatError, type PreviewChatError } from '../wire/contract/errors'
+import { toPreviewChatError } from '../wire/contract/errors'
 import type { EngineAction } from '../engine/model'
 import { snapshotAction } from '../engine/reduce'
 
 export interface HistoryQuery {
   /**
-   * Starts a read before the session is observed (`client.prefetch`): what it comes to is
-   * `'pending'`, the snapshot it answered with and when it started, or `null` (none, or it failed).
+   * Starts a read now (the reducer's `read` command): through the observer while the session is
+   * observed, else through TanStack's `fetchQuery` (a prefetch). Joins a fetch in flight.
    */
-  prefetch(): void
-  prefetched(): 'pending' | { snapshot: HistorySnapshot; startedAt: number } | null
+  read(): void
   /** Observes the query while the session is active; returns the function that stops. */
   observe(): () => void
-  /** Starts a read, or joins the one in flight. */
-  read(): void
   /** Cancels the read in flight (its request is aborted). */
   cancel(): void
+  /** Stops reporting the cache's events (the session is disposed). */
+  close(): void
 }
 
 /**
- * A thread's recorded history as a TanStack Query query that the session observes. Every read
- * runs through its `queryFn`, so the cache, structural sharing (unchanged messages keep their
- * identity), Devtools (the query shows active while a session follows it) and the app's
- * `invalidateQueries`, `refetchQueries` and `setQueryData` all meet the one read path, and every
- * read is reported to the session's reducer. TanStack Query keeps one fetch in flight per query.
- * Its own triggers (focus, reconnect, staleness) are off: the session's scheduler decides.
+ * A thread's recorded history as a TanStack Query query. Every read runs through its `queryFn`, so
+ * the cache, structural sharing (unchanged messages keep their identity), Devtools (the query shows
+ * active while a session follows it) and the app's `invalidateQueries`, `refetchQueries` and
+ * `setQueryData` all meet the one read path. It decides nothing: each thing the cache does is
+ * reported to the reducer as an action —
+ *
+ * - the query function runs: `read-started`, tagged with this call's number (`fetch`);
+ * - its fetch is aborted (`cancelQueries`, a replacing refetch, `resetQueries`): `read-cancelled`
+ *   with that tag (the reducer tells a replaced fetch from the read it carries);
+ * - the query is removed (`removeQueries`, `clear`, garbage collection): `read-cancelled` of
+ *   whatever read it carried;
+ * - data arrives (a read, the app's `setQueryData`): `snapshot`, checked first (the cache may hold
+ *   anything); a read fails: `read-failed`.
+ *
+ * TanStack's own triggers (focus, reconnect, staleness) are off: the reducer decides when to read.
  */
 export function createHistoryQuery(options: {
   queryClient: QueryClient
@@ -41,96 +49,88 @@ export function createHistoryQuery(options: {
   clock(): { at: number; stampedAt: number; random: number }
 }): HistoryQuery {
   const { queryClient, queryKey, dispatch, clock } = options
+  const queryHash = JSON.stringify(queryKey)
+  let fetches = 0
+  const queryFn = async ({ signal }: { signal: AbortSignal }) => {
+    const fetch = ++fetches
+    dispatch({ type: 'read-started', at: clock().at, fetch })
+    try {
+      return await options.fetch(signal)
+    } finally {
+      // Answers and failures are reported from the cache below, once the query itself has
+      // settled, so that a read asked for at that moment starts afresh instead of joining this one.
+      if (signal.aborted) dispatch({ type: 'read-cancelled', fetch })
+    }
+  }
+  const observerOptions = {
+    queryKey,
+    queryFn,
+    ...(options.initialData && { initialData: options.initialData }),
+    staleTime: Infinity,
+    retry: false,
+    // Offline is ours to handle (a failed read keeps the last state, retries, and the online
+    // signal reads again); TanStack's default would pause the read without a word.
+    networkMode: 'always' as const,
+    refetchOnMount: false,
+    refetchOnWindowFocus: false,
+    refetchOnReconnect: false,
+  }
   let observer: QueryObserver<HistorySnapshot> | null = null
-  const queryObserver = () =>
-    (observer ??= new QueryObserver<HistorySnapshot>(queryClient, {
-      queryKey,
-      queryFn: async ({ signal }) => {
-        dispatch({ type: 'read-started', at: clock().at })
-        try {
-          return await options.fetch(signal)
-        } finally {
-          // Cancelled for good (not replaced by a fresh fetch): no read runs any more. Failures
-          // and answers are reported from the cache below, once the query itself has settled, so
-          // that a read asked for at that moment starts afresh instead of joining the old one.
-          const query = observer?.getCurrentQuery()
-          if (signal.aborted && query?.state.fetchStatus === 'idle')
-            dispatch({ type: 'read-cancelled' })
-        }
-      },
-      ...(options.initialData && { initialData: options.initialData }),
-      staleTime: Infinity,
-      retry: false,
-      // Offline is ours to handle (a failed read keeps the last state, retries, and the online
-      // signal reads again); TanStack's default would pause the read without a word.
-      networkMode: 'always',
-      refetchOnMount: false,
-      refetchOnWindowFocus: false,
-      refetchOnReconnect: false,
-    }))
+  let stopCache: (() => void) | null = null
 
-  let prefetch: {
-    state: 'pending' | 'failed' | 'done'
-    data?: HistorySnapshot
-    startedAt: number
-  } | null = null
-  return {
-    prefetch() {
-      if (prefetch) return
-      const started = {
-        state: 'pending' as 'pending' | 'failed' | 'done',
-        data: undefined as HistorySnapshot | undefined,
-        startedAt: clock().at,
+  const failed = (cause: unknown) => {
+    const { at, random } = clock()
+    const error = toPreviewChatError(cause, 'invalid_response', 'The history read failed')
+    dispatch({ type: 'read-failed', error, at, random })
+  }
+  const listen = () => {
+    stopCache ??= queryClient.getQueryCache().subscribe((event) => {
+      if (event.query.queryHash !== queryHash) return
+      if (event.type === 'removed') return dispatch({ type: 'read-cancelled', fetch: null })
+      if (event.type !== 'updated') return
+      const { action } = event
+      if (action.type === 'success') {
+        const checked = options.check(event.query.state.data)
+        if (checked.success)
+          dispatch(snapshotAction(checked.value, action.manual ? 'app' : 'read', clock()))
+        else failed(checked.error)
+      } else if (action.type === 'error') {
+        // A cancellation TanStack reports as an error is no failed read.
+        if (isCancelledError(action.error)) dispatch({ type: 'read-cancelled', fetch: null })
+        else failed(action.error)
       }
-      prefetch = started
+    })
+  }
+
+  return {
+    read() {
+      listen()
+      if (observer) return void observer.refetch({ cancelRefetch: false })
       // TanStack Query's own prefetch, through this session's query function and cache entry.
       queryClient
-        .fetchQuery({
-          queryKey,
-          queryFn: ({ signal }) => options.fetch(signal),
-          retry: false,
-          networkMode: 'always',
+        .fetchQuery({ queryKey, queryFn, retry: false, networkMode: 'always', staleTime: 0 })
+        .catch(() => {
+          // Reported from the cache's events.
         })
-        .then(
-          (data) => Object.assign(started, { state: 'done', data }),
-          () => (started.state = 'failed'),
-        )
-    },
-    prefetched() {
-      const taken = prefetch
-      prefetch = null
-      if (!taken || taken.state === 'failed') return null
-      if (taken.state === 'pending') return 'pending'
-      return taken.data ? { snapshot: taken.data, startedAt: taken.startedAt } : null
     },
     observe() {
-      const current = queryObserver()
-      const stopCache = queryClient.getQueryCache().subscribe((event) => {
-        if (event.type !== 'updated' || event.query !== current.getCurrentQuery()) return
-        const { action } = event
-        const failed = (error: PreviewChatError) => {
-          const { at, random } = clock()
-          dispatch({ type: 'read-failed', error, at, random })
-        }
-        if (action.type === 'success') {
-          const checked = options.check(event.query.state.data)
-          if (checked.success)
-            dispatch(snapshotAction(checked.value, action.manual ? 'app' : 'read', clock()))
-          else failed(checked.error)
-        } else if (action.type === 'error')
-          failed(toPreviewChatError(action.error, 'invalid_response', 'The history read failed'))
-      })
+      listen()
+      // A fresh observer each time: the query it was built on may have been removed meanwhile
+      // (a `clear()`, a garbage collection while nobody observed it).
+      const current = new QueryObserver<HistorySnapshot>(queryClient, observerOptions)
+      observer = current
       const stopObserver = current.subscribe(() => {})
       return () => {
         stopObserver()
-        stopCache()
+        if (observer === current) observer = null
       }
-    },
-    read() {
-      void queryObserver().refetch({ cancelRefetch: false })
     },
     cancel() {
       void queryClient.cancelQueries({ queryKey, exact: true })
+    },
+    close() {
+      stopCache?.()
+      stopCache = null
     },
   }
 }

@@ -49,6 +49,11 @@ export interface TranscriptPersistence {
    * restored: a server render did not have it, so the hydration snapshot leaves it out.
    */
   isKept?(data: unknown): boolean
+  /**
+   * Forgets what was kept of the thread under `queryKey` (the reducer's `forget-kept`: a read
+   * said it is not found, or not this user's), until a read brings it back.
+   */
+  forget?(queryClient: QueryClient, queryKey: readonly unknown[]): void
 }
 
 // 2: the query key carries the scope (`historyQueryKey(key, scope)`); version 1 kept none.
@@ -84,6 +89,8 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
   const attached = new WeakMap<QueryClient, Set<string>>()
   const pendingLive = new Map<string, LiveTurn | null>()
   const restored = new WeakSet<object>()
+  /** Queries whose thread a read said is gone (the reducer's rule): not written while so. */
+  const forgotten = new WeakSet<object>()
   let liveTimer: unknown = null
   let clock: Timers = defaultTimers
   let report: (message: string) => void = () => {}
@@ -136,13 +143,17 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
       let detached = false
       const save = () => {
         timer = null
-        if (!detached) write(transcriptsKey(scope), () => serialize(queryClient, scope, maxChars))
+        if (!detached)
+          write(transcriptsKey(scope), () => serialize(queryClient, scope, maxChars, forgotten))
       }
       const schedule = () => {
         if (timer === null) timer = timers.setTimeout(save, options.throttleMs ?? 1_000)
       }
       const stopCache = queryClient.getQueryCache().subscribe((event) => {
         if (!ofScope(event.query.queryKey, scope)) return
+        // A read that answers again brings a forgotten thread back.
+        if (event.type === 'updated' && event.action.type === 'success' && !event.action.manual)
+          forgotten.delete(event.query)
         if (event.type === 'removed' || event.type === 'updated') schedule()
       })
       const onHide = () => timer !== null && save()
@@ -164,6 +175,12 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
       return turn && !turn.ended ? turn : null
     },
     isKept: (data) => typeof data === 'object' && data !== null && restored.has(data),
+    forget(queryClient, queryKey) {
+      const query = queryClient.getQueryCache().find({ queryKey, exact: true })
+      if (!query) return
+      forgotten.add(query)
+      // Written by the cache event of the read's failure, which comes right after.
+    },
     keepLive(scope, threadId, turn) {
       pendingLive.set(liveKey(scope, threadId), turn)
       liveTimer ??= clock.setTimeout(flushLive, options.throttleMs ?? 250)
@@ -197,21 +214,18 @@ function restore(
   }
 }
 
-/** The thread's last read answered 404 or 403 (TanStack Query keeps the data of a failed read). */
-function refused(state: { status: string; error: unknown }) {
-  const error = state.error as { status?: unknown; routeMissing?: unknown } | null
-  // A page instead of the API (a proxy, a wrong URL) says nothing about the thread.
-  if (state.status !== 'error' || !error || error.routeMissing === true) return false
-  return error.status === 404 || error.status === 403
-}
-
 /** This scope's transcripts, the read most recently first, as many as fit in `maxChars`. */
-function serialize(queryClient: QueryClient, scope: string, maxChars: number): string | null {
+function serialize(
+  queryClient: QueryClient,
+  scope: string,
+  maxChars: number,
+  forgotten: WeakSet<object>,
+): string | null {
   const queries = queryClient
     .getQueryCache()
     .findAll({ queryKey: ['preview-chat', scope] })
-    // A thread whose last read answered 404 or 403 is forgotten (not found, or not this user's).
-    .filter((query) => query.state.data !== undefined && !refused(query.state))
+    // A thread a read said is gone (not found, or not this user's) is not kept.
+    .filter((query) => query.state.data !== undefined && !forgotten.has(query))
     .sort((a, b) => b.state.dataUpdatedAt - a.state.dataUpdatedAt)
   const threads: Kept['threads'] = []
   let chars = 0

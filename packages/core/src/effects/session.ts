@@ -1,5 +1,6 @@
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import type {
+  Step,
   Command,
   EngineAction,
   EngineState,
@@ -7,17 +8,14 @@ import type {
   SubmitResult,
   TurnEnding,
 } from '../engine/model'
-import type { LiveTurn } from '../engine/fold'
-import { readsSettled } from '../engine/derive'
-import { initialEngineState, reduce, snapshotAction } from '../engine/reduce'
-import { nextDeadline, nextRead } from '../engine/schedule'
+import { initialEngineState, serverRenderState } from '../engine/reduce'
+import { createRunner, type Runner } from '../engine/runner'
 import { selectSessionState, type SessionState } from '../engine/select'
 import { markTruncated } from '../engine/transcript'
 import { describeValue, toPreviewChatError, type PreviewChatError } from '../wire/contract/errors'
 import type { ParseResult } from '../wire/contract/result'
 import { checkSnapshot, type HistorySnapshot, type Suspension } from '../wire/contract/snapshot'
 import { readTurnStream, type ThreadKey } from '../wire/transport'
-import { createAlarm, type Alarm } from './alarm'
 import type { ReadonlyStore, SessionContext } from './context'
 import { createHistoryQuery, type HistoryQuery } from './historyQuery'
 import { lingering, type Lingering } from './linger'
@@ -81,6 +79,15 @@ export function noThread(refusal: PreviewChatError): {
  * what came of them as actions. It is inert until its first subscriber arrives, so that creating
  * it (twice, under React StrictMode) costs nothing.
  */
+/**
+ * One thread, followed: the recovery engine of the specification. It decides nothing: it is a
+ * facade over the engine's one runner (`engine/runner.ts`), which feeds every action through the
+ * reducer (`engine/reduce.ts`) and keeps the alarm the reducer asks for, and a performer of the
+ * reducer's commands (requests, streams, relay, storage, outcomes) that reports what came of them
+ * — and whatever the host did (the query cache, a listener that threw) — as actions. It is inert
+ * until its first subscriber arrives, so that creating it (twice, under React StrictMode) costs
+ * nothing.
+ */
 export class PreviewChatSession {
   readonly key: ThreadKey
   /**
@@ -92,61 +99,66 @@ export class PreviewChatSession {
   readonly #ctx: SessionContext
   readonly #engine: StoreApi<EngineState>
   readonly #view: StoreApi<SessionState>
+  readonly #runner: Runner
   readonly #history: HistoryQuery
   readonly #activity: Lingering
-  readonly #alarm: Alarm
   /** The open turn streams of this tab, by their POST's token; the Stop request in flight. */
   readonly #streams = new Map<number, AbortController>()
   #stopRequest: AbortController | null = null
-  /** Outcomes owed to `submit()`, `resume()` and `stop()` calls, by request id. */
+  /** Outcomes owed to `submit()`, `resume()`, `stop()` and `refresh()` calls, by request id. */
   readonly #owed = new Map<number, (result: never) => void>()
   #requests = 0
   readonly #endings = new Set<(ending: TurnEnding) => void>()
   readonly #inspectors = new Set<(entry: InspectedStep) => void>()
-  /** Actions dispatched while commands are performed wait their turn, so order is kept. */
-  readonly #queue: EngineAction[] = []
-  #dispatching = false
 
   constructor(key: ThreadKey & { isNew?: boolean }, ctx: SessionContext) {
     this.key = { projectId: key.projectId, agentId: key.agentId, threadId: key.threadId }
     this.#ctx = ctx
-    // Stale-while-revalidate: a cached snapshot shows at once; the gate waits for a fresh read.
+    const init = {
+      key: this.key,
+      tab: ctx.tab,
+      draft: ctx.storage.getItem(ctx.draftKey) ?? '',
+      isNew: key.isNew ?? false,
+      live: ctx.keptLive ?? null,
+      ...(ctx.server && { server: ctx.server }),
+    }
+    // Stale-while-revalidate: what the cache holds, checked, is the engine's first input.
     const cached = ctx.queryClient.getQueryData<unknown>(ctx.queryKey)
     const checked = cached === undefined ? null : this.#take(cached)
-    if (checked?.success === false)
-      ctx.warn(`Ignored what the query cache holds for a thread: ${checked.error.message}`)
-    const draft = ctx.storage.getItem(ctx.draftKey) ?? ''
-    const start = (live: LiveTurn | null, snapshot: HistorySnapshot | null) => {
-      const initial = initialEngineState({
-        key: this.key,
-        tab: ctx.tab,
-        draft,
-        isNew: key.isNew ?? false,
-        live,
-        ...(ctx.server && { server: ctx.server }),
-      })
-      return snapshot
-        ? reduce(initial, snapshotAction(snapshot, 'cache', this.#clock()), ctx.config).state
-        : initial
+    const mounted: Extract<EngineAction, { type: 'mounted' }> = {
+      type: 'mounted',
+      cached: !checked
+        ? { kind: 'none' }
+        : checked.success
+          ? { kind: 'snapshot', snapshot: checked.value, keptHere: ctx.isKept?.(cached) === true }
+          : { kind: 'invalid', message: checked.error.message },
+      ...this.#clock(),
     }
-    const snapshot = checked?.success ? checked.value : null
-    const engine = start(ctx.keptLive ?? null, snapshot)
-    this.#engine = createStore<EngineState>()(() => engine)
+    const initial = initialEngineState(init)
+    this.#engine = createStore<EngineState>()(() => initial)
     // The server render shows what a server has too: the cache as the app filled it, not the
     // draft, nor what a reload kept in this browser's storage (so hydration matches it).
-    const keptHere = snapshot !== null && ctx.isKept?.(cached) === true
-    const server = keptHere || ctx.keptLive ? start(null, keptHere ? null : snapshot) : engine
-    this.#view = createStore<SessionState>()(() => selectSessionState({ ...server, draft: '' }))
-    this.#view.setState(selectSessionState(engine), true)
+    const server = selectSessionState(serverRenderState(init, mounted, ctx.config))
+    this.#view = createStore<SessionState>()(() => server)
+    this.#view.setState(selectSessionState(initial), true)
+    this.#engine.subscribe((next, previous) => {
+      const view = selectSessionState(next, { engine: previous, view: this.#view.getState() })
+      if (view !== this.#view.getState()) this.#view.setState(view, true)
+    })
+    this.#runner = createRunner(initial, ctx.config, {
+      now: this.#now,
+      setTimer: (delay, ring) => {
+        const handle = ctx.timers.setTimeout(ring, delay)
+        return () => ctx.timers.clearTimeout(handle)
+      },
+      perform: (command) => this.#perform(command),
+      onStep: (action, step) => this.#publish(action, step),
+    })
     this.store = {
       getState: this.getState,
       getInitialState: this.getServerState,
       subscribe: this.subscribe,
     }
-    this.#engine.subscribe((next, previous) => {
-      const view = selectSessionState(next, { engine: previous, view: this.#view.getState() })
-      if (view !== this.#view.getState()) this.#view.setState(view, true)
-    })
     this.#history = createHistoryQuery({
       queryClient: ctx.queryClient,
       queryKey: ctx.queryKey,
@@ -158,7 +170,7 @@ export class PreviewChatSession {
       clock: () => this.#clock(),
     })
     this.#activity = lingering(() => this.#activate(), ctx.timers, ctx.lingerMs)
-    this.#alarm = createAlarm(ctx.timers, (due) => this.#wake(due))
+    this.#dispatch(mounted)
   }
 
   /** The current state; the same object until something visible changes. */
@@ -191,7 +203,15 @@ export class PreviewChatSession {
    */
   subscribe = (listener: (state: SessionState, previous: SessionState) => void): (() => void) => {
     if (this.#engine.getState().disposed) return () => {}
-    const unsubscribe = this.#view.subscribe(listener)
+    // A listener that throws (an app's analytics, say) is reported, and loses nothing: the
+    // step's commands are performed all the same, and the other listeners are called.
+    const unsubscribe = this.#view.subscribe((state, previous) => {
+      try {
+        listener(state, previous)
+      } catch (cause) {
+        this.#dispatch({ type: 'listener-threw', listener: 'state', message: describeValue(cause) })
+      }
+    })
     const release = this.#activity.acquire()
     return () => {
       unsubscribe()
@@ -263,7 +283,7 @@ export class PreviewChatSession {
    * a route loader would): the session takes it as its first read. Nothing if it is listened to.
    */
   prefetch = (): void => {
-    this.#dispatch({ type: 'prefetch-requested' })
+    this.#dispatch({ type: 'prefetch-requested', at: this.#now() })
   }
 
   /** Forgets the last failed action's `error` (e.g. once the person dismissed its banner). */
@@ -276,17 +296,8 @@ export class PreviewChatSession {
    * resolves once reads settle. A session nobody listens to reads nothing (`prefetch()` is for
    * that), so it resolves at once, as it does when the last listener leaves mid-read.
    */
-  refresh = async (): Promise<void> => {
-    this.#dispatch({ type: 'read-wanted', urgent: true })
-    await new Promise<void>((resolve) => {
-      if (readsSettled(this.#engine.getState())) return resolve()
-      const stop = this.#engine.subscribe((state) => {
-        if (!readsSettled(state)) return
-        stop()
-        resolve()
-      })
-    })
-  }
+  refresh = (): Promise<void> =>
+    this.#ask((request) => ({ type: 'read-wanted', urgent: true, request }))
 
   /**
    * Stops reading and listening for good; what was under way resolves (`disposed`) and its
@@ -298,6 +309,7 @@ export class PreviewChatSession {
     if (this.#engine.getState().disposed) return
     this.#dispatch({ type: 'disposed' })
     this.#activity.close()
+    this.#history.close()
     // The client hands out a fresh session for this thread from now on.
     this.#ctx.onIdle(this)
   }
@@ -317,29 +329,21 @@ export class PreviewChatSession {
   }
 
   #dispatch(action: EngineAction): void {
-    this.#queue.push(action)
-    if (this.#dispatching) return
-    this.#dispatching = true
-    try {
-      for (let next = this.#queue.shift(); next; next = this.#queue.shift()) {
-        const { state, commands } = reduce(this.#engine.getState(), next, this.#ctx.config)
-        this.#engine.setState(state, true)
-        if (this.#inspectors.size > 0) {
-          const entry = { action: next, at: this.#ctx.now(), commands, state }
-          for (const inspector of this.#inspectors) {
-            try {
-              inspector(entry)
-            } catch {
-              // A devtools listener that throws must not stop the engine.
-            }
-          }
-        }
-        for (const command of commands) this.#perform(command)
+    this.#runner.dispatch(action)
+  }
+
+  /** A step of the runner: its state published (the view follows), the devtools told. */
+  #publish(action: EngineAction, { state, commands }: Step): void {
+    this.#engine.setState(state, true)
+    if (this.#inspectors.size === 0) return
+    const entry = { action, at: this.#ctx.now(), commands, state }
+    for (const inspector of this.#inspectors) {
+      try {
+        inspector(entry)
+      } catch {
+        // A devtools listener that throws must not stop the engine.
       }
-    } finally {
-      this.#dispatching = false
     }
-    this.#wake()
   }
 
   /** Performs one command of the reducer's; what comes of it is dispatched as an action. */
@@ -388,8 +392,16 @@ export class PreviewChatSession {
         return this.#stopRequest?.abort()
       case 'cancel-read':
         return this.#history.cancel()
-      case 'prefetch':
-        return this.#history.prefetch()
+      case 'read':
+        return this.#history.read()
+      case 'forget-kept':
+        return this.#ctx.forgetKept?.()
+      case 'settle-refresh':
+        for (const request of command.requests) this.#settle(request, undefined)
+        return
+      case 'set-alarm':
+        // The runner's own (never handed to a performer).
+        return
       case 'relay':
         return this.#ctx.relay?.post(command.message)
       case 'keep-live':
@@ -408,7 +420,11 @@ export class PreviewChatSession {
           try {
             listener(command.ending)
           } catch (cause) {
-            this.#ctx.warn(`An onTurnEnd listener threw: ${describeValue(cause)}`)
+            this.#dispatch({
+              type: 'listener-threw',
+              listener: 'turn-end',
+              message: describeValue(cause),
+            })
           }
         }
         return
@@ -417,7 +433,7 @@ export class PreviewChatSession {
     }
   }
 
-  #settle(request: number, result: SubmitResult | StopResult): void {
+  #settle(request: number, result: SubmitResult | StopResult | undefined): void {
     const resolve = this.#owed.get(request)
     this.#owed.delete(request)
     resolve?.(result as never)
@@ -461,21 +477,11 @@ export class PreviewChatSession {
     )
   }
 
-  /** Does what the scheduler says is due now, and sets the alarm for what is due later. */
-  #wake(dueAt?: number): void {
-    const state = this.#engine.getState()
-    // The alarm's time has come, even if the clock reads a hair earlier.
-    const now = Math.max(this.#now(), dueAt ?? -Infinity)
-    const deadline = nextDeadline(state, this.#ctx.config)
-    if (deadline !== null && deadline <= now) return this.#dispatch({ type: 'tick', at: now })
-    const readAt = nextRead(state, this.#ctx.config)
-    if (readAt !== null && readAt <= now) return this.#history.read()
-    this.#alarm.set(Math.min(deadline ?? Infinity, readAt ?? Infinity), now)
-  }
-
   #activate(): () => void {
     const ctx = this.#ctx
+    // Observed first: a read the reducer starts on activation goes through the observer.
     const cleanups = [
+      this.#history.observe(),
       ctx.listenToPush({
         onMessage: (message) => this.#dispatch({ type: 'push-message', message }),
         onConnectionChange: (connected) =>
@@ -491,30 +497,12 @@ export class PreviewChatSession {
         this.#dispatch({ type: 'relay-received', data, at: this.#now(), stampedAt: ctx.now() }),
       ) ?? (() => {}),
     ]
-    // A prefetch that answered already is this session's first read, started when it started (so
-    // the next read keeps its distance from it); one on its way answers it.
-    const prefetched = this.#history.prefetched()
-    if (prefetched !== null && prefetched !== 'pending') {
-      this.#dispatch({ type: 'read-started', at: prefetched.startedAt })
-      const taken = this.#take(prefetched.snapshot)
-      const clock = this.#clock()
-      this.#dispatch(
-        taken.success
-          ? snapshotAction(taken.value, 'read', clock)
-          : { type: 'read-failed', error: taken.error, at: clock.at, random: clock.random },
-      )
-    }
-    this.#dispatch({
-      type: 'activated',
-      at: this.#now(),
-      pushConnected: ctx.pushConnected(),
-      readInFlight: prefetched === 'pending',
-    })
-    cleanups.push(this.#history.observe())
+    this.#dispatch({ type: 'activated', at: this.#now(), pushConnected: ctx.pushConnected() })
     return () => {
-      for (const cleanup of cleanups) cleanup()
-      this.#alarm.clear()
+      // Quiet first: what the cleanups cause (an observer's leaving aborts its fetch) starts nothing.
       this.#dispatch({ type: 'deactivated' })
+      for (const cleanup of cleanups) cleanup()
+      this.#history.close()
       ctx.onIdle(this)
     }
   }

@@ -31,6 +31,10 @@ export type SessionStatus =
  */
 export const SILENT_TURN_MAX_AGE_MS = 120_000
 
+/** When a derived turn's silence stops holding the gate (this tab's clock), or `null`. */
+export const silentDueAt = (silent: EngineState['silent']): number | null =>
+  silent && !silent.expired ? silent.since + SILENT_TURN_MAX_AGE_MS : null
+
 /** The execution that runs now, as far as this tab knows. */
 export function activeExecutionId(state: EngineState): string | null {
   const { live, recorded } = state
@@ -117,5 +121,7 @@ export function openSuspensions(state: EngineState): Suspension[] {
   const fresh = live.filter((s) => !recorded.some((r) => r.toolCallId === s.toolCallId))
   const all = fresh.length === 0 ? recorded : recorded.concat(fresh)
   if (state.answered.length === 0) return all
-  return all.filter((suspension) => !state.answered.includes(suspension.toolCallId))
+  return all.filter(
+    (suspension) => !state.answered.some((answer) => answer.toolCallId === suspension.toolCallId),
+  )
 }

@@ -85,6 +85,14 @@ export interface OwnTurn {
 /** History reads: at most one in flight and one wanted behind it. */
 export interface ReadState {
   inFlight: boolean
+  /**
+   * The query-function call that carries the read in flight (the host's tag, from
+   * `read-started`); `null` while a read this engine asked for has not reported its start yet.
+   * A cancellation names its fetch: one of a replaced fetch ends nothing.
+   */
+  fetch: number | null
+  /** `refresh()` calls waiting for reads to settle (their request ids). */
+  waiters: readonly number[]
   /** Reads started so far (each read's ordinal). */
   count: number
   /** A read is asked for (a notification, a signal, the end of a stream). */
@@ -175,8 +183,12 @@ export interface EngineState {
   postingHolds: Readonly<Record<string, number>>
   /** A derived active execution (n8n) with no output yet, aged on this tab's own clock (`SILENT_TURN_MAX_AGE_MS`). */
   silent: { executionId: string; since: number; expired: boolean } | null
-  /** Suspensions this tab answered, hidden from `openSuspensions` until a fresh read (never answered twice). */
-  answered: readonly string[]
+  /**
+   * Suspensions this tab answered, hidden from `openSuspensions` (never answered twice) until a
+   * read started after the answer (`afterRead`: reads started when it was sent) shows the record,
+   * or the answer's turn fails before its record says the answer was taken.
+   */
+  answered: readonly { toolCallId: string; afterRead: number }[]
   /** Executions this tab saw running whose ending it has not reported yet (`TurnEnding`). */
   watching: readonly string[]
   /** Executions whose ending was reported (never reported twice). */
@@ -189,12 +201,29 @@ export interface EngineState {
   error: PreviewChatError | null
   readError: PreviewChatError | null
   lastSyncedAt: number | null
+  /** When the runner was last asked to wake the engine (`set-alarm`), or `null` for never. */
+  wakeAt: number | null
+  /** The recorded snapshot shown came from this browser's storage (`persist`): no server had it. */
+  recordedHere: boolean
 }
 
 /** `at` is the scheduler's clock (`timers.now()`); `stampedAt` the wall clock (`now()`). */
 export type EngineAction =
-  /** `readInFlight`: a read started before the session was listened to (a prefetch) answers next. */
-  | { type: 'activated'; at: number; pushConnected: boolean; readInFlight?: boolean }
+  /**
+   * The session was made: what the query cache held for the thread, checked (`none`, junk with why,
+   * or a snapshot; `keptHere`: one that `persist` restored in this browser).
+   */
+  | {
+      type: 'mounted'
+      cached:
+        | { kind: 'none' }
+        | { kind: 'invalid'; message: string }
+        | { kind: 'snapshot'; snapshot: HistorySnapshot; keptHere: boolean }
+      at: number
+      stampedAt: number
+      random: number
+    }
+  | { type: 'activated'; at: number; pushConnected: boolean }
   /** The session stopped listening (no subscriber): what happens next is only in the record. */
   | { type: 'deactivated' }
   /** `dispose()`: every pending request ends, every open request is aborted. */
@@ -224,12 +253,16 @@ export type EngineAction =
     }
   /** Anything that arrived on the relay channel: parsed by the reducer, never trusted. */
   | { type: 'relay-received'; data: unknown; at: number; stampedAt: number }
-  | { type: 'read-wanted'; urgent: boolean }
+  /** A read is asked for: `refresh()` (urgent, with the call's `request`), the page coming back. */
+  | { type: 'read-wanted'; urgent: boolean; request?: number }
   /** `prefetch()`: the app wants the first read started before anything subscribes. */
-  | { type: 'prefetch-requested' }
+  | { type: 'prefetch-requested'; at: number }
+  /** A listener of the app's (state, turn endings) threw: reported, never in the engine's way. */
+  | { type: 'listener-threw'; listener: 'state' | 'turn-end'; message: string }
   /** A push notification of this user (about any thread). */
   | { type: 'push-message'; message: PushMessage }
-  | { type: 'read-started'; at: number }
+  /** A history read began: the query's function ran (for a `read` command, or the app's own refetch). */
+  | { type: 'read-started'; at: number; fetch: number }
   /** A snapshot reached the cache: a read's answer (`fromRead`) or the app's `setQueryData`. */
   | {
       type: 'snapshot'
@@ -241,7 +274,11 @@ export type EngineAction =
       random: number
     }
   | { type: 'read-failed'; error: PreviewChatError; at: number; random: number }
-  | { type: 'read-cancelled' }
+  /**
+   * A read ended without an answer: its fetch was aborted (`fetch`), or the query that carried it
+   * was removed or reset (`fetch: null`: whatever read was in flight).
+   */
+  | { type: 'read-cancelled'; fetch: number | null }
   | { type: 'push-changed'; connected: boolean; at: number; random: number }
   | { type: 'stop-requested'; request: number; at: number }
   | { type: 'stop-answered'; executionId: string; cancelRequested: boolean }
@@ -265,8 +302,14 @@ export type Command =
   | { type: 'cancel-runs'; runIds: readonly string[] }
   /** Cancel the history read in flight (its request is aborted). */
   | { type: 'cancel-read' }
-  /** Start the first read before the session is observed; it is taken as the first read. */
-  | { type: 'prefetch' }
+  /** Start a history read now (through the query; before the session is observed: a prefetch). */
+  | { type: 'read' }
+  /** Wake the engine with a `tick` at `at` (scheduler time; at once if past), `null`: never. */
+  | { type: 'set-alarm'; at: number | null }
+  /** Resolve these `refresh()` calls: reads settled, or nobody listens any more. */
+  | { type: 'settle-refresh'; requests: readonly number[] }
+  /** A read said the thread is not this user's (404, 403): `persist` forgets what it kept of it. */
+  | { type: 'forget-kept' }
   | { type: 'relay'; message: RelayMessage }
   /** Keep the live turn for a reload (`null`: forget it); only with `config.keepLive`. */
   | { type: 'keep-live'; turn: LiveTurn | null }

@@ -7,15 +7,26 @@ import type { ThreadKey } from '../wire/contract/ids'
 import type { HistorySnapshot } from '../wire/contract/snapshot'
 import type { LiveTurn } from './fold'
 import type { EngineAction, EngineConfig, EngineState, ServerTraits, Step } from './model'
+import { readsSettled } from './derive'
+import { nextWake } from './schedule'
 import { step, wantRead } from './slices/common'
-import { activated, deactivated, disposed, idleReads, tick } from './slices/lifecycle'
+import {
+  activated,
+  deactivated,
+  disposed,
+  idleReads,
+  mounted,
+  prefetchRequested,
+  tick,
+} from './slices/lifecycle'
 import { postFailed, requestTurn, streamEnded, turnEvents } from './slices/ownTurn'
-import { pushChanged, pushMessage, readFailed, readStarted } from './slices/reads'
+import { pushChanged, pushMessage, readCancelled, readFailed, readStarted } from './slices/reads'
 import { relayReceived } from './slices/relay'
 import { applySnapshot } from './slices/snapshot'
 import { requestStop, runsAnswered, runsFailed, stopAnswered, stopFailed } from './slices/stop'
 
-export function initialEngineState(init: {
+/** What `initialEngineState` takes: the thread, this tab, and what this browser kept. */
+export interface EngineInit {
   key: ThreadKey
   /** This tab's id on the relay between tabs. */
   tab: string
@@ -24,7 +35,9 @@ export function initialEngineState(init: {
   /** A running turn's live view kept across a reload: it stands until a record covers it. */
   live?: LiveTurn | null
   server?: Partial<ServerTraits>
-}): EngineState {
+}
+
+export function initialEngineState(init: EngineInit): EngineState {
   return {
     key: init.key,
     tab: init.tab,
@@ -55,11 +68,29 @@ export function initialEngineState(init: {
     error: null,
     readError: null,
     lastSyncedAt: null,
+    wakeAt: null,
+    recordedHere: false,
     server: {
       keepsTurnOnDisconnect: init.server?.keepsTurnOnDisconnect ?? null,
       stopsByExecutionId: init.server?.stopsByExecutionId ?? null,
     },
   }
+}
+
+/**
+ * The state a server render of a new session shows, and hydration expects: what a server has too —
+ * the cache as the app filled it — and not the draft, nor what this browser kept (a transcript
+ * `persist` restored, a running turn's live text).
+ */
+export function serverRenderState(
+  init: EngineInit,
+  mounted: Extract<EngineAction, { type: 'mounted' }>,
+  config: EngineConfig,
+): EngineState {
+  const { cached } = mounted
+  const shared = cached.kind === 'snapshot' && !cached.keptHere ? cached : { kind: 'none' as const }
+  const initial = initialEngineState({ ...init, draft: '', live: null })
+  return reduce(initial, { ...mounted, cached: shared }, config).state
 }
 
 type Handler<T extends EngineAction['type']> = (
@@ -70,6 +101,7 @@ type Handler<T extends EngineAction['type']> = (
 
 /** Each action's handler, in its slice. */
 const handlers: { [T in EngineAction['type']]: Handler<T> } = {
+  mounted,
   activated,
   deactivated,
   disposed,
@@ -82,14 +114,26 @@ const handlers: { [T in EngineAction['type']]: Handler<T> } = {
   'turn-events': turnEvents,
   'stream-ended': streamEnded,
   'relay-received': relayReceived,
-  'read-wanted': (state, { urgent }) => step(wantRead(state, urgent)),
+  // `refresh()` waits for reads to settle (settled after the step, by `reduce`).
+  'read-wanted': (state, { urgent, request }) => {
+    const wanted = wantRead(state, urgent)
+    if (request === undefined) return step(wanted)
+    return step({
+      ...wanted,
+      reads: { ...wanted.reads, waiters: [...wanted.reads.waiters, request] },
+    })
+  },
   // Only before the session is listened to and has read: after that, reads are the scheduler's.
   // (A disposed session routes no action at all.)
-  'prefetch-requested': (state) =>
-    step(state, ...(state.active || state.synced ? [] : [{ type: 'prefetch' as const }])),
+  'prefetch-requested': prefetchRequested,
+  'listener-threw': (state, { listener, message }) =>
+    step(state, {
+      type: 'warn',
+      message: `${listener === 'state' ? 'A state' : 'An onTurnEnd'} listener threw: ${message}`,
+    }),
   'push-message': pushMessage,
   'read-started': readStarted,
-  'read-cancelled': (state) => step({ ...state, reads: { ...state.reads, inFlight: false } }),
+  'read-cancelled': readCancelled,
   snapshot: applySnapshot,
   'read-failed': readFailed,
   'push-changed': pushChanged,
@@ -105,21 +149,42 @@ function route(state: EngineState, action: EngineAction, config: EngineConfig): 
   return handler(state, action, config)
 }
 
-/** `reduce(state, action)` → the next state and the commands to perform. Pure; never throws. */
+/**
+ * `reduce(state, action)` → the next state and the commands to perform. Pure; never throws.
+ * After the action's slice, what every step owes: the draft and the live turn kept in step with
+ * storage, `refresh()` calls settled once reads settle, and the alarm set for the next deadline
+ * or read (`set-alarm` whenever that time changes; its `tick` does what is due).
+ */
 export function reduce(state: EngineState, action: EngineAction, config: EngineConfig): Step {
   // A disposed session takes nothing more: its requests were aborted, its outcomes given, and
   // a call made now is answered at once.
   if (state.disposed) return afterDispose(state, action)
   const next = route(state, action, config)
-  const { draft, live } = next.state
-  if (draft === state.draft && (live === state.live || !config.keepLive)) return next
+  let after = next.state
   const commands = [...next.commands]
+  const { draft, live } = after
   if (draft !== state.draft) commands.push({ type: 'store-draft', draft })
-  if (live !== state.live && config.keepLive) commands.push({ type: 'keep-live', turn: live })
-  return { state: { ...next.state, kept: next.state.kept && live === state.live }, commands }
+  if (live !== state.live && config.keepLive) {
+    commands.push({ type: 'keep-live', turn: live })
+    after = { ...after, kept: after.kept && live === state.live }
+  }
+  if (after.reads.waiters.length > 0 && readsSettled(after)) {
+    commands.push({ type: 'settle-refresh', requests: after.reads.waiters })
+    after = { ...after, reads: { ...after.reads, waiters: [] } }
+  }
+  const wake = nextWake(after, config)
+  if (wake !== after.wakeAt) {
+    commands.push({ type: 'set-alarm', at: wake })
+    after = { ...after, wakeAt: wake }
+  }
+  return after === next.state && commands.length === next.commands.length
+    ? next
+    : { state: after, commands }
 }
 
 function afterDispose(state: EngineState, action: EngineAction): Step {
+  if (action.type === 'read-wanted' && action.request !== undefined)
+    return step(state, { type: 'settle-refresh', requests: [action.request] })
   if (action.type === 'submit-requested' || action.type === 'resume-requested')
     return step(state, {
       type: 'settle-submit',

@@ -7,14 +7,18 @@ import { activeExecutionId } from '../derive'
 import type { Command, EngineAction, EngineConfig, EngineState, ReadState, Step } from '../model'
 import { settleStop, step, andThen, wantRead } from './common'
 import { submitDeadline } from './ownTurn'
+import { readDueAt } from './reads'
 import { relayDeadlines } from './relay'
+import { applySnapshot } from './snapshot'
 import { stopDeadlines } from './stop'
-import { SILENT_TURN_MAX_AGE_MS } from '../derive'
+import { silentDueAt } from '../derive'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
 
 export const idleReads: ReadState = {
   inFlight: false,
+  fetch: null,
+  waiters: [],
   count: 0,
   wanted: false,
   urgent: false,
@@ -26,23 +30,75 @@ export const idleReads: ReadState = {
   notBefore: -Infinity,
 }
 
+/**
+ * The session was made. Stale-while-revalidate: what the query cache holds shows at once (junk
+ * there is ignored, with a warning, and the thread is read); the gate waits for a fresh read.
+ */
+export function mounted(state: EngineState, action: Action<'mounted'>, config: EngineConfig): Step {
+  const { cached } = action
+  if (cached.kind === 'none') return step(state)
+  if (cached.kind === 'invalid')
+    return step(state, {
+      type: 'warn',
+      message: `Ignored what the query cache holds for a thread: ${cached.message}`,
+    })
+  const taken = applySnapshot(
+    state,
+    {
+      type: 'snapshot',
+      snapshot: cached.snapshot,
+      fresh: false,
+      fromRead: false,
+      at: action.at,
+      stampedAt: action.stampedAt,
+      random: action.random,
+    },
+    config,
+  )
+  return { ...taken, state: { ...taken.state, recordedHere: cached.keptHere } }
+}
+
 export function activated(state: EngineState, action: Action<'activated'>): Step {
   // Spec: "After a reload or disconnect, the client reads the recorded transcript."
   const wanted = !state.synced || state.cut || activeExecutionId(state) !== null
-  // A prefetch on its way is this session's first read: nothing more is asked until it answers.
-  const prefetching = action.readInFlight === true
+  // A read on its way (a prefetch) is this session's first read: nothing more is asked until it
+  // answers, and the next read keeps its distance from it.
+  const { reads } = state
   return step({
     ...state,
     active: true,
     push: { connected: action.pushConnected, lost: false },
     reads: {
       ...idleReads,
-      wanted: wanted && !prefetching,
-      inFlight: prefetching,
-      count: state.reads.count + (prefetching ? 1 : 0),
-      lastStartedAt: prefetching ? action.at : state.reads.lastStartedAt,
+      wanted: wanted && !reads.inFlight,
+      inFlight: reads.inFlight,
+      fetch: reads.fetch,
+      waiters: reads.waiters,
+      count: reads.count,
+      lastStartedAt: reads.lastStartedAt,
     },
   })
+}
+
+/** `prefetch()`: the first read, started before the session is listened to. */
+export function prefetchRequested(state: EngineState, action: Action<'prefetch-requested'>): Step {
+  if (state.active || state.synced || state.reads.inFlight) return step(state)
+  return startRead(state, action.at)
+}
+
+/** A read starts now: at most one in flight, and what was asked for is on its way. */
+function startRead(state: EngineState, at: number): Step {
+  const reads: ReadState = {
+    ...state.reads,
+    inFlight: true,
+    fetch: null,
+    count: state.reads.count + 1,
+    wanted: false,
+    urgent: false,
+    followUpAt: null,
+    lastStartedAt: at,
+  }
+  return step({ ...state, reads }, { type: 'read' })
 }
 
 /** What waits on this tab when it goes quiet or is disposed: each ends with `error`, or plainly. */
@@ -69,7 +125,13 @@ const quiet = (state: EngineState): EngineState => ({
   relay: null,
   syncAsked: null,
   postingHolds: {},
-  reads: { ...idleReads, count: state.reads.count, lastStartedAt: state.reads.lastStartedAt },
+  reads: {
+    ...idleReads,
+    count: state.reads.count,
+    lastStartedAt: state.reads.lastStartedAt,
+    // Settled by `reduce` right after: nobody listens any more.
+    waiters: state.reads.waiters,
+  },
 })
 
 /**
@@ -112,17 +174,27 @@ export function disposed(state: EngineState): Step {
 
 /** A derived turn silent for `SILENT_TURN_MAX_AGE_MS` on this tab's clock no longer holds the gate. */
 function silentDeadline(state: EngineState, at: number): Step {
-  const { silent } = state
-  if (!silent || silent.expired || at < silent.since + SILENT_TURN_MAX_AGE_MS) return step(state)
-  return step(wantRead({ ...state, silent: { ...silent, expired: true } }))
+  const due = silentDueAt(state.silent)
+  if (due === null || at < due || !state.silent) return step(state)
+  return step(wantRead({ ...state, silent: { ...state.silent, expired: true } }))
 }
 
-/** Time passed: every deadline due at `at` fires. */
+/** The read wanted (or a retry, a poll) starts once its time has come (`readDueAt`). */
+function readDeadline(state: EngineState, at: number, config: EngineConfig): Step {
+  const due = readDueAt(state, config)
+  return due === null || at < due ? step(state) : startRead(state, at)
+}
+
+/**
+ * The alarm rang (`set-alarm`): every deadline due at `at` fires, then the read due starts. Each
+ * deadline is its slice's `…DueAt`, the same function the scheduler takes the minimum of.
+ */
 export function tick(state: EngineState, at: number, config: EngineConfig): Step {
   return andThen(
-    submitDeadline(state, at, config),
+    submitDeadline({ ...state, wakeAt: null }, at, config),
     (s) => stopDeadlines(s, at, config),
     (s) => relayDeadlines(s, at, config),
     (s) => silentDeadline(s, at),
+    (s) => readDeadline(s, at, config),
   )
 }

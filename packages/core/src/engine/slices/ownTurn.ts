@@ -195,7 +195,10 @@ function startOwnTurn(
     own: { ...own, phase: 'streaming', lastEventAt: action.at, timedOut: false, settled: true },
     // The spec's servers announce every turn; one that does not speaks the released protocol.
     server: learn(state.server, announced !== null),
-    answered: own.resuming ? [...state.answered, own.resuming] : state.answered,
+    // Hidden until a read started from now on shows the record (one started before cannot reopen it).
+    answered: own.resuming
+      ? [...state.answered, { toolCallId: own.resuming, afterRead: state.reads.count }]
+      : state.answered,
     relay: null,
     cut: false,
     notFound: false,
@@ -237,7 +240,17 @@ function streamed(
   const failed = events.find((event) => event.type === 'error')
   const error = failed?.type === 'error' ? inBandError(failed) : state.error
   const ended = wantRead({ ...state, live: underStop(next, state.stop), own: null, error })
-  return step(ended, batch(ended))
+  return step(failed ? reopenAnswer(ended, own) : ended, batch(ended))
+}
+
+/**
+ * A resume whose turn failed (an error event, a cut stream) before any record said the answer was
+ * taken: its suspension is answerable again until a record says otherwise, as the platform's own
+ * client keeps the approval card so the person can try again.
+ */
+function reopenAnswer(state: EngineState, own: OwnTurn): EngineState {
+  if (!own.resuming) return state
+  return { ...state, answered: state.answered.filter((a) => a.toolCallId !== own.resuming) }
 }
 
 /** A stand-in id gives way to the execution id that `done` names. */
@@ -259,7 +272,7 @@ export function streamEnded(state: EngineState, action: Action<'stream-ended'>):
     own: null,
     cut: state.cut || end.kind !== 'terminal',
   })
-  if (own.phase === 'streaming') return step(ended)
+  if (own.phase === 'streaming') return step(end.kind === 'cut' ? reopenAnswer(ended, own) : ended)
   const error =
     end.kind === 'cut'
       ? end.error
@@ -270,11 +283,16 @@ export function streamEnded(state: EngineState, action: Action<'stream-ended'>):
   return notTakenUp(ended, own, error, {})
 }
 
+/** When a posted message stops waiting for the server's acceptance, or `null`. */
+export function submitDueAt({ own }: EngineState, config: EngineConfig): number | null {
+  return own?.phase === 'posting' && !own.timedOut ? own.since + config.submitTimeoutMs : null
+}
+
 /** The server neither accepted nor refused within `submitTimeoutMs`: it may have taken the turn. */
 export function submitDeadline(state: EngineState, at: number, config: EngineConfig): Step {
+  const due = submitDueAt(state, config)
   const { own } = state
-  if (own?.phase !== 'posting' || own.timedOut || at < own.since + config.submitTimeoutMs)
-    return step(state)
+  if (due === null || at < due || !own) return step(state)
   // The stream stays open (closing it could cancel the turn on some servers); the record
   // decides, the draft stays.
   const error = new PreviewChatError(

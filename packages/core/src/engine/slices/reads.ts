@@ -5,7 +5,7 @@
  */
 import { backoffDelay } from '../backoff'
 import { activeExecutionId } from '../derive'
-import type { EngineAction, EngineConfig, EngineState, Step } from '../model'
+import type { Command, EngineAction, EngineConfig, EngineState, Step } from '../model'
 import { step, wantRead } from './common'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
@@ -28,19 +28,63 @@ export function pushMessage(state: EngineState, { message }: Action<'push-messag
   return step(wantRead({ ...state, reads: { ...state.reads, polls: 0, lagPolls: 0 } }))
 }
 
-export function readStarted(state: EngineState, { at }: Action<'read-started'>): Step {
+/**
+ * When the next history read may start (scheduler time), or `null` for no read: the one place
+ * that decides when a read happens; the `tick` of that time starts it (a `read` command).
+ *
+ * - One read in flight at a time; a read asked meanwhile waits behind it.
+ * - This tab's own live stream is newer than any recorded batch, so reads asked while it streams
+ *   wait for its end, unless a Stop was accepted (completion comes from the record) or the stream
+ *   went silent for `streamSilenceMs` (a stalled stream, or a proxy holding it).
+ * - Reads start at least `minReadIntervalMs` apart (a `refresh()` skips that), so a burst of
+ *   notifications about batches costs two reads; never before the server's `Retry-After`.
+ */
+export function readDueAt(state: EngineState, config: EngineConfig): number | null {
+  const { reads, own, stop } = state
+  if (!state.active || reads.inFlight) return null
+  const due = reads.wanted ? -Infinity : reads.followUpAt
+  if (due === null) return null
+  const spacing = reads.urgent ? -Infinity : reads.lastStartedAt + config.minReadIntervalMs
+  const stopAccepted = stop?.kind === 'execution' && stop.accepted
+  const held =
+    own && !own.timedOut && !stopAccepted ? own.lastEventAt + config.streamSilenceMs : -Infinity
+  return Math.max(due, spacing, held, reads.notBefore)
+}
+
+/**
+ * The query's function ran: the read this engine asked for (it takes the fetch's tag), or one the
+ * app started (`invalidateQueries`, `refetchQueries`), which is a read like any other.
+ */
+export function readStarted(state: EngineState, { at, fetch }: Action<'read-started'>): Step {
+  const { reads } = state
+  if (reads.inFlight && reads.fetch === null) return step({ ...state, reads: { ...reads, fetch } })
   return step({
     ...state,
     reads: {
-      ...state.reads,
+      ...reads,
       inFlight: true,
-      count: state.reads.count + 1,
+      fetch,
+      count: reads.count + 1,
       wanted: false,
       urgent: false,
       followUpAt: null,
       lastStartedAt: at,
     },
   })
+}
+
+/**
+ * A read ended with no answer: its fetch was aborted, or the query that carried it was removed or
+ * reset (`removeQueries`, `resetQueries`, `clear`, a garbage collection). A replaced fetch's end
+ * is not the read's. What the read was for is still wanted: the next read runs.
+ */
+export function readCancelled(state: EngineState, { fetch }: Action<'read-cancelled'>): Step {
+  const { reads } = state
+  if (!reads.inFlight || (fetch !== null && reads.fetch !== null && fetch !== reads.fetch))
+    return step(state)
+  const ended = { ...state, reads: { ...reads, inFlight: false, fetch: null } }
+  const needed = !state.synced || state.cut || activeExecutionId(state) !== null
+  return step(needed ? wantRead(ended) : ended)
 }
 
 export function pushChanged(
@@ -73,7 +117,7 @@ export function readFailed(
     error.retryAfterMs === undefined
       ? state.reads.notBefore
       : action.at + Math.min(error.retryAfterMs, config.retry.maxMs)
-  const reads = { ...state.reads, inFlight: false, failures, notBefore }
+  const reads = { ...state.reads, inFlight: false, fetch: null, failures, notBefore }
   // A thread this tab just posted to may not be recorded yet (n8n 2.41 answers 404 until the
   // first output): not found is an answer only when this tab knows of no turn there.
   const justPosted =
@@ -84,19 +128,29 @@ export function readFailed(
   // Not found, or not this user's: nothing of it stays on screen (a transcript kept across a
   // reload included).
   const gone = notFound || (!page && error.code === 'forbidden')
-  const cleared = gone ? { ...state, recorded: null, live: null, kept: false, settled: [] } : state
+  const cleared = gone
+    ? { ...state, recorded: null, recordedHere: false, live: null, kept: false, settled: [] }
+    : state
+  // What `persist` kept of the thread goes too, by this rule and no other.
+  const forget: Command[] = gone && config.keepLive ? [{ type: 'forget-kept' }] : []
   if (notFound) {
     // An answer, not a failure to retry.
-    return step({
-      ...cleared,
-      reads: { ...reads, followUpAt: null },
-      notFound: true,
-      synced: true,
-      cut: false,
-      readError: error,
-    })
+    return step(
+      {
+        ...cleared,
+        reads: { ...reads, followUpAt: null },
+        notFound: true,
+        synced: true,
+        cut: false,
+        readError: error,
+      },
+      ...forget,
+    )
   }
-  return step(followUp({ ...cleared, reads, readError: error }, action.at, action.random, config))
+  return step(
+    followUp({ ...cleared, reads, readError: error }, action.at, action.random, config),
+    ...forget,
+  )
 }
 
 /**

@@ -130,17 +130,31 @@ export function relayReceived(
  */
 export function relayDeadlines(state: EngineState, at: number, config: EngineConfig): Step {
   const holds = Object.entries(state.postingHolds)
-  const kept = holds.filter(([, since]) => at < since + config.submitTimeoutMs)
+  const kept = holds.filter(([, since]) => at < holdDueAt(since, config))
   let next = state
   if (kept.length < holds.length)
     next = wantRead({ ...state, postingHolds: Object.fromEntries(kept) })
-  const { relay: following } = next
-  if (
-    following &&
-    !following.checked &&
-    followsRunning(next) &&
-    at >= following.since + config.submitTimeoutMs
-  )
-    next = wantRead({ ...next, relay: { ...following, checked: true } })
+  const confirm = confirmDueAt(next, config)
+  if (confirm !== null && at >= confirm && next.relay)
+    next = wantRead({ ...next, relay: { ...next.relay, checked: true } })
   return step(next)
+}
+
+/** When another tab's posting hold expires. */
+const holdDueAt = (since: number, config: EngineConfig) => since + config.submitTimeoutMs
+
+/** When a relayed turn that no read confirmed is checked by a read, or `null`. */
+function confirmDueAt(state: EngineState, config: EngineConfig): number | null {
+  const { relay: following } = state
+  return following && !following.checked && followsRunning(state)
+    ? following.since + config.submitTimeoutMs
+    : null
+}
+
+/** The earliest of this slice's deadlines: the posting holds and the relayed turn's check. */
+export function relayDueAt(state: EngineState, config: EngineConfig): number | null {
+  const dues = Object.values(state.postingHolds).map((since) => holdDueAt(since, config))
+  const confirm = confirmDueAt(state, config)
+  if (confirm !== null) dues.push(confirm)
+  return dues.length === 0 ? null : Math.min(...dues)
 }

@@ -5,7 +5,7 @@
  */
 import { recordedMessageId } from '../../wire/contract/ids'
 import type { HistorySnapshot } from '../../wire/contract/snapshot'
-import { followsRunning, SILENT_TURN_MAX_AGE_MS } from '../derive'
+import { followsRunning, silentDueAt } from '../derive'
 import type { LiveTurn } from '../fold'
 import type { EngineAction, EngineConfig, EngineState, Step } from '../model'
 import { recordedMessage, recordSupersedes } from '../transcript'
@@ -44,7 +44,8 @@ function silentTurn(
   if (!id || assistantOf(snapshot, id)) return null
   const known = state.silent?.executionId === id ? state.silent : null
   if (!known) return { executionId: id, since: at, expired: false }
-  const expired = known.expired || at >= known.since + SILENT_TURN_MAX_AGE_MS
+  const due = silentDueAt(known)
+  const expired = due === null || at >= due
   return expired === known.expired ? known : { ...known, expired }
 }
 
@@ -54,7 +55,9 @@ export function applySnapshot(
   config: EngineConfig,
 ): Step {
   const { snapshot } = action
-  const reads = action.fromRead ? { ...state.reads, inFlight: false, failures: 0 } : state.reads
+  const reads = action.fromRead
+    ? { ...state.reads, inFlight: false, fetch: null, failures: 0 }
+    : state.reads
   const ownStreaming = state.own?.phase === 'streaming'
   const live = state.live && adoptRecordedId(state.live, snapshot, state.standInBase)
   const liveEndedInRecord = live !== null && endedIn(snapshot, live.executionId)
@@ -118,7 +121,12 @@ export function applySnapshot(
   if (!action.fresh) return step(next)
   next = {
     ...watch(next, snapshot.activeExecutionId),
-    answered: [],
+    // An answer stays hidden until a read started after it shows the record: a read that was on
+    // its way when the resume was taken cannot reopen it (nor an app's `setQueryData`).
+    answered: action.fromRead
+      ? state.answered.filter((answer) => state.reads.count <= answer.afterRead)
+      : state.answered,
+    recordedHere: false,
     synced: true,
     notFound: false,
     cut: false,

@@ -203,12 +203,19 @@ export function runsFailed(state: EngineState, action: Action<'runs-failed'>): S
   return stop ? dropStop(state, stop.waiters, action.error) : step(state)
 }
 
+/** When a held Stop gives up waiting for its execution id, or a Stop told to wait is due again. */
+export function stopDueAt({ stop }: EngineState, config: EngineConfig): number | null {
+  if (stop?.kind === 'held') return stop.askedAt + config.stopWaitMs
+  return stop?.kind === 'execution' ? stop.retryAt : null
+}
+
 /** A held Stop waits `stopWaitMs` for its execution id; a Stop told to wait is sent again. */
 export function stopDeadlines(state: EngineState, at: number, config: EngineConfig): Step {
+  const due = stopDueAt(state, config)
   const { stop } = state
-  if (stop?.kind === 'held' && at >= stop.askedAt + config.stopWaitMs)
-    return dropStop(state, stop.waiters)
-  if (stop?.kind === 'execution' && stop.retryAt !== null && at >= stop.retryAt)
+  if (due === null || at < due || !stop) return step(state)
+  if (stop.kind === 'held') return dropStop(state, stop.waiters)
+  if (stop.kind === 'execution')
     return step(
       { ...state, stop: { ...stop, retryAt: null, attempts: stop.attempts + 1 } },
       { type: 'stop-execution', executionId: stop.executionId },
