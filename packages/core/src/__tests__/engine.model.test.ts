@@ -1,24 +1,35 @@
 /**
- * The engine across tabs, at reducer speed: three tabs (each its own engine state, its own clock
- * origin and a skewed wall clock), a model server (the spec's behaviour, or the released n8n
- * 2.41's), a relay between tabs that delays, drops, duplicates and carries junk, reads answered
- * in any order across tabs, push, Stops. No network, no timers: the commands the reducer returns
- * are performed by this file, and random interleavings of everything run by the thousand.
+ * The engine across tabs, through the production runner (`engine/runner.ts`), at reducer speed:
+ * three tabs of two users (each tab its own runner, clock origin and skewed wall clock), a model
+ * server per user (the spec's behaviour, or the released n8n 2.41's), a relay between one user's
+ * tabs that delays, drops, duplicates and carries junk, reads answered in any order, push that
+ * drops and reconnects, Stops, suspensions with their resumes and cancelled runs, reloads (with
+ * and without a prefetch), `dispose()`, the app's `setQueryData`, `removeQueries` and
+ * `invalidateQueries`, a listener that throws, and a user switching in a tab. No network and no
+ * real timers: the runners' alarms are kept on the model's clock, and the commands they perform
+ * are this file's; random interleavings of everything run by the thousand.
  *
  * After every step:
- * (i)   no Stop names an execution its tab did not target;
- * (ii)  while a tab's POST is unanswered, no other tab that got its posting has an open gate;
- * (iii) once no POST is unanswered and nothing runs, every gate opens within one read;
- * (iv)  the transcript never shrinks, never shows more text or another ending than the server
- *       has, and never hides the progress its own record shows;
- * (v)   nothing throws.
+ * (i)    no Stop names an execution its tab did not display as running (or hold a Stop for), and
+ *        no run is cancelled that its tab did not display as suspended;
+ * (ii)   while a tab's POST is unanswered, no other tab that got its posting has an open gate;
+ * (iii)  once no POST is unanswered and nothing runs, every gate opens within one read;
+ * (iv)   the transcript never shrinks, never shows more text or another ending than the server
+ *        has, and never hides the progress its own record shows;
+ * (v)    nothing throws;
+ * (vi)   nothing of one user is ever shown in another user's tab;
+ * (vii)  every message is POSTed at most once, and every message accepted is on the server;
+ * (viii) after `dispose()` (or a reload, or a user switch) a tab's runner starts no request;
+ * (ix)   a suspension answered by a resume whose turn did not fail never shows open again;
+ * (x)    the engine never waits for a read that is not running (a removed query, say), and every
+ *        `refresh()` resolves.
  */
 import fc from 'fast-check'
-import { describe, it } from 'vitest'
-import { activeExecutionId, sessionStatus } from '../engine/derive'
-import type { Command, EngineAction, EngineState } from '../engine/model'
-import { initialEngineState, reduce } from '../engine/reduce'
-import { nextDeadline, nextRead } from '../engine/schedule'
+import { describe, expect, it } from 'vitest'
+import { sessionStatus } from '../engine/derive'
+import type { Command, EngineAction, EngineState, SubmitResult } from '../engine/model'
+import { initialEngineState } from '../engine/reduce'
+import { createRunner, type Runner } from '../engine/runner'
 import { selectSessionState } from '../engine/select'
 import type { TurnEvent } from '../wire/contract/events'
 import { PreviewChatError } from '../wire/contract/errors'
@@ -28,125 +39,253 @@ import { key, engineConfig } from './harness'
 import { assertSeeded } from './seeded'
 
 type Behaviour = 'spec' | 'n8n'
+type Scope = 'alice' | 'bob'
 
 const config = engineConfig
+const SCOPES: Scope[] = ['alice', 'bob']
 
 interface Execution {
   id: string
-  text: string
+  /** The person's text; `null` for a resume (its turn has no message of the person). */
+  text: string | null
   tokens: string[]
   recorded: number
   status: ExecutionStatus
-  /** The turn stream of the POST that began it, while open: its tab and token. */
-  stream: { tab: number; token: number } | null
+  /** Every status it had: a suspended turn cancelled later was `success` before. */
+  statuses: Set<ExecutionStatus>
+  /** A suspension this execution ended with, while it is open on the server. */
+  suspension: { toolCallId: string; runId: string } | null
+  /** The turn stream of the POST that began it, while open. */
+  stream: { tab: Tab; token: number } | null
+}
+
+/** One user's server: the thread's executions and the requests waiting for an answer. */
+interface Server {
+  scope: Scope
+  execs: Execution[]
+  posts: {
+    tab: Tab
+    token: number
+    text: string | null
+    resume: string | null
+    at: number
+  }[]
+  stops: { tab: Tab; executionId: string }[]
+  runCancels: { tab: Tab; runIds: readonly string[] }[]
+  /** How often each text was POSTed (every message's text is unique). */
+  posted: Map<string, number>
 }
 
 interface Tab {
-  state: EngineState
+  index: number
+  scope: Scope
+  runner: Runner
+  /** Disposed, reloaded or switched away from: its runner may start no request any more. */
+  dead: boolean
+  pushConnected: boolean
   /** This tab's monotonic clock starts elsewhere; its wall clock is skewed. */
   origin: number
   skew: number
-  readInFlight: boolean
-  readStartedAt: number
+  /** The read in flight (its fetch tag), when it started (`world.seq`), and the record then. */
+  read: { fetch: number; startedAt: number; body: { status: number; body: unknown } } | null
   /** What the relay carries to this tab, in each sender's order (a posting with its POST's token). */
   inbox: { data: unknown; post?: number }[]
-  /** Executions this tab showed as running when Stop was pressed, and messages it held a Stop for. */
+  /** Executions this tab displayed as running when Stop was pressed, and messages it held a Stop for. */
   stopTargets: Set<string>
   heldTokens: Set<number>
+  /** Runs this tab displayed as suspended when Stop was pressed. */
+  runTargets: Set<string>
   /** Tabs whose posting this tab got, with the POST token then unanswered. */
-  gotPosting: Map<number, number>
+  gotPosting: Map<Tab, number>
+  /** When a "not taken up" on its way here was lost (dropped, or its tab closed first). */
   lastDropAt: number
   /** The longest text shown per user message, and the reads started since the world was quiet. */
   shown: Map<string, number>
   successfulReadsSinceQuiet: number
+  /** When the app last set this tab's query data (`world.seq`): a read begun before is older. */
+  appSetAt: number
+  /** Suspensions this tab answered by an accepted resume whose stream has not failed. */
+  answered: Set<string>
+  /** Resume POSTs of this tab by token: the suspension each answers. */
+  resumes: Map<number, string>
 }
 
 interface World {
   behaviour: Behaviour
   now: number
   tabs: Tab[]
-  execs: Execution[]
-  /** POSTs the server has not answered: tab, token, text. */
-  posts: { tab: number; token: number; text: string; at: number }[]
-  stops: { tab: number; executionId: string }[]
-  /** Which execution each tab's POST token began. */
-  begun: Map<string, string>
+  servers: Record<Scope, Server>
+  timers: { tab: Tab; at: number; ring: () => void; cancelled: boolean }[]
   requests: number
+  fetches: number
+  ids: number
+  /** Actions dispatched so far: what orders a read's start against the moment all went quiet. */
+  seq: number
   quietSince: number | null
+  outcomes: Map<number, { tab: Tab; text: string | null; result: SubmitResult }>
+  /** `refresh()` calls not resolved yet, by request id, with the tab asked. */
+  refreshes: Map<number, Tab>
 }
 
-const tabId = (i: number) => `tab-${i}`
+const tabId = (tab: Tab) => `tab-${tab.index}-${tab.origin}`
+const at = (world: World, tab: Tab) => world.now + tab.origin
+const stampedAt = (world: World, tab: Tab) =>
+  Date.parse('2026-12-01T10:00:00Z') + world.now + tab.skew
+const running = (server: Server) => server.execs.filter((e) => e.status === 'running')
+const serverOf = (world: World, tab: Tab) => world.servers[tab.scope]
+const everyServer = (world: World) => SCOPES.map((scope) => world.servers[scope])
+
+function newServer(scope: Scope): Server {
+  return { scope, execs: [], posts: [], stops: [], runCancels: [], posted: new Map() }
+}
 
 function newWorld(behaviour: Behaviour, skews: number[]): World {
-  const tabs = skews.map((skew, i): Tab => ({
-    state: initialEngineState({ key, tab: tabId(i) }),
-    origin: i * 1_000_003,
+  const world: World = {
+    behaviour,
+    now: 0,
+    tabs: [],
+    servers: { alice: newServer('alice'), bob: newServer('bob') },
+    timers: [],
+    requests: 0,
+    fetches: 0,
+    ids: 0,
+    seq: 0,
+    quietSince: null,
+    outcomes: new Map(),
+    refreshes: new Map(),
+  }
+  // Two tabs of alice's, one of bob's: the same thread id, each user's own thread.
+  skews.forEach((skew, i) => openTab(world, i, i < 2 ? 'alice' : 'bob', skew, false))
+  return world
+}
+
+/** A tab (re)opens at `index`: a fresh page with its own runner, optionally prefetching first. */
+function openTab(world: World, index: number, scope: Scope, skew: number, prefetch: boolean) {
+  const tab: Tab = {
+    index,
+    scope,
+    runner: null as unknown as Runner,
+    dead: false,
+    pushConnected: true,
+    origin: (world.ids + 1) * 1_000_003,
     skew,
-    readInFlight: false,
-    readStartedAt: 0,
+    read: null,
     inbox: [],
     stopTargets: new Set(),
     heldTokens: new Set(),
+    runTargets: new Set(),
     gotPosting: new Map(),
     lastDropAt: Number.NEGATIVE_INFINITY,
     shown: new Map(),
     successfulReadsSinceQuiet: 0,
-  }))
-  const world: World = {
-    behaviour,
-    now: 0,
-    tabs,
-    execs: [],
-    posts: [],
-    stops: [],
-    begun: new Map(),
-    requests: 0,
-    quietSince: null,
+    appSetAt: -1,
+    answered: new Set(),
+    resumes: new Map(),
   }
-  tabs.forEach((_, i) =>
-    dispatch(world, i, { type: 'activated', at: at(world, i), pushConnected: true }),
-  )
-  return world
+  world.ids++
+  tab.runner = createRunner(initialEngineState({ key, tab: tabId(tab) }), config, {
+    now: () => at(world, tab),
+    setTimer(delay, ring) {
+      const timer = { tab, at: world.now + delay, ring, cancelled: false }
+      world.timers.push(timer)
+      return () => void (timer.cancelled = true)
+    },
+    perform: (command) => perform(world, tab, command),
+  })
+  world.tabs[index] = tab
+  dispatch(world, tab, { type: 'mounted', cached: { kind: 'none' }, ...clock(world, tab) })
+  if (prefetch) dispatch(world, tab, { type: 'prefetch-requested', at: at(world, tab) })
+  dispatch(world, tab, { type: 'activated', at: at(world, tab), pushConnected: true })
+  return tab
 }
 
-const at = (world: World, i: number) => world.now + world.tabs[i]!.origin
-const stampedAt = (world: World, i: number) =>
-  Date.parse('2026-12-01T10:00:00Z') + world.now + world.tabs[i]!.skew
-const running = (world: World) => world.execs.filter((e) => e.status === 'running')
+const clock = (world: World, tab: Tab) => ({
+  at: at(world, tab),
+  stampedAt: stampedAt(world, tab),
+  random: 0.5,
+})
 
-// --- the model server --------------------------------------------------------------------------
+/** The tab's page goes away (dispose, reload, user switch): its streams close with it. */
+function closeTab(world: World, tab: Tab) {
+  // A tab closed with its message on its way leaves the other tabs' holds until submitTimeoutMs.
+  if (tab.runner.getState().own?.phase === 'posting')
+    for (const other of world.tabs) if (other.scope === tab.scope) other.lastDropAt = world.now
+  dispatch(world, tab, { type: 'disposed' })
+  tab.dead = true
+  tab.read = null
+  for (const server of everyServer(world)) {
+    for (const e of server.execs) if (e.stream?.tab === tab) detach(world, server, e)
+    server.stops = server.stops.filter((s) => s.tab !== tab)
+    server.runCancels = server.runCancels.filter((c) => c.tab !== tab)
+  }
+  world.timers = world.timers.filter((t) => t.tab !== tab)
+}
+
+function setStatus(e: Execution, status: ExecutionStatus) {
+  e.status = status
+  e.statuses.add(status)
+}
+
+/** A turn stream's connection closes: on the released n8n that cancels its turn. */
+function detach(world: World, server: Server, e: Execution) {
+  e.stream = null
+  if (world.behaviour === 'n8n' && e.status === 'running') {
+    setStatus(e, 'cancelled')
+    e.recorded = e.tokens.length
+    notify(world, server, e)
+  }
+}
+
+// --- the model servers ----------------------------------------------------------------------------
 
 /** The history read's answer as the wire has it (n8n: derived fields left out, 404 before output). */
-function historyBody(world: World): { status: number; body: unknown } {
+function historyBody(world: World, server: Server): { status: number; body: unknown } {
   const n8n = world.behaviour === 'n8n'
   const messages: unknown[] = []
-  for (const e of world.execs) {
+  for (const e of server.execs) {
     const hasOutput = e.recorded > 0 || e.status !== 'running'
-    messages.push({
-      id: `${e.id}:user`,
-      role: 'user',
-      content: [{ type: 'text', text: e.text }],
-      executionId: e.id,
-      ...(!n8n && { executionStatus: e.status }),
-      createdAt: '2026-12-01T10:00:00.000Z',
-    })
+    if (e.text !== null)
+      messages.push({
+        id: `${e.id}:user`,
+        role: 'user',
+        content: [{ type: 'text', text: e.text }],
+        executionId: e.id,
+        ...(!n8n && { executionStatus: e.status }),
+        createdAt: '2026-12-01T10:00:00.000Z',
+      })
     if (n8n && !hasOutput) continue
+    const text = e.tokens.slice(0, e.recorded).join('')
     messages.push({
       id: `${e.id}:assistant`,
       role: 'assistant',
-      content:
-        e.recorded > 0 ? [{ type: 'text', text: e.tokens.slice(0, e.recorded).join('') }] : [],
+      content: [
+        ...(text ? [{ type: 'text', text }] : []),
+        ...(e.suspension
+          ? [
+              {
+                type: 'tool-call',
+                toolCallId: e.suspension.toolCallId,
+                toolName: 'approve',
+                input: {},
+                suspendPayload: { ...e.suspension, toolName: 'approve', input: {} },
+              },
+            ]
+          : []),
+      ],
       executionId: e.id,
       executionStatus: e.status,
       createdAt: '2026-12-01T10:00:00.000Z',
     })
   }
-  if (n8n && !world.execs.some((e) => e.recorded > 0 || e.status !== 'running'))
+  if (n8n && !server.execs.some((e) => e.recorded > 0 || e.status !== 'running'))
     return { status: 404, body: { code: 404, message: 'Not found' } }
-  const active = running(world).at(-1)?.id ?? null
+  const active = running(server).at(-1)?.id ?? null
+  const openSuspensions = server.execs.flatMap((e) =>
+    e.suspension ? [{ ...e.suspension, suspendPayload: { ...e.suspension } }] : [],
+  )
   return {
     status: 200,
-    body: { messages, openSuspensions: [], ...(!n8n && { activeExecutionId: active }) },
+    body: { messages, openSuspensions, ...(!n8n && { activeExecutionId: active }) },
   }
 }
 
@@ -166,6 +305,7 @@ function closeStream(world: World, e: Execution, kind: 'terminal' | 'cut') {
   if (!e.stream) return
   const { tab, token } = e.stream
   e.stream = null
+  if (kind === 'cut') forgetAnswer(tab, token)
   const end =
     kind === 'terminal'
       ? { kind: 'terminal' as const }
@@ -173,42 +313,66 @@ function closeStream(world: World, e: Execution, kind: 'terminal' | 'cut') {
   dispatch(world, tab, { type: 'stream-ended', token, end })
 }
 
-function endExecution(world: World, e: Execution, status: ExecutionStatus) {
-  e.status = status
-  e.recorded = e.tokens.length
-  sendToStream(world, e, [{ type: 'done', executionId: e.id }])
-  closeStream(world, e, 'terminal')
-  notify(world, e)
+/** A resume's stream failed: the tab may show its suspension open again (until a record). */
+function forgetAnswer(tab: Tab, token: number) {
+  const toolCallId = tab.resumes.get(token)
+  if (toolCallId) tab.answered.delete(toolCallId)
 }
 
-function notify(world: World, e: Execution) {
+function endExecution(world: World, server: Server, e: Execution, status: ExecutionStatus) {
+  setStatus(e, status)
+  e.recorded = e.tokens.length
+  if (status === 'error') {
+    if (e.stream) forgetAnswer(e.stream.tab, e.stream.token)
+    sendToStream(world, e, [{ type: 'error', message: 'The agent failed' }])
+  } else sendToStream(world, e, [{ type: 'done', executionId: e.id }])
+  closeStream(world, e, 'terminal')
+  notify(world, server, e)
+}
+
+/** The turn pauses for a person: a tool call waits for approval (spec servers only). */
+function suspendExecution(world: World, server: Server, e: Execution) {
+  const n = ++world.ids
+  setStatus(e, 'success')
+  e.recorded = e.tokens.length
+  e.suspension = { toolCallId: `tc${n}`, runId: `run${n}` }
+  sendToStream(world, e, [
+    {
+      type: 'tool-call-suspended',
+      payload: { ...e.suspension, toolName: 'approve', input: {} },
+    },
+  ])
+  closeStream(world, e, 'terminal')
+  notify(world, server, e)
+}
+
+function notify(world: World, server: Server, e: Execution) {
   const message = {
     type: 'agentExecutionUpdated' as const,
     data: { ...key, executionId: e.id },
   }
-  world.tabs.forEach((_, i) => dispatch(world, i, { type: 'push-message', message }))
+  for (const tab of world.tabs)
+    if (tab.scope === server.scope && !tab.dead && tab.pushConnected)
+      dispatch(world, tab, { type: 'push-message', message })
 }
 
-function answerPost(world: World, index: number, choice: number) {
-  const post = world.posts.splice(index, 1)[0]
+function answerPost(world: World, server: Server, index: number, choice: number) {
+  const post = server.posts.splice(index, 1)[0]
   if (!post) return
-  const { tab, token, text } = post
+  const { tab, token, text, resume } = post
   const spec = world.behaviour === 'spec'
+  const failPost = (error: PreviewChatError) =>
+    dispatch(world, tab, { type: 'post-failed', token, error })
   if (choice % 7 === 3)
     // Refused at once, whatever runs (a rate limit, a proxy).
-    return dispatch(world, tab, {
-      type: 'post-failed',
-      token,
-      error: errorFromResponse(429, { code: 429, message: 'Slow down' }, 'Sending the message'),
-    })
-  if (spec && running(world).length > 0) {
+    return failPost(errorFromResponse(429, { code: 429, message: 'Slow down' }, 'Sending'))
+  const answered = resume ? server.execs.find((e) => e.suspension?.toolCallId === resume) : null
+  if (resume && !answered)
+    return failPost(errorFromResponse(409, { code: 409, message: 'Not suspended' }, 'Resuming'))
+  if (spec && running(server).length > 0) {
     // Refused in band (a second turn while one runs), or at once with HTTP 429.
     if (choice % 2 === 0)
-      return dispatch(world, tab, {
-        type: 'post-failed',
-        token,
-        error: errorFromResponse(429, { code: 429, message: 'Busy' }, 'Sending the message'),
-      })
+      return failPost(errorFromResponse(429, { code: 429, message: 'Busy' }, 'Sending'))
     dispatch(world, tab, {
       type: 'turn-events',
       token,
@@ -218,97 +382,128 @@ function answerPost(world: World, index: number, choice: number) {
     })
     return dispatch(world, tab, { type: 'stream-ended', token, end: { kind: 'terminal' } })
   }
+  if (answered) answered.suspension = null
   const e: Execution = {
-    id: `e${world.execs.length + 1}`,
+    id: `${server.scope}-e${server.execs.length + 1}`,
     text,
     tokens: [],
     recorded: 0,
     status: 'running',
-    stream: { tab, token },
+    statuses: new Set(['running']),
+    suspension: null,
+    stream: tab.dead ? null : { tab, token },
   }
-  world.execs.push(e)
-  world.begun.set(`${tab}:${token}`, e.id)
+  server.execs.push(e)
+  if (tab.dead) {
+    // Its page is gone: the released n8n cancels a turn whose POST closed.
+    if (!spec) setStatus(e, 'cancelled')
+    return notify(world, server, e)
+  }
   if (choice % 5 === 4) {
     // Taken, but the answer never arrives (a proxy cut it): on n8n that cancels the turn.
     e.stream = null
-    if (!spec) e.status = 'cancelled'
-    return dispatch(world, tab, {
-      type: 'post-failed',
-      token,
-      error: new PreviewChatError('network_error', 'no answer'),
-    })
+    if (!spec) setStatus(e, 'cancelled')
+    return failPost(new PreviewChatError('network_error', 'no answer'))
   }
   if (spec) {
     sendToStream(world, e, [
       { type: 'execution-started', executionId: e.id, sessionId: key.threadId },
     ])
-    notify(world, e)
+    // The tab saw its answer taken only if its own turn began (not a POST it had given up on).
+    if (resume && tab.runner.getState().live?.executionId === e.id) tab.answered.add(resume)
+    notify(world, server, e)
   } else {
     // The released protocol: no execution-started; the first output is the first event.
-    produce(world, e, true)
+    produce(world, server, e, true)
   }
 }
 
-function produce(world: World, e: Execution, record: boolean) {
+function produce(world: World, server: Server, e: Execution, record: boolean) {
   const token = `w${e.tokens.length} `
   e.tokens.push(token)
   if (record || world.behaviour === 'n8n') e.recorded = e.tokens.length
   sendToStream(world, e, [{ type: 'text-delta', id: 't', delta: token }])
-  if (record) notify(world, e)
+  if (record) notify(world, server, e)
 }
 
-function answerStop(world: World, index: number) {
-  const stop = world.stops.splice(index, 1)[0]
+function answerStop(world: World, server: Server, index: number) {
+  const stop = server.stops.splice(index, 1)[0]
   if (!stop) return
   const { tab, executionId } = stop
   if (world.behaviour === 'n8n') {
     const error = errorFromResponse(404, '<html>Cannot DELETE</html>', 'Stop')
     return dispatch(world, tab, { type: 'stop-failed', executionId, error, at: at(world, tab) })
   }
-  const e = world.execs.find((x) => x.id === executionId)
+  const e = server.execs.find((x) => x.id === executionId)
   const cancelRequested = e?.status === 'running'
   dispatch(world, tab, { type: 'stop-answered', executionId, cancelRequested })
-  if (e && cancelRequested) endExecution(world, e, 'cancelled')
+  if (e && cancelRequested) endExecution(world, server, e, 'cancelled')
 }
 
-// --- the tabs' effects ----------------------------------------------------------------------------
-
-function dispatch(world: World, i: number, action: EngineAction) {
-  const tab = world.tabs[i]!
-  const before = tab.state
-  let result: ReturnType<typeof reduce>
-  try {
-    result = reduce(before, action, config)
-  } catch (cause) {
-    throw new Error(`(v) the reducer threw on ${action.type}: ${String(cause)}`)
+function answerRunCancel(world: World, server: Server, index: number, fail: boolean) {
+  const cancel = server.runCancels.splice(index, 1)[0]
+  if (!cancel) return
+  if (fail)
+    return dispatch(world, cancel.tab, {
+      type: 'runs-failed',
+      error: new PreviewChatError('server_error', 'failed'),
+    })
+  const cancelled = server.execs.filter(
+    (e) => e.suspension && cancel.runIds.includes(e.suspension.runId),
+  )
+  for (const e of cancelled) {
+    e.suspension = null
+    setStatus(e, 'cancelled')
   }
-  tab.state = result.state
+  dispatch(world, cancel.tab, { type: 'runs-answered', cancelled: cancelled.length > 0 })
+  for (const e of cancelled) notify(world, server, e)
+}
+
+// --- the tabs' hosts -----------------------------------------------------------------------------
+
+const REQUESTS = new Set<Command['type']>(['post', 'read', 'stop-execution', 'cancel-runs'])
+
+function dispatch(world: World, tab: Tab, action: EngineAction) {
+  if (tab.dead) return // a page that is gone hears nothing
+  world.seq++
+  const before = tab.runner.getState()
   if (action.type === 'stop-requested') {
-    const active = activeExecutionId(before)
-    if (active) tab.stopTargets.add(active)
+    // (i)'s oracle is what the tab displayed when Stop was pressed.
+    const shown = selectSessionState(before)
+    if (shown.activeExecutionId) tab.stopTargets.add(shown.activeExecutionId)
+    for (const s of shown.openSuspensions) tab.runTargets.add(s.runId)
     if (before.own?.phase === 'posting') tab.heldTokens.add(before.own.token)
   }
-  for (const command of result.commands) perform(world, i, command)
+  try {
+    tab.runner.dispatch(action)
+  } catch (cause) {
+    throw new Error(`(v) the engine threw on ${action.type}: ${String(cause)}`)
+  }
 }
 
-function perform(world: World, i: number, command: Command) {
-  const tab = world.tabs[i]!
+function perform(world: World, tab: Tab, command: Command) {
+  if (tab.dead && REQUESTS.has(command.type))
+    throw new Error(`(viii) tab ${tab.index} started a request (${command.type}) after dispose()`)
+  const server = serverOf(world, tab)
   switch (command.type) {
     case 'post': {
-      const text = command.request.kind === 'message' ? command.request.body.message : ''
-      world.posts.push({ tab: i, token: command.token, text, at: world.now })
+      const { request } = command
+      const text = request.kind === 'message' ? request.body.message : null
+      const resume = request.kind === 'resume' ? request.body.toolCallId : null
+      if (text !== null) {
+        const count = (server.posted.get(text) ?? 0) + 1
+        server.posted.set(text, count)
+        if (count > 1) throw new Error(`(vii) tab ${tab.index} POSTed "${text}" ${count} times`)
+      }
+      if (resume) tab.resumes.set(command.token, resume)
+      server.posts.push({ tab, token: command.token, text, resume, at: world.now })
       return
     }
     case 'close-stream': {
-      const e = world.execs.find((x) => x.stream?.tab === i && x.stream.token === command.token)
+      const e = server.execs.find((x) => x.stream?.tab === tab && x.stream.token === command.token)
       if (!e) return
-      e.stream = null
-      // On the released n8n a closed POST cancels its turn.
-      if (world.behaviour === 'n8n' && e.status === 'running') {
-        e.status = 'cancelled'
-        e.recorded = e.tokens.length
-      }
-      return dispatch(world, i, {
+      detach(world, server, e)
+      return dispatch(world, tab, {
         type: 'stream-ended',
         token: command.token,
         end: { kind: 'aborted' },
@@ -316,84 +511,141 @@ function perform(world: World, i: number, command: Command) {
     }
     case 'stop-execution': {
       const { executionId } = command
-      const held = [...tab.heldTokens].some((t) => world.begun.get(`${i}:${t}`) === executionId)
-      if (!tab.stopTargets.has(executionId) && !held)
-        throw new Error(`(i) tab ${i} sent Stop for ${executionId}, which it never targeted`)
-      world.stops.push({ tab: i, executionId })
+      const held = [...tab.heldTokens].some((token) =>
+        server.execs.some((e) => e.id === executionId && e.stream?.token === token),
+      )
+      if (!tab.stopTargets.has(executionId) && !held && !heldBegan(server, tab, executionId))
+        throw new Error(
+          `(i) tab ${tab.index} sent Stop for ${executionId}, which it never targeted`,
+        )
+      server.stops.push({ tab, executionId })
+      return
+    }
+    case 'cancel-runs': {
+      for (const runId of command.runIds)
+        if (!tab.runTargets.has(runId))
+          throw new Error(`(i) tab ${tab.index} cancelled run ${runId}, which it never displayed`)
+      server.runCancels.push({ tab, runIds: command.runIds })
       return
     }
     case 'abort-stop':
-      world.stops = world.stops.filter((s) => s.tab !== i)
+      server.stops = server.stops.filter((s) => s.tab !== tab)
+      server.runCancels = server.runCancels.filter((c) => c.tab !== tab)
       return
-    case 'cancel-runs':
-      throw new Error('no suspensions in this model')
-    case 'cancel-read':
-      tab.readInFlight = false
-      return dispatch(world, i, { type: 'read-cancelled' })
-    case 'relay': {
-      const { message } = command
-      const post = message.kind === 'posting' && message.active ? tab.state.own?.token : undefined
-      world.tabs.forEach((other, j) => {
-        if (j !== i)
-          other.inbox.push({ data: structuredClone(message), ...(post !== undefined && { post }) })
-      })
+    case 'read': {
+      // The query's function runs (TanStack joins a fetch already in flight).
+      if (tab.read) return
+      const fetch = ++world.fetches
+      tab.read = { fetch, startedAt: world.seq, body: historyBody(world, server) }
+      return dispatch(world, tab, { type: 'read-started', at: at(world, tab), fetch })
+    }
+    case 'cancel-read': {
+      const read = tab.read
+      tab.read = null
+      if (read) dispatch(world, tab, { type: 'read-cancelled', fetch: read.fetch })
       return
     }
-    case 'settle-submit':
+    case 'relay': {
+      const { message } = command
+      const post =
+        message.kind === 'posting' && message.active ? tab.runner.getState().own?.token : undefined
+      for (const other of world.tabs)
+        if (other !== tab && other.scope === tab.scope && !other.dead)
+          other.inbox.push({ data: structuredClone(message), ...(post !== undefined && { post }) })
+      return
+    }
+    case 'settle-submit': {
+      const own = tab.runner.getState().own
+      const text = own?.token === command.request ? own.text : null
+      world.outcomes.set(command.request, { tab, text, result: command.result })
+      return
+    }
+    case 'settle-refresh':
+      for (const request of command.requests) world.refreshes.delete(request)
+      return
+    case 'set-alarm':
     case 'settle-stop':
     case 'store-draft':
+    case 'keep-live':
+    case 'forget-kept':
+    case 'turn-ended':
     case 'warn':
       return
   }
 }
 
-/** What each tab's session would do now: deadlines due, then a read due. */
-function schedule(world: World) {
-  for (let round = 0; round < 20; round++) {
-    let acted = false
-    world.tabs.forEach((tab, i) => {
-      const now = at(world, i)
-      const deadline = nextDeadline(tab.state, config)
-      if (deadline !== null && deadline <= now) {
-        dispatch(world, i, { type: 'tick', at: now })
-        acted = true
-      }
-      const readAt = nextRead(tab.state, config)
-      if (!tab.readInFlight && readAt !== null && readAt <= now) {
-        tab.readInFlight = true
-        tab.readStartedAt = world.now
-        dispatch(world, i, { type: 'read-started', at: now })
-        acted = true
-      }
-    })
-    if (!acted) return
-  }
+/** A Stop held for a message whose execution has begun names that execution. */
+function heldBegan(server: Server, tab: Tab, executionId: string) {
+  return server.execs.some((e) => e.id === executionId && e.stream?.tab === tab)
 }
 
-function answerRead(world: World, i: number, fail: boolean) {
-  const tab = world.tabs[i]!
-  if (!tab.readInFlight) return
-  tab.readInFlight = false
-  const { status, body } = historyBody(world)
+/** A read answers: with the record as it is now, or (`late`) as it was when the read began. */
+function answerRead(world: World, tab: Tab, fail: boolean, late = false) {
+  const read = tab.read
+  if (!read || tab.dead) return
+  tab.read = null
+  const { status, body } = late ? read.body : historyBody(world, serverOf(world, tab))
   if (fail || status !== 200) {
     const error = fail
       ? new PreviewChatError('server_error', 'failed')
       : errorFromResponse(status, body, 'The history read')
-    return dispatch(world, i, { type: 'read-failed', error, at: at(world, i), random: 0.5 })
+    return dispatch(world, tab, { type: 'read-failed', error, at: at(world, tab), random: 0.5 })
   }
   const parsed = parseHistorySnapshot(body)
   if (!parsed.success) throw parsed.error
-  if (world.quietSince !== null && tab.readStartedAt >= world.quietSince)
+  if (
+    world.quietSince !== null &&
+    read.startedAt >= world.quietSince &&
+    read.startedAt > tab.appSetAt
+  )
     tab.successfulReadsSinceQuiet++
-  dispatch(world, i, {
+  dispatch(world, tab, {
     type: 'snapshot',
     snapshot: parsed.value,
     fresh: true,
     fromRead: true,
-    at: at(world, i),
-    stampedAt: stampedAt(world, i),
-    random: 0.5,
+    ...clock(world, tab),
   })
+}
+
+function refresh(world: World, tab: Tab) {
+  const request = ++world.requests
+  world.refreshes.set(request, tab)
+  dispatch(world, tab, { type: 'read-wanted', urgent: true, request })
+}
+
+/** The app's `setQueryData` with what the server records now (a mutation's answer, say). */
+function appSetsData(world: World, tab: Tab) {
+  const { status, body } = historyBody(world, serverOf(world, tab))
+  if (status !== 200) return
+  const parsed = parseHistorySnapshot(body)
+  if (!parsed.success) throw parsed.error
+  tab.appSetAt = world.seq
+  dispatch(world, tab, {
+    type: 'snapshot',
+    snapshot: parsed.value,
+    fresh: true,
+    fromRead: false,
+    ...clock(world, tab),
+  })
+}
+
+/** `removeQueries` (or `clear()`): the read in flight is dropped, the query's removal reported. */
+function appRemovesQuery(world: World, tab: Tab) {
+  const read = tab.read
+  tab.read = null
+  dispatch(world, tab, { type: 'read-cancelled', fetch: null })
+  // The aborted fetch's own end comes after: it names a read that is no longer in flight.
+  if (read) dispatch(world, tab, { type: 'read-cancelled', fetch: read.fetch })
+}
+
+/** `invalidateQueries`: a fetch replaces the one in flight (whose abort is reported after it). */
+function appInvalidates(world: World, tab: Tab) {
+  const old = tab.read
+  const fetch = ++world.fetches
+  tab.read = { fetch, startedAt: world.seq, body: historyBody(world, serverOf(world, tab)) }
+  dispatch(world, tab, { type: 'read-started', at: at(world, tab), fetch })
+  if (old) dispatch(world, tab, { type: 'read-cancelled', fetch: old.fetch })
 }
 
 const junk: unknown[] = [
@@ -405,8 +657,7 @@ const junk: unknown[] = [
   { v: 1, tab: 'x', thread: 'x', kind: 'events', executionId: 'e1', seq: 1, events: [{ type: 7 }] },
 ]
 
-function deliver(world: World, i: number, mode: number) {
-  const tab = world.tabs[i]!
+function deliver(world: World, tab: Tab, mode: number) {
   const item = tab.inbox.shift()
   if (item === undefined) return
   const { data } = item
@@ -414,20 +665,38 @@ function deliver(world: World, i: number, mode: number) {
     tab.lastDropAt = world.now
     return
   }
-  if (mode === 1) dispatch(world, i, relayAction(world, i, junk[world.now % junk.length]))
-  dispatch(world, i, relayAction(world, i, data))
+  if (mode === 1) dispatch(world, tab, relayAction(world, tab, junk[world.now % junk.length]))
+  dispatch(world, tab, relayAction(world, tab, data))
   // A duplicate arrives right behind the original (the channel keeps each sender's order).
-  if (mode === 2) dispatch(world, i, relayAction(world, i, structuredClone(data)))
-  const from = Number((data as { tab?: string }).tab?.slice(4))
-  if (item.post !== undefined) tab.gotPosting.set(from, item.post)
+  if (mode === 2) dispatch(world, tab, relayAction(world, tab, structuredClone(data)))
+  const from = world.tabs.find((t) => tabId(t) === (data as { tab?: string }).tab)
+  if (item.post !== undefined && from && !from.dead) tab.gotPosting.set(from, item.post)
+  // A posting whose tab has gone since holds this tab until submitTimeoutMs: nothing will end it.
+  if (item.post !== undefined && (!from || from.dead)) tab.lastDropAt = world.now
 }
 
-const relayAction = (world: World, i: number, data: unknown): EngineAction => ({
+const relayAction = (world: World, tab: Tab, data: unknown): EngineAction => ({
   type: 'relay-received',
   data,
-  at: at(world, i),
-  stampedAt: stampedAt(world, i),
+  at: at(world, tab),
+  stampedAt: stampedAt(world, tab),
 })
+
+/** Time passes: every alarm due rings in order, each at its own time. */
+function advance(world: World, dt: number) {
+  const until = world.now + dt
+  for (;;) {
+    const due = world.timers
+      .filter((t) => !t.cancelled && t.at <= until)
+      .sort((a, b) => a.at - b.at)[0]
+    if (!due) break
+    world.timers.splice(world.timers.indexOf(due), 1)
+    world.now = Math.max(world.now, due.at)
+    due.ring()
+  }
+  world.timers = world.timers.filter((t) => !t.cancelled)
+  world.now = until
+}
 
 // --- the invariants ----------------------------------------------------------------------------
 
@@ -450,68 +719,102 @@ function shownTurns(state: EngineState) {
 
 /** No POST unanswered, nothing running, no stream or Stop open, the relay drained. */
 const isQuiet = (world: World) =>
-  world.posts.length === 0 &&
-  running(world).length === 0 &&
-  world.stops.length === 0 &&
-  world.tabs.every((tab) => tab.inbox.length === 0 && tab.state.streams.length === 0)
+  everyServer(world).every(
+    (server) =>
+      server.posts.length === 0 &&
+      running(server).length === 0 &&
+      server.stops.length === 0 &&
+      server.runCancels.length === 0,
+  ) &&
+  world.tabs.every(
+    (tab) => tab.dead || (tab.inbox.length === 0 && tab.runner.getState().streams.length === 0),
+  )
 
 function checkInvariants(world: World) {
-  world.tabs.forEach((tab, i) => {
+  for (const tab of world.tabs) {
+    if (tab.dead) continue
+    const state = tab.runner.getState()
+    const server = serverOf(world, tab)
     // (ii) A posting tab's POST unanswered: the tabs it reached keep their gate shut.
     for (const [from, token] of tab.gotPosting) {
-      const post = world.posts.find((p) => p.tab === from && p.token === token)
+      const post = server.posts.find((p) => p.tab === from && p.token === token)
       if (!post) {
         tab.gotPosting.delete(from)
         continue
       }
-      if (world.now < post.at + config.submitTimeoutMs && sessionStatus(tab.state) === 'idle')
-        throw new Error(`(ii) tab ${i} is idle while tab ${from}'s POST is unanswered`)
+      if (world.now < post.at + config.submitTimeoutMs && sessionStatus(state) === 'idle')
+        throw new Error(
+          `(ii) tab ${tab.index} is idle while tab ${from.index}'s POST is unanswered`,
+        )
     }
-    // (iv) The transcript.
-    const recorded = tab.state.recorded
-    for (const turn of shownTurns(tab.state)) {
-      const e = world.execs.find((x) => x.text === turn.text)
-      if (!e) throw new Error(`(iv) tab ${i} shows "${turn.text}", which the server never took`)
+    // (iv) and (vi) The transcript.
+    const recorded = state.recorded
+    const turns = shownTurns(state)
+    for (const turn of turns) {
+      const e = server.execs.find((x) => x.text === turn.text)
+      if (!e) {
+        const other = everyServer(world).some((s) => s.execs.some((x) => x.text === turn.text))
+        throw new Error(
+          other
+            ? `(vi) tab ${tab.index} of ${tab.scope} shows "${turn.text}", another user's message`
+            : `(iv) tab ${tab.index} shows "${turn.text}", which the server never took`,
+        )
+      }
       const truth = e.tokens.join('')
       if (!truth.startsWith(turn.answer))
         throw new Error(
-          `(iv) tab ${i} shows "${turn.answer}" for "${turn.text}"; the server has "${truth}"`,
+          `(iv) tab ${tab.index} shows "${turn.answer}" for "${turn.text}"; the server has "${truth}"`,
         )
       const best = tab.shown.get(turn.text) ?? 0
       if (turn.answer.length < best)
         throw new Error(
-          `(iv) tab ${i}: the answer to "${turn.text}" shrank from ${best} to ${turn.answer.length}`,
+          `(iv) tab ${tab.index}: the answer to "${turn.text}" shrank from ${best} to ${turn.answer.length}`,
         )
       tab.shown.set(turn.text, turn.answer.length)
-      if (turn.status && turn.status !== 'running' && turn.status !== e.status)
+      if (turn.status && turn.status !== 'running' && !e.statuses.has(turn.status))
         throw new Error(
-          `(iv) tab ${i} shows "${turn.text}" ${turn.status}; the server says ${e.status}`,
+          `(iv) tab ${tab.index} shows "${turn.text}" ${turn.status}; the server says ${e.status}`,
         )
       const inRecord = recorded?.messages.find((m) => m.id === `${e.id}:assistant`)
       const recordedText =
         inRecord?.content.map((p) => (p.type === 'text' ? p.text : '')).join('') ?? ''
       if (turn.answer.length < recordedText.length)
-        throw new Error(`(iv) tab ${i} hides recorded progress of "${turn.text}"`)
+        throw new Error(`(iv) tab ${tab.index} hides recorded progress of "${turn.text}"`)
     }
     for (const text of tab.shown.keys())
-      if (!shownTurns(tab.state).some((turn) => turn.text === text))
-        throw new Error(`(iv) tab ${i} no longer shows "${text}"`)
-  })
+      if (!turns.some((turn) => turn.text === text))
+        throw new Error(`(iv) tab ${tab.index} no longer shows "${text}"`)
+    // (x) The engine waits only for a read that runs.
+    if (state.reads.inFlight && !tab.read)
+      throw new Error(`(x) tab ${tab.index} waits for a read that is not running`)
+    // (ix) An answer taken, whose turn did not fail, never reopens.
+    for (const suspension of selectSessionState(state).openSuspensions)
+      if (tab.answered.has(suspension.toolCallId))
+        throw new Error(
+          `(ix) tab ${tab.index} shows ${suspension.toolCallId} open again after its answer was taken: ${describeState(state)}`,
+        )
+  }
+  // (vii) Every message accepted is on its user's server.
+  for (const { tab, text, result } of world.outcomes.values())
+    if (result.outcome === 'accepted' && text !== null)
+      if (!serverOf(world, tab).execs.some((e) => e.text === text))
+        throw new Error(`(vii) "${text}" was accepted, and the server has no such message`)
   // (iii) Quiet: no POST unanswered, nothing running, no stream or Stop open, the relay drained.
   if (!isQuiet(world)) {
     world.quietSince = null
-    world.tabs.forEach((tab) => (tab.successfulReadsSinceQuiet = 0))
+    for (const tab of world.tabs) tab.successfulReadsSinceQuiet = 0
     return
   }
-  world.quietSince ??= world.now
-  world.tabs.forEach((tab, i) => {
+  world.quietSince ??= world.seq
+  for (const tab of world.tabs) {
     // A dropped "not taken up" leaves a hold until submitTimeoutMs: the documented cost.
-    if (world.now < tab.lastDropAt + config.submitTimeoutMs + 1) return
-    if (tab.successfulReadsSinceQuiet > 0 && sessionStatus(tab.state) !== 'idle')
+    if (tab.dead || world.now < tab.lastDropAt + config.submitTimeoutMs + 1) continue
+    const status = sessionStatus(tab.runner.getState())
+    if (tab.successfulReadsSinceQuiet > 0 && status !== 'idle')
       throw new Error(
-        `(iii) tab ${i} is ${sessionStatus(tab.state)} after a read of a quiet thread: ${JSON.stringify({ ...tab.state, recorded: undefined })}`,
+        `(iii) tab ${tab.index} is ${status} after a read of a quiet thread: ${describeState(tab.runner.getState())}`,
       )
-  })
+  }
 }
 
 // --- the moves ----------------------------------------------------------------------------------
@@ -525,68 +828,145 @@ interface Move {
 /** The moves possible now; `op` picks one, `a` and `b` its details. */
 function enabledMoves(world: World, { a, b }: Move): [string, () => void][] {
   const moves: [string, () => void][] = []
-  const n = world.tabs.length
-  const tabIndex = a % n
-  moves.push([
-    `tab ${tabIndex} submits`,
-    () =>
-      dispatch(world, tabIndex, {
-        type: 'submit-requested',
-        request: ++world.requests,
-        text: `m${world.requests}`,
-        at: at(world, tabIndex),
-      }),
-  ])
-  moves.push([
-    `tab ${tabIndex} stops`,
-    () =>
-      dispatch(world, tabIndex, {
-        type: 'stop-requested',
-        request: ++world.requests,
-        at: at(world, tabIndex),
-      }),
-  ])
-  world.tabs.forEach((tab, i) => {
+  const tab = world.tabs[a % world.tabs.length]!
+  const spec = world.behaviour === 'spec'
+  if (!tab.dead) {
+    const n = tab.index
+    moves.push(
+      [
+        `tab ${n} submits`,
+        () => {
+          const request = ++world.requests
+          dispatch(world, tab, {
+            type: 'submit-requested',
+            request,
+            text: `${tab.scope}:m${request}`,
+            at: at(world, tab),
+          })
+        },
+      ],
+      [
+        `tab ${n} stops`,
+        () =>
+          dispatch(world, tab, {
+            type: 'stop-requested',
+            request: ++world.requests,
+            at: at(world, tab),
+          }),
+      ],
+      [
+        `tab ${n} push ${tab.pushConnected ? 'drops' : 'reconnects'}`,
+        () => {
+          tab.pushConnected = !tab.pushConnected
+          dispatch(world, tab, {
+            type: 'push-changed',
+            connected: tab.pushConnected,
+            at: at(world, tab),
+            random: 0.5,
+          })
+        },
+      ],
+      [`the app sets tab ${n}'s query data`, () => appSetsData(world, tab)],
+      [`the app removes tab ${n}'s query`, () => appRemovesQuery(world, tab)],
+      [`the app invalidates tab ${n}'s query`, () => appInvalidates(world, tab)],
+      [
+        `a listener of tab ${n} throws`,
+        () => dispatch(world, tab, { type: 'listener-threw', listener: 'state', message: 'oops' }),
+      ],
+      [`tab ${n} refreshes`, () => refresh(world, tab)],
+    )
+    const open = selectSessionState(tab.runner.getState()).openSuspensions
+    const suspension = open[b % Math.max(1, open.length)]
+    if (suspension)
+      moves.push([
+        `tab ${n} approves ${suspension.toolCallId}`,
+        () =>
+          dispatch(world, tab, {
+            type: 'resume-requested',
+            request: ++world.requests,
+            runId: suspension.runId,
+            toolCallId: suspension.toolCallId,
+            resumeData: { approved: true },
+            at: at(world, tab),
+          }),
+      ])
+    if (tab.read)
+      moves.push(
+        [
+          `read of tab ${n} answered (fail: ${b % 6 === 0})`,
+          () => answerRead(world, tab, b % 6 === 0),
+        ],
+        [
+          `read of tab ${n} answered with the record of its start`,
+          () => answerRead(world, tab, false, true),
+        ],
+      )
     if (tab.inbox.length > 0)
       moves.push(
-        [`relay to tab ${i} (mode ${b % 8})`, () => deliver(world, i, b % 8)],
-        [`relay to tab ${i}`, () => deliver(world, i, 3)],
+        [`relay to tab ${n} (mode ${b % 8})`, () => deliver(world, tab, b % 8)],
+        [`relay to tab ${n}`, () => deliver(world, tab, 3)],
       )
-    if (tab.readInFlight)
-      moves.push([
-        `read of tab ${i} answered (fail: ${b % 6 === 0})`,
-        () => answerRead(world, i, b % 6 === 0),
-      ])
-  })
-  world.posts.forEach((post, index) =>
-    moves.push([`POST of tab ${post.tab} answered (${b})`, () => answerPost(world, index, b)]),
-  )
-  world.stops.forEach((stop, index) =>
-    moves.push([
-      `Stop of tab ${stop.tab} for ${stop.executionId} answered`,
-      () => answerStop(world, index),
-    ]),
-  )
-  for (const e of running(world)) {
-    moves.push(
-      [`${e.id} produces`, () => produce(world, e, b % 3 === 0)],
-      [`${e.id} produces, recorded`, () => produce(world, e, true)],
-    )
-    moves.push([`${e.id} ends`, () => endExecution(world, e, 'success')])
   }
-  for (const e of world.execs.filter((x) => x.stream))
-    moves.push([
-      `the stream of ${e.id} is cut`,
+  moves.push(
+    [
+      `tab ${tab.index} reloads${b % 2 ? ' with a prefetch' : ''}`,
       () => {
-        if (world.behaviour === 'n8n' && e.status === 'running') {
-          e.status = 'interrupted'
-          e.recorded = e.tokens.length
-        }
-        closeStream(world, e, 'cut')
+        closeTab(world, tab)
+        openTab(world, tab.index, tab.scope, tab.skew, b % 2 === 1)
       },
-    ])
+    ],
+    [
+      `tab ${tab.index}: ${tab.scope} signs out, the other user signs in`,
+      () => {
+        closeTab(world, tab)
+        openTab(world, tab.index, tab.scope === 'alice' ? 'bob' : 'alice', tab.skew, false)
+      },
+    ],
+  )
+  if (!tab.dead) moves.push([`tab ${tab.index} is disposed`, () => closeTab(world, tab)])
+  for (const server of everyServer(world)) {
+    const who = server.scope
+    server.posts.forEach((post, index) =>
+      moves.push([
+        `${who}: POST of tab ${post.tab.index} answered (${b})`,
+        () => answerPost(world, server, index, b),
+      ]),
+    )
+    server.stops.forEach((stop, index) =>
+      moves.push([
+        `${who}: Stop of tab ${stop.tab.index} for ${stop.executionId} answered`,
+        () => answerStop(world, server, index),
+      ]),
+    )
+    server.runCancels.forEach((cancel, index) =>
+      moves.push([
+        `${who}: cancel of runs ${cancel.runIds.join(',')} answered (fail: ${b % 4 === 0})`,
+        () => answerRunCancel(world, server, index, b % 4 === 0),
+      ]),
+    )
+    for (const e of running(server)) {
+      moves.push(
+        [`${e.id} produces`, () => produce(world, server, e, b % 3 === 0)],
+        [`${e.id} produces, recorded`, () => produce(world, server, e, true)],
+        [`${e.id} ends`, () => endExecution(world, server, e, 'success')],
+        [`${e.id} fails`, () => endExecution(world, server, e, 'error')],
+      )
+      if (spec) moves.push([`${e.id} suspends`, () => suspendExecution(world, server, e)])
+    }
+    for (const e of server.execs.filter((x) => x.stream))
+      moves.push([
+        `the stream of ${e.id} is cut`,
+        () => {
+          if (world.behaviour === 'n8n' && e.status === 'running') {
+            setStatus(e, 'interrupted')
+            e.recorded = e.tokens.length
+          }
+          closeStream(world, e, 'cut')
+        },
+      ])
+  }
   const dt = [10, 300, 6_000, 31_000, 130_000][b % 5]!
-  moves.push([`${dt} ms pass`, () => (world.now += dt)])
+  moves.push([`${dt} ms pass`, () => advance(world, dt)])
   return moves
 }
 
@@ -595,49 +975,76 @@ function play(world: World, move: Move, trace: string[]) {
   const [label, run] = moves[move.op % moves.length]!
   trace.push(`${world.now} ms: ${label}`)
   run()
-  schedule(world)
   checkInvariants(world)
 }
 
-/** Ends everything, lets every hold expire, reads once in each tab: every gate must be open. */
+/** Every read of a live tab answered, with time for what follows them. */
+function answerReads(world: World) {
+  for (let round = 0; round < 5; round++) {
+    for (const tab of world.tabs) answerRead(world, tab, false)
+    advance(world, config.minReadIntervalMs + 1)
+  }
+}
+
+/** Ends everything, lets every hold expire, reads in each tab: every gate must be open. */
 function drain(world: World) {
-  for (let round = 0; round < 200 && !isQuiet(world); round++) {
-    for (const tab of world.tabs.keys())
-      while (world.tabs[tab]!.inbox.length > 0) deliver(world, tab, 3)
-    if (world.posts.length > 0) answerPost(world, 0, 1)
-    else if (world.stops.length > 0) answerStop(world, 0)
-    else if (running(world).length > 0) endExecution(world, running(world)[0]!, 'success')
-    else {
-      const open = world.execs.find((e) => e.stream)
+  for (let round = 0; round < 300 && !isQuiet(world); round++) {
+    for (const tab of world.tabs) while (!tab.dead && tab.inbox.length > 0) deliver(world, tab, 3)
+    const server = everyServer(world).find((s) => !isServerQuiet(s))
+    if (server) {
+      if (server.posts.length > 0) answerPost(world, server, 0, 1)
+      else if (server.stops.length > 0) answerStop(world, server, 0)
+      else if (server.runCancels.length > 0) answerRunCancel(world, server, 0, false)
+      else if (running(server).length > 0)
+        endExecution(world, server, running(server)[0]!, 'success')
+    } else {
+      const open = everyServer(world)
+        .flatMap((s) => s.execs)
+        .find((e) => e.stream)
       if (open) closeStream(world, open, 'cut')
     }
-    world.now += 300
-    schedule(world)
-    world.tabs.forEach((_, i) => answerRead(world, i, false))
+    advance(world, 300)
+    for (const tab of world.tabs) answerRead(world, tab, false)
     checkInvariants(world)
   }
   if (!isQuiet(world)) throw new Error('the model did not drain')
-  // Quiet now: one read in each tab opens every gate a dropped relay message does not hold.
-  world.tabs.forEach((_, i) => {
-    dispatch(world, i, { type: 'read-wanted', urgent: true })
-    schedule(world)
-    answerRead(world, i, false)
-  })
-  checkInvariants(world)
-  world.now += config.submitTimeoutMs + SILENT
-  schedule(world)
-  world.tabs.forEach((_, i) => {
-    dispatch(world, i, { type: 'read-wanted', urgent: true })
-    schedule(world)
-    answerRead(world, i, false)
-  })
-  checkInvariants(world)
-  world.tabs.forEach((tab, i) => {
-    const status = sessionStatus(tab.state)
-    if (status !== 'idle') throw new Error(`(iii) tab ${i} is ${status} once everything ended`)
-  })
+  // Quiet now: a read in each tab opens every gate a dropped relay message does not hold.
+  const refreshAll = () => {
+    for (const tab of world.tabs) if (!tab.dead) refresh(world, tab)
+    answerReads(world)
+    checkInvariants(world)
+  }
+  refreshAll()
+  advance(world, config.submitTimeoutMs + SILENT)
+  refreshAll()
+  for (const [request, tab] of world.refreshes)
+    if (!tab.dead) throw new Error(`(x) refresh() ${request} of tab ${tab.index} never resolved`)
+  for (const tab of world.tabs) {
+    if (tab.dead) continue
+    const status = sessionStatus(tab.runner.getState())
+    if (status !== 'idle')
+      throw new Error(
+        `(iii) tab ${tab.index} is ${status} once everything ended: ${describeState(tab.runner.getState())}`,
+      )
+  }
 }
 const SILENT = 130_000
+
+/** What a failure message shows of a tab's engine state (the record as its ids and statuses). */
+const describeState = (state: EngineState) =>
+  JSON.stringify({
+    ...state,
+    recorded: state.recorded && {
+      activeExecutionId: state.recorded.activeExecutionId,
+      messages: state.recorded.messages.map((m) => `${m.id}:${m.executionStatus}`),
+    },
+  })
+
+const isServerQuiet = (server: Server) =>
+  server.posts.length === 0 &&
+  server.stops.length === 0 &&
+  server.runCancels.length === 0 &&
+  running(server).length === 0
 
 const move = fc.record({ op: fc.nat(), a: fc.nat(), b: fc.nat() })
 const skews = fc.array(fc.integer({ min: -3_600_000, max: 3_600_000 }), {
@@ -647,8 +1054,7 @@ const skews = fc.array(fc.integer({ min: -3_600_000, max: 3_600_000 }), {
 
 function runModel(behaviour: Behaviour, moves: Move[], tabSkews: number[]) {
   const world = newWorld(behaviour, tabSkews)
-  schedule(world)
-  world.tabs.forEach((_, i) => answerRead(world, i, false))
+  answerReads(world)
   const trace: string[] = []
   try {
     for (const m of moves) play(world, m, trace)
@@ -656,18 +1062,52 @@ function runModel(behaviour: Behaviour, moves: Move[], tabSkews: number[]) {
   } catch (cause) {
     throw new Error(`${String(cause)}\nafter:\n  ${trace.join('\n  ')}`)
   }
+  return world
 }
 
-describe('the engine across three tabs, at reducer speed (model-based)', () => {
+/** What one suite's runs really produced: their lengths and the moves per second. */
+function report(behaviour: Behaviour, lengths: number[], elapsedMs: number) {
+  const sorted = [...lengths].sort((x, y) => x - y)
+  const median = sorted[Math.floor(sorted.length / 2)] ?? 0
+  const total = lengths.reduce((sum, n) => sum + n, 0)
+  const buckets = new Map<number, number>()
+  for (const n of lengths)
+    buckets.set(Math.floor(n / 10) * 10, (buckets.get(Math.floor(n / 10) * 10) ?? 0) + 1)
+  const histogram = [...buckets]
+    .sort(([x], [y]) => x - y)
+    .map(([from, count]) => `${from}-${from + 9}: ${count}`)
+    .join(', ')
+  const rate = Math.round((total / Math.max(1, elapsedMs)) * 1_000)
+  console.log(
+    `[model ${behaviour}] model lengths: median ${median}, max ${sorted.at(-1) ?? 0}, runs ${lengths.length}; ${rate.toLocaleString('en')} moves/s\n[model ${behaviour}] histogram: ${histogram}`,
+  )
+  return { median }
+}
+
+/** Runs per behaviour: a step budget (runs × 40–80 moves), never a time limit. */
+const RUNS = 1_500
+
+describe('the engine across three tabs of two users, through the runner (model-based)', () => {
   for (const behaviour of ['spec', 'n8n'] as const) {
-    it(`keeps (i)-(v) after every step against the ${behaviour} server`, async () => {
+    it(`keeps (i)-(ix) after every step against the ${behaviour} server`, async () => {
+      const lengths: number[] = []
+      const started = performance.now()
       await assertSeeded(
         `engine model ${behaviour}`,
-        fc.property(fc.array(move, { maxLength: 80 }), skews, (moves, tabSkews) => {
-          runModel(behaviour, moves, tabSkews)
-        }),
-        { numRuns: 1_500 },
+        fc.property(
+          fc.array(move, { minLength: 40, maxLength: 80, size: 'max' }),
+          skews,
+          (moves, tabSkews) => {
+            lengths.push(moves.length)
+            runModel(behaviour, moves, tabSkews)
+          },
+        ),
+        // PREVIEW_CHAT_SHRINK=1 shrinks a failure to its shortest trace (slower).
+        { numRuns: RUNS, endOnFailure: process.env.PREVIEW_CHAT_SHRINK !== '1' },
       )
-    }, 120_000)
+      const { median } = report(behaviour, lengths, performance.now() - started)
+      expect(median).toBeGreaterThanOrEqual(40)
+      // Sized for a loaded 2-core machine: the runs are a step budget, the timeout a backstop.
+    }, 600_000)
   }
 })

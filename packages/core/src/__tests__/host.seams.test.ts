@@ -128,16 +128,35 @@ describe('every cache event an app can cause is an engine input [R-READ-QUERY-EV
     t.session.dispose()
   })
 
-  it('setQueryData while a read is in flight shows at once; the read still answers', async () => {
+  it('setQueryData while a read is in flight shows at once; that read, older, does not replace it; the next does', async () => {
     const t = await readInFlight()
     t.client.queryClient.setQueryData(queryKey(t), snapshot(finishedTurn('e1', 'Q', 'Set')))
     await settle()
     expect(t.session.getState().messages[1]?.content).toEqual([{ type: 'text', text: 'Set' }])
     expect(inFlight(t)).toBe(true)
-    t.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'Read')))
+    // Found by the model: the read began before the app's record, so its answer is older.
+    t.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'Read before')))
     await settle()
-    expect(inFlight(t)).toBe(false)
-    expect(t.session.getState().messages[1]?.content).toEqual([{ type: 'text', text: 'Read' }])
+    expect(t.session.getState().messages[1]?.content).toEqual([{ type: 'text', text: 'Set' }])
+    // The next read, of its own, is the record.
+    expect(t.server.pendingReads()).toBe(1)
+    t.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'Read after')))
+    await settle()
+    expect(t.session.getState().messages[1]?.content).toEqual([
+      { type: 'text', text: 'Read after' },
+    ])
+    t.session.dispose()
+  })
+
+  it('a 404 of a read on its way when the app set a record does not forget that record (found by the model)', async () => {
+    const t = setup()
+    expect(inFlight(t)).toBe(true)
+    t.client.queryClient.setQueryData(queryKey(t), snapshot(finishedTurn('e1', 'Q', 'Set')))
+    await settle()
+    t.server.answerRead({ status: 404 })
+    await settle()
+    expect(t.session.getState()).toMatchObject({ notFound: false })
+    expect(t.session.getState().messages).toHaveLength(2)
     t.session.dispose()
   })
 

@@ -165,6 +165,8 @@ export interface EngineState {
   kept: boolean
   /** Reads started when this tab first saw the live turn: only a later read may end it ([rule](../../../../docs/rules.md#r-read-null-active)). */
   liveAfterRead: number
+  /** Reads started when the live turn ended: only a later read may drop a turn the server never named. */
+  liveEndedAfterRead: number
   /** Ended live turns the record has not caught up with yet: shown until a read covers them. */
   settled: readonly LiveTurn[]
   own: OwnTurn | null
@@ -176,7 +178,14 @@ export interface EngineState {
   /** The push channel is connected; `lost`: it was, and notifications may have been missed. */
   push: { connected: boolean; lost: boolean }
   /** Another tab's live turn followed: whose, its last batch, since when, a confirming read asked ([decision](../../../../docs/decisions/posting-hold.md)). */
-  relay: { tab: string; executionId: string; seq: number; since: number; checked: boolean } | null
+  relay: {
+    tab: string
+    executionId: string
+    seq: number
+    since: number
+    /** Reads started when its confirming read was asked for (`null`: not yet): only a later one counts. */
+    checked: number | null
+  } | null
   /** The execution whose whole turn this tab asked the streaming tab for (asked once). */
   syncAsked: string | null
   /** Other tabs' messages on their way, by tab, with when (scheduler time) ([the hold](../../../../docs/decisions/posting-hold.md)). */
@@ -205,6 +214,11 @@ export interface EngineState {
   wakeAt: number | null
   /** The recorded snapshot shown came from this browser's storage (`persist`): no server had it. */
   recordedHere: boolean
+  /**
+   * Reads started when the app last put a record in the cache (`setQueryData`), or `null`: a read
+   * already on its way then answers with an older record, which does not replace the app's.
+   */
+  appRecordAfterRead: number | null
 }
 
 /** `at` is the scheduler's clock (`timers.now()`); `stampedAt` the wall clock (`now()`). */

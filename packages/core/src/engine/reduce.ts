@@ -49,6 +49,7 @@ export function initialEngineState(init: EngineInit): EngineState {
     live: init.live ?? null,
     kept: (init.live ?? null) !== null,
     liveAfterRead: 0,
+    liveEndedAfterRead: 0,
     settled: [],
     own: null,
     streams: [],
@@ -70,6 +71,7 @@ export function initialEngineState(init: EngineInit): EngineState {
     lastSyncedAt: null,
     wakeAt: null,
     recordedHere: false,
+    appRecordAfterRead: null,
     server: {
       keepsTurnOnDisconnect: init.server?.keepsTurnOnDisconnect ?? null,
       stopsByExecutionId: init.server?.stopsByExecutionId ?? null,
@@ -164,6 +166,8 @@ export function reduce(state: EngineState, action: EngineAction, config: EngineC
   const commands = [...next.commands]
   const { draft, live } = after
   if (draft !== state.draft) commands.push({ type: 'store-draft', draft })
+  // A read on its way when the turn ended cannot know how it ended (a stand-in turn stays).
+  if (live?.ended && !state.live?.ended) after = { ...after, liveEndedAfterRead: after.reads.count }
   if (live !== state.live && config.keepLive) {
     commands.push({ type: 'keep-live', turn: live })
     after = { ...after, kept: after.kept && live === state.live }

@@ -124,10 +124,12 @@ export function readFailed(
     state.own !== null || (state.live !== null && !state.kept) || state.settled.length > 0
   // A page instead of the API's JSON is a wrong URL or a proxy, not a missing thread.
   const page = error.routeMissing === true
-  const notFound = error.code === 'not_found' && !page && !justPosted
+  // A read on its way when the app put a newer record here says nothing of that record.
+  const stale = state.appRecordAfterRead !== null && state.reads.count <= state.appRecordAfterRead
+  const notFound = error.code === 'not_found' && !page && !justPosted && !stale
   // Not found, or not this user's: nothing of it stays on screen (a transcript kept across a
   // reload included).
-  const gone = notFound || (!page && error.code === 'forbidden')
+  const gone = notFound || (!page && !stale && error.code === 'forbidden')
   const cleared = gone
     ? { ...state, recorded: null, recordedHere: false, live: null, kept: false, settled: [] }
     : state

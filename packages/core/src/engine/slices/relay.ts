@@ -91,7 +91,7 @@ export function relayReceived(
           executionId: turn.executionId,
           seq: message.seq,
           since: action.at,
-          checked: false,
+          checked: null,
         },
         syncAsked: null,
       })
@@ -136,7 +136,7 @@ export function relayDeadlines(state: EngineState, at: number, config: EngineCon
     next = wantRead({ ...state, postingHolds: Object.fromEntries(kept) })
   const confirm = confirmDueAt(next, config)
   if (confirm !== null && at >= confirm && next.relay)
-    next = wantRead({ ...next, relay: { ...next.relay, checked: true } })
+    next = wantRead({ ...next, relay: { ...next.relay, checked: next.reads.count } })
   return step(next)
 }
 
@@ -146,7 +146,7 @@ const holdDueAt = (since: number, config: EngineConfig) => since + config.submit
 /** When a relayed turn that no read confirmed is checked by a read, or `null`. */
 function confirmDueAt(state: EngineState, config: EngineConfig): number | null {
   const { relay: following } = state
-  return following && !following.checked && followsRunning(state)
+  return following && following.checked === null && followsRunning(state)
     ? following.since + config.submitTimeoutMs
     : null
 }

@@ -9,7 +9,7 @@ import { followsRunning, silentDueAt } from '../derive'
 import type { LiveTurn } from '../fold'
 import type { EngineAction, EngineConfig, EngineState, Step } from '../model'
 import { recordedMessage, recordSupersedes } from '../transcript'
-import { adoptRecordedId, andThen, isStandIn, learn, recordedTurn, step } from './common'
+import { adoptRecordedId, andThen, isStandIn, learn, recordedTurn, step, wantRead } from './common'
 import { renameWatched, reportEndings, unwatch, watch } from './endings'
 import { followUp } from './reads'
 import { stopAfterRecord } from './stop'
@@ -55,10 +55,20 @@ export function applySnapshot(
   config: EngineConfig,
 ): Step {
   const { snapshot } = action
+  const { appRecordAfterRead } = state
+  if (action.fromRead && appRecordAfterRead !== null && state.reads.count <= appRecordAfterRead) {
+    // This read began before the app put a newer record here: its answer is older than what shows.
+    const ended = { ...state, reads: { ...state.reads, inFlight: false, fetch: null, failures: 0 } }
+    // What waits on a record (a Stop, a relayed turn to confirm) waits for a read of its own.
+    return step(wantRead(followUp(ended, action.at, action.random, config)))
+  }
   const reads = action.fromRead
     ? { ...state.reads, inFlight: false, fetch: null, failures: 0 }
     : state.reads
   const ownStreaming = state.own?.phase === 'streaming'
+  // A read started after the last live turn began and ended: the record holds what ended before.
+  const afterEnd =
+    action.fromRead && state.reads.count > Math.max(state.liveAfterRead, state.liveEndedAfterRead)
   const live = state.live && adoptRecordedId(state.live, snapshot, state.standInBase)
   const liveEndedInRecord = live !== null && endedIn(snapshot, live.executionId)
   // A read started after this tab saw the turn begin, naming another execution (or none) as
@@ -76,7 +86,9 @@ export function applySnapshot(
     live !== null &&
     !live.ended &&
     action.fromRead &&
-    state.relay?.checked === true &&
+    state.relay !== null &&
+    state.relay.checked !== null &&
+    state.reads.count > state.relay.checked &&
     followsRunning(state) &&
     !confirms(snapshot, live)
   // Drop the live overlay once the record has caught up with it: while this tab still streams,
@@ -87,7 +99,7 @@ export function applySnapshot(
       unconfirmed ||
       ((recordSupersedes(snapshot, live) ||
         // A turn the server never named is in the record under its real id once it ended.
-        (action.fromRead && live.ended && isStandIn(live.executionId))) &&
+        (afterEnd && live.ended && isStandIn(live.executionId))) &&
         (!ownStreaming || liveEndedInRecord)))
   const { stop } = state
   let next: EngineState = {
@@ -97,7 +109,7 @@ export function applySnapshot(
     live: dropLive ? null : live,
     relay: dropLive && (unconfirmed || endedPerRecord) ? null : state.relay,
     settled: state.settled.filter(
-      (turn) => !recordedTurn(snapshot, turn) && !(action.fromRead && isStandIn(turn.executionId)),
+      (turn) => !recordedTurn(snapshot, turn) && !(afterEnd && isStandIn(turn.executionId)),
     ),
     // The record shows this tab's turn ended: its stream has nothing more to say.
     own: ownStreaming && (liveEndedInRecord || endedPerRecord) ? null : state.own,
@@ -127,6 +139,7 @@ export function applySnapshot(
       ? state.answered.filter((answer) => state.reads.count <= answer.afterRead)
       : state.answered,
     recordedHere: false,
+    appRecordAfterRead: action.fromRead ? null : state.reads.count,
     synced: true,
     notFound: false,
     cut: false,
