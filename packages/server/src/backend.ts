@@ -8,7 +8,8 @@ import {
   pageSchemeOf,
   type OwnOrigin,
 } from './cors'
-import { startExecution, type ExecutionSettings, type RunningExecution } from './execution/start'
+import { startExecution } from './execution/start'
+import type { ExecutionSettings, RunningExecution } from './execution/types'
 import { createFlavor, type FlavorName, type PushBackend, type PushSocketAdmission } from './flavor'
 import { checkAllowedHosts, hostnameOf } from './hosts'
 import { createInspectionLog, type PreviewChatInspection } from './inspection'

@@ -1,5 +1,5 @@
 import type { HistorySnapshot } from '@preview-chat/core/contract'
-import type { RunningExecution } from './execution/start'
+import type { RunningExecution } from './execution/types'
 import type { RouteName } from './routes/match'
 import { snapshotOf, type ExecutionRecord, type PreviewChatStore, type ThreadRecord } from './store'
 

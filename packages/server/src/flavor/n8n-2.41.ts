@@ -8,7 +8,7 @@ import { dataResponse, jsonResponse, ReadyAnswer, RestError, textResponse } from
 import { sseAnswer } from '../sse'
 import { snapshotOf } from '../store'
 import { cookieValue, userNamed, type PreviewChatUser } from '../users'
-import type { Flavor, PushBackend } from './index'
+import type { Flavor, PushBackend } from './types'
 
 /**
  * The released n8n 2.41's preview chat, as `fixtures/n8n-2.41/` captured it (and a live 2.41.1

@@ -9,7 +9,7 @@ import {
   userCookieName,
   type PreviewChatUser,
 } from '../users'
-import type { Flavor } from './index'
+import type { Flavor } from './types'
 
 /** The preview-chat contract (`shared/spec/`), as the reference server has always served it. */
 export function specFlavor(
