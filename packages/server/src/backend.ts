@@ -14,6 +14,7 @@ import { createFlavor, type FlavorName, type PushBackend, type PushSocketAdmissi
 import { checkAllowedHosts, hostnameOf } from './hosts'
 import { createInspectionLog, type PreviewChatInspection } from './inspection'
 import type { PushListener } from './push'
+import { admitPushUser } from './push-admission'
 import type { ExecutionRelay } from './relay'
 import { dispatch } from './routes/dispatch'
 import { platformTimers, sleepOn, type Sleep } from './sleep'
@@ -224,7 +225,7 @@ export function createPreviewChatBackend(
     namesUser: (headers) => flavor.namesUser(headers),
     admitPushSocket: (url, headers, ownHosts = []) => {
       const originAllowed = originMaySendCookies(headers, cors, ownOf(url, ownHosts, allowedHosts))
-      return flavor.admitPushSocket(url, flavor.pushUser(headers), originAllowed)
+      return flavor.admitPushSocket(url, admitPushUser(flavor.pushUser(headers)), originAllowed)
     },
     mainId,
     store,

@@ -266,16 +266,16 @@ export function n8n241Flavor(
       // With N8N_PUSH_BACKEND=sse n8n has no upgrade handler and never answers; here the socket
       // is dropped at once instead of left hanging.
       if (pushBackend === 'sse') return { kind: 'drop' }
-      // n8n completes the handshake, then its refusal (401 JSON, or the 500 of a request that is
-      // not a PushRequest) closes the socket without a status.
+      // n8n completes the handshake, then its refusal (401 or 403 JSON, or the 500 of a request
+      // that is not a PushRequest) closes the socket without a status: any answer over 200 does.
       const pushRef = url.searchParams.get('pushRef')
-      if (!user || pushRef === null) return { kind: 'close' }
+      if (user.kind === 'refused' || pushRef === null) return { kind: 'close' }
       if (pushRef === '') {
         return { kind: 'close', code: 1008, message: 'The query parameter "pushRef" is missing!' }
       }
       // As n8n in production (after its auth and pushRef checks), for a page of another origin.
       if (!originAllowed) return { kind: 'close', code: 1008, message: 'Invalid origin!' }
-      return { kind: 'accept', userId: user.id }
+      return { kind: 'accept', userId: user.user.id }
     },
   }
 }

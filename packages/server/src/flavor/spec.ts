@@ -2,13 +2,7 @@ import { parseChatRequest, parseResumeRequest, type ParseResult } from '@preview
 import { errorResponse, RestError } from '../http'
 import { sseHeaders } from '../sse'
 import { snapshotOf } from '../store'
-import {
-  authenticate,
-  scopeRefusal,
-  unauthorized,
-  userCookieName,
-  type PreviewChatUser,
-} from '../users'
+import { authenticate, userCookieName, type PreviewChatUser } from '../users'
 import type { Flavor } from './types'
 
 /** The preview-chat contract (`shared/spec/`), as the reference server has always served it. */
@@ -79,10 +73,9 @@ export function specFlavor(
     pushStreamHeaders: sseHeaders,
     admitPushSocket: (_url, user, originAllowed) => {
       if (!originAllowed) return { kind: 'refuse', error: originNotAllowed() }
-      // As the SSE push: a known user with agent:read (401 without a user, 403 without the scope).
-      if (!user) return { kind: 'refuse', error: unauthorized() }
-      const refusal = scopeRefusal(user, 'agent:read')
-      return refusal ? { kind: 'refuse', error: refusal } : { kind: 'accept', userId: user.id }
+      // As the SSE push: 401 without a user, 403 without agent:read.
+      if (user.kind === 'refused') return { kind: 'refuse', error: user.error }
+      return { kind: 'accept', userId: user.user.id }
     },
   }
 }

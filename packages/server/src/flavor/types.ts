@@ -4,6 +4,7 @@
  */
 import type { ChatRequestBody, ResumeRequestBody } from '@preview-chat/core/contract'
 import type { RestError } from '../http'
+import type { PushUserAdmission } from '../push-admission'
 import type { RouteName } from '../routes/match'
 import type { ThreadRecord } from '../store'
 import type { PreviewChatUser } from '../users'
@@ -98,12 +99,10 @@ export interface Flavor {
   /** The headers of the SSE push stream. */
   readonly pushStreamHeaders: Readonly<Record<string, string>>
   /**
-   * Whether a WebSocket upgrade to the push path (`url`, made by `user` if known) is accepted;
-   * `originAllowed` is false for a page of another origin than this server's or `cors`'s.
+   * Whether a WebSocket upgrade to the push path (`url`) is accepted; `user` is what
+   * `admitPushUser` said of its user (the one check of every push channel: only an admitted user
+   * can be accepted), `originAllowed` false for a page of another origin than this server's or
+   * `cors`'s.
    */
-  admitPushSocket(
-    url: URL,
-    user: PreviewChatUser | undefined,
-    originAllowed: boolean,
-  ): PushSocketAdmission
+  admitPushSocket(url: URL, user: PushUserAdmission, originAllowed: boolean): PushSocketAdmission
 }
