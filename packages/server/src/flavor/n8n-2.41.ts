@@ -226,6 +226,10 @@ export function n8n241Flavor(
       }
     },
     noRoute: (method, pathname) => expressErrorPage(404, `Cannot ${method} ${pathname}`),
+    // Express decodes a route's params as it matches the route, before any handler: its 400 page
+    // (`decode_param`; not captured from n8n, which has no such route param in its fixtures).
+    undecodableParam: ({ segment }) =>
+      expressErrorPage(400, `URIError: Failed to decode param '${segment}'\n${emulatedStack}`),
     threadNotFound: (threadId) => new RestError('not_found', `Thread "${threadId}" not found`),
     parseChat,
     parseResume,

@@ -5,7 +5,7 @@
 import type { ChatRequestBody, ResumeRequestBody } from '@preview-chat/core/contract'
 import type { RestError } from '../http'
 import type { PushUserAdmission } from '../push-admission'
-import type { RouteName } from '../routes/match'
+import type { RawParam, RouteName } from '../routes/match'
 import type { ThreadRecord } from '../store'
 import type { PreviewChatUser } from '../users'
 
@@ -67,6 +67,11 @@ export interface Flavor {
   errorResponse(error: RestError, request: Request): Response
   /** The answer to a path no route of this flavor serves, or to a method its route does not answer. */
   noRoute(method: string, pathname: string, allow?: string): Response
+  /**
+   * The answer to a route whose param does not decode to text (`…/chat/%ED%A0%BD/messages`):
+   * a 400, as no id can be named so.
+   */
+  undecodableParam(param: RawParam): Response
   /** The error for a thread this user does not have. */
   threadNotFound(threadId: string): RestError
   /** Validates a chat request body; throws the flavor's 400. */

@@ -50,7 +50,8 @@ export async function dispatch(
   const path = url.pathname.startsWith(`${basePath}/`)
     ? url.pathname.slice(basePath.length)
     : undefined
-  const matched = path === undefined ? undefined : matchRoute(path)
+  const match = path === undefined ? undefined : matchRoute(path)
+  const matched = match?.route
   // A route the flavor lacks is logged under its name (a client's Stop attempt stays countable).
   const name = matched?.name ?? 'unknown'
   try {
@@ -63,6 +64,9 @@ export async function dispatch(
     }
     if (request.method !== method) {
       return { route: name, response: flavor.noRoute(request.method, url.pathname, method) }
+    }
+    if (match?.undecodable) {
+      return { route: name, response: flavor.undecodableParam(match.undecodable) }
     }
     checkRouteIds(matched)
     if (flavor.guardsCrossSite && method !== 'GET') refuseCrossSiteCookies(request, cors, own)
