@@ -39,7 +39,7 @@ describe('the echo of an ordinary message quotes at most maxCount words [R-SERVE
   })
 })
 
-describe('the scripted agent makes its deltas as it streams them', () => {
+describe('the scripted agent makes its deltas as it streams them [R-SERVER-TURN-SLOW]', () => {
   it('holds nothing of the deltas not streamed yet: 20 turns of /long 100000 at their first pause', async () => {
     // Issue 27, row k: under 20 unread `/long 100000` turns the agent held 20 lists of 100,000
     // deltas made up front (some 7 MB a turn) before streaming the first. A full collection

@@ -1,4 +1,4 @@
-import { createSseStream, type SseStream } from '../sse'
+import { createSseStream, turnQueueLimitBytes, type SseStream } from '../sse'
 import type { ExecutionRecord } from '../store'
 import { endExecution } from './ending'
 import { runAgent } from './loop'
@@ -69,8 +69,10 @@ function recordExecution(settings: ExecutionSettings, start: StartExecution): Ex
 }
 
 /**
- * The live stream of the turn. Under a flavor whose client cancels by leaving, its reader going
- * away (the stream cancelled, or the request aborted) aborts the execution as `left`.
+ * The live stream of the turn, bounded as the push streams are: a reader that leaves more than
+ * `turnQueueLimitBytes` unread is dropped, and the turn goes on without it. Under a flavor whose
+ * client cancels by leaving, its reader going away (the stream cancelled or dropped, or the
+ * request aborted) aborts the execution as `left`.
  */
 function turnStream(
   settings: ExecutionSettings,
@@ -84,7 +86,8 @@ function turnStream(
   const stream = createSseStream({
     pingMs: settings.pingMs,
     timers: settings.timers,
-    ...(cancelsOnClose && { onCancel: leave }),
+    maxQueuedBytes: turnQueueLimitBytes,
+    ...(cancelsOnClose && { onCancel: leave, onOverflow: leave }),
   })
   if (cancelsOnClose) start.signal?.addEventListener('abort', leave, { once: true })
   return stream
