@@ -6,6 +6,7 @@
  * executions and runs: what is left above the start then is held by something else (a leak).
  */
 import { startPreviewChatServer } from '../src/node/host'
+import type { Sleep } from '../src/sleep'
 
 export interface ServerMeasure {
   type: 'measure'
@@ -17,11 +18,32 @@ export interface ServerMeasure {
   executions: number
   requestLog: number
   recordingLog: number
+  /** The turns this main runs now, and how many of them still have a reader. */
+  running: number
+  listened: number
+  /** The bytes the running turns' live streams hold for their readers, all together. */
+  unreadBytes: number
+  /** The characters of text and reasoning recorded in every thread: what a turn is meant to keep. */
+  recordedChars: number
 }
 
 const deltaMs = Number(process.env.LOAD_DELTA_MS ?? 40)
 const snapshotMs = Number(process.env.LOAD_SNAPSHOT_MS ?? 250)
-const server = await startPreviewChatServer({ port: 0, host: '127.0.0.1', deltaMs, snapshotMs })
+/**
+ * `LOAD_PAUSE=immediate`: the agent's pauses only yield to the event loop (as fast as the CPU
+ * allows, a fast model), instead of a timer of `deltaMs` (at 0, a timer still waits 1 ms or more).
+ */
+const immediate: Sleep = (_ms, signal) =>
+  new Promise((resolve, reject) =>
+    setImmediate(() => (signal.aborted ? reject(signal.reason as Error) : resolve())),
+  )
+const server = await startPreviewChatServer({
+  port: 0,
+  host: '127.0.0.1',
+  deltaMs,
+  snapshotMs,
+  ...(process.env.LOAD_PAUSE === 'immediate' && { sleep: immediate }),
+})
 const gc = (globalThis as { gc?: () => void }).gc
 
 process.on('message', (message: { type: string }) => {
@@ -37,6 +59,15 @@ process.on('message', (message: { type: string }) => {
     const { heapUsed, rss } = process.memoryUsage()
     const { user, system } = process.cpuUsage()
     const { inspect, store } = server.backend
+    const running = inspect.running()
+    let recordedChars = 0
+    for (const thread of store.threads.values()) {
+      for (const message of thread.messages) {
+        for (const part of message.content) {
+          if (part.type === 'text' || part.type === 'reasoning') recordedChars += part.text.length
+        }
+      }
+    }
     const answer: ServerMeasure = {
       type: 'measure',
       heapUsed,
@@ -46,6 +77,10 @@ process.on('message', (message: { type: string }) => {
       executions: store.executions.size,
       requestLog: inspect.requests.length,
       recordingLog: inspect.recordings.length,
+      running: running.length,
+      listened: running.filter((id) => inspect.hasListener(id)).length,
+      unreadBytes: running.reduce((sum, id) => sum + (inspect.unreadBytes(id) ?? 0), 0),
+      recordedChars,
     }
     process.send?.(answer)
   } else if (message.type === 'close') {

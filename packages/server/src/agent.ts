@@ -146,13 +146,16 @@ async function answer(message: string, context: AgentContext): Promise<AgentOutc
   return { kind: 'done' }
 }
 
-/** `count` texts, numbered from 1. */
-function numbered(count: number, text: (n: number, last: boolean) => string): string[] {
-  return Array.from({ length: count }, (_, index) => text(index + 1, index === count - 1))
+/**
+ * `count` texts, numbered from 1, made as they are streamed: a list made up front held every
+ * delta of a turn from its start (`/long 100000`: some 3.5 MB a turn, whatever was streamed yet).
+ */
+function* numbered(count: number, text: (n: number, last: boolean) => string): Iterable<string> {
+  for (let n = 1; n <= count; n++) yield text(n, n === count)
 }
 
 /** One step of one text stream: a delta per text, after a pause each. */
-async function textDeltas(deltas: string[], context: AgentContext): Promise<AgentOutcome> {
+async function textDeltas(deltas: Iterable<string>, context: AgentContext): Promise<AgentOutcome> {
   context.emit({ type: 'start-step' })
   const id = context.id('text')
   context.emit({ type: 'text-start', id })

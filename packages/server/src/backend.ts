@@ -8,11 +8,13 @@ import {
   pageSchemeOf,
   type OwnOrigin,
 } from './cors'
-import { startExecution, type ExecutionSettings, type RunningExecution } from './execution/start'
+import { startExecution } from './execution/start'
+import type { ExecutionSettings, RunningExecution } from './execution/types'
 import { createFlavor, type FlavorName, type PushBackend, type PushSocketAdmission } from './flavor'
 import { checkAllowedHosts, hostnameOf } from './hosts'
 import { createInspectionLog, type PreviewChatInspection } from './inspection'
 import type { PushListener } from './push'
+import { admitPushUser } from './push-admission'
 import type { ExecutionRelay } from './relay'
 import { dispatch } from './routes/dispatch'
 import { platformTimers, sleepOn, type Sleep } from './sleep'
@@ -223,7 +225,7 @@ export function createPreviewChatBackend(
     namesUser: (headers) => flavor.namesUser(headers),
     admitPushSocket: (url, headers, ownHosts = []) => {
       const originAllowed = originMaySendCookies(headers, cors, ownOf(url, ownHosts, allowedHosts))
-      return flavor.admitPushSocket(url, flavor.pushUser(headers), originAllowed)
+      return flavor.admitPushSocket(url, admitPushUser(flavor.pushUser(headers)), originAllowed)
     },
     mainId,
     store,

@@ -1,6 +1,6 @@
 import type { Timers } from '@preview-chat/core'
-import type { RunningExecution, StartExecution } from './execution/start'
-import type { Flavor } from './flavor'
+import type { RunningExecution, StartExecution } from './execution/types'
+import type { Flavor } from './flavor/types'
 import { readJsonBody, requireJsonType } from './http'
 import type { ExecutionRelay } from './relay'
 import type { SseStream } from './sse'

@@ -1,5 +1,5 @@
 import type { HistorySnapshot } from '@preview-chat/core/contract'
-import type { RunningExecution } from './execution/start'
+import type { RunningExecution } from './execution/types'
 import type { RouteName } from './routes/match'
 import { snapshotOf, type ExecutionRecord, type PreviewChatStore, type ThreadRecord } from './store'
 
@@ -33,6 +33,11 @@ export interface PreviewChatInspection {
   running(): string[]
   /** Whether a running execution of this main still has a client reading its live stream. */
   hasListener(executionId: string): boolean
+  /**
+   * The bytes of a running execution's live stream that wait for its reader (at most
+   * `turnQueueLimitBytes`: past it the reader is dropped, and this is 0).
+   */
+  unreadBytes(executionId: string): number | undefined
   /** The latest snapshots this main recorded (up to `logLimit`), in order. */
   readonly recordings: readonly RecordingLogEntry[]
   /** The latest requests this main handled (up to `logLimit`), in order. */
@@ -69,7 +74,11 @@ export function createInspectionLog(
     },
     executions: () => structuredClone([...store.executions.values()]),
     running: () => [...running.keys()],
-    hasListener: (executionId) => running.get(executionId)?.stream.cancelled === false,
+    hasListener: (executionId) => {
+      const stream = running.get(executionId)?.stream
+      return stream !== undefined && !stream.cancelled && !stream.dropped
+    },
+    unreadBytes: (executionId) => running.get(executionId)?.stream.queuedBytes,
     recordings,
     requests,
     countRequests: ({ route, method }) => {

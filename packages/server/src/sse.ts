@@ -12,6 +12,10 @@ export interface SseStream {
   readonly body: ReadableStream<Uint8Array>
   /** Whether the reader cancelled the body (the client left). */
   readonly cancelled: boolean
+  /** Whether the reader was dropped for leaving more than `maxQueuedBytes` unread. */
+  readonly dropped: boolean
+  /** The bytes written that wait for the reader, while the stream is open (0 once dropped). */
+  readonly queuedBytes: number
   send(data: unknown): void
   close(): void
 }
@@ -29,6 +33,14 @@ export const sseHeaders: Readonly<Record<string, string>> = {
  */
 export const pushQueueLimitBytes = 1024 * 1024
 
+/**
+ * The same bound for a turn stream (1 MiB, some 10,000 text deltas): its reader is dropped, the
+ * turn goes on and is recorded ("An accepted preview turn continues when its browser connection
+ * closes"), and the client recovers the cut stream from history, as after any cut. Without it, a
+ * client that never reads made the server hold the whole turn (`/long 100000`: some 9 MB).
+ */
+export const turnQueueLimitBytes = 1024 * 1024
+
 export interface SseStreamOptions {
   /** Idle time before a `:ping` comment; 30 s by default. */
   pingMs?: number
@@ -36,8 +48,9 @@ export interface SseStreamOptions {
   onCancel?: () => void
   /**
    * Bytes queued unread past which the stream is dropped: it errors (its queue let go, the
-   * connection closed) and `onOverflow` is called. None by default: a turn stream is bounded by
-   * its turn. The body's high-water mark is 0 bytes, so `desiredSize` is minus what is queued.
+   * connection closed) and `onOverflow` is called. None by default (an in-band answer is a few
+   * events); push and turn streams set theirs (`pushQueueLimitBytes`, `turnQueueLimitBytes`).
+   * The body's high-water mark is 0 bytes, so `desiredSize` is minus what is queued.
    */
   maxQueuedBytes?: number
   /** Called once when the stream was dropped for holding more than `maxQueuedBytes`. */
@@ -52,6 +65,7 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined
   let open = true
   let cancelled = false
+  let dropped = false
   const timers = options.timers ?? platformTimers
   let pingTimer: unknown
 
@@ -84,6 +98,7 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
     const { maxQueuedBytes } = options
     if (maxQueuedBytes === undefined || -(c.desiredSize ?? 0) <= maxQueuedBytes) return false
     open = false
+    dropped = true
     stopPing()
     c.error(new Error(`The reader left more than ${maxQueuedBytes} bytes unread.`))
     options.onOverflow?.()
@@ -110,6 +125,12 @@ export function createSseStream(options: SseStreamOptions = {}): SseStream {
     body,
     get cancelled() {
       return cancelled
+    },
+    get dropped() {
+      return dropped
+    },
+    get queuedBytes() {
+      return open && controller ? Math.max(0, -(controller.desiredSize ?? 0)) : 0
     },
     send(data) {
       write(`data: ${JSON.stringify(data)}\n\n`)

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import type { TurnEvent } from '@preview-chat/core/contract'
 import { describe, expect, it } from 'vitest'
 import { maxCount, scriptedAgent } from '../agent'
@@ -34,5 +36,31 @@ describe('the echo of an ordinary message quotes at most maxCount words [R-SERVE
     expect(text.startsWith(`You said (${512 * 1024} words): "a a `)).toBe(true)
     expect(text.endsWith(`a … (the first ${maxCount} words)"`)).toBe(true)
     expect(text.match(/\ba\b/g)).toHaveLength(maxCount)
+  })
+})
+
+describe('the scripted agent makes its deltas as it streams them [R-SERVER-TURN-SLOW]', () => {
+  it('holds nothing of the deltas not streamed yet: 20 turns of /long 100000 at their first pause', async () => {
+    // Issue 27, row k: under 20 unread `/long 100000` turns the agent held 20 lists of 100,000
+    // deltas made up front (some 7 MB a turn) before streaming the first. A full collection
+    // (exposed for this test) then a heap reading: a count of bytes, not a clock.
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const held: Promise<unknown>[] = []
+    const never = new Promise<void>(() => undefined)
+    gc()
+    const before = process.memoryUsage().heapUsed
+    for (let turn = 0; turn < 20; turn++) {
+      held.push(
+        scriptedAgent(
+          { kind: 'message', message: `/long ${maxCount}` },
+          { emit: () => undefined, pause: () => never, id: (prefix) => prefix, now: () => 0 },
+        ),
+      )
+    }
+    gc()
+    const grown = process.memoryUsage().heapUsed - before
+    expect(held).toHaveLength(20)
+    expect(grown).toBeLessThan(10 * 1024 * 1024)
   })
 })

@@ -6,6 +6,7 @@ import {
   closeHosts,
   errorBodyOf,
   oneConnection,
+  propertyRuns,
   rawExchange,
   send,
   startHost,
@@ -19,15 +20,7 @@ import {
 // of runs per property, and each property stops early after `timeLimitMs` (fast-check then reports
 // the runs done, without failing). Each property prints its seed (`PREVIEW_CHAT_SEED=<seed>`
 // replays it); a failure also prints the path that replays the failing case.
-const timeLimitMs = 8000
-const runs = (numRuns: number) => {
-  const replay = process.env.PREVIEW_CHAT_SEED
-  const seed = replay === undefined ? (Math.random() * 2 ** 31) | 0 : Number(replay)
-  console.log(
-    `[property] ${expect.getState().currentTestName ?? 'fuzz'}: seed ${seed} (replay: PREVIEW_CHAT_SEED=${seed} npx vitest run --project server src/__tests__/fuzz.test.ts)`,
-  )
-  return { numRuns, interruptAfterTimeLimit: timeLimitMs, seed }
-}
+const runs = (numRuns: number) => propertyRuns(numRuns, 'src/__tests__/fuzz.test.ts')
 
 // "The process never exits": an exception that would end it lands here and fails the test.
 const unhandled = collectUnhandled()

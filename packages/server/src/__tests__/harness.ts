@@ -9,7 +9,7 @@ import {
   type PushMessage,
   type TurnEvent,
 } from '@preview-chat/core/contract'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { WebSocket } from 'ws'
 import {
   startPreviewChatServer,
@@ -409,4 +409,18 @@ export function rawExchange(
     socket.on('error', () => undefined)
     socket.on('close', () => finish(true))
   })
+}
+
+/**
+ * fast-check parameters of a bounded property run that says how to replay it: `numRuns` runs, or
+ * fewer once `timeLimitMs` has passed (fast-check then reports the runs done, without failing),
+ * and a seed printed with the command that replays it (`PREVIEW_CHAT_SEED=<seed>` picks it).
+ */
+export function propertyRuns(numRuns: number, file: string, timeLimitMs = 8000) {
+  const replay = process.env.PREVIEW_CHAT_SEED
+  const seed = replay === undefined ? (Math.random() * 2 ** 31) | 0 : Number(replay)
+  console.log(
+    `[property] ${expect.getState().currentTestName ?? file}: seed ${seed} (replay: PREVIEW_CHAT_SEED=${seed} npx vitest run --project server ${file})`,
+  )
+  return { numRuns, interruptAfterTimeLimit: timeLimitMs, seed }
 }

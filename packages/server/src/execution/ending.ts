@@ -3,7 +3,7 @@ import type { AgentOutcome } from '../agent'
 import type { SseStream } from '../sse'
 import type { ExecutionRecord, ThreadRecord } from '../store'
 import type { TurnRecorder } from './recorder'
-import type { AbortReason, ExecutionSettings } from './start'
+import type { AbortReason, ExecutionSettings } from './types'
 
 /** How an execution ended: the agent's outcome, or why its abort signal fired. */
 export type ExecutionOutcome = AgentOutcome | { kind: AbortReason }

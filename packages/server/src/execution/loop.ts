@@ -2,7 +2,7 @@ import type { TurnEvent } from '@preview-chat/core/contract'
 import type { AgentInput } from '../agent'
 import type { ExecutionOutcome } from './ending'
 import type { TurnRecorder } from './recorder'
-import type { AbortReason, ExecutionSettings } from './start'
+import type { AbortReason, ExecutionSettings } from './types'
 
 /**
  * Runs the agent to its outcome while a timer records the turn in batches ("Snapshots are recorded

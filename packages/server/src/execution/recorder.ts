@@ -9,7 +9,7 @@ import {
 import type { SseStream } from '../sse'
 import type { ExecutionRecord } from '../store'
 import { executionUpdated } from '../threads'
-import type { ExecutionSettings, StartExecution } from './start'
+import type { ExecutionSettings, StartExecution } from './types'
 
 /**
  * The record of one turn: its messages in the thread, the fold of its events, and the push that

@@ -1,62 +1,9 @@
-import type { Timers } from '@preview-chat/core'
-import type { SuspendedPayload } from '@preview-chat/core/contract'
-import type { AgentInput, PreviewChatAgent } from '../agent'
-import type { TurnRules } from '../flavor'
-import type { Sleep } from '../sleep'
-import { createSseStream, type SseStream } from '../sse'
-import type { ExecutionRecord, ThreadRecord, PreviewChatStore } from '../store'
+import { createSseStream, turnQueueLimitBytes, type SseStream } from '../sse'
+import type { ExecutionRecord } from '../store'
 import { endExecution } from './ending'
 import { runAgent } from './loop'
 import { createTurnRecorder } from './recorder'
-
-/**
- * Why an execution's abort signal fired: a Stop, the backend closing, or the client leaving the
- * turn's stream under a flavor that cancels then.
- */
-export type AbortReason = 'stop' | 'close' | 'left'
-
-export interface ExecutionSettings {
-  store: PreviewChatStore
-  mainId: string
-  agent: PreviewChatAgent
-  sleep: Sleep
-  deltaMs: number
-  snapshotMs: number
-  delegationCharLimit: number
-  pingMs: number
-  now: () => number
-  /** The timers of the snapshot loop and the SSE ping (injected, like the agent's sleep). */
-  timers: Timers
-  /** Ids of the agent's streams, tool calls and runs. */
-  newId: () => string
-  newExecutionId: () => string
-  /** What the flavor decides about a turn. */
-  rules: TurnRules
-  /** Called after each recorded snapshot (for the inspection log). */
-  onRecorded: (executionId: string, status: ExecutionRecord['status']) => void
-}
-
-export interface StartExecution {
-  thread: ThreadRecord
-  kind: ExecutionRecord['kind']
-  input: AgentInput
-  /** A message turn records the person's text as its user message (`recordedMessageId`). */
-  userText?: string
-  /** A resume completes the tool call that suspended in an earlier execution. */
-  resumes?: SuspendedPayload
-  /** The request's signal: its abort is the client leaving (see `TurnRules.cancelsOnClose`). */
-  signal?: AbortSignal
-}
-
-/** A running execution, as its main holds it. */
-export interface RunningExecution {
-  id: string
-  /** The cancellation handle: aborting it stops the agent at its next pause. */
-  controller: AbortController
-  /** Settles once the end is recorded. */
-  finished: Promise<void>
-  stream: SseStream
-}
+import type { AbortReason, ExecutionSettings, RunningExecution, StartExecution } from './types'
 
 /**
  * Records a new execution, registers its cancellation handle, records the first snapshot and only
@@ -122,8 +69,10 @@ function recordExecution(settings: ExecutionSettings, start: StartExecution): Ex
 }
 
 /**
- * The live stream of the turn. Under a flavor whose client cancels by leaving, its reader going
- * away (the stream cancelled, or the request aborted) aborts the execution as `left`.
+ * The live stream of the turn, bounded as the push streams are: a reader that leaves more than
+ * `turnQueueLimitBytes` unread is dropped, and the turn goes on without it. Under a flavor whose
+ * client cancels by leaving, its reader going away (the stream cancelled or dropped, or the
+ * request aborted) aborts the execution as `left`.
  */
 function turnStream(
   settings: ExecutionSettings,
@@ -137,7 +86,8 @@ function turnStream(
   const stream = createSseStream({
     pingMs: settings.pingMs,
     timers: settings.timers,
-    ...(cancelsOnClose && { onCancel: leave }),
+    maxQueuedBytes: turnQueueLimitBytes,
+    ...(cancelsOnClose && { onCancel: leave, onOverflow: leave }),
   })
   if (cancelsOnClose) start.signal?.addEventListener('abort', leave, { once: true })
   return stream

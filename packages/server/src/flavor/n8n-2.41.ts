@@ -8,7 +8,7 @@ import { dataResponse, jsonResponse, ReadyAnswer, RestError, textResponse } from
 import { sseAnswer } from '../sse'
 import { snapshotOf } from '../store'
 import { cookieValue, userNamed, type PreviewChatUser } from '../users'
-import type { Flavor, PushBackend } from './index'
+import type { Flavor, PushBackend } from './types'
 
 /**
  * The released n8n 2.41's preview chat, as `fixtures/n8n-2.41/` captured it (and a live 2.41.1
@@ -226,6 +226,10 @@ export function n8n241Flavor(
       }
     },
     noRoute: (method, pathname) => expressErrorPage(404, `Cannot ${method} ${pathname}`),
+    // Express decodes a route's params as it matches the route, before any handler: its 400 page
+    // (`decode_param`; not captured from n8n, which has no such route param in its fixtures).
+    undecodableParam: ({ segment }) =>
+      expressErrorPage(400, `URIError: Failed to decode param '${segment}'\n${emulatedStack}`),
     threadNotFound: (threadId) => new RestError('not_found', `Thread "${threadId}" not found`),
     parseChat,
     parseResume,
@@ -266,16 +270,16 @@ export function n8n241Flavor(
       // With N8N_PUSH_BACKEND=sse n8n has no upgrade handler and never answers; here the socket
       // is dropped at once instead of left hanging.
       if (pushBackend === 'sse') return { kind: 'drop' }
-      // n8n completes the handshake, then its refusal (401 JSON, or the 500 of a request that is
-      // not a PushRequest) closes the socket without a status.
+      // n8n completes the handshake, then its refusal (401 or 403 JSON, or the 500 of a request
+      // that is not a PushRequest) closes the socket without a status: any answer over 200 does.
       const pushRef = url.searchParams.get('pushRef')
-      if (!user || pushRef === null) return { kind: 'close' }
+      if (user.kind === 'refused' || pushRef === null) return { kind: 'close' }
       if (pushRef === '') {
         return { kind: 'close', code: 1008, message: 'The query parameter "pushRef" is missing!' }
       }
       // As n8n in production (after its auth and pushRef checks), for a page of another origin.
       if (!originAllowed) return { kind: 'close', code: 1008, message: 'Invalid origin!' }
-      return { kind: 'accept', userId: user.id }
+      return { kind: 'accept', userId: user.user.id }
     },
   }
 }

@@ -1,15 +1,10 @@
 import { parseChatRequest, parseResumeRequest, type ParseResult } from '@preview-chat/core/contract'
 import { errorResponse, RestError } from '../http'
 import { sseHeaders } from '../sse'
+import { checkPathId } from '../routes/match'
 import { snapshotOf } from '../store'
-import {
-  authenticate,
-  scopeRefusal,
-  unauthorized,
-  userCookieName,
-  type PreviewChatUser,
-} from '../users'
-import type { Flavor } from './index'
+import { authenticate, userCookieName, type PreviewChatUser } from '../users'
+import type { Flavor } from './types'
 
 /** The preview-chat contract (`shared/spec/`), as the reference server has always served it. */
 export function specFlavor(
@@ -40,6 +35,14 @@ export function specFlavor(
             new RestError('method_not_allowed', `${pathname} answers ${allow}, not ${method}.`),
             { Allow: allow },
           ),
+    undecodableParam: ({ name, segment }) =>
+      errorResponse(
+        new RestError(
+          'bad_request',
+          `The ${name} "${segment}" does not decode to text (its percent-escapes are not UTF-8), so it names no id; ids travel as one URL path segment.`,
+          'Percent-encode the id with encodeURIComponent; an id must be well-formed text, with no lone surrogate.',
+        ),
+      ),
     threadNotFound: (threadId) =>
       new RestError(
         'not_found',
@@ -48,8 +51,8 @@ export function specFlavor(
       ),
     // The contract's parsers refuse a thread id (or a run's) that a URL collapses, as the client
     // does, rather than record it under an id no read can name.
-    parseChat: (body) => valid(parseChatRequest(body)),
-    parseResume: (body) => valid(parseResumeRequest(body)),
+    parseChat: (body) => valid(parseChatRequest(body), body, 'sessionId'),
+    parseResume: (body) => valid(parseResumeRequest(body), body, 'runId'),
     // "A message naming an unknown thread without newSession is refused in-band".
     createsThread: (body) => body.sessionId === undefined || body.newSession === true,
     refusesConcurrentTurns: true,
@@ -79,18 +82,23 @@ export function specFlavor(
     pushStreamHeaders: sseHeaders,
     admitPushSocket: (_url, user, originAllowed) => {
       if (!originAllowed) return { kind: 'refuse', error: originNotAllowed() }
-      // As the SSE push: a known user with agent:read (401 without a user, 403 without the scope).
-      if (!user) return { kind: 'refuse', error: unauthorized() }
-      const refusal = scopeRefusal(user, 'agent:read')
-      return refusal ? { kind: 'refuse', error: refusal } : { kind: 'accept', userId: user.id }
+      // As the SSE push: 401 without a user, 403 without agent:read.
+      if (user.kind === 'refused') return { kind: 'refuse', error: user.error }
+      return { kind: 'accept', userId: user.user.id }
     },
   }
 }
 
-/** A request body the contract's parser accepted; its 400 otherwise. */
-function valid<T>(parsed: ParseResult<T>): T {
-  if (!parsed.success) throw new RestError('bad_request', parsed.error.message)
-  return parsed.value
+/**
+ * A request body the contract's parser accepted; its 400 otherwise, which names the problem of the
+ * body's path id (`idField`) in the one rule's words when that is what the parser refused.
+ */
+function valid<T>(parsed: ParseResult<T>, body: unknown, idField: string): T {
+  if (parsed.success) return parsed.value
+  const id: unknown =
+    typeof body === 'object' && body !== null ? Reflect.get(body, idField) : undefined
+  if (typeof id === 'string') checkPathId(idField, id)
+  throw new RestError('bad_request', parsed.error.message)
 }
 
 /** A push WebSocket from a page of another site, which the browser sent with the user's cookie. */

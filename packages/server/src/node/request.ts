@@ -116,6 +116,9 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
     reader.cancel().catch(() => undefined)
   }
   res.on('close', onClose)
+  // A body that errors (a stream whose reader left too much unread) drops the connection at once,
+  // also while waiting below for a peer that does not read to drain what was written.
+  reader.closed.catch(() => res.destroy())
   try {
     for (;;) {
       const { done, value } = await reader.read()

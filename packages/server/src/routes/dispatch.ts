@@ -36,9 +36,36 @@ async function serve(context: BackendContext, request: Request, matched: Route):
 
 /**
  * Matches a request under `basePath` to its route and answers it. Whatever goes wrong becomes an
- * answer: `fetch` never rejects, so the host never drops a socket without answering.
+ * answer: `fetch` never rejects, so the host never drops a socket without answering. A `HEAD` is
+ * answered as its `GET`, without the body (RFC 9110, 9.3.2: the same status and headers).
  */
 export async function dispatch(
+  context: BackendContext,
+  request: Request,
+  basePath: string,
+  cors: string | undefined,
+  own: OwnOrigin,
+): Promise<Dispatched> {
+  const dispatched = await answer(context, request, basePath, cors, own)
+  if (request.method !== 'HEAD') return dispatched
+  return { ...dispatched, response: withoutBody(dispatched.response) }
+}
+
+/**
+ * The same status and headers with no body; the body is cancelled, so that a stream it was (a push
+ * stream's subscription) ends at once.
+ */
+function withoutBody(response: Response): Response {
+  if (!response.body) return response
+  void response.body.cancel().catch(() => undefined)
+  return new Response(null, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  })
+}
+
+async function answer(
   context: BackendContext,
   request: Request,
   basePath: string,
@@ -50,7 +77,8 @@ export async function dispatch(
   const path = url.pathname.startsWith(`${basePath}/`)
     ? url.pathname.slice(basePath.length)
     : undefined
-  const matched = path === undefined ? undefined : matchRoute(path)
+  const match = path === undefined ? undefined : matchRoute(path)
+  const matched = match?.route
   // A route the flavor lacks is logged under its name (a client's Stop attempt stays countable).
   const name = matched?.name ?? 'unknown'
   try {
@@ -61,8 +89,14 @@ export async function dispatch(
     if (cors !== undefined && request.method === 'OPTIONS') {
       return { route: name, response: preflightResponse(cors, method, request) }
     }
-    if (request.method !== method) {
-      return { route: name, response: flavor.noRoute(request.method, url.pathname, method) }
+    // "All general-purpose servers MUST support the methods GET and HEAD" (RFC 9110, 9.1).
+    const asGet = method === 'GET' && request.method === 'HEAD'
+    if (request.method !== method && !asGet) {
+      const allow = method === 'GET' ? 'GET, HEAD' : method
+      return { route: name, response: flavor.noRoute(request.method, url.pathname, allow) }
+    }
+    if (match?.undecodable) {
+      return { route: name, response: flavor.undecodableParam(match.undecodable) }
     }
     checkRouteIds(matched)
     if (flavor.guardsCrossSite && method !== 'GET') refuseCrossSiteCookies(request, cors, own)

@@ -22,41 +22,86 @@ export const routeMethods: Record<RouteName, string> = {
   push: 'GET',
 }
 
-/** Matches a path (below the base, e.g. `/projects/p/agents/v2/a/chat`) to its route. */
-export function matchRoute(path: string): Route | undefined {
-  const segments = path.split('/').filter((segment) => segment !== '')
-  let decoded: string[]
+/** A route param as it came in the path (`name`: `threadId`, …). */
+export interface RawParam {
+  name: string
+  segment: string
+}
+
+/** A matched route, and the first of its params whose escapes do not decode, if one does not. */
+export interface RouteMatch {
+  route: Route
+  /**
+   * A param whose percent-escapes are not UTF-8 text (`%ED%A0%BD`, the bytes a lone surrogate
+   * would have; `%C0%AF`; a bare `%`): it names no id, and the flavor refuses it with a 400.
+   */
+  undecodable?: RawParam
+}
+
+/** A path segment decoded, or undefined when its escapes are not UTF-8 text (never throws). */
+function decodeSegment(segment: string): string | undefined {
   try {
-    decoded = segments.map((segment) => decodeURIComponent(segment))
+    return decodeURIComponent(segment)
   } catch {
     return undefined
   }
+}
+
+/**
+ * Matches a path (below the base, e.g. `/projects/p/agents/v2/a/chat`) to its route. Never throws:
+ * a segment that does not decode is no literal (a 404 where one is expected), and where a param
+ * is expected the route still matches, with that param `undecodable`.
+ */
+export function matchRoute(path: string): RouteMatch | undefined {
+  const raw = path.split('/').filter((segment) => segment !== '')
+  const decoded = raw.map(decodeSegment)
+  let undecodable: RouteMatch['undecodable']
+  /** The param at `index` (its raw text when it does not decode: `undecodable` says so). */
+  const param = (name: string, index: number): string => {
+    const value = decoded[index]
+    if (value !== undefined) return value
+    undecodable ??= { name, segment: raw[index] ?? '' }
+    return raw[index] ?? ''
+  }
+  const route = routeOf(decoded, param)
+  return route && { route, ...(undecodable && { undecodable }) }
+}
+
+/** The route that the decoded segments name (`param` reads an id segment), if any. */
+function routeOf(
+  decoded: readonly (string | undefined)[],
+  param: (name: string, index: number) => string,
+): Route | undefined {
   if (decoded.length === 1 && decoded[0] === 'push') return { name: 'push' }
-  const [projects, projectId, agents, v2, agentId, chat, ...rest] = decoded
+  const [projects, , agents, v2, , chat, first, second] = decoded
   if (projects !== 'projects' || agents !== 'agents' || v2 !== 'v2' || chat !== 'chat') {
     return undefined
   }
-  if (!projectId || !agentId) return undefined
-  const scope = { projectId, agentId }
-  const [first, second, third, ...more] = rest
-  if (more.length > 0) return undefined
-  if (first === undefined) return { name: 'chat', ...scope }
-  if (first === 'resume' && second === undefined) return { name: 'resume', ...scope }
-  if (first === 'runs' && second !== undefined && third === undefined) {
-    return { name: 'cancelRun', ...scope, runId: second }
+  const scope = () => ({ projectId: param('projectId', 1), agentId: param('agentId', 4) })
+  const { length } = decoded
+  if (length === 6) return { name: 'chat', ...scope() }
+  if (first === 'resume' && length === 7) return { name: 'resume', ...scope() }
+  if (first === 'runs' && length === 8) {
+    return { name: 'cancelRun', ...scope(), runId: param('runId', 7) }
   }
-  if (second === 'messages' && third === undefined) {
-    return { name: 'messages', ...scope, threadId: first }
+  if (second === 'messages' && length === 8) {
+    return { name: 'messages', ...scope(), threadId: param('threadId', 6) }
   }
-  if (second === 'executions' && third !== undefined) {
-    return { name: 'stop', ...scope, threadId: first, executionId: third }
+  if (second === 'executions' && length === 9) {
+    return {
+      name: 'stop',
+      ...scope(),
+      threadId: param('threadId', 6),
+      executionId: param('executionId', 8),
+    }
   }
   return undefined
 }
 
 /**
- * Refuses an id that cannot travel as one URL path segment ('', '.', '..': a URL parser collapses
- * the last two) with a 400, as the client refuses it. `name` says where it was (`sessionId`).
+ * Refuses an id that cannot travel as one URL path segment (`''`; `.` and `..`, which a URL parser
+ * collapses; a lone surrogate, which no URL can carry) with a 400, as the client refuses it
+ * (core's `pathSegmentIdProblem`, one rule for both). `name` says where it was (`sessionId`).
  */
 export function checkPathId(name: string, id: unknown): void {
   const problem = pathSegmentIdProblem(id)
@@ -69,8 +114,10 @@ export function checkPathId(name: string, id: unknown): void {
 }
 
 /**
- * Refuses a route whose path names such an id. A path that went through a URL parser has none
- * left (they collapsed into another path); a host that matches raw paths could still bring one.
+ * Refuses a route whose path names such an id. A path that went through a URL parser has no `.`
+ * or `..` left (they collapsed into another path) and no lone surrogate (the parser writes
+ * U+FFFD's bytes instead); a host that matches raw paths could still bring them. (Escapes that
+ * decode to no text, `%ED%A0%BD`, are the flavor's `undecodableParam`.)
  */
 export function checkRouteIds(route: Route): void {
   const { name: _name, ...ids } = route

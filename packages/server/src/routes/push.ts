@@ -1,12 +1,14 @@
 import type { PushMessage } from '@preview-chat/core/contract'
 import type { BackendContext } from '../context'
+import { admitPushUser } from '../push-admission'
 import { createSseStream, pushQueueLimitBytes, sseResponse } from '../sse'
-import { withScope } from '../users'
 
 /** `GET /push` as SSE: the user's push channel (the Node host also serves it as a WebSocket). */
 export function push(context: BackendContext, request: Request): Response {
   const { flavor, pushStreams } = context
-  const user = withScope(flavor.pushUser(request.headers), 'agent:read')
+  const admission = admitPushUser(flavor.pushUser(request.headers))
+  if (admission.kind === 'refused') throw admission.error
+  const { user } = admission
   const refusal = flavor.pushStreamRefusal(request)
   if (refusal) return refusal
   let unsubscribe = () => {}

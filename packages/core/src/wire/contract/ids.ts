@@ -19,12 +19,26 @@ export const recordedMessageId = (executionId: string, role: RecordedRole): stri
 
 /**
  * Why `id` cannot be a project, agent or thread id, or `null` when it can. Ids travel
- * percent-encoded as one URL path segment (`/threads/:threadId/messages`), and a URL parser
- * collapses the segments `.` and `..` (which percent-encoding leaves as they are), so those would
- * address another route. Any other non-empty string works.
+ * percent-encoded as one URL path segment (`/threads/:threadId/messages`), so an id must come back
+ * unchanged from `encodeURIComponent` and `decodeURIComponent`: a lone UTF-16 surrogate (text cut
+ * inside an emoji, `"chat-\ud83d"`) has no UTF-8 bytes, so `encodeURIComponent` throws and no URL
+ * can name it. And a URL parser collapses the segments `.` and `..` (which percent-encoding leaves
+ * as they are), so those would address another route. Any other non-empty string works.
  */
 export function pathSegmentIdProblem(id: unknown): string | null {
   if (typeof id !== 'string' || id === '') return 'is empty'
   if (id === '.' || id === '..') return `"${id}" is a relative path segment, which a URL collapses`
+  if (!survivesPercentEncoding(id)) {
+    return 'holds a lone UTF-16 surrogate (as text cut inside an emoji does), which no URL can carry'
+  }
   return null
+}
+
+/** Whether a percent-encoding round trip gives `id` back (it throws on a lone surrogate). */
+function survivesPercentEncoding(id: string): boolean {
+  try {
+    return decodeURIComponent(encodeURIComponent(id)) === id
+  } catch {
+    return false
+  }
 }

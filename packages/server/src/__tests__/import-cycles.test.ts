@@ -1,0 +1,92 @@
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { findImportCycles } from '../../../../scripts/import-cycles.mjs'
+
+// Issue 27, row m: `scripts/import-cycles.mjs` (part of `pnpm lint`) fails on an import circle.
+// It runs on tiny trees planted for the purpose and on the server's own sources; once as `pnpm
+// lint` runs it, in its own process, for its exit code.
+const script = fileURLToPath(new URL('../../../../scripts/import-cycles.mjs', import.meta.url))
+const serverSrc = fileURLToPath(new URL('..', import.meta.url))
+const fixtures = mkdtempSync(join(tmpdir(), 'import-cycles-'))
+afterAll(() => rmSync(fixtures, { recursive: true, force: true }))
+
+/** A tree of files (path → text) under a fresh directory. */
+function plant(name: string, files: Record<string, string>): string {
+  const dir = join(fixtures, name)
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
+  return dir
+}
+
+/** The check's exit code and what it printed. */
+function check(dir: string): { code: number; output: string } {
+  try {
+    const output = execFileSync(process.execPath, [script, dir], {
+      encoding: 'utf8',
+      stdio: 'pipe',
+    })
+    return { code: 0, output }
+  } catch (error) {
+    const failed = error as { status: number; stdout: string; stderr: string }
+    return { code: failed.status, output: `${failed.stdout}${failed.stderr}` }
+  }
+}
+
+describe('the import cycle check [R-SERVER-NO-CYCLES]', () => {
+  it('fails on a planted circle, type-only imports and index files included, and names it', () => {
+    const dir = plant('circle', {
+      'context.ts':
+        "import type { Running } from './execution'\nexport interface Context { running: Running }\n",
+      'execution/index.ts': "export type { Running } from './start.js'\n",
+      'execution/start.ts':
+        "import { helper } from '../threads'\nexport interface Running { id: string }\nexport const start = helper\n",
+      'threads.ts':
+        "import type { Context } from './context'\nexport const helper = (c?: Context) => c\n",
+      'leaf.ts': "import { start } from './execution/start'\nexport const leaf = start\n",
+      // Tests may import anything: they are not part of the graph.
+      '__tests__/context.test.ts': "import '../context'\nimport '../leaf'\n",
+    })
+    expect(findImportCycles(dir)).toEqual([
+      {
+        circle: [
+          'context.ts',
+          'execution/index.ts',
+          'execution/start.ts',
+          'threads.ts',
+          'context.ts',
+        ],
+        files: ['context.ts', 'execution/index.ts', 'execution/start.ts', 'threads.ts'],
+      },
+    ])
+    // As `pnpm lint` runs it: the exit code fails the lint, the message names the circle.
+    const { code, output } = check(dir)
+    expect(code).toBe(1)
+    expect(output).toContain(
+      'context.ts → execution/index.ts → execution/start.ts → threads.ts → context.ts',
+    )
+  }, 20_000)
+
+  it('finds a file that imports itself, and none once the shared type moves to a leaf', () => {
+    const self = plant('self', { 'a.ts': "import type { A } from './a'\nexport type A = 1\n" })
+    expect(findImportCycles(self)).toEqual([{ circle: ['a.ts', 'a.ts'], files: ['a.ts'] }])
+    const broken = plant('broken', {
+      'types.ts': 'export interface Running { id: string }\n',
+      'context.ts':
+        "import type { Running } from './types'\nexport interface Context { running: Running }\n",
+      'start.ts':
+        "import type { Context } from './context'\nimport type { Running } from './types'\nexport const start = (c: Context): Running => c.running\n",
+      'node.ts': "import { start } from './start'\nimport 'some-package'\nexport { start }\n",
+    })
+    expect(findImportCycles(broken)).toEqual([])
+  })
+
+  it("finds no circle in the server's own sources", () => {
+    expect(findImportCycles(serverSrc)).toEqual([])
+  })
+})

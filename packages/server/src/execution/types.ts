@@ -1,0 +1,61 @@
+/**
+ * The shapes one execution's files share (`start`, `loop`, `recorder`, `ending`), and the context
+ * that holds running executions: a leaf module, so that none of those files imports another's
+ * types back (issue 27, row m: they formed one import circle with `context` and `threads`).
+ */
+import type { Timers } from '@preview-chat/core'
+import type { SuspendedPayload } from '@preview-chat/core/contract'
+import type { AgentInput, PreviewChatAgent } from '../agent'
+import type { TurnRules } from '../flavor/types'
+import type { Sleep } from '../sleep'
+import type { SseStream } from '../sse'
+import type { ExecutionRecord, PreviewChatStore, ThreadRecord } from '../store'
+
+/**
+ * Why an execution's abort signal fired: a Stop, the backend closing, or the client leaving the
+ * turn's stream under a flavor that cancels then.
+ */
+export type AbortReason = 'stop' | 'close' | 'left'
+
+export interface ExecutionSettings {
+  store: PreviewChatStore
+  mainId: string
+  agent: PreviewChatAgent
+  sleep: Sleep
+  deltaMs: number
+  snapshotMs: number
+  delegationCharLimit: number
+  pingMs: number
+  now: () => number
+  /** The timers of the snapshot loop and the SSE ping (injected, like the agent's sleep). */
+  timers: Timers
+  /** Ids of the agent's streams, tool calls and runs. */
+  newId: () => string
+  newExecutionId: () => string
+  /** What the flavor decides about a turn. */
+  rules: TurnRules
+  /** Called after each recorded snapshot (for the inspection log). */
+  onRecorded: (executionId: string, status: ExecutionRecord['status']) => void
+}
+
+export interface StartExecution {
+  thread: ThreadRecord
+  kind: ExecutionRecord['kind']
+  input: AgentInput
+  /** A message turn records the person's text as its user message (`recordedMessageId`). */
+  userText?: string
+  /** A resume completes the tool call that suspended in an earlier execution. */
+  resumes?: SuspendedPayload
+  /** The request's signal: its abort is the client leaving (see `TurnRules.cancelsOnClose`). */
+  signal?: AbortSignal
+}
+
+/** A running execution, as its main holds it. */
+export interface RunningExecution {
+  id: string
+  /** The cancellation handle: aborting it stops the agent at its next pause. */
+  controller: AbortController
+  /** Settles once the end is recorded. */
+  finished: Promise<void>
+  stream: SseStream
+}
