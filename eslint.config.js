@@ -68,10 +68,120 @@ export default tseslint.config(
   ),
   layer(
     'packages/core/src/wire/*.ts',
-    ['(^|/)effects(/|$)', '^(\\.\\./)+(client|index|internal|contract)$'],
-    'wire/ talks to the server: it may not import effects/ or the entry points.',
+    [
+      '(^|/)effects(/|$)',
+      // engine/'s state, reducer and selectors are not the wire's; its backoff helper is.
+      '(^|/)engine/(?!backoff$)',
+      '^(\\.\\./)+(client|index|internal|contract)$',
+    ],
+    'wire/ talks to the server: it may not import effects/, engine/ (but engine/backoff) or the entry points.',
   ),
+  // ---- packages/core: what each layer may touch (issue 27) -----------------------------------
+  // engine/ decides from its state and actions alone, so a step can be replayed; effects/ get the
+  // clock, timers and randomness injected through their context (`Timers`, `now`, `random`);
+  // platform/ is where the browser's globals are read. Shown failing by
+  // packages/core/src/__tests__/layers.lint.test.ts.
+  ...coreWorld(),
+  // ---- end of packages/core ------------------------------------------------------------------
 )
+
+// ---- packages/core: the lists behind coreWorld() (issue 27) -------------------------------
+
+/** The core's engine/ and effects/: the globals, properties and syntax each may not touch. */
+function coreWorld() {
+  const ban = (names, message) => names.map((name) => ({ name, message }))
+  const onGlobalThis = (names, message) =>
+    names.map((property) => ({ object: 'globalThis', property, message }))
+  const clock = 'no clock here: take the time from the action (`at`, `stampedAt`) or the context.'
+  const timer = 'no timers here: deadlines are state, the effects set the one alarm.'
+  const chance = 'no randomness here: take it from the action (`random`) or the context.'
+  const page = 'browser globals are read in platform/ only (packages/core/src/platform).'
+  const io = 'no I/O here: the engine returns commands and the effects perform them.'
+  const clocks = ['performance']
+  const timers = [
+    'setTimeout',
+    'clearTimeout',
+    'setInterval',
+    'clearInterval',
+    'setImmediate',
+    'clearImmediate',
+    'queueMicrotask',
+    'requestAnimationFrame',
+    'cancelAnimationFrame',
+    'requestIdleCallback',
+    'cancelIdleCallback',
+  ]
+  const chances = ['crypto']
+  const pages = [
+    'window',
+    'self',
+    'document',
+    'navigator',
+    'location',
+    'localStorage',
+    'sessionStorage',
+  ]
+  const ios = ['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource', 'BroadcastChannel']
+  const sharedProperties = [
+    { object: 'Date', property: 'now', message: clock },
+    { object: 'Math', property: 'random', message: chance },
+  ]
+  const sharedSyntax = [
+    {
+      selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+      message: `new Date() reads the clock: ${clock}`,
+    },
+    { selector: "CallExpression[callee.name='Date']", message: `Date() reads the clock: ${clock}` },
+  ]
+  const files = (folder) => ({
+    files: [`packages/core/src/${folder}/**`],
+    ignores: ['**/__tests__/**'],
+  })
+  return [
+    {
+      ...files('engine'),
+      rules: {
+        'no-restricted-globals': [
+          'error',
+          ...ban(clocks, clock),
+          ...ban(timers, timer),
+          ...ban(chances, chance),
+          ...ban(pages, 'the engine is pure: it reads no browser state.'),
+          ...ban(ios, io),
+          ...ban(['globalThis', 'process'], 'the engine is pure: it reads no global state.'),
+        ],
+        'no-restricted-properties': ['error', ...sharedProperties],
+        'no-restricted-syntax': [
+          'error',
+          ...sharedSyntax,
+          { selector: 'ImportExpression', message: `import(): ${io}` },
+        ],
+      },
+    },
+    {
+      ...files('effects'),
+      rules: {
+        'no-restricted-globals': [
+          'error',
+          ...ban(clocks, clock),
+          ...ban(timers, timer),
+          ...ban(chances, chance),
+          ...ban(pages, page),
+        ],
+        'no-restricted-properties': [
+          'error',
+          ...sharedProperties,
+          ...onGlobalThis(clocks, clock),
+          ...onGlobalThis(timers, timer),
+          ...onGlobalThis(chances, chance),
+          ...onGlobalThis(pages, page),
+        ],
+        'no-restricted-syntax': ['error', ...sharedSyntax],
+      },
+    },
+  ]
+}
+// ---- end of packages/core ------------------------------------------------------------------
 
 /** A layer of the core: files under `files` may not import what `forbidden` matches. */
 function layer(files, forbidden, message) {

@@ -120,7 +120,7 @@ function reconnecting(
             openedAt = null
             if (stopped) return
             const delay = Math.max(
-              backoffDelay(attempt++, base, max, options.random),
+              backoffDelay(attempt++, base, max, options.random ?? Math.random),
               Math.min(retryAfterMs ?? 0, max),
             )
             timer = timers.setTimeout(start, delay)
