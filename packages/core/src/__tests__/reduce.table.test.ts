@@ -56,7 +56,7 @@ const listened = (push = true, init: Partial<Parameters<typeof initialEngineStat
   after(fresh(init), { type: 'activated', at: 0, pushConnected: push })
 
 const readOf = (record: HistorySnapshot, at = 1): EngineAction[] => [
-  { type: 'read-started', at },
+  { type: 'read-started', at, fetch: 1 },
   snapshotAction(record, 'read', { at, stampedAt: at, random: 0 }),
 ]
 
@@ -67,7 +67,7 @@ const idle = (record: HistorySnapshot = snapshot([])) => after(listened(), ...re
 const following = () => idle(runningTurn({ executionId: 'e1' }))
 
 /** A read in flight, started at 10. */
-const reading = (state: EngineState) => after(state, { type: 'read-started', at: 10 })
+const reading = (state: EngineState) => after(state, { type: 'read-started', at: 10, fetch: 2 })
 
 const withReads = (state: EngineState, reads: Partial<ReadState>): EngineState => ({
   ...state,
@@ -146,7 +146,8 @@ function check({ given, when, then, unchanged, commands = [], status, config }: 
   const step = reduce(given, when, { ...engineConfig, ...config })
   if (unchanged) expect(step.state).toBe(given)
   if (then) expect(step.state).toMatchObject(then)
-  expect(step.commands).toMatchObject(commands)
+  // The alarm (`set-alarm`) is the runner's: its own tests are in runner.test.ts.
+  expect(step.commands.filter((command) => command.type !== 'set-alarm')).toMatchObject(commands)
   if (status) expect(sessionStatus(step.state)).toBe(status)
 }
 
@@ -275,7 +276,7 @@ describe('read-failed', () => {
         readError: anErr('forbidden'),
         reads: { followUpAt: 100 + 250 },
       },
-      commands: [{ type: 'keep-live', turn: null }],
+      commands: [{ type: 'forget-kept' }, { type: 'keep-live', turn: null }],
       status: 'recovering',
     },
     {
@@ -291,7 +292,7 @@ describe('read-failed', () => {
       when: failed(err('not_found', { status: 404 })),
       config: { keepLive: true },
       then: { notFound: true, recorded: null, live: null, kept: false },
-      commands: [{ type: 'keep-live', turn: null }],
+      commands: [{ type: 'forget-kept' }, { type: 'keep-live', turn: null }],
       status: 'idle',
     },
   ])
@@ -469,7 +470,7 @@ describe('runs-failed', () => {
 })
 
 describe('read-cancelled', () => {
-  const cancelled: EngineAction = { type: 'read-cancelled' }
+  const cancelled: EngineAction = { type: 'read-cancelled', fetch: 2 }
   table([
     {
       title: 'the read in flight ends, so the next one may start [R-READ-QUERY]',
@@ -691,7 +692,7 @@ describe('resume-requested', () => {
       title: 'the answered suspension, while its resumed turn streams: busy [R-POST-ONCE]',
       given: after(idle(suspended), resume(5), turnStarted(5, 'e2')),
       when: resume(6),
-      then: { answered: ['tc1'], own: { token: 5, phase: 'streaming' } },
+      then: { answered: [{ toolCallId: 'tc1' }], own: { token: 5, phase: 'streaming' } },
       commands: [busy(6)],
       status: 'streaming',
     },
@@ -737,7 +738,21 @@ describe('resume-requested', () => {
     },
   ])
 
-  // Today's reducer does not look at `answered` (issue 27, row c): once the resumed turn ended and
-  // before a read, the same suspension would be POSTed again.
-  it.todo('the answered suspension, after its resumed turn ended and before a read: refused')
+  it('the answered suspension, after its resumed turn ended and before a read: refused, nothing posted [R-SUSPENSION-ANSWERED]', () => {
+    const answered = after(
+      idle(suspended),
+      resume(1),
+      turnStarted(1, 'e1'),
+      turnEvents(1, { type: 'done', executionId: 'e1' }),
+    )
+    const step = reduce(answered, resume(2), engineConfig)
+    expect(step.state.own).toBeNull()
+    expect(step.commands).toMatchObject([
+      {
+        type: 'settle-submit',
+        request: 2,
+        result: { outcome: 'failed', error: anErr('invalid_request') },
+      },
+    ])
+  })
 })

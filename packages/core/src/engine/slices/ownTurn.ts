@@ -48,6 +48,16 @@ export function requestTurn(
   const { request } = action
   if (sessionStatus(state) !== 'idle')
     return step(state, { type: 'settle-submit', request, result: { outcome: 'busy' } })
+  if (
+    action.type === 'resume-requested' &&
+    !openSuspensions(state).some((s) => s.toolCallId === action.toolCallId)
+  ) {
+    const error = new PreviewChatError(
+      'invalid_request',
+      'This tool call is not waiting for an answer (it was answered already, or is not open in this thread): nothing was sent.',
+    )
+    return step(state, { type: 'settle-submit', request, result: { outcome: 'failed', error } })
+  }
   const text = action.type === 'submit-requested' ? (action.text ?? state.draft) : null
   if (text !== null && text.trim() === '') {
     const error = new PreviewChatError(
