@@ -1,4 +1,5 @@
 import type { Page } from '@playwright/test'
+import { seedThread } from '../bench/src/reload/seed'
 import type { Stack } from './fixtures'
 import { expect, lastAnswer, openNewThread, send, status, test } from './fixtures'
 
@@ -119,4 +120,30 @@ test('client.prefetch starts the read before React’s first render, and the ses
   expect(reads[0]?.start).toBeLessThan(firstRender)
   // Taken as the session's first read: no second full read (the next is the push's, a 304).
   expect(statusesOf(stack, threadId, from).filter((s) => s === 200)).toHaveLength(1)
+})
+
+test('a reload of a 2,000-message thread renders its newest messages first, then every one, pinned at the newest', async ({
+  alice,
+  stack,
+}) => {
+  const threadId = crypto.randomUUID()
+  const marker = seedThread(stack.server.backend.store, threadId, 2000)
+  const page = await alice.newPage()
+  await page.addInitScript((marker) => {
+    const seen = { atMarker: -1 }
+    Object.assign(window, { __seen: seen })
+    new MutationObserver((_, observer) => {
+      if (!document.body?.textContent?.includes(marker)) return
+      seen.atMarker = document.querySelectorAll('article.message').length
+      observer.disconnect()
+    }).observe(document, { childList: true, subtree: true, characterData: true })
+  }, marker)
+  await page.goto(`/?thread=${threadId}`)
+  await expect(page.locator('article.message')).toHaveCount(2000)
+  const atMarker = await page.evaluate(
+    () => (window as unknown as { __seen: { atMarker: number } }).__seen.atMarker,
+  )
+  // The newest 60 in the first commit (Transcript.tsx), the rest in a transition after it.
+  expect(atMarker).toBe(60)
+  await expect(page.getByText(marker)).toBeInViewport()
 })
