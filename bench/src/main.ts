@@ -12,6 +12,7 @@ import { memoryRow } from './rows/memory'
 import { pipelineRow } from './rows/pipeline'
 import { replaceRow } from './rows/replace'
 import { longThreadRow, pipelineScalingRow, replaceScalingRow } from './rows/scaling'
+import { rereadsRow } from './rows/rereads'
 import { bundleWinRow, hotPathRow, readsRow } from './rows/wins'
 import { hasGc } from './method'
 import type { Row, Sizes } from './row'
@@ -41,6 +42,7 @@ const all: [number | string, (sizes: Sizes) => Promise<Row>][] = [
   ['W1', readsRow],
   ['W2', hotPathRow],
   ['W3', bundleWinRow],
+  ['W4', rereadsRow],
 ]
 
 if (!hasGc()) {

@@ -17,7 +17,7 @@
  * number of messages on screen, the marker in the same one). Flags: `--rounds=N`, `--no-build`
  * (use examples/chat-app/dist as it is).
  */
-import { chromium, type Browser } from '@playwright/test'
+import { chromium, type Browser, type Page } from '@playwright/test'
 import { createPreviewChatBackend, createPreviewChatStore } from '@preview-chat/server'
 import { startPreviewChatServer } from '@preview-chat/server/node'
 import { build } from 'esbuild'
@@ -40,18 +40,26 @@ const snapshotMs = 100
 /** The demo's empty-thread text (examples/chat-app/src/components/Transcript.tsx). */
 const emptyText = 'No messages yet.'
 
-/** `persisted`: ours with `persistTranscripts()` (the demo's `?persist=1`). */
-type Contender = 'ours' | 'persisted' | 'floor'
+/**
+ * `ours`: the demo; `persisted`: the demo with `persistTranscripts()` (its `?persist=1`); `readme`:
+ * the root README's usage rendering the floor's markup (`readme.tsx`), `readmePrefetch` the same
+ * with the README's `client.prefetch` at module evaluation (issue 30).
+ */
+type Contender = 'ours' | 'persisted' | 'readme' | 'readmePrefetch' | 'floor'
+const isFloorMarkup = (c: Contender) => c === 'floor' || c === 'readme' || c === 'readmePrefetch'
 interface ThreadKind {
   name: string
   recorded: number
   running: boolean
 }
-const kinds: ThreadKind[] = [
+const allKinds: ThreadKind[] = [
   { name: '200 messages', recorded: 200, running: false },
   { name: '2,000 messages', recorded: 2000, running: false },
   { name: '200 messages + a turn running', recorded: 200, running: true },
 ]
+// `--kinds=0,1` and `--contenders=readme,floor` run a part of the row.
+const kindsArg = process.argv.find((a) => a.startsWith('--kinds='))?.slice(8)
+const kinds = kindsArg ? kindsArg.split(',').map((i) => allKinds[Number(i)]!) : allKinds
 
 interface Measurement {
   transcript: number
@@ -73,6 +81,17 @@ interface Measurement {
   longTaskMsToPaint: number
   emptyInDom: boolean
   emptyPainted: boolean
+  /**
+   * Every history read of the load, until a second after the transcript was on screen (the push
+   * channel's connection asks for one), and the bytes they transferred (Resource Timing's
+   * `transferSize`: headers and body as received; a 304 is its headers), with their statuses:
+   * of the first visit (`cold`) and of the reload.
+   */
+  loadReads: { cold: ReadSeen[]; reload: ReadSeen[] }
+}
+interface ReadSeen {
+  bytes: number
+  status: number
 }
 
 const load = () =>
@@ -107,6 +126,26 @@ const floorBuild = await build({
   metafile: true,
 })
 const floorBytes = Object.values(floorBuild.metafile.outputs)[0]!.bytes
+const readmeBuild = await build({
+  entryPoints: [fileURLToPath(new URL('./readme.tsx', import.meta.url))],
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  jsx: 'automatic',
+  conditions: ['@preview-chat/source'],
+  define: { 'process.env.NODE_ENV': '"production"' },
+  outfile: join(root, 'bench-readme.js'),
+  metafile: true,
+})
+const readmeBytes = Object.values(readmeBuild.metafile.outputs)[0]!.bytes
+await writeFile(
+  join(root, 'bench-readme.html'),
+  '<!doctype html>\n<html lang="en"><head><meta charset="UTF-8" /><title>README usage</title>' +
+    '<script type="module" src="/bench-readme.js"></script></head>' +
+    '<body><div id="root"></div></body></html>\n',
+)
 await writeFile(
   join(root, 'bench-floor.html'),
   '<!doctype html>\n<html lang="en"><head><meta charset="UTF-8" /><title>floor</title>' +
@@ -129,10 +168,26 @@ const browser: Browser = await chromium.launch(chromiumLaunchOptions)
 // --- one measurement ----------------------------------------------------------------------------
 
 function urlOf(contender: Contender, threadId: string): string {
-  const path = contender === 'floor' ? '/bench-floor.html' : '/'
-  const persist = contender === 'persisted' ? '&persist=1' : ''
-  return `${app.url}${path}?thread=${encodeURIComponent(threadId)}${persist}`
+  const path =
+    contender === 'floor'
+      ? '/bench-floor.html'
+      : isFloorMarkup(contender)
+        ? '/bench-readme.html'
+        : '/'
+  const extra =
+    contender === 'persisted' ? '&persist=1' : contender === 'readmePrefetch' ? '&prefetch=1' : ''
+  return `${app.url}${path}?thread=${encodeURIComponent(threadId)}${extra}`
 }
+
+/** The history reads a page made so far, with their bytes and statuses. */
+const readsSeen = (page: Page) =>
+  page.evaluate(() =>
+    performance
+      .getEntriesByType('resource')
+      .map((e) => e as PerformanceResourceTiming)
+      .filter((e) => e.name.includes('/messages'))
+      .map((e) => ({ bytes: e.transferSize, status: e.responseStatus })),
+  )
 
 async function measure(contender: Contender, kind: ThreadKind): Promise<Measurement> {
   let threadId: string
@@ -152,9 +207,9 @@ async function measure(contender: Contender, kind: ThreadKind): Promise<Measurem
   const config: ObserverConfig = {
     marker,
     emptyText,
-    itemSelector: contender === 'floor' ? 'li.m' : 'article.message',
+    itemSelector: isFloorMarkup(contender) ? 'li.m' : 'article.message',
     growSelector:
-      contender !== 'floor' && kind.running ? '[data-testid="message-assistant"]' : null,
+      !isFloorMarkup(contender) && kind.running ? '[data-testid="message-assistant"]' : null,
   }
   const context = await browser.newContext({ viewport: { width: 1100, height: 750 } })
   try {
@@ -176,10 +231,13 @@ async function measure(contender: Contender, kind: ThreadKind): Promise<Measurem
     await waiting
     // A page one has been reading: its own work after the first paint done before the reload.
     await page.waitForTimeout(1000)
+    const cold = await readsSeen(page)
     waiting = shown()
     await page.reload({ waitUntil: 'commit' })
     await waiting
-    await page.waitForTimeout(150) // the empty text's frame check, late long-task entries
+    // The empty text's frame check, late long-task entries, the read after the push connects.
+    await page.waitForTimeout(1000)
+    const reload = await readsSeen(page)
     const seen = await page.evaluate(
       ({ itemSelector, marker }) => {
         const b = (window as unknown as { __bench: Observed }).__bench
@@ -210,7 +268,10 @@ async function measure(contender: Contender, kind: ThreadKind): Promise<Measurem
       throw new Error(`${contender}, ${kind.name}: ${what}`)
     }
     if (seen.navigationType !== 'reload') fail(`navigation type ${seen.navigationType}`)
-    if (seen.count !== expectedItems || b.items !== expectedItems)
+    // The demo renders a long thread's newest 60 messages first (Transcript.tsx), the rest in a
+    // transition right after: at the marker, at least those; after the wait, every one.
+    const atMarker = isFloorMarkup(contender) ? expectedItems : Math.min(expectedItems, 60)
+    if (seen.count !== expectedItems || b.items < atMarker)
       fail(`${b.items} messages at the marker, ${seen.count} after it; expected ${expectedItems}`)
     if (seen.markerAt !== markerIndex)
       fail(`marker in message ${seen.markerAt}, not ${markerIndex}`)
@@ -241,6 +302,7 @@ async function measure(contender: Contender, kind: ThreadKind): Promise<Measurem
       longestTask: Math.max(0, ...before.map(([, duration]) => duration)),
       emptyInDom: b.empty.length > 0,
       emptyPainted: b.emptyPainted,
+      loadReads: { cold, reload },
     }
   } finally {
     await context.close()
@@ -253,7 +315,15 @@ async function measure(contender: Contender, kind: ThreadKind): Promise<Measurem
 
 // --- the rounds ---------------------------------------------------------------------------------
 
-const contenders: Contender[] = ['ours', 'persisted', 'floor']
+const contendersArg = process.argv.find((a) => a.startsWith('--contenders='))?.slice(13)
+const contenders = (contendersArg?.split(',') ?? [
+  'ours',
+  'persisted',
+  'readme',
+  'readmePrefetch',
+  'floor',
+]) as Contender[]
+if (!contenders.includes('floor')) contenders.push('floor')
 const results = new Map<string, Measurement[]>()
 for (let round = -1; round < rounds; round++) {
   const shift = ((round % contenders.length) + contenders.length) % contenders.length
@@ -297,53 +367,95 @@ const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
 console.log(
   `\npreview-chat reload row — Chromium ${chromiumVersion} headless, Node ${process.version}, ${cpus().length} cores, ${new Date().toISOString()}, ${((performance.now() - started) / 1000).toFixed(0)} s; commit ${head}${dirty ? ' + uncommitted changes under packages/ or examples/chat-app' : ''}; load average (1/5/15 min) ${loadAtStart} at the start, ${load()} at the end; ${rounds} rounds after one warm-up, ours and the floor rotated; server deltaMs ${deltaMs}, snapshotMs ${snapshotMs}; floor bundle ${(floorBytes / 1024).toFixed(1)} KB min\n`,
 )
+// The page-load row of issue 30: every contender against the floor, reads and bytes beside.
+const names: Record<Contender, string> = {
+  readme: 'README usage',
+  readmePrefetch: 'README usage + client.prefetch',
+  ours: 'the demo',
+  persisted: 'the demo, persistTranscripts()',
+  floor: 'floor (fetch + JSON.parse + the same <li>s)',
+}
+const readsOf = (list: Measurement[], which: 'cold' | 'reload') => {
+  const reads = list.map((m) => m.loadReads[which])
+  const counts = [...new Set(reads.map((r) => r.length))].join('–')
+  const bytes = reads.map((r) => r.reduce((sum, read) => sum + read.bytes, 0))
+  const statuses = [...new Set(reads.map((r) => r.map((read) => read.status).join('+')))].join(', ')
+  return `${counts} (${statuses}), ${fmtKb(median(bytes))}`
+}
+const fmtKb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
 console.log(
-  '| thread | last message in the DOM: ours (min / median) | floor (min / median) | ours/floor (median; by min) | painted (the next frame rendered): ours | floor | ours/floor (median; by min) | history requestStart: ours / floor (median) | long tasks > 50 ms before the last message is in the DOM, ours: count, total (median) | floor | empty text in the DOM / painted (ours, reloads) |',
+  '| thread | page | last message in the DOM (min / median) | spread (max/min) | /floor (median) | /floor (by min) | painted /floor (median) | history requestStart (median) | reads per load, their statuses and history bytes transferred (median): first visit | the reload | long tasks > 50 ms before the transcript (reloads with one; longest) | empty text in the DOM / painted |',
 )
 console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
 for (const kind of kinds) {
-  const ours = results.get(`ours|${kind.name}`)!
-  const floor = results.get(`floor|${kind.name}`)!
-  const lt = (list: Measurement[]) =>
-    `${median(pick(list, (m) => m.longTasks))}, ${ms(median(pick(list, (m) => m.longTaskMs)))} (longest ${ms(Math.max(...pick(list, (m) => m.longestTask)))})`
-  const side = (f: (m: Measurement) => number) => {
-    const o = pick(ours, f)
-    const fl = pick(floor, f)
-    return `${minMed(o)} | ${minMed(fl)} | ${(median(o) / median(fl)).toFixed(2)}× (${(Math.min(...o) / Math.min(...fl)).toFixed(2)}×)`
-  }
-  console.log(
-    `| ${kind.name} | ${side((m) => m.transcript)} | ${side((m) => m.frame)} | ${ms(median(pick(ours, (m) => m.requestStart)))} / ${ms(median(pick(floor, (m) => m.requestStart)))} | ${lt(ours)} | ${lt(floor)} | ${ours.filter((m) => m.emptyInDom).length} / ${ours.filter((m) => m.emptyPainted).length} of ${ours.length} |`,
-  )
-}
-const running = kinds.find((k) => k.running)!
-console.log(
-  '\nWith persistTranscripts (the transcript kept in the tab across the reload): | thread | last message in the DOM: persisted (min / median) | without (min / median) | persisted/without (median) | persisted/floor (median) |',
-)
-console.log('| --- | --- | --- | --- | --- |')
-for (const kind of kinds) {
-  const kept = pick(results.get(`persisted|${kind.name}`)!, (m) => m.transcript)
-  const without = pick(results.get(`ours|${kind.name}`)!, (m) => m.transcript)
-  const floorOf = pick(results.get(`floor|${kind.name}`)!, (m) => m.transcript)
-  console.log(
-    `| ${kind.name} | ${minMed(kept)} | ${minMed(without)} | ${(median(kept) / median(without)).toFixed(2)}× | ${(median(kept) / median(floorOf)).toFixed(2)}× |`,
-  )
-}
-
-const live = results.get(`ours|${running.name}`)!
-console.log(
-  `\nLive text growing again after the reload (${running.name}, ours): ${minMed(pick(live, (m) => m.grew))} from navigation start; ${minMed(pick(live, (m) => (m.grew === null ? null : m.grew - m.transcript)))} after the transcript was on screen (the server records and announces the running answer every ${snapshotMs} ms); grown by ${median(pick(live, (m) => m.grewBy))} characters (median).`,
-)
-console.log(
-  '\nWhere the time goes (medians, ms from navigation start): | thread | contender | HTML received | old page unloaded | script requested | scripts received | history requestStart | history responseEnd | reads before the last message | last message in the DOM | long tasks from there to the paint | painted |',
-)
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
-for (const kind of kinds)
+  const floorList = results.get(`floor|${kind.name}`)!
+  const fl = pick(floorList, (m) => m.transcript)
+  const flFrame = pick(floorList, (m) => m.frame)
   for (const contender of contenders) {
     const list = results.get(`${contender}|${kind.name}`)!
-    const med = (f: (m: Measurement) => number) => ms(median(pick(list, f)))
+    const t = pick(list, (m) => m.transcript)
+    const frame = pick(list, (m) => m.frame)
+    const long = list.filter((m) => m.longTasks > 0).length
     console.log(
-      `| ${kind.name} | ${contender} | ${med((m) => m.htmlEnd)} | ${med((m) => m.unloadEnd)} | ${med((m) => m.scriptStart)} | ${med((m) => m.scriptEnd)} | ${med((m) => m.requestStart)} | ${med((m) => m.responseEnd)} | ${median(pick(list, (m) => m.reads))} | ${med((m) => m.transcript)} | ${med((m) => m.longTaskMsToPaint)} | ${med((m) => m.frame)} |`,
+      `| ${kind.name} | ${names[contender]} | ${minMed(t)} | ${((Math.max(...t) / Math.min(...t) - 1) * 100).toFixed(0)}% | ${(median(t) / median(fl)).toFixed(2)}× | ${(Math.min(...t) / Math.min(...fl)).toFixed(2)}× | ${(median(frame) / median(flFrame)).toFixed(2)}× | ${ms(median(pick(list, (m) => m.requestStart)))} | ${readsOf(list, 'cold')} | ${readsOf(list, 'reload')} | ${long} of ${list.length}; ${ms(Math.max(0, ...pick(list, (m) => m.longestTask)))} | ${list.filter((m) => m.emptyInDom).length} / ${list.filter((m) => m.emptyPainted).length} |`,
     )
   }
+}
+console.log(`\n(README usage bundle ${(readmeBytes / 1024).toFixed(1)} KB min.)\n`)
+
+const full =
+  kinds.length === allKinds.length &&
+  contenders.includes('ours') &&
+  contenders.includes('persisted')
+if (full) {
+  console.log(
+    '| thread | last message in the DOM: ours (min / median) | floor (min / median) | ours/floor (median; by min) | painted (the next frame rendered): ours | floor | ours/floor (median; by min) | history requestStart: ours / floor (median) | long tasks > 50 ms before the last message is in the DOM, ours: count, total (median) | floor | empty text in the DOM / painted (ours, reloads) |',
+  )
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+  for (const kind of kinds) {
+    const ours = results.get(`ours|${kind.name}`)!
+    const floor = results.get(`floor|${kind.name}`)!
+    const lt = (list: Measurement[]) =>
+      `${median(pick(list, (m) => m.longTasks))}, ${ms(median(pick(list, (m) => m.longTaskMs)))} (longest ${ms(Math.max(...pick(list, (m) => m.longestTask)))})`
+    const side = (f: (m: Measurement) => number) => {
+      const o = pick(ours, f)
+      const fl = pick(floor, f)
+      return `${minMed(o)} | ${minMed(fl)} | ${(median(o) / median(fl)).toFixed(2)}× (${(Math.min(...o) / Math.min(...fl)).toFixed(2)}×)`
+    }
+    console.log(
+      `| ${kind.name} | ${side((m) => m.transcript)} | ${side((m) => m.frame)} | ${ms(median(pick(ours, (m) => m.requestStart)))} / ${ms(median(pick(floor, (m) => m.requestStart)))} | ${lt(ours)} | ${lt(floor)} | ${ours.filter((m) => m.emptyInDom).length} / ${ours.filter((m) => m.emptyPainted).length} of ${ours.length} |`,
+    )
+  }
+  const running = kinds.find((k) => k.running)!
+  console.log(
+    '\nWith persistTranscripts (the transcript kept in the tab across the reload): | thread | last message in the DOM: persisted (min / median) | without (min / median) | persisted/without (median) | persisted/floor (median) |',
+  )
+  console.log('| --- | --- | --- | --- | --- |')
+  for (const kind of kinds) {
+    const kept = pick(results.get(`persisted|${kind.name}`)!, (m) => m.transcript)
+    const without = pick(results.get(`ours|${kind.name}`)!, (m) => m.transcript)
+    const floorOf = pick(results.get(`floor|${kind.name}`)!, (m) => m.transcript)
+    console.log(
+      `| ${kind.name} | ${minMed(kept)} | ${minMed(without)} | ${(median(kept) / median(without)).toFixed(2)}× | ${(median(kept) / median(floorOf)).toFixed(2)}× |`,
+    )
+  }
+
+  const live = results.get(`ours|${running.name}`)!
+  console.log(
+    `\nLive text growing again after the reload (${running.name}, ours): ${minMed(pick(live, (m) => m.grew))} from navigation start; ${minMed(pick(live, (m) => (m.grew === null ? null : m.grew - m.transcript)))} after the transcript was on screen (the server records and announces the running answer every ${snapshotMs} ms); grown by ${median(pick(live, (m) => m.grewBy))} characters (median).`,
+  )
+  console.log(
+    '\nWhere the time goes (medians, ms from navigation start): | thread | contender | HTML received | old page unloaded | script requested | scripts received | history requestStart | history responseEnd | reads before the last message | last message in the DOM | long tasks from there to the paint | painted |',
+  )
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+  for (const kind of kinds)
+    for (const contender of contenders) {
+      const list = results.get(`${contender}|${kind.name}`)!
+      const med = (f: (m: Measurement) => number) => ms(median(pick(list, f)))
+      console.log(
+        `| ${kind.name} | ${contender} | ${med((m) => m.htmlEnd)} | ${med((m) => m.unloadEnd)} | ${med((m) => m.scriptStart)} | ${med((m) => m.scriptEnd)} | ${med((m) => m.requestStart)} | ${med((m) => m.responseEnd)} | ${median(pick(list, (m) => m.reads))} | ${med((m) => m.transcript)} | ${med((m) => m.longTaskMsToPaint)} | ${med((m) => m.frame)} |`,
+      )
+    }
+}
 console.log(`\nraw: ${JSON.stringify(Object.fromEntries(results))}`)
 process.exit(0)

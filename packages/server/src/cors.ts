@@ -79,9 +79,10 @@ export function originMaySendCookies(
 /** What every answer carries (error answers and SSE streams too); none without `cors`. */
 export function corsHeaders(origin: string | undefined): Record<string, string> {
   if (origin === undefined) return {}
-  // A page of another origin reads only safelisted headers unless told: the client needs these two
-  // to honour a Retry-After (an HTTP date is counted from the answer's Date).
-  const expose = { 'Access-Control-Expose-Headers': 'Retry-After, Date' }
+  // A page of another origin reads only safelisted headers unless told: the client needs these
+  // to honour a Retry-After (an HTTP date is counted from the answer's Date), and the ETag for
+  // its conditional history reads.
+  const expose = { 'Access-Control-Expose-Headers': 'Retry-After, Date, ETag' }
   if (origin === '*') return { 'Access-Control-Allow-Origin': '*', ...expose }
   return {
     'Access-Control-Allow-Origin': origin,

@@ -93,6 +93,47 @@ export function dataResponse(data: unknown, status = 200): Response {
   return jsonResponse({ data }, status, {})
 }
 
+/**
+ * A `{ data }` answer that a client can revalidate, as the released n8n 2.41 answers its history
+ * read (Express's defaults): a weak `ETag` made from the body (`W/"<length in hex>-<SHA-1 in
+ * base64, 27 characters>"`), no `Cache-Control`, and `304 Not Modified` with no body to an
+ * `If-None-Match` that names it (RFC 9110 13.1.2, weak comparison; `*` matches), unless the request
+ * says `Cache-Control: no-cache` (Express's `fresh`). Without Web Crypto (a page on plain HTTP
+ * away from localhost) the answer has no ETag.
+ */
+export async function revalidatableDataResponse(
+  request: Request,
+  data: unknown,
+): Promise<Response> {
+  const bytes = new TextEncoder().encode(JSON.stringify({ data }))
+  const headers: Record<string, string> = {
+    ...jsonHeaders,
+    'Content-Length': String(bytes.byteLength),
+  }
+  const subtle = globalThis.crypto?.subtle
+  if (subtle) {
+    const digest = new Uint8Array(await subtle.digest('SHA-1', bytes))
+    const hash = btoa(String.fromCharCode(...digest)).slice(0, 27)
+    headers.ETag = `W/"${bytes.byteLength.toString(16)}-${hash}"`
+    if (isFresh(request.headers, headers.ETag))
+      return new Response(null, { status: 304, headers: { ETag: headers.ETag } })
+  }
+  return new Response(bytes, { headers })
+}
+
+/** Whether the request's `If-None-Match` names `etag` (weakly), as Express's `fresh` decides. */
+function isFresh(headers: Headers, etag: string): boolean {
+  const noneMatch = headers.get('if-none-match')
+  if (
+    noneMatch === null ||
+    /(?:^|,)\s*?no-cache\s*?(?:,|$)/.test(headers.get('cache-control') ?? '')
+  )
+    return false
+  if (noneMatch.trim() === '*') return true
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '')
+  return noneMatch.split(',').some((tag) => opaque(tag) === opaque(etag))
+}
+
 /** Errors are `{ code, message, hint? }` with the HTTP status (wire contract, "JSON envelope"). */
 export function errorBody(error: RestError): RestErrorBody {
   return {

@@ -1,5 +1,13 @@
 import type { Message, Suspension } from '@preview-chat/react'
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react'
+import {
+  startTransition,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type RefObject,
+} from 'react'
 import { MessageView } from './Message'
 import { loadMarkdown, markdownIfLoaded, type SuspensionActions } from './parts'
 
@@ -14,6 +22,22 @@ export interface TranscriptProps {
 }
 
 const observes = typeof IntersectionObserver !== 'undefined'
+
+/**
+ * A long thread arriving at once (a reload of 2,000 messages) renders its newest messages first,
+ * what the view shows, and the rest in a transition right after: React renders those in slices
+ * that yield to the browser, so no task of the render is long (issue 30: none over 50 ms).
+ */
+const TAIL = 60
+
+function useTailFirst(messages: readonly Message[]): readonly Message[] {
+  const [all, setAll] = useState(false)
+  const long = messages.length > TAIL
+  useEffect(() => {
+    if (long && !all) startTransition(() => setAll(true))
+  }, [long, all])
+  return long && !all ? messages.slice(-TAIL) : messages
+}
 
 /**
  * The answers that came within a screen of the transcript's view (once near, always near), by
@@ -79,6 +103,7 @@ export function Transcript({
   const { near, watch } = useNearAnswers(log)
   // Answers render as plain text until they are near the view and the markdown chunk is loaded.
   const [markdown, setMarkdown] = useState(markdownIfLoaded)
+  const shown = useTailFirst(messages)
   // A failed chunk load (a deploy replaced the chunks, the network dropped) is tried again the
   // next time the set of answers near the view changes.
   const wantsMarkdown = !observes || near.size > 0
@@ -106,7 +131,7 @@ export function Transcript({
       if (pinned.current) element.scrollTop = element.scrollHeight
     })
     return () => cancelAnimationFrame(frame)
-  }, [messages, near, markdown])
+  }, [shown, near, markdown])
   return (
     <section
       ref={log}
@@ -133,7 +158,7 @@ export function Transcript({
           text) and reload the page mid-answer; answers render markdown.
         </p>
       ) : (
-        messages.map((message) => (
+        shown.map((message) => (
           <MessageView
             key={message.id}
             message={message}

@@ -63,7 +63,8 @@ export function createTransport(options: TransportOptions) {
   const base = options.baseUrl.replace(/\/+$/, '')
   /**
    * The last read of the threads read most recently, so that the next read of one validates only
-   * the messages that changed (`SnapshotReuse`). A few threads: an app follows one or two at once.
+   * the messages that changed (`SnapshotReuse`), and is asked for conditionally (the snapshot it
+   * gave, the body's text and ETag). A few threads: an app follows one or two at once.
    */
   const lastReads = new Map<string, SnapshotReuse>()
   const lastRead = (path: string) => {
@@ -106,14 +107,16 @@ export function createTransport(options: TransportOptions) {
 
   /**
    * A JSON call with a timeout (and the caller's `signal`, e.g. TanStack Query cancelling the
-   * read); the answer is validated by `parse`.
+   * read); the answer is validated by `parse`. `answered` may settle it first from the response
+   * and its text (a history read's `304`, or the body it holds already).
    */
   async function json<T>(
     path: string,
     init: RequestInit,
     what: string,
-    parse: (body: unknown) => ParseResult<T>,
+    parse: (body: unknown, response: Response, text: string) => ParseResult<T>,
     signal?: AbortSignal,
+    answered?: (response: Response, text: string) => T | undefined,
   ): Promise<T> {
     const controller = new AbortController()
     const cancel = () => controller.abort(signal?.reason)
@@ -136,12 +139,14 @@ export function createTransport(options: TransportOptions) {
           cause,
         })
       })
+      const early = answered?.(response, text)
+      if (early !== undefined) return early
       if (!response.ok) throw failure(response, text, what)
       if (text === '')
         throw new PreviewChatError('invalid_response', `${what} answered with an empty body.`)
       const body = parseJson(text, `The answer to ${lower(what)}`)
       if (!body.success) throw body.error
-      const parsed = parse(body.value)
+      const parsed = parse(body.value, response, text)
       if (!parsed.success) throw parsed.error
       return parsed.value
     } finally {
@@ -151,15 +156,46 @@ export function createTransport(options: TransportOptions) {
   }
 
   return {
+    /**
+     * The thread's history. Asked for with `If-None-Match` when this client holds a read of it
+     * with an ETag (the server's, as n8n 2.41 and the reference server send one): a `304`, or a
+     * body equal to the one held, gives back the very snapshot that read gave — nothing parsed
+     * or validated, and the same object, so TanStack Query's structural sharing and the session
+     * see nothing new. The held read is this client's, of this thread, and the one the header
+     * named (a read answering meanwhile does not change what a 304 stands for).
+     */
+    /**
+     * The thread's history, asked for with `If-None-Match` when this client holds a read of it
+     * with an ETag. A `304`, or a body equal to the one held, gives back the very snapshot that
+     * read gave: nothing parsed or validated, and the same object, so TanStack Query's structural
+     * sharing and the session see nothing new. A 304 stands for the version its request named (a
+     * read answering meanwhile does not change that); one to a request that named none is an
+     * error, and the next read is as plain.
+     */
     readHistory(key: ThreadKey, signal?: AbortSignal): Promise<HistorySnapshot> {
       const path = `${agentPath(key)}/${enc(key.threadId)}/messages`
       const reuse = lastRead(path)
+      const { etag, snapshot } = reuse
       return json(
         path,
-        { method: 'GET' },
+        { headers: etag ? { 'if-none-match': etag } : {} },
         'The history read',
-        (body) => parseHistorySnapshot(body, reuse),
+        (body, response, text) => {
+          const parsed = parseHistorySnapshot(body, reuse)
+          if (parsed.success)
+            Object.assign(reuse, {
+              snapshot: parsed.value,
+              text,
+              etag: response.headers.get('etag'),
+            })
+          return parsed
+        },
         signal,
+        (response, text) => {
+          // A 304 to a read that named no version is no answer: the HTTP error it is (`http_error`).
+          if (response.status === 304) return etag ? snapshot : undefined
+          return response.ok && text === reuse.text ? reuse.snapshot : undefined
+        },
       )
     },
 

@@ -65,3 +65,17 @@ describe('delayReads [R-MSW-READS]', () => {
     t.unsubscribe()
   })
 })
+
+describe('conditional reads through the mock [R-MSW-REAL-BACKEND R-READ-CONDITIONAL]', () => {
+  it("answers a read that names the held ETag with 304, the backend's own answer; the session keeps its messages", async () => {
+    const { key } = await chat.mock.seed.thread({ messages: ['Hello'] })
+    const session = createClient('alice', false).session(key)
+    const t = follow(session)
+    const loaded = await t.until((s) => s.status === 'idle', 'the first read')
+    await session.refresh()
+    const reads = chat.mock.backend.inspect.requests.filter((r) => r.route === 'messages')
+    expect(reads.map((r) => r.status)).toEqual([200, 304])
+    expect(session.getState().messages).toBe(loaded.messages)
+    t.unsubscribe()
+  })
+})

@@ -1,16 +1,19 @@
 import { requireUser, type BackendContext } from '../context'
-import { dataResponse } from '../http'
+import { revalidatableDataResponse } from '../http'
 import { ownedThread } from '../threads'
 import type { Route } from './match'
 
-/** `GET …/chat/:threadId/messages`: the thread's history snapshot, as the flavor reads it. */
+/**
+ * `GET …/chat/:threadId/messages`: the thread's history snapshot, as the flavor reads it, with a
+ * weak ETag; an `If-None-Match` naming it is answered `304` with no body (as n8n 2.41 answers).
+ */
 export function messages(
   context: BackendContext,
   request: Request,
   route: Extract<Route, { name: 'messages' }>,
-): Response {
+): Promise<Response> {
   const user = requireUser(context, request, 'agent:read')
   const body = context.flavor.history(ownedThread(context, route.threadId, route, user))
   if (body === undefined) throw context.flavor.threadNotFound(route.threadId)
-  return dataResponse(body)
+  return revalidatableDataResponse(request, body)
 }

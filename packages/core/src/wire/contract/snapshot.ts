@@ -201,6 +201,13 @@ export interface SnapshotReuse {
   messages: readonly WireMessage[]
   /** The completed copies of messages whose status was derived (n8n 2.41), by message. */
   completed: WeakMap<WireMessage, Message>
+  /**
+   * The transport's: the snapshot the last read gave, its body's text and ETag, for the next read
+   * to ask conditionally (a 304 gives that snapshot back) or find the same body.
+   */
+  snapshot?: HistorySnapshot
+  text?: string
+  etag?: string | null
 }
 
 export function createSnapshotReuse(): SnapshotReuse {
