@@ -201,6 +201,8 @@ export function createMinimalPreviewChatClient(
     warn,
   )
   const sessions = new WeakMap<QueryClient, Map<string, PreviewChatSession>>()
+  // Sessions a prefetch started: kept for the render that takes the read over, even on a server.
+  const prefetched = new WeakSet<PreviewChatSession>()
   const storage = safeDraftStorage(
     options.storage === undefined ? defaultDraftStorage() : options.storage,
     warn,
@@ -231,7 +233,9 @@ export function createMinimalPreviewChatClient(
     view: (session, throttleMs = 'frame') =>
       throttle ? throttle(session.store, { throttleMs, timers }) : session.store,
     prefetch(sessionOptions) {
-      client.session(sessionOptions).prefetch()
+      const session = client.session(sessionOptions)
+      prefetched.add(session)
+      session.prefetch()
     },
     session(sessionOptions) {
       const { isNew, queryClient: sessionQueryClient, ...key } = sessionOptions
@@ -284,10 +288,32 @@ export function createMinimalPreviewChatClient(
         },
       )
       byKey.set(id, session)
+      forgetUnlistenedOnServer(session, prefetched, () => {
+        if (byKey.get(id) === session) byKey.delete(id)
+      })
       return session
     },
   }
   return client
+}
+
+/**
+ * Where there is no `window` (a server render), a session that nobody listened to nor prefetched
+ * by the end of the task that made it leaves the client's map. React runs no effects on a server,
+ * so nothing ever listens there: without this, a client at module level kept every session of
+ * every request, and the next request's render got the first one's (its `isNew`, its state), as
+ * "Hydration failed … idle vs recovering" shows, or another user's. A session listened to in
+ * that task (a Node test, a script) stays as it does in a browser.
+ */
+function forgetUnlistenedOnServer(
+  session: PreviewChatSession,
+  prefetched: WeakSet<PreviewChatSession>,
+  forget: () => void,
+): void {
+  if (typeof window !== 'undefined') return
+  queueMicrotask(() => {
+    if (!session.getEngineState().active && !prefetched.has(session)) forget()
+  })
 }
 
 function resolvePush(
