@@ -257,8 +257,10 @@ export function createMinimalPreviewChatClient(
       const { persist } = options
       // Before the session reads the cache: what a reload kept is there for its first render.
       persist?.attach(cacheClient, scope, timers, warn)
+      const knownKey = `preview-chat:known:${options.scope ?? ''}:${id}`
+      const fresh = isNew === true && firstMountHere(knownKey)
       const session = new PreviewChatSession(
-        { ...key, ...(isNew !== undefined && { isNew }) },
+        { ...key, ...(isNew !== undefined && { isNew: fresh }) },
         {
           transport,
           queryClient: cacheClient,
@@ -295,6 +297,27 @@ export function createMinimalPreviewChatClient(
     },
   }
   return client
+}
+
+/**
+ * `isNew` is a first-mount hint ("I just minted this id"): only the first session this browser
+ * makes for the id skips its read. An app that keeps it on (`?new=1` left in the URL) would
+ * otherwise skip the read on every later mount too (a reload after the first answer, a second
+ * tab) and show a thread that has messages by now as empty for good. The id is remembered in
+ * localStorage (shared by the origin's tabs); a later mount reads, and a 404 there is still a new
+ * thread (`notFound`). Storage refused (privacy modes) or absent (a server): the hint is taken as
+ * given.
+ */
+function firstMountHere(knownKey: string): boolean {
+  try {
+    const storage = globalThis.localStorage as Storage | undefined
+    if (!storage) return true
+    if (storage.getItem(knownKey) !== null) return false
+    storage.setItem(knownKey, '1')
+    return true
+  } catch {
+    return true
+  }
 }
 
 /**
