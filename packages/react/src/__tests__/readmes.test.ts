@@ -43,3 +43,16 @@ describe('the READMEs', () => {
     }
   })
 })
+
+describe('the packages', () => {
+  it.each(['react', 'assistant-ui', 'msw'])(
+    '@preview-chat/%s builds before it packs (a never-built package packed no dist/)',
+    (name) => {
+      const manifest = JSON.parse(
+        readFileSync(join(root, 'packages', name, 'package.json'), 'utf8'),
+      ) as { scripts: Record<string, string>; files: string[] }
+      expect(manifest.files).toContain('dist')
+      expect(manifest.scripts.prepack).toBe(manifest.scripts.build)
+    },
+  )
+})
