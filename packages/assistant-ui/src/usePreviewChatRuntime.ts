@@ -6,6 +6,7 @@ import {
   type ExternalStoreThreadListAdapter,
 } from '@assistant-ui/react'
 import {
+  PreviewChatError,
   usePreviewChat,
   type Message,
   type PreviewChat,
@@ -13,6 +14,7 @@ import {
 } from '@preview-chat/react'
 import { useEffect, useMemo, useRef } from 'react'
 import { convertMessage } from './convert'
+import { provideExtras, type PreviewChatExtras } from './extras'
 import { PreviewChatNotSentError } from './notSentError'
 import { useComposerDraft } from './useComposerDraft'
 
@@ -37,6 +39,8 @@ export function usePreviewChatRuntime(options: UsePreviewChatRuntimeOptions): As
     latest.current = chat
   })
   const actions = useMemo(() => adapterActions(() => latest.current), [])
+  // The session, for this package's components (`PreviewChatStatus`, `PreviewChatToolCall`…).
+  const extras = useMemo(() => provideExtras({ chat, answer: actions.answer }), [chat, actions])
   const runtime = useExternalStoreRuntime<Message>({
     messages: chat.messages,
     convertMessage,
@@ -53,6 +57,7 @@ export function usePreviewChatRuntime(options: UsePreviewChatRuntimeOptions): As
     onResumeToolCall: actions.onResumeToolCall,
     onAddToolResult: actions.onAddToolResult,
     ...(threadList && { adapters: { threadList } }),
+    extras,
   })
   useComposerDraft(runtime, chat, options.threadId)
   return runtime
@@ -60,13 +65,26 @@ export function usePreviewChatRuntime(options: UsePreviewChatRuntimeOptions): As
 
 /** The adapter's callbacks, stable, each reading the chat as it is when called (exported for tests). */
 export function adapterActions(current: () => PreviewChat) {
-  /** Answers the suspended tool call `toolCallId` with `data`; anything else has no answer here. */
-  const answer = (toolCallId: string, data: unknown) => {
+  /**
+   * Answers the suspended tool call `toolCallId` with `data`. What cannot be sent rejects, so that
+   * the button that asked can say so: a call no open suspension holds (answered already, another
+   * thread's, a stale render) as `invalid_request`, a refused resume with its code (`busy`…).
+   */
+  const answer = async (toolCallId: string, data: unknown): Promise<void> => {
     const chat = current()
     const suspension = chat.openSuspensions.find((s) => s.toolCallId === toolCallId)
-    if (suspension) void chat.resume(suspension, data)
+    if (!suspension) {
+      const error = new PreviewChatError(
+        'invalid_request',
+        `Tool call ${toolCallId} is not waiting for an answer in this thread (answered already, or not loaded yet); nothing was sent.`,
+      )
+      throw new PreviewChatNotSentError({ outcome: 'failed', error })
+    }
+    const result = await chat.resume(suspension, data)
+    if (result.outcome !== 'accepted') throw new PreviewChatNotSentError(result)
   }
   return {
+    answer,
     /**
      * The kit's composer sent: one `submit(text)`; a refusal hands the text back to it, as a
      * `PreviewChatNotSentError` that keeps the refusal's `code` and its `PreviewChatError`.
@@ -86,5 +104,5 @@ export function adapterActions(current: () => PreviewChat) {
       answer(toolCallId, payload),
     onAddToolResult: ({ toolCallId, result }: { toolCallId: string; result: unknown }) =>
       answer(toolCallId, result),
-  } satisfies Partial<ExternalStoreAdapter<Message>>
+  } satisfies Partial<ExternalStoreAdapter<Message>> & Pick<PreviewChatExtras, 'answer'>
 }

@@ -216,6 +216,8 @@ export function createMinimalPreviewChatClient(
   const sessions = new WeakMap<QueryClient, Map<string, PreviewChatSession>>()
   /** Every map of `sessions`, for `dispose()` (a WeakMap cannot be walked). */
   const sessionMaps = new Set<Map<string, PreviewChatSession>>()
+  // Sessions a prefetch started: kept for the render that takes the read over, even on a server.
+  const prefetched = new WeakSet<PreviewChatSession>()
   const storage = safeDraftStorage(
     options.storage === undefined ? defaultDraftStorage() : options.storage,
     warn,
@@ -254,7 +256,9 @@ export function createMinimalPreviewChatClient(
       attached.clear()
     },
     prefetch(sessionOptions) {
-      client.session(sessionOptions).prefetch()
+      const session = client.session(sessionOptions)
+      prefetched.add(session)
+      session.prefetch()
     },
     session(sessionOptions) {
       const { isNew, queryClient: sessionQueryClient, ...key } = sessionOptions
@@ -279,8 +283,10 @@ export function createMinimalPreviewChatClient(
       // Before the session reads the cache: what a reload kept is there for its first render.
       if (persist && !attached.has(cacheClient))
         attached.set(cacheClient, persist.attach(cacheClient, scope, timers, warn))
+      const knownKey = `preview-chat:known:${scope}:${id}`
+      const fresh = isNew === true && firstMountHere(knownKey)
       const session = new PreviewChatSession(
-        { ...key, ...(isNew !== undefined && { isNew }) },
+        { ...key, ...(isNew !== undefined && { isNew: fresh }) },
         {
           transport,
           queryClient: cacheClient,
@@ -313,10 +319,53 @@ export function createMinimalPreviewChatClient(
         },
       )
       byKey.set(id, session)
+      forgetUnlistenedOnServer(session, prefetched, () => {
+        if (byKey.get(id) === session) byKey.delete(id)
+      })
       return session
     },
   }
   return client
+}
+
+/**
+ * `isNew` is a first-mount hint ("I just minted this id"): only the first session this browser
+ * makes for the id skips its read. An app that keeps it on (`?new=1` left in the URL) would
+ * otherwise skip the read on every later mount too (a reload after the first answer, a second
+ * tab) and show a thread that has messages by now as empty for good. The id is remembered in
+ * localStorage (shared by the origin's tabs); a later mount reads, and a 404 there is still a new
+ * thread (`notFound`). Storage refused (privacy modes) or absent (a server): the hint is taken as
+ * given.
+ */
+function firstMountHere(knownKey: string): boolean {
+  try {
+    const storage = globalThis.localStorage as Storage | undefined
+    if (!storage) return true
+    if (storage.getItem(knownKey) !== null) return false
+    storage.setItem(knownKey, '1')
+    return true
+  } catch {
+    return true
+  }
+}
+
+/**
+ * Where there is no `window` (a server render), a session that nobody listened to nor prefetched
+ * by the end of the task that made it leaves the client's map. React runs no effects on a server,
+ * so nothing ever listens there: without this, a client at module level kept every session of
+ * every request, and the next request's render got the first one's (its `isNew`, its state), as
+ * "Hydration failed … idle vs recovering" shows, or another user's. A session listened to in
+ * that task (a Node test, a script) stays as it does in a browser.
+ */
+function forgetUnlistenedOnServer(
+  session: PreviewChatSession,
+  prefetched: WeakSet<PreviewChatSession>,
+  forget: () => void,
+): void {
+  if (typeof window !== 'undefined') return
+  queueMicrotask(() => {
+    if (!session.getEngineState().active && !prefetched.has(session)) forget()
+  })
 }
 
 function resolvePush(

@@ -68,7 +68,8 @@ export interface PreviewChatMock {
   cutNextStream(options: CutStreamOptions): Promise<void>
   /**
    * Fails the next `count` history reads (`GET …/messages`) without reaching the backend: with an
-   * HTTP status (503 by default) or a network error.
+   * HTTP status (503 by default) or a network error. A counter: `Infinity` fails every read from
+   * now on (until `reset()`); calls add up, each run of failures after the one before.
    */
   failNextReads(count: number, failure?: ReadFailure): void
   /** Delays every history read by `ms` before it reaches the backend; `0` stops delaying. */
@@ -131,7 +132,14 @@ export function createPreviewChatHandlers(
 
   let currentUser = user
   let readDelayMs = 0
-  const readFailures: ReadFailure[] = []
+  // Runs of failures, each with how many reads it still fails (a count, so `Infinity` is one entry).
+  const readFailures: { failure: ReadFailure; left: number }[] = []
+  const nextReadFailure = (): ReadFailure | undefined => {
+    const run = readFailures[0]
+    if (!run) return undefined
+    if (--run.left <= 0) readFailures.shift()
+    return run.failure
+  }
   const cuts: { options: CutStreamOptions; done: () => void }[] = []
 
   // Turns: every agent runs through a wrapper that numbers it and routes its pauses through a
@@ -199,7 +207,7 @@ export function createPreviewChatHandlers(
   const rest = http.all(restPattern, async ({ request }) => {
     const traffic = classify(request.method, new URL(request.url).pathname, basePath)
     if (traffic === 'read') {
-      const failure = readFailures.shift()
+      const failure = nextReadFailure()
       if (failure === 'network-error') return HttpResponse.error()
       if (failure) {
         return HttpResponse.json(
@@ -292,7 +300,8 @@ export function createPreviewChatHandlers(
       return new Promise<void>((resolve) => cuts.push({ options: cutOptions, done: resolve }))
     },
     failNextReads(count, failure = { status: 503 }) {
-      for (let index = 0; index < count; index++) readFailures.push(failure)
+      if (!(count >= 1)) return // 0, a negative count or NaN: nothing to fail
+      readFailures.push({ failure, left: Math.floor(count) })
     },
     delayReads(ms) {
       readDelayMs = Math.max(0, ms)

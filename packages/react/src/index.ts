@@ -4,6 +4,8 @@ export { PreviewChatProvider, usePreviewChatClient } from './PreviewChatProvider
 export type { PreviewChatProviderProps } from './PreviewChatProvider'
 export { usePreviewChat, usePreviewChatSelector } from './usePreviewChat'
 export type { PreviewChat, UsePreviewChatOptions } from './usePreviewChat'
+export { toolCallStatus } from './toolCallStatus'
+export type { ToolCallStatus } from './toolCallStatus'
 // The engine's API, so that an app needs one import.
 export {
   broadcastChannelRelay,

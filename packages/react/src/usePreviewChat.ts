@@ -29,7 +29,8 @@ export interface UsePreviewChatOptions extends ThreadKey {
   /**
    * Once per turn this tab saw running — its own, another tab's, one recovered after a reload —
    * when the record shows how it ended (`success`, `error`, `cancelled`, `interrupted`,
-   * `suspended`); never for a turn that had ended before the component mounted.
+   * `suspended`); never for a turn that had ended before the component mounted. Every open tab
+   * hears it: `ending.origin` (`own`, `followed`, `recovered`) says whose turn it was.
    */
   onFinish?: (ending: TurnEnding) => void
   /** Once per such turn that ended in `error`, with the recorded failure (`agent_error`). */

@@ -1,32 +1,45 @@
+'use client'
 import {
   AssistantRuntimeProvider,
   ComposerPrimitive,
   MessagePrimitive,
   ThreadPrimitive,
 } from '@assistant-ui/react'
-import { usePreviewChatRuntime } from '@preview-chat/assistant-ui'
+import {
+  PreviewChatComposerInput,
+  PreviewChatMessageEnding,
+  PreviewChatStatus,
+  PreviewChatToolCall,
+  usePreviewChatRuntime,
+} from '@preview-chat/assistant-ui'
 import { createPreviewChatClient, PreviewChatProvider } from '@preview-chat/react'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { useState } from 'react'
 
-const queryClient = new QueryClient()
-const client = createPreviewChatClient({ baseUrl: '/rest', scope: 'alice' })
+const parts = { tools: { Fallback: PreviewChatToolCall } }
 
 function Chat({ threadId }: { threadId: string }) {
-  const runtime = usePreviewChatRuntime({ projectId: 'p1', agentId: 'a1', threadId })
+  const runtime = usePreviewChatRuntime({
+    projectId: 'demo-project',
+    agentId: 'demo-agent',
+    threadId,
+  })
   return (
     <AssistantRuntimeProvider runtime={runtime}>
       <ThreadPrimitive.Root>
+        <PreviewChatStatus />
         <ThreadPrimitive.Viewport>
           <ThreadPrimitive.Messages>
             {() => (
               <MessagePrimitive.Root>
-                <MessagePrimitive.Parts />
+                <MessagePrimitive.Parts components={parts} />
+                <PreviewChatMessageEnding />
               </MessagePrimitive.Root>
             )}
           </ThreadPrimitive.Messages>
         </ThreadPrimitive.Viewport>
         <ComposerPrimitive.Root>
-          <ComposerPrimitive.Input aria-label="Message" />
+          <PreviewChatComposerInput aria-label="Message" />
           <ComposerPrimitive.Send>Send</ComposerPrimitive.Send>
           <ComposerPrimitive.Cancel>Stop</ComposerPrimitive.Cancel>
         </ComposerPrimitive.Root>
@@ -35,10 +48,21 @@ function Chat({ threadId }: { threadId: string }) {
   )
 }
 
-export function App({ threadId }: { threadId: string }) {
+export function App({ threadId, user }: { threadId: string; user: string }) {
+  // Made once per page, never at module level: on a server a module outlives the request.
+  const [clients] = useState(() => ({
+    queryClient: new QueryClient(),
+    // The reference server's users (alice, bob, carol) are named by this header; your server
+    // has its own credentials (cookies need nothing here).
+    client: createPreviewChatClient({
+      baseUrl: '/rest',
+      scope: user,
+      headers: { authorization: `Bearer ${user}` },
+    }),
+  }))
   return (
-    <QueryClientProvider client={queryClient}>
-      <PreviewChatProvider client={client}>
+    <QueryClientProvider client={clients.queryClient}>
+      <PreviewChatProvider client={clients.client}>
         <Chat threadId={threadId} />
       </PreviewChatProvider>
     </QueryClientProvider>

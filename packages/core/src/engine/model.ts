@@ -41,12 +41,23 @@ export type SubmitResult =
   | { outcome: 'failed'; error: PreviewChatError }
 
 /**
+ * Whose turn it was, as this tab saw it: `own`, this tab posted it (a message or a resume);
+ * `followed`, it started while this tab watched the thread (another tab's, another device's);
+ * `recovered`, it was running already when this tab first looked (a reload mid-answer, a tab
+ * opened on a running turn). Every open tab hears every ending: a side effect that must run once
+ * runs for `own` (and `recovered`, if the tab that posted it may be gone).
+ */
+export type TurnOrigin = 'own' | 'followed' | 'recovered'
+
+/**
  * How a turn this tab saw running ended, as the record says (spec: "Recorded state determines
  * completion"): reported once per turn to `session.onTurnEnd` listeners (the hook's `onFinish`
  * and `onError`), never for a turn that had ended before this tab looked.
  */
 export interface TurnEnding {
   executionId: string
+  /** Whose turn it was (`TurnOrigin`). */
+  origin: TurnOrigin
   /** `suspended`: it ended waiting for a person (`openSuspensions`). */
   status: 'success' | 'error' | 'cancelled' | 'interrupted' | 'suspended'
   /** The turn's recorded messages: the person's (none for a resume) and the answer. */
@@ -200,6 +211,8 @@ export interface EngineState {
   answered: readonly { toolCallId: string; afterRead: number }[]
   /** Executions this tab saw running whose ending it has not reported yet (`TurnEnding`). */
   watching: readonly string[]
+  /** Whose each watched execution is (`TurnOrigin`); absent: `followed`. */
+  origins?: Readonly<Record<string, TurnOrigin>>
   /** Executions whose ending was reported (never reported twice). */
   reported: readonly string[]
   /** Executions ended when a stand-in turn began: it adopts none of their ids ([decision](../../../../docs/decisions/stand-in-ids.md)). */

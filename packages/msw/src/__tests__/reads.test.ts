@@ -50,6 +50,34 @@ describe('failNextReads [R-MSW-READS R-READ-KEEPS]', () => {
   })
 })
 
+describe('failNextReads(Infinity) [R-MSW-READS]', () => {
+  it('is a counter: every read fails at once, until reset(); calls add up in order', async () => {
+    const { key } = await chat.mock.seed.thread({ messages: ['Hello'] })
+    const started = Date.now()
+    chat.mock.failNextReads(Infinity, { status: 503 }) // one array entry per failure froze here
+    expect(Date.now() - started).toBeLessThan(50)
+    chat.mock.failNextReads(1, 'network-error') // after the endless run: never reached
+    const session = createClient('alice', false).session(key)
+    const t = follow(session)
+    await t.until((s) => s.readError !== null, 'the failed read')
+    for (let index = 0; index < 3; index++) {
+      await session.refresh()
+      expect(session.getState().readError?.status).toBe(503)
+    }
+    expect(chat.mock.backend.inspect.countRequests({ route: 'messages' })).toBe(0)
+
+    chat.mock.reset()
+    chat.mock.failNextReads(1, { status: 500 })
+    chat.mock.failNextReads(0) // nothing
+    await session.refresh()
+    expect(session.getState().readError?.status).toBe(500)
+    await session.refresh()
+    expect(session.getState().readError).toBeNull()
+    expect(chat.mock.backend.inspect.countRequests({ route: 'messages' })).toBe(1)
+    t.unsubscribe()
+  })
+})
+
 describe('delayReads [R-MSW-READS]', () => {
   it('holds each read back before it reaches the backend', async () => {
     const { key } = await chat.mock.seed.thread()

@@ -6,7 +6,7 @@
 import { PreviewChatError } from '../../wire/contract/errors'
 import { recordedMessageId } from '../../wire/contract/ids'
 import type { HistorySnapshot, Message } from '../../wire/contract/snapshot'
-import type { Command, EngineState, TurnEnding } from '../model'
+import type { Command, EngineState, TurnEnding, TurnOrigin } from '../model'
 import { isSuspended } from '../derive'
 import { recordedMessage } from '../transcript'
 
@@ -24,13 +24,40 @@ export function unwatch(state: EngineState, executionId: string): EngineState {
   return { ...state, watching: state.watching.filter((id) => id !== executionId) }
 }
 
+/**
+ * `watch`, remembering whose turn it is (`TurnOrigin`) for its ending: the first origin seen
+ * stays, except that a turn this tab posted is `own` even if a read saw it running first.
+ */
+export function watchAs(
+  state: EngineState,
+  executionId: string | null | undefined,
+  origin: TurnOrigin,
+): EngineState {
+  const next = watch(state, executionId)
+  if (!executionId || !next.watching.includes(executionId)) return next
+  const known = next.origins?.[executionId]
+  if (known === origin || (known && origin !== 'own')) return next
+  return { ...next, origins: { ...pick(next.origins, next.watching), [executionId]: origin } }
+}
+
+/** The origins of `ids` only: those of turns no longer watched fall away with them. */
+function pick(origins: EngineState['origins'], ids: readonly string[]) {
+  const kept: Record<string, TurnOrigin> = {}
+  for (const id of ids) if (origins?.[id]) kept[id] = origins[id]
+  return kept
+}
+
 /** A stand-in id (released n8n) gave way to the execution's id. */
 export function renameWatched(state: EngineState, from: string, to: string): EngineState {
   if (from === to || !state.watching.includes(from)) return state
-  return watch(unwatch(state, from), to)
+  return watchAs(unwatch(state, from), to, state.origins?.[from] ?? 'followed')
 }
 
-function endingOf(snapshot: HistorySnapshot, executionId: string): TurnEnding | null {
+function endingOf(
+  snapshot: HistorySnapshot,
+  executionId: string,
+  origin: TurnOrigin,
+): TurnEnding | null {
   const assistant = recordedMessage(snapshot, recordedMessageId(executionId, 'assistant'))
   if (!assistant || assistant.executionStatus === 'running') return null
   const user = recordedMessage(snapshot, recordedMessageId(executionId, 'user'))
@@ -39,6 +66,7 @@ function endingOf(snapshot: HistorySnapshot, executionId: string): TurnEnding | 
   const status = assistant.executionStatus ?? 'success'
   return {
     executionId,
+    origin,
     status: status === 'success' && suspended ? 'suspended' : status,
     messages,
     error:
@@ -55,7 +83,7 @@ export function reportEndings(state: EngineState): { state: EngineState; command
   const commands: Command[] = []
   let next = state
   for (const executionId of state.watching) {
-    const ending = endingOf(recorded, executionId)
+    const ending = endingOf(recorded, executionId, state.origins?.[executionId] ?? 'followed')
     if (!ending) continue
     commands.push({ type: 'turn-ended', ending })
     next = unwatch(next, executionId)

@@ -27,7 +27,7 @@ import {
   andThen,
   wantRead,
 } from './common'
-import { renameWatched, watch } from './endings'
+import { renameWatched, watchAs } from './endings'
 import { onOwnTurnAnnounced, onOwnTurnNotTaken, underStop } from './stop'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
@@ -196,7 +196,7 @@ function startOwnTurn(
   // The draft is cleared when its turn is accepted, unless the person has edited it since.
   const draft = own.text !== null && state.draft === own.text ? '' : state.draft
   const next: EngineState = {
-    ...watch(state, executionId),
+    ...watchAs(state, executionId, 'own'),
     settled: setAside(state),
     live,
     liveAfterRead: state.reads.count,

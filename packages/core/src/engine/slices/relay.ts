@@ -18,7 +18,7 @@ import {
   step,
   wantRead,
 } from './common'
-import { watch } from './endings'
+import { watchAs } from './endings'
 import { turnOptions } from './ownTurn'
 import { underStop } from './stop'
 
@@ -81,7 +81,7 @@ export function relayReceived(
         return step(released)
       const replacing = state.live?.executionId !== turn.executionId
       return step({
-        ...watch(released, turn.executionId),
+        ...watchAs(released, turn.executionId, 'followed'),
         settled: replacing ? setAside(state) : state.settled,
         live: turn,
         liveAfterRead: replacing ? state.reads.count : state.liveAfterRead,

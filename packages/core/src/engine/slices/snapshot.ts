@@ -10,7 +10,7 @@ import type { LiveTurn } from '../fold'
 import type { EngineAction, EngineConfig, EngineState, Step } from '../model'
 import { recordedMessage, recordSupersedes } from '../transcript'
 import { adoptRecordedId, andThen, isStandIn, learn, recordedTurn, step, wantRead } from './common'
-import { renameWatched, reportEndings, unwatch, watch } from './endings'
+import { renameWatched, reportEndings, unwatch, watchAs } from './endings'
 import { followUp } from './reads'
 import { stopAfterRecord } from './stop'
 
@@ -132,7 +132,8 @@ export function applySnapshot(
     next = unwatch(next, live.executionId)
   if (!action.fresh) return step(next)
   next = {
-    ...watch(next, snapshot.activeExecutionId),
+    // Running at this tab's first fresh read: it was under way before this tab looked.
+    ...watchAs(next, snapshot.activeExecutionId, state.synced ? 'followed' : 'recovered'),
     // An answer stays hidden until a read started after it shows the record: a read that was on
     // its way when the resume was taken cannot reopen it (nor an app's `setQueryData`).
     answered: action.fromRead

@@ -1,0 +1,119 @@
+// The README's complete page, as written (readme-page.tsx is the README's block), against the
+// MSW-mounted reference backend with its real users: a turn, an approval answered with the
+// package's tool UI, the endings the package's parts write, and a misconfigured page that says so.
+import { http, HttpResponse } from 'msw'
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { App } from './readme-page'
+import { setupChat } from './harness'
+
+const chat = setupChat({ deltaMs: 0, snapshotMs: 5 })
+
+// The page fetches `/rest/…` as a browser does, against its own origin; Node's fetch needs the
+// origin spelled out (jsdom's location is http://localhost:3000).
+beforeAll(() => {
+  const fetch = globalThis.fetch
+  globalThis.fetch = (input, init) =>
+    fetch(
+      typeof input === 'string' && input.startsWith('/') ? `http://localhost${input}` : input,
+      init,
+    )
+})
+
+const status = () => screen.getByTestId('preview-chat-status')
+const input = () => screen.getByLabelText<HTMLTextAreaElement>('Message')
+const send = async (text: string) => {
+  // Send waits until the thread is known (here: a first read answering 404, a new thread).
+  await waitFor(() => expect(status().getAttribute('data-status')).toBe('idle'), { timeout: 3000 })
+  fireEvent.change(input(), { target: { value: text } })
+  await waitFor(() => expect((screen.getByText('Send') as HTMLButtonElement).disabled).toBe(false))
+  fireEvent.click(screen.getByText('Send'))
+}
+const tools = (name: string) => screen.queryAllByTestId(`tool-${name}`)
+
+describe('the README page', () => {
+  it("answers as pasted, as the reference server's alice", async () => {
+    render(<App threadId={crypto.randomUUID()} user="alice" />)
+    await send('Hello there')
+    await screen.findByText(/You said \(2 words\)/, {}, { timeout: 3000 })
+    expect(status().textContent).toBe('')
+    expect(status().getAttribute('role')).toBe('status')
+    expect(tools('word_count')[0]?.textContent).toContain('word_count: done')
+  })
+
+  it('a page whose requests name no known user says so on screen', async () => {
+    render(<App threadId={crypto.randomUUID()} user="mallory" />)
+    await waitFor(() => expect(status().getAttribute('role')).toBe('alert'), { timeout: 3000 })
+    expect(status().textContent).toContain('knows alice, bob and carol')
+  })
+
+  it('Approve answers the suspension; the answered call never shows as running again', async () => {
+    render(<App threadId={crypto.randomUUID()} user="alice" />)
+    await send('/suspend')
+    const waiting = await screen.findByText(/waiting for you/, {}, { timeout: 3000 })
+    const tool = waiting.closest<HTMLElement>('[data-testid="tool-request_approval"]')!
+    fireEvent.click(within(tool).getByText('Approve'))
+    await waitFor(() => expect(tools('request_approval')).toHaveLength(2), { timeout: 3000 })
+    await waitFor(() => expect(tools('request_approval')[1]?.textContent).toContain('done'))
+    expect(tools('request_approval')[1]?.textContent).toContain('"approved":true')
+    // The first turn's call: answered (its result is in the next message), not running.
+    await waitFor(
+      () => expect(tools('request_approval')[0]?.textContent).toBe('request_approval: answered'),
+      { timeout: 3000 },
+    )
+    expect(screen.queryByText('Approve')).toBeNull()
+  })
+
+  it('an answer the server refuses is said beside the buttons, which work again', async () => {
+    chat.server.use(
+      http.post('*/rest/projects/:p/agents/v2/:a/chat/resume', () =>
+        HttpResponse.json(
+          { code: 'forbidden', message: 'You may not answer this.' },
+          { status: 403 },
+        ),
+      ),
+    )
+    render(<App threadId={crypto.randomUUID()} user="alice" />)
+    await send('/suspend')
+    await screen.findByText(/waiting for you/, {}, { timeout: 3000 })
+    fireEvent.click(screen.getByText('Approve'))
+    const alert = await screen.findByText(/You may not answer this/, {}, { timeout: 3000 })
+    expect(alert.getAttribute('role')).toBe('alert')
+    expect((screen.getByText('Approve') as HTMLButtonElement).disabled).toBe(false)
+  })
+
+  it("writes each answer's ending: an agent's failure, a Stop", async () => {
+    render(<App threadId={crypto.randomUUID()} user="alice" />)
+    await send('/fail')
+    const failed = await screen.findByRole('note', {}, { timeout: 3000 })
+    expect(failed.textContent).toMatch(/^The agent failed: ./)
+
+    const turn = chat.mock.holdTurns()
+    await send('/long 50')
+    await turn.step(2)
+    await waitFor(() =>
+      expect((screen.getByText('Stop') as HTMLButtonElement).disabled).toBe(false),
+    )
+    fireEvent.click(screen.getByText('Stop'))
+    await waitFor(() => expect(screen.getAllByRole('note').at(-1)?.textContent).toBe('Stopped'), {
+      timeout: 3000,
+    })
+  })
+
+  it('Enter while a turn runs does nothing to the draft', async () => {
+    const turn = chat.mock.holdTurns()
+    render(<App threadId={crypto.randomUUID()} user="alice" />)
+    await send('/long 50')
+    await turn.step(2)
+    await waitFor(() => expect(status().getAttribute('data-status')).toBe('streaming'))
+    fireEvent.change(input(), { target: { value: 'next question' } })
+    // `false`: the key's default (a newline in the textarea) was prevented.
+    expect(fireEvent.keyDown(input(), { key: 'Enter' })).toBe(false)
+    expect(fireEvent.keyDown(input(), { key: 'Enter', shiftKey: true })).toBe(true)
+    expect(input().value).toBe('next question')
+    turn.release()
+    await waitFor(() => expect(status().getAttribute('data-status')).toBe('idle'), {
+      timeout: 3000,
+    })
+  })
+})
