@@ -12,9 +12,13 @@ import {
   type HistorySnapshot,
 } from '@preview-chat/core/contract'
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { parseTurnEvent as parseTurnEventBefore } from '../before/events'
 import { parseHistorySnapshot as parseHistorySnapshotBefore } from '../before/snapshot'
+
+// Property runs are a step budget (their numRuns), never a time limit: this timeout is only a
+// backstop, sized for a loaded 2-core machine (issue 27, row h).
+vi.setConfig({ testTimeout: 120_000 })
 
 const runs = 5_000
 

@@ -5,12 +5,16 @@
  * core's `applyTurnEvent`; this suite checks it end to end, through the wire and the parsers.
  */
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { assertSeeded } from './seeded'
 // A relative import keeps the workspace free of a core ⇄ server dependency cycle (test-only).
 import { createPreviewChatBackend, type PreviewChatAgent } from '../../../server/src/index'
 import type { SubagentChunk, TurnEvent } from '../contract'
 import { createPreviewChatClient, type MessagePart } from '../index'
+
+// Property runs are a step budget (their numRuns), never a time limit: this timeout is only a
+// backstop, sized for a loaded 2-core machine (issue 27, row h).
+vi.setConfig({ testTimeout: 120_000 })
 
 const limit = 30 // a small delegation budget, so that truncation happens often
 

@@ -5,7 +5,7 @@
  * functions, `__proto__` and `constructor` keys), as `JSON.parse` gives them.
  */
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { parseRelayMessage } from '../engine/relay'
 import {
   errorFromResponse,
@@ -21,6 +21,10 @@ import {
 } from '../wire/contract'
 import { createSnapshotReuse } from '../wire/contract/snapshot'
 import { assertSeeded } from './seeded'
+
+// Property runs are a step budget (their numRuns), never a time limit: this timeout is only a
+// backstop, sized for a loaded 2-core machine (issue 27, row h).
+vi.setConfig({ testTimeout: 120_000 })
 
 const hostileKeys = ['toString', 'valueOf', '__proto__', 'constructor', 'hasOwnProperty', 'type']
 const hostileLeaf = fc.oneof(

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check'
 import { isDeepStrictEqual } from 'node:util'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { assertSeeded } from './seeded'
 // Relative imports keep the workspace free of a core ⇄ server ⇄ msw cycle (test-only).
 import { cutAfterEvents } from '../../../msw/src/streamCut'
@@ -28,6 +28,10 @@ import {
   type Timers,
 } from '../index'
 import { markTruncated } from '../internal'
+
+// Property runs are a step budget (their numRuns), never a time limit: this timeout is only a
+// backstop, sized for a loaded 2-core machine (issue 27, row h).
+vi.setConfig({ testTimeout: 120_000 })
 
 const limit = 40 // a small delegation budget, so that truncation happens often
 const key = { projectId: 'p', agentId: 'a' }

@@ -5,11 +5,15 @@
  * filtering version gave (kept here as the reference), and never changes its input.
  */
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { assertSeeded } from './seeded'
 import type { Message } from '../contract'
 import { composeTranscript } from '../engine/transcript'
 import { startTurn, turnMessages, type LiveTurn } from '../engine/fold'
+
+// Property runs are a step budget (their numRuns), never a time limit: this timeout is only a
+// backstop, sized for a loaded 2-core machine (issue 27, row h).
+vi.setConfig({ testTimeout: 120_000 })
 
 function reference(recorded: readonly Message[], live: readonly (LiveTurn | null)[]): Message[] {
   let messages = recorded as Message[]

@@ -6,6 +6,10 @@ import { createTransport, readTurnStream } from '../wire/transport'
 import { applyTurnEvents, startTurn } from '../engine/fold'
 import { key } from './harness'
 
+// Property runs are a step budget (their numRuns), never a time limit: this timeout is only a
+// backstop, sized for a loaded 2-core machine (issue 27, row h).
+vi.setConfig({ testTimeout: 120_000 })
+
 function hangingFetch() {
   const signals: AbortSignal[] = []
   const fetch = vi.fn((_input: RequestInfo | URL, init?: RequestInit) => {

@@ -1,10 +1,14 @@
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { assertSeeded } from './seeded'
 import type { TurnEvent } from '../wire/contract/events'
 import { markTruncated } from '../engine/transcript'
 import { applyTurnEvent, applyTurnEvents, startTurn, type LiveTurn } from '../engine/fold'
 import { assistantMessage, snapshot } from './harness'
+
+// Property runs are a step budget (their numRuns), never a time limit: this timeout is only a
+// backstop, sized for a loaded 2-core machine (issue 27, row h).
+vi.setConfig({ testTimeout: 120_000 })
 
 const options = { delegationCharLimit: 10, now: () => 1 }
 const begin = () =>

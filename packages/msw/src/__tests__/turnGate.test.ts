@@ -25,7 +25,11 @@ describe('holdTurns [R-MSW-HOLD]', () => {
     texts.push(textOf((await t.until((s) => s.status === 'idle', 'the end')).messages[1]))
     expect(texts).toEqual(['', 'delta 1. ', 'delta 1. delta 2. ', 'delta 1. delta 2. delta 3. '])
     expect(turn.pending).toBe(0)
-    const done = await t.until((s) => s.status === 'idle', 'the end of the turn')
+    // A turn that ends with `done` shows running until the record says how it ended.
+    const done = await t.until(
+      (s) => s.status === 'idle' && s.messages[1]?.executionStatus !== 'running',
+      'the record of the turn',
+    )
     expect(done.messages[1]?.executionStatus).toBe('success')
     t.unsubscribe()
   })
