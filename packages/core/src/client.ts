@@ -406,6 +406,7 @@ function createPushHub(
           else if (parsed.kind === 'invalid') invalid(parsed.error)
         },
         onInvalid: invalid,
+        onRefused: (error) => warn(error.message),
         onConnectionChange: (connected) => {
           isConnected = connected
           listeners.forEach((listener) => listener.onConnectionChange?.(connected))

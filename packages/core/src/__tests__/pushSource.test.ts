@@ -249,3 +249,69 @@ describe('a flapping channel (issue 11, row d: a proxy that drops it every 100 m
     stop()
   })
 })
+
+describe('a WebSocket refused at the handshake (issue 27, row g) [R-PUSH-REFUSED]', () => {
+  /** As a browser does on a 401/403 handshake: `error`, then `close`, each a task later. */
+  class RefusedSocket extends FakeSocket {
+    constructor(url: string) {
+      super(url)
+      setTimeout(() => {
+        this.onerror?.()
+        this.onclose?.()
+      }, 5)
+    }
+  }
+  beforeEach(() => {
+    FakeSocket.sockets = []
+  })
+
+  it('backs off with jitter from the first refusal, up to reconnectMaxMs, and says so once', async () => {
+    const refused: string[] = []
+    const { log, listener } = recorder()
+    const stop = websocketPushSource({
+      url: 'ws://x/rest/push',
+      WebSocket: RefusedSocket as unknown as WebSocketLike,
+      random: () => 0.5,
+    }).subscribe({ ...listener, onRefused: (error) => refused.push(error.code) })
+    // The first 0.6 s: the first attempt and, 375 ms after its refusal, one retry.
+    await vi.advanceTimersByTimeAsync(600)
+    expect(FakeSocket.sockets).toHaveLength(2)
+    // A minute: waits of 375, 750, 1,500, 3,000, 6,000 ms, then 11,250 ms (the 15 s ceiling's).
+    await vi.advanceTimersByTimeAsync(60_000)
+    const count = FakeSocket.sockets.length
+    expect(count).toBe(10)
+    await vi.advanceTimersByTimeAsync(60_000)
+    // At the ceiling: one attempt per 11.25–15 s.
+    expect(FakeSocket.sockets.length - count).toBeGreaterThanOrEqual(4)
+    expect(FakeSocket.sockets.length - count).toBeLessThanOrEqual(6)
+    expect(refused).toEqual(['network_error'])
+    expect(log).toEqual([])
+    stop()
+  })
+
+  it('a channel that opens, then is refused again, reports the new run of refusals once', async () => {
+    const refused: string[] = []
+    let refuse = true
+    class Flaky extends FakeSocket {
+      constructor(url: string) {
+        super(url)
+        setTimeout(() => (refuse ? this.close() : this.onopen?.()), 5)
+      }
+    }
+    const stop = websocketPushSource({
+      url: 'ws://x/rest/push',
+      WebSocket: Flaky as unknown as WebSocketLike,
+      reconnectBaseMs: 100,
+      random: () => 0.5,
+    }).subscribe({ onMessage: () => {}, onRefused: (error) => refused.push(error.code) })
+    await vi.advanceTimersByTimeAsync(1_000)
+    expect(refused).toHaveLength(1)
+    refuse = false
+    await vi.advanceTimersByTimeAsync(5_000)
+    refuse = true
+    FakeSocket.sockets.at(-1)!.close()
+    await vi.advanceTimersByTimeAsync(5_000)
+    expect(refused).toHaveLength(2)
+    stop()
+  })
+})

@@ -1,5 +1,5 @@
 import { parsePushMessage, type PushMessage } from './contract/push'
-import type { PreviewChatError } from './contract/errors'
+import { PreviewChatError } from './contract/errors'
 import { parseRetryAfter } from './contract/rest'
 import { backoffDelay } from '../engine/backoff'
 import { defaultTimers, type Timers } from '../platform/environment'
@@ -16,6 +16,12 @@ export interface PushListener {
   onInvalid?(error: PreviewChatError): void
   /** The channel (re)connected (`true`) or was lost (`false`). Reads follow a reconnect. */
   onConnectionChange?(connected: boolean): void
+  /**
+   * A connection attempt ended before it ever opened (refused at the handshake: a wrong cookie, a
+   * proxy, 401/403, or no server). Reported once per run of refusals; the source keeps retrying
+   * with backoff and jitter from the first refusal, at most every `reconnectMaxMs`.
+   */
+  onRefused?(error: PreviewChatError): void
 }
 
 /**
@@ -90,6 +96,8 @@ function reconnecting(
   return {
     subscribe(listener) {
       let attempt = 0
+      /** The refusals (attempts that never opened) since the channel last worked. */
+      let refusals = 0
       let stopped = false
       let openedAt: number | null = null
       let timer: unknown
@@ -99,6 +107,7 @@ function reconnecting(
         close = connect({
           opened() {
             if (!live) return
+            refusals = 0
             openedAt = timers.now()
             listener.onConnectionChange?.(true)
           },
@@ -116,7 +125,13 @@ function reconnecting(
             if (openedAt !== null) {
               if (timers.now() - openedAt >= stableAfterMs) attempt = 0
               listener.onConnectionChange?.(false)
-            }
+            } else if (!stopped && refusals++ === 0)
+              listener.onRefused?.(
+                new PreviewChatError(
+                  'network_error',
+                  `The push channel was refused before it opened (check the push URL, and that the user's credentials reach it: a browser WebSocket sends cookies only). It retries with backoff, at most every ${max} ms; reads go on meanwhile.`,
+                ),
+              )
             openedAt = null
             if (stopped) return
             const delay = Math.max(
