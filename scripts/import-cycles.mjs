@@ -14,7 +14,13 @@ import ts from 'typescript'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 /** What `pnpm lint` checks when it names no directory. */
-const defaultDirs = ['packages/server/src']
+const defaultDirs = [
+  'packages/server/src',
+  'packages/core/src',
+  'packages/react/src',
+  'packages/assistant-ui/src',
+  'packages/msw/src',
+]
 
 /** The non-test TypeScript files below `dir`. */
 function sourceFiles(dir) {

@@ -313,8 +313,8 @@ export function createMinimalPreviewChatClient(
               forgetKept: () => persist.forget?.(cacheClient, historyQueryKey(key, scope)),
             }),
           }),
-          onIdle: (idle) => {
-            if (byKey.get(id) === idle) byKey.delete(id)
+          onIdle: () => {
+            if (byKey.get(id) === session) byKey.delete(id)
           },
         },
       )

@@ -5,7 +5,6 @@ import type { EngineConfig, ServerTraits } from '../engine/model'
 import type { DraftStorage, ResumeSignal, Timers } from '../platform/environment'
 import type { PushListener } from '../wire/pushSource'
 import type { Transport } from '../wire/transport'
-import type { PreviewChatSession } from './session'
 import type { TabRelay } from './tabRelay'
 
 /** A read-only zustand store: what `useStore` and `useStoreWithEqualityFn` take. */
@@ -42,5 +41,5 @@ export interface SessionContext {
   /** What the app says the server can do (else learnt from its first turn). */
   server?: Partial<ServerTraits>
   /** Called once the session went quiet for good (so the client can forget it). */
-  onIdle(session: PreviewChatSession): void
+  onIdle(): void
 }

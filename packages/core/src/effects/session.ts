@@ -311,7 +311,7 @@ export class PreviewChatSession {
     this.#activity.close()
     this.#history.close()
     // The client hands out a fresh session for this thread from now on.
-    this.#ctx.onIdle(this)
+    this.#ctx.onIdle()
   }
 
   // --- wiring --------------------------------------------------------------------------------
@@ -503,7 +503,7 @@ export class PreviewChatSession {
       this.#dispatch({ type: 'deactivated' })
       for (const cleanup of cleanups) cleanup()
       this.#history.close()
-      ctx.onIdle(this)
+      ctx.onIdle()
     }
   }
 }

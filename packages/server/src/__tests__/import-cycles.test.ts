@@ -89,4 +89,12 @@ describe('the import cycle check [R-SERVER-NO-CYCLES]', () => {
   it("finds no circle in the server's own sources", () => {
     expect(findImportCycles(serverSrc)).toEqual([])
   })
+
+  // The core had one (`effects/context` ↔ `effects/session`, a type import for `onIdle`).
+  it.each(['core', 'react', 'assistant-ui', 'msw'])(
+    'finds no circle in the sources of @preview-chat/%s (pnpm lint checks them too)',
+    (name) => {
+      expect(findImportCycles(join(serverSrc, '../../', name, 'src'))).toEqual([])
+    },
+  )
 })
