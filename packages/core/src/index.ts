@@ -23,23 +23,10 @@ export { noThread, noThreadState, PreviewChatSession } from './effects/session'
 export type { InspectedStep, SessionActions } from './effects/session'
 export type { ReadonlyStore } from './effects/context'
 export type { SessionState, SessionStatus } from './engine/select'
-/**
- * The engine's own state (`session.getEngineState()`), for devtools and tests: its shape follows
- * the engine and may change in a minor version; render from `SessionState`.
- */
-export type {
-  Command,
-  EngineAction,
-  EngineState,
-  OwnTurn,
-  ReadState,
-  ServerTraits,
-  StopResult,
-  StopState,
-  SubmitResult,
-  TurnEnding,
-} from './engine/model'
-export type { LiveTurn } from './engine/fold'
+// The engine's own types (`EngineState`, `EngineAction`, `Command`, …: what `getEngineState()` and
+// `inspect()` hand the devtools) are in `@preview-chat/core/internal`, outside semver.
+export type { ServerTraits, StopResult, SubmitResult, TurnEnding } from './engine/model'
+// What a `TabRelay` of the app's own carries.
 export type { RelayMessage } from './engine/relay'
 export { broadcastChannelRelay } from './effects/tabRelay'
 export type { RelayAdapter, RelayContext, TabRelay } from './effects/tabRelay'

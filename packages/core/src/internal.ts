@@ -14,6 +14,20 @@ export {
   turnMessages,
 } from './engine/fold'
 export type { LiveTurn, TurnOptions } from './engine/fold'
+/**
+ * The engine's own state, actions and commands (`session.getEngineState()`, `session.inspect()`),
+ * for devtools and tests: their shape follows the engine and may change in a minor version;
+ * render from `SessionState`.
+ */
+export type {
+  Command,
+  EngineAction,
+  EngineState,
+  OwnTurn,
+  ReadState,
+  StopState,
+} from './engine/model'
+
 export { composeTranscript, markTruncated, recordCovers } from './engine/transcript'
 export { defaultTimers } from './platform/environment'
 export { readSse } from './wire/sse'

@@ -3,7 +3,8 @@
  * belongs to (reads, push, relay, the tab's own turn, Stop) and a one-line detail. Pure, so the
  * panel only renders and the wording is tested without a DOM.
  */
-import type { Command, EngineAction, EngineState, InspectedStep } from '@preview-chat/core'
+import type { InspectedStep } from '@preview-chat/core'
+import type { Command, EngineAction, EngineState } from '@preview-chat/core/internal'
 
 export type ActivityKind = 'read' | 'push' | 'relay' | 'turn' | 'stop' | 'other'
 

@@ -1,9 +1,5 @@
-import type {
-  EngineState,
-  InspectedStep,
-  PreviewChatSession,
-  SessionStatus,
-} from '@preview-chat/core'
+import type { InspectedStep, PreviewChatSession, SessionStatus } from '@preview-chat/core'
+import type { EngineState } from '@preview-chat/core/internal'
 import { countActivity, describeStep, noActivity, type Activity, type LoggedStep } from './describe'
 
 /** What the panel shows of one session: its last steps, its traffic, its state. */
