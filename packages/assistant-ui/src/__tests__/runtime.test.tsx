@@ -166,8 +166,20 @@ describe('a suspension', () => {
 describe('refetch', () => {
   it("the kit's reloadMainThread() is one history read", async () => {
     const { key } = await chat.mock.seed.thread({ messages: ['Hello'] })
-    const { runtime } = mountChat(key)
+    const { runtime, session } = mountChat(key)
     await waitFor(() => expect(lastAnswer().getAttribute('data-status')).toBe('complete'))
+    // Settled first: the read that follows the push channel's connect (which may come after the
+    // first read on a loaded machine) is not the reload's.
+    await waitFor(() => {
+      const { push, reads } = session(key).getEngineState()
+      expect({ connected: push.connected, inFlight: reads.inFlight, wanted: reads.wanted }).toEqual(
+        {
+          connected: true,
+          inFlight: false,
+          wanted: false,
+        },
+      )
+    })
     const reads = () =>
       chat.mock.backend.inspect.countRequests({ route: 'messages', method: 'GET' })
     const before = reads()
