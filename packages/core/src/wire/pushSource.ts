@@ -129,7 +129,7 @@ function reconnecting(
               listener.onRefused?.(
                 new PreviewChatError(
                   'network_error',
-                  `The push channel was refused before it opened (check the push URL, and that the user's credentials reach it: a browser WebSocket sends cookies only). It retries with backoff, at most every ${max} ms; reads go on meanwhile.`,
+                  `The push channel was refused before it opened: check the push URL, and that the user's credentials reach it. It retries with backoff, at most every ${max} ms; reads go on meanwhile.`,
                 ),
               )
             openedAt = null
