@@ -18,20 +18,10 @@ import {
   startLiveTurn,
   userMessage,
   useFakeTimersInEachTest,
+  memoryStorage,
 } from './harness'
 
 useFakeTimersInEachTest()
-
-function memoryStorage() {
-  const items = new Map<string, string>()
-  const storage: DraftStorage & { items: Map<string, string> } = {
-    items,
-    getItem: (key) => items.get(key) ?? null,
-    setItem: (key, value) => void items.set(key, value),
-    removeItem: (key) => void items.delete(key),
-  }
-  return storage
-}
 
 /** A page of the app: a client (its own query client) over the tab's storage. */
 function page(storage: DraftStorage, scope = 'alice', maxChars?: number) {

@@ -5,22 +5,19 @@
  */
 import { QueryClient } from '@tanstack/query-core'
 import { describe, expect, it, vi } from 'vitest'
-import { historyQueryKey, type DraftStorage } from '../index'
+import { historyQueryKey } from '../index'
 import { persistTranscripts } from '../persist'
-import { finishedTurn, key, settle, setup, snapshot, useFakeTimersInEachTest } from './harness'
+import {
+  finishedTurn,
+  key,
+  memoryStorage,
+  settle,
+  setup,
+  snapshot,
+  useFakeTimersInEachTest,
+} from './harness'
 
 useFakeTimersInEachTest()
-
-function memoryStorage() {
-  const items = new Map<string, string>()
-  const storage: DraftStorage & { items: Map<string, string> } = {
-    items,
-    getItem: (k) => items.get(k) ?? null,
-    setItem: (k, value) => void items.set(k, value),
-    removeItem: (k) => void items.delete(k),
-  }
-  return storage
-}
 
 const texts = (state: { messages: { content: { type: string; text?: string }[] }[] }) =>
   state.messages.map((m) => m.content.map((p) => p.text ?? '').join(''))
