@@ -10,11 +10,9 @@
  * something else). The server runs in a child process with --expose-gc, so each figure is what it
  * still holds, not garbage. It measures; it asserts nothing, and no test runs it.
  */
-import { fork, type ChildProcess } from 'node:child_process'
 import { cpus } from 'node:os'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import type { ServerMeasure } from './load-server'
+import { startServerProcess } from './server-process'
 
 const { values } = parseArgs({
   options: {
@@ -37,35 +35,11 @@ const message = 'Please summarise the quarterly numbers for the team meeting.'
 
 // --- the server, in its own process ---------------------------------------------------------
 
-const child = fork(fileURLToPath(new URL('./load-server.ts', import.meta.url)), {
-  execArgv: ['--expose-gc', '--import', 'tsx', '--conditions=@preview-chat/source'],
-  env: {
-    ...process.env,
-    LOAD_DELTA_MS: values['delta-ms'],
-    LOAD_SNAPSHOT_MS: values['snapshot-ms'],
-  },
-  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+const server = startServerProcess({
+  LOAD_DELTA_MS: values['delta-ms'],
+  LOAD_SNAPSHOT_MS: values['snapshot-ms'],
 })
-
-function nextMessage<T>(process: ChildProcess, type: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (answer: { type: string }) => {
-      if (answer.type !== type) return
-      process.off('message', onMessage)
-      process.off('exit', onExit)
-      resolve(answer as T)
-    }
-    const onExit = (code: number | null) => reject(new Error(`the server process exited (${code})`))
-    process.on('message', onMessage)
-    process.once('exit', onExit)
-  })
-}
-
-const measure = (type: 'measure' | 'forget' = 'measure') => {
-  const answer = nextMessage<ServerMeasure>(child, 'measure')
-  child.send({ type })
-  return answer
-}
+const measure = server.measure
 
 // --- the clients ------------------------------------------------------------------------------
 
@@ -159,7 +133,7 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
 
 // --- the run ------------------------------------------------------------------------------------
 
-const { url } = await nextMessage<{ url: string }>(child, 'ready')
+const url = await server.ready()
 // A short warm-up, forgotten before "before": the code that serves a turn is compiled and loaded
 // then, so that "before" and "after" differ by what the load left behind, not by warm code.
 await runLoad(url, 10, 10, 2000)
@@ -169,8 +143,7 @@ const after = await measure()
 await new Promise((resolve) => setTimeout(resolve, settleSeconds * 1000))
 const settled = await measure()
 const forgotten = await measure('forget')
-child.send({ type: 'close' })
-await new Promise((resolve) => child.once('exit', resolve))
+await server.close()
 
 const turns = run.turnLatencies.length
 console.log(`

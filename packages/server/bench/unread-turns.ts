@@ -13,11 +13,10 @@
  * `seconds` (at most 120), closing the clients and the server. It measures and asserts nothing;
  * no test runs it.
  */
-import { fork, type ChildProcess } from 'node:child_process'
 import { connect, type Socket } from 'node:net'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { ServerMeasure } from './load-server'
+import { startServerProcess } from './server-process'
 
 const { values } = parseArgs({
   options: {
@@ -41,31 +40,12 @@ setTimeout(
   (seconds + 60) * 1000,
 ).unref()
 
-const child = fork(fileURLToPath(new URL('./load-server.ts', import.meta.url)), {
-  execArgv: ['--expose-gc', '--import', 'tsx', '--conditions=@preview-chat/source'],
-  env: { ...process.env, LOAD_DELTA_MS: '0', LOAD_SNAPSHOT_MS: '250', LOAD_PAUSE: values.pause },
-  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+const server = startServerProcess({
+  LOAD_DELTA_MS: '0',
+  LOAD_SNAPSHOT_MS: '250',
+  LOAD_PAUSE: values.pause,
 })
-
-function nextMessage<T>(process: ChildProcess, type: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (answer: { type: string }) => {
-      if (answer.type !== type) return
-      process.off('message', onMessage)
-      process.off('exit', onExit)
-      resolve(answer as T)
-    }
-    const onExit = (code: number | null) => reject(new Error(`the server process exited (${code})`))
-    process.on('message', onMessage)
-    process.once('exit', onExit)
-  })
-}
-
-const measure = () => {
-  const answer = nextMessage<ServerMeasure>(child, 'measure')
-  child.send({ type: 'measure' })
-  return answer
-}
+const measure = server.measure
 
 /** One client: posts the turn, reads the first bytes of the answer, then never reads again. */
 function unreadTurn(port: number, index: number): Promise<Socket> {
@@ -95,7 +75,7 @@ const row = (at: string, m: ServerMeasure) =>
     `${at.padStart(6)}  heap ${mb(m.heapUsed)}  rss ${mb(m.rss)}  running ${String(m.running).padStart(3)} (with a reader ${String(m.listened).padStart(3)})  unread ${mb(m.unreadBytes)}  recorded ${(m.recordedChars / 1e6).toFixed(2)} M chars  cpu ${(m.cpu / 1e6).toFixed(1)} s`,
   )
 
-const { url } = await nextMessage<{ url: string }>(child, 'ready')
+const url = await server.ready()
 const port = Number(new URL(url).port)
 console.log(
   `unread-turns: ${connections} connections, /long ${deltas}, --delta-ms 0, pauses ${values.pause}, ${seconds} s (Node ${process.version})`,
@@ -112,6 +92,5 @@ while (Date.now() - started < seconds * 1000) {
   row(`${Math.round((Date.now() - started) / 1000)} s`, await measure())
 }
 for (const socket of sockets) socket.destroy()
-child.send({ type: 'close' })
-await new Promise((resolve) => child.once('exit', resolve))
+await server.close()
 process.exit(0)

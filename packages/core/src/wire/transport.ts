@@ -157,14 +157,6 @@ export function createTransport(options: TransportOptions) {
 
   return {
     /**
-     * The thread's history. Asked for with `If-None-Match` when this client holds a read of it
-     * with an ETag (the server's, as n8n 2.41 and the reference server send one): a `304`, or a
-     * body equal to the one held, gives back the very snapshot that read gave — nothing parsed
-     * or validated, and the same object, so TanStack Query's structural sharing and the session
-     * see nothing new. The held read is this client's, of this thread, and the one the header
-     * named (a read answering meanwhile does not change what a 304 stands for).
-     */
-    /**
      * The thread's history, asked for with `If-None-Match` when this client holds a read of it
      * with an ETag. A `304`, or a body equal to the one held, gives back the very snapshot that
      * read gave: nothing parsed or validated, and the same object, so TanStack Query's structural
