@@ -75,11 +75,16 @@ describe('the README page', () => {
     )
     render(<App threadId={crypto.randomUUID()} user="alice" />)
     await send('/suspend')
-    await screen.findByText(/waiting for you/, {}, { timeout: 3000 })
-    fireEvent.click(screen.getByText('Approve'))
-    const alert = await screen.findByText(/You may not answer this/, {}, { timeout: 3000 })
-    expect(alert.getAttribute('role')).toBe('alert')
-    expect((screen.getByText('Approve') as HTMLButtonElement).disabled).toBe(false)
+    const waiting = await screen.findByText(/waiting for you/, {}, { timeout: 3000 })
+    const tool = waiting.closest<HTMLElement>('[data-testid="tool-request_approval"]')!
+    const approve = () => within(tool).getByText<HTMLButtonElement>('Approve')
+    fireEvent.click(approve())
+    expect(approve().disabled).toBe(true)
+    // Beside the buttons (the status line may say it too, a render earlier): the refusal, and
+    // the buttons enabled again in the same render.
+    const alert = await within(tool).findByRole('alert', {}, { timeout: 3000 })
+    expect(alert.textContent).toMatch(/You may not answer this/)
+    expect(approve().disabled).toBe(false)
   })
 
   it("writes each answer's ending: an agent's failure, a Stop", async () => {

@@ -12,6 +12,7 @@ import {
   chatPath,
   closeHosts,
   createGate,
+  manualTimers,
   send,
   startHost,
   turn,
@@ -63,8 +64,11 @@ describe('conditional history reads [R-SERVER-CONDITIONAL]', () => {
   })
 
   it('the tag follows the content mid-turn: 200, 304, 200 while running, 304, 200 at the end', async () => {
+    // The agent moves only when the gate says, and a snapshot batch is recorded only when the clock
+    // fires: each version of the record is made by the test, never by the machine's speed.
     const gate = createGate()
-    const server = await startHost({ sleep: gate.sleep, snapshotMs: 5 })
+    const clock = manualTimers()
+    const server = await startHost({ sleep: gate.sleep, timers: clock.timers })
     const reader = await turn(chat(server, { message: 'go', sessionId: 'c2', newSession: true }))
     await reader.next() // execution-started: recorded, no output yet
     const path = historyOf('c2')
@@ -77,12 +81,17 @@ describe('conditional history reads [R-SERVER-CONDITIONAL]', () => {
       if (answer.status === 200) etag = answer.headers.etag as string
       return answer.status
     }
+    await waitFor(() => gate.paused === 1, 'the agent at its first pause')
+    clock.fire() // records what the agent wrote before its first pause
     expect(await read()).toBe(200)
     expect(await read()).toBe(304)
-    // A step of the agent writes more of the answer; the next snapshot batch records it.
+    // A step of the agent writes more of the answer; until a batch records it, the record is as it was.
     const before = etag
     gate.step()
-    await waitFor(async () => (await read()) === 200 || undefined, 'a new version mid-turn')
+    await waitFor(() => gate.paused === 1, 'the agent at its next pause')
+    expect(await read()).toBe(304)
+    clock.fire()
+    expect(await read()).toBe(200)
     expect(etag).not.toBe(before)
     expect(await read()).toBe(304)
     gate.open()

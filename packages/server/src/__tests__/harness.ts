@@ -114,6 +114,28 @@ export function createGate() {
   }
 }
 
+/** Timers whose callbacks run only when the test says so. */
+export function manualTimers() {
+  const pending = new Map<number, () => void>()
+  let nextId = 0
+  return {
+    timers: {
+      setTimeout: (callback: () => void) => {
+        pending.set(++nextId, callback)
+        return nextId
+      },
+      clearTimeout: (handle: unknown) => void pending.delete(handle as number),
+      now: () => performance.now(),
+    },
+    /** Runs every callback due now (not those they schedule). */
+    fire() {
+      const due = [...pending.entries()]
+      pending.clear()
+      for (const [, callback] of due) callback()
+    },
+  }
+}
+
 /** `null`: no user at all. */
 export function authHeaders(user: string | null): Record<string, string> {
   return user === null ? {} : { Authorization: `Bearer ${user}` }

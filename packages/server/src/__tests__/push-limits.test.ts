@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { createPreviewChatBackend } from '../backend'
 import { pushQueueLimitBytes } from '../sse'
-import { authHeaders, closeHosts, startHost, waitFor } from './harness'
+import { authHeaders, closeHosts, manualTimers, startHost, waitFor } from './harness'
 
 // A push client that does not read, or a dead peer, must not make the server buffer without limit:
 // push messages carry no transcript, so such a client is dropped (it reads history when back).
@@ -15,28 +15,6 @@ function bulky(bytes: number): PushMessage {
     type: 'agentExecutionUpdated',
     data: { projectId: 'p1', agentId: 'a1', threadId: 't'.repeat(bytes), executionId: 'e1' },
   } as PushMessage
-}
-
-/** Timers whose callbacks run only when the test says so. */
-function manualTimers() {
-  const pending = new Map<number, () => void>()
-  let nextId = 0
-  return {
-    timers: {
-      setTimeout: (callback: () => void) => {
-        pending.set(++nextId, callback)
-        return nextId
-      },
-      clearTimeout: (handle: unknown) => void pending.delete(handle as number),
-      now: () => performance.now(),
-    },
-    /** Runs every callback due now (not those they schedule). */
-    fire() {
-      const due = [...pending.entries()]
-      pending.clear()
-      for (const [, callback] of due) callback()
-    },
-  }
 }
 
 async function openSocket(url: string, options: { autoPong?: boolean } = {}) {
