@@ -364,7 +364,7 @@ function forgetUnlistenedOnServer(
 ): void {
   if (typeof window !== 'undefined') return
   queueMicrotask(() => {
-    if (!session.getEngineState().active && !prefetched.has(session)) forget()
+    if (!session.listened && !prefetched.has(session)) forget()
   })
 }
 

@@ -28,6 +28,9 @@ export type {
   StopState,
 } from './engine/model'
 
+/** Traces of the engine's runs (`session.recordTrace()`): kept as JSON, replayed through the reducer. */
+export { parseTrace, replayTrace, TRACE_VERSION } from './engine/trace'
+export type { EngineTrace, TraceDivergence, TraceStep } from './engine/trace'
 export { composeTranscript, markTruncated, recordCovers } from './engine/transcript'
 export { defaultTimers } from './platform/environment'
 export { readSse } from './wire/sse'

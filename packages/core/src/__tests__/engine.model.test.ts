@@ -22,8 +22,15 @@
  * (viii) after `dispose()` (or a reload, or a user switch) a tab's runner starts no request;
  * (ix)   a suspension answered by a resume whose turn did not fail never shows open again;
  * (x)    the engine never waits for a read that is not running (a removed query, say), and every
- *        `refresh()` resolves.
+ *        `refresh()` resolves;
+ * (xi)   every step is data: a run's traces, through JSON, replay through `reduce` to the same
+ *        states and commands (checked once every `REPLAY_EVERY` runs). A failing run writes its
+ *        traces to a file whose path the failure names: a bug found here is kept as such a trace
+ *        in `traces/` and replayed by `trace.test.ts`.
  */
+import { writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
 import { sessionStatus } from '../engine/derive'
@@ -31,8 +38,9 @@ import type { Command, EngineAction, EngineState, SubmitResult } from '../engine
 import { initialEngineState } from '../engine/reduce'
 import { createRunner, type Runner } from '../engine/runner'
 import { selectSessionState } from '../engine/select'
+import { replayTrace, traceRecorder, type EngineTrace } from '../engine/trace'
 import type { TurnEvent } from '../wire/contract/events'
-import { PreviewChatError } from '../wire/contract/errors'
+import { errorRecord, type ErrorRecord } from '../wire/contract/errors'
 import { errorFromResponse } from '../wire/contract/rest'
 import { parseHistorySnapshot, type ExecutionStatus } from '../wire/contract/snapshot'
 import { key, engineConfig } from './harness'
@@ -122,9 +130,11 @@ interface World {
   /** Actions dispatched so far: what orders a read's start against the moment all went quiet. */
   seq: number
   quietSince: number | null
-  outcomes: Map<number, { tab: Tab; text: string | null; result: SubmitResult }>
+  outcomes: Map<number, { tab: Tab; text: string | null; result: SubmitResult<ErrorRecord> }>
   /** `refresh()` calls not resolved yet, by request id, with the tab asked. */
   refreshes: Map<number, Tab>
+  /** Every runner's steps (a reloaded tab starts a new one), kept as traces. */
+  traces: { tab: number; scope: Scope; recorder: ReturnType<typeof traceRecorder> }[]
 }
 
 const tabId = (tab: Tab) => `tab-${tab.index}-${tab.origin}`
@@ -153,6 +163,7 @@ function newWorld(behaviour: Behaviour, skews: number[]): World {
     quietSince: null,
     outcomes: new Map(),
     refreshes: new Map(),
+    traces: [],
   }
   // Two tabs of alice's, one of bob's: the same thread id, each user's own thread.
   skews.forEach((skew, i) => openTab(world, i, i < 2 ? 'alice' : 'bob', skew, false))
@@ -183,7 +194,11 @@ function openTab(world: World, index: number, scope: Scope, skew: number, prefet
     resumes: new Map(),
   }
   world.ids++
-  tab.runner = createRunner(initialEngineState({ key, tab: tabId(tab) }), config, {
+  const initial = initialEngineState({ key, tab: tabId(tab) })
+  const recorder = traceRecorder(initial, config)
+  world.traces.push({ tab: index, scope, recorder })
+  tab.runner = createRunner(initial, config, {
+    onStep: recorder.onStep,
     now: () => at(world, tab),
     setTimer(delay, ring) {
       const timer = { tab, at: world.now + delay, ring, cancelled: false }
@@ -309,7 +324,7 @@ function closeStream(world: World, e: Execution, kind: 'terminal' | 'cut') {
   const end =
     kind === 'terminal'
       ? { kind: 'terminal' as const }
-      : { kind: 'cut' as const, error: new PreviewChatError('stream_cut', 'cut') }
+      : { kind: 'cut' as const, error: errorRecord('stream_cut', 'cut') }
   dispatch(world, tab, { type: 'stream-ended', token, end })
 }
 
@@ -361,7 +376,7 @@ function answerPost(world: World, server: Server, index: number, choice: number)
   if (!post) return
   const { tab, token, text, resume } = post
   const spec = world.behaviour === 'spec'
-  const failPost = (error: PreviewChatError) =>
+  const failPost = (error: ErrorRecord) =>
     dispatch(world, tab, { type: 'post-failed', token, error })
   if (choice % 7 === 3)
     // Refused at once, whatever runs (a rate limit, a proxy).
@@ -403,7 +418,7 @@ function answerPost(world: World, server: Server, index: number, choice: number)
     // Taken, but the answer never arrives (a proxy cut it): on n8n that cancels the turn.
     e.stream = null
     if (!spec) setStatus(e, 'cancelled')
-    return failPost(new PreviewChatError('network_error', 'no answer'))
+    return failPost(errorRecord('network_error', 'no answer'))
   }
   if (spec) {
     sendToStream(world, e, [
@@ -446,7 +461,7 @@ function answerRunCancel(world: World, server: Server, index: number, fail: bool
   if (fail)
     return dispatch(world, cancel.tab, {
       type: 'runs-failed',
-      error: new PreviewChatError('server_error', 'failed'),
+      error: errorRecord('server_error', 'failed'),
     })
   const cancelled = server.execs.filter(
     (e) => e.suspension && cancel.runIds.includes(e.suspension.runId),
@@ -587,7 +602,7 @@ function answerRead(world: World, tab: Tab, fail: boolean, late = false) {
   const { status, body } = late ? read.body : historyBody(world, serverOf(world, tab))
   if (fail || status !== 200) {
     const error = fail
-      ? new PreviewChatError('server_error', 'failed')
+      ? errorRecord('server_error', 'failed')
       : errorFromResponse(status, body, 'The history read')
     return dispatch(world, tab, { type: 'read-failed', error, at: at(world, tab), random: 0.5 })
   }
@@ -1052,15 +1067,46 @@ const skews = fc.array(fc.integer({ min: -3_600_000, max: 3_600_000 }), {
   maxLength: 3,
 })
 
-function runModel(behaviour: Behaviour, moves: Move[], tabSkews: number[]) {
+/** The world's runs as traces, through JSON as a file keeps them. */
+const tracesOf = (world: World) =>
+  JSON.parse(
+    JSON.stringify(
+      world.traces.map(({ tab, scope, recorder }) => ({ tab, scope, ...recorder.trace() })),
+    ),
+  ) as (EngineTrace & { tab: number; scope: Scope })[]
+
+/**
+ * (xi) Every step is data: the traces of a run, written as JSON and read back, replay through
+ * `reduce` to the very same states and commands (no class instance, clock or hidden input in a
+ * step). Checked on every `REPLAY_EVERY`th run: a JSON copy of every state of a run is not cheap.
+ */
+function checkReplays(world: World) {
+  for (const trace of tracesOf(world)) {
+    const divergence = replayTrace(trace)
+    if (divergence)
+      throw new Error(
+        `(xi) tab ${trace.tab}'s trace replays otherwise at step ${divergence.step} (${divergence.action}), at ${divergence.path}: kept ${JSON.stringify(divergence.expected)}, now ${JSON.stringify(divergence.actual)}`,
+      )
+  }
+}
+const REPLAY_EVERY = 25
+
+/** Where a failing run's traces are written, to be replayed or kept (`traces/`). */
+const failureTracePath = (behaviour: Behaviour) =>
+  join(tmpdir(), `preview-chat-model-${behaviour}-${process.pid}.json`)
+
+function runModel(behaviour: Behaviour, moves: Move[], tabSkews: number[], replay: boolean) {
   const world = newWorld(behaviour, tabSkews)
   answerReads(world)
   const trace: string[] = []
   try {
     for (const m of moves) play(world, m, trace)
     drain(world)
+    if (replay) checkReplays(world)
   } catch (cause) {
-    throw new Error(`${String(cause)}\nafter:\n  ${trace.join('\n  ')}`)
+    const path = failureTracePath(behaviour)
+    writeFileSync(path, JSON.stringify({ failure: String(cause), tabs: tracesOf(world) }))
+    throw new Error(`${String(cause)}\nafter:\n  ${trace.join('\n  ')}\ntraces: ${path}`)
   }
   return world
 }
@@ -1093,7 +1139,7 @@ const RUNS = 1_500
 
 describe('the engine across three tabs of two users, through the runner (model-based)', () => {
   for (const behaviour of ['spec', 'n8n'] as const) {
-    it(`keeps (i)-(ix) after every step against the ${behaviour} server`, async () => {
+    it(`keeps (i)-(xi) after every step against the ${behaviour} server`, async () => {
       const lengths: number[] = []
       const started = performance.now()
       await assertSeeded(
@@ -1103,7 +1149,7 @@ describe('the engine across three tabs of two users, through the runner (model-b
           skews,
           (moves, tabSkews) => {
             lengths.push(moves.length)
-            runModel(behaviour, moves, tabSkews)
+            runModel(behaviour, moves, tabSkews, lengths.length % REPLAY_EVERY === 0)
           },
         ),
         // PREVIEW_CHAT_SHRINK=1 shrinks a failure to its shortest trace (slower).

@@ -5,7 +5,7 @@ import type { EngineState } from '../engine/model'
 import { initialEngineState, reduce } from '../engine/reduce'
 import { LAGGING_RECORD_POLLS, nextDeadline, nextRead } from '../engine/schedule'
 import { startTurn } from '../engine/fold'
-import { followUp } from '../engine/slices/reads'
+import { AT_ONCE, followUp } from '../engine/slices/reads'
 import { key, runningTurn, engineConfig, snapshot as snapshotOf } from './harness'
 
 const config = engineConfig
@@ -34,7 +34,7 @@ describe('nextRead: when a read starts', () => {
   it('a wanted read starts minReadIntervalMs after the last one began, or at once when urgent [R-READ-COALESCE]', () => {
     const state = reads(active(), { wanted: true, lastStartedAt: 1_000 })
     expect(nextRead(state, config)).toBe(1_250)
-    expect(nextRead(reads(state, { urgent: true }), config)).toBe(Number.NEGATIVE_INFINITY)
+    expect(nextRead(reads(state, { urgent: true }), config)).toBe(AT_ONCE)
   })
 
   it("never before the server's Retry-After [R-READ-RETRY-AFTER]", () => {
@@ -75,11 +75,9 @@ describe('nextRead: when a read starts', () => {
         waiters: [],
       },
     }
-    expect(nextRead(stopped, config)).toBe(Number.NEGATIVE_INFINITY)
+    expect(nextRead(stopped, config)).toBe(AT_ONCE)
     // A POST that timed out holds nothing back either.
-    expect(nextRead({ ...streaming, own: { ...own, timedOut: true } }, config)).toBe(
-      Number.NEGATIVE_INFINITY,
-    )
+    expect(nextRead({ ...streaming, own: { ...own, timedOut: true } }, config)).toBe(AT_ONCE)
   })
 })
 

@@ -1,7 +1,7 @@
 import { isCancelledError, QueryObserver, type QueryClient } from '@tanstack/query-core'
 import type { ParseResult } from '../wire/contract/result'
 import type { HistorySnapshot } from '../wire/contract/snapshot'
-import { toPreviewChatError } from '../wire/contract/errors'
+import { failureRecord } from '../wire/contract/errors'
 import type { EngineAction } from '../engine/model'
 import { snapshotAction } from '../engine/reduce'
 
@@ -80,7 +80,7 @@ export function createHistoryQuery(options: {
 
   const failed = (cause: unknown) => {
     const { at, random } = clock()
-    const error = toPreviewChatError(cause, 'invalid_response', 'The history read failed')
+    const error = failureRecord(cause, 'invalid_response', 'The history read failed')
     dispatch({ type: 'read-failed', error, at, random })
   }
   const listen = () => {

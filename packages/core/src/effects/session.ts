@@ -10,9 +10,17 @@ import type {
 } from '../engine/model'
 import { initialEngineState, serverRenderState } from '../engine/reduce'
 import { createRunner, type Runner } from '../engine/runner'
+import { traceRecorder, type EngineTrace } from '../engine/trace'
 import { selectSessionState, type SessionState } from '../engine/select'
 import { markTruncated } from '../engine/transcript'
-import { describeValue, toPreviewChatError, type PreviewChatError } from '../wire/contract/errors'
+import {
+  describeValue,
+  failureRecord,
+  fromErrorRecord,
+  toErrorRecord,
+  type ErrorRecord,
+  type PreviewChatError,
+} from '../wire/contract/errors'
 import type { ParseResult } from '../wire/contract/result'
 import { checkSnapshot, type HistorySnapshot, type Suspension } from '../wire/contract/snapshot'
 import { readTurnStream, type ThreadKey } from '../wire/transport'
@@ -197,6 +205,14 @@ export class PreviewChatSession {
   }
 
   /**
+   * Whether the session is started: something listens, or listened less than `lingerMs` ago. A
+   * fact of the host (who subscribed), not of the engine's state.
+   */
+  get listened(): boolean {
+    return this.#activity.isOpen
+  }
+
+  /**
    * Listens to state changes. The first subscriber starts the session (first read, push, resume
    * signals); when the last one leaves, it goes quiet after `lingerMs`, without cancelling anything
    * on the server.
@@ -276,6 +292,19 @@ export class PreviewChatSession {
   inspect = (listener: (entry: InspectedStep) => void): (() => void) => {
     this.#inspectors.add(listener)
     return () => void this.#inspectors.delete(listener)
+  }
+
+  /**
+   * Devtools and bug reports: records the engine's steps from now on. `trace()` gives the run so
+   * far as an `EngineTrace` — plain JSON (`JSON.stringify` it to keep it) that `replayTrace`
+   * replays through the reducer step by step; `stop()` ends the recording.
+   */
+  recordTrace = (): { trace(): EngineTrace; stop(): void } => {
+    const recorder = traceRecorder(this.#runner.getState(), this.#ctx.config)
+    const stop = this.inspect(({ action, commands, state }) =>
+      recorder.onStep(action, { commands: [...commands], state }),
+    )
+    return { trace: recorder.trace, stop }
   }
 
   /**
@@ -363,7 +392,7 @@ export class PreviewChatSession {
             this.#dispatch({
               type: 'stop-failed',
               executionId,
-              error: toPreviewChatError(cause, 'network_error', 'Stop got no answer'),
+              error: failureRecord(cause, 'network_error', 'Stop got no answer'),
               at: this.#now(),
             }),
         )
@@ -379,11 +408,7 @@ export class PreviewChatSession {
           (cause: unknown) =>
             this.#dispatch({
               type: 'runs-failed',
-              error: toPreviewChatError(
-                cause,
-                'network_error',
-                'Cancelling the suspended run failed',
-              ),
+              error: failureRecord(cause, 'network_error', 'Cancelling the suspended run failed'),
             }),
         )
         return
@@ -411,14 +436,16 @@ export class PreviewChatSession {
         else storage.removeItem(this.#ctx.draftKey)
         return
       case 'settle-submit':
-        return this.#settle(command.request, command.result)
+        return this.#settle(command.request, withPublicError(command.result) as SubmitResult)
       case 'settle-stop':
-        for (const request of command.requests) this.#settle(request, command.result)
+        for (const request of command.requests)
+          this.#settle(request, withPublicError(command.result) as StopResult)
         return
-      case 'turn-ended':
+      case 'turn-ended': {
+        const ending = withPublicError(command.ending) as TurnEnding
         for (const listener of this.#endings) {
           try {
-            listener(command.ending)
+            listener(ending)
           } catch (cause) {
             this.#dispatch({
               type: 'listener-threw',
@@ -428,6 +455,7 @@ export class PreviewChatSession {
           }
         }
         return
+      }
       case 'warn':
         return this.#ctx.warn(command.message)
     }
@@ -467,12 +495,18 @@ export class PreviewChatSession {
             }),
           controller.signal,
           warn,
-        ).then((end) => ended({ type: 'stream-ended', token, end })),
+        ).then((end) =>
+          ended({
+            type: 'stream-ended',
+            token,
+            end: end.kind === 'cut' ? { kind: 'cut', error: toErrorRecord(end.error) } : end,
+          }),
+        ),
       (cause: unknown) =>
         ended({
           type: 'post-failed',
           token,
-          error: toPreviewChatError(cause, 'network_error', 'Sending the message got no answer'),
+          error: failureRecord(cause, 'network_error', 'Sending the message got no answer'),
         }),
     )
   }
@@ -506,4 +540,12 @@ export class PreviewChatSession {
       ctx.onIdle()
     }
   }
+}
+
+/** The engine's results carry error records; the app gets each as its `PreviewChatError`. */
+function withPublicError(
+  result: SubmitResult<ErrorRecord> | StopResult<ErrorRecord> | TurnEnding<ErrorRecord>,
+) {
+  const { error } = result as { error?: ErrorRecord | null }
+  return (error ? { ...result, error: fromErrorRecord(error) } : result) as unknown
 }

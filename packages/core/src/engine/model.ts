@@ -5,7 +5,7 @@
  */
 import type { TurnEvent } from '../wire/contract/events'
 import type { ThreadKey } from '../wire/contract/ids'
-import type { PreviewChatError } from '../wire/contract/errors'
+import type { ErrorRecord, PreviewChatError } from '../wire/contract/errors'
 import type { PushMessage } from '../wire/contract/push'
 import type { TurnRequest } from '../wire/contract/requests'
 import type { HistorySnapshot, Message } from '../wire/contract/snapshot'
@@ -31,14 +31,17 @@ export interface EngineConfig {
   keepLive?: boolean
 }
 
-/** The outcome of `submit()` and `resume()`. */
-export type SubmitResult =
+/**
+ * The outcome of `submit()` and `resume()`. `E`: how its error is carried (the engine's own steps
+ * carry an `ErrorRecord`; the app gets the `PreviewChatError`).
+ */
+export type SubmitResult<E = PreviewChatError> =
   /** The server took the turn and runs it; `executionId` `null`: unannounced ([stand-in ids](../../../../docs/decisions/stand-in-ids.md)). */
   | { outcome: 'accepted'; executionId: string | null }
   /** A turn runs, a submission is under way, or the thread's state is not known yet: nothing was sent. */
   | { outcome: 'busy' }
   /** Not accepted (or not confirmed in time); the draft is kept. `error.code` says why. */
-  | { outcome: 'failed'; error: PreviewChatError }
+  | { outcome: 'failed'; error: E }
 
 /**
  * Whose turn it was, as this tab saw it: `own`, this tab posted it (a message or a resume);
@@ -54,7 +57,7 @@ export type TurnOrigin = 'own' | 'followed' | 'recovered'
  * completion"): reported once per turn to `session.onTurnEnd` listeners (the hook's `onFinish`
  * and `onError`), never for a turn that had ended before this tab looked.
  */
-export interface TurnEnding {
+export interface TurnEnding<E = PreviewChatError> {
   executionId: string
   /** Whose turn it was (`TurnOrigin`). */
   origin: TurnOrigin
@@ -63,13 +66,13 @@ export interface TurnEnding {
   /** The turn's recorded messages: the person's (none for a resume) and the answer. */
   messages: Message[]
   /** For `error`: the recorded failure, as `agent_error`. */
-  error: PreviewChatError | null
+  error: E | null
 }
 
 /** The outcome of `stop()`. `cancelRequested: true` means accepted, not ended: the record says when. */
-export interface StopResult {
+export interface StopResult<E = PreviewChatError> {
   cancelRequested: boolean
-  error?: PreviewChatError
+  error?: E
 }
 
 /** This tab's own turn request, from the POST until its stream ends. */
@@ -110,7 +113,8 @@ export interface ReadState {
   wanted: boolean
   /** The asked read skips the spacing between reads (`refresh()`). */
   urgent: boolean
-  lastStartedAt: number
+  /** When the last read started (scheduler time); `null`: none yet. */
+  lastStartedAt: number | null
   /** Consecutive failed reads. */
   failures: number
   /** Consecutive polls without a push channel. */
@@ -119,8 +123,8 @@ export interface ReadState {
   lagPolls: number
   /** When a retry or a poll is due; `null`: none. */
   followUpAt: number | null
-  /** No read before this (the server's `Retry-After`). */
-  notBefore: number
+  /** No read before this (the server's `Retry-After`); `null`: no such limit. */
+  notBefore: number | null
 }
 
 /** A Stop under way, which every `stop()` joins (`waiters`) ([its target is its own](../../../../docs/decisions/stop-belongs-to-its-message.md)). */
@@ -220,8 +224,8 @@ export interface EngineState {
   /** This tab lost track of its own turn (a cut stream, no answer): cleared by a fresh read. */
   cut: boolean
   draft: string
-  error: PreviewChatError | null
-  readError: PreviewChatError | null
+  error: ErrorRecord | null
+  readError: ErrorRecord | null
   lastSyncedAt: number | null
   /** When the runner was last asked to wake the engine (`set-alarm`), or `null` for never. */
   wakeAt: number | null
@@ -269,14 +273,14 @@ export type EngineAction =
       at: number
     }
   /** The POST got no turn stream: refused, failed, or a page instead of the API. */
-  | { type: 'post-failed'; token: number; error: PreviewChatError }
+  | { type: 'post-failed'; token: number; error: ErrorRecord }
   /** Events of one of this tab's turn streams, in order (one network chunk's worth). */
   | { type: 'turn-events'; token: number; events: TurnEvent[]; at: number; stampedAt: number }
   /** A turn stream ended: after its terminal event, cut before one, or aborted by this tab. */
   | {
       type: 'stream-ended'
       token: number
-      end: { kind: 'terminal' } | { kind: 'cut'; error: PreviewChatError } | { kind: 'aborted' }
+      end: { kind: 'terminal' } | { kind: 'cut'; error: ErrorRecord } | { kind: 'aborted' }
     }
   /** Anything that arrived on the relay channel: parsed by the reducer, never trusted. */
   | { type: 'relay-received'; data: unknown; at: number; stampedAt: number }
@@ -300,7 +304,7 @@ export type EngineAction =
       stampedAt: number
       random: number
     }
-  | { type: 'read-failed'; error: PreviewChatError; at: number; random: number }
+  | { type: 'read-failed'; error: ErrorRecord; at: number; random: number }
   /**
    * A read ended without an answer: its fetch was aborted (`fetch`), or the query that carried it
    * was removed or reset (`fetch: null`: whatever read was in flight).
@@ -309,9 +313,9 @@ export type EngineAction =
   | { type: 'push-changed'; connected: boolean; at: number; random: number }
   | { type: 'stop-requested'; request: number; at: number }
   | { type: 'stop-answered'; executionId: string; cancelRequested: boolean }
-  | { type: 'stop-failed'; executionId: string; error: PreviewChatError; at: number }
+  | { type: 'stop-failed'; executionId: string; error: ErrorRecord; at: number }
   | { type: 'runs-answered'; cancelled: boolean }
-  | { type: 'runs-failed'; error: PreviewChatError }
+  | { type: 'runs-failed'; error: ErrorRecord }
   | { type: 'error-cleared' }
 
 /**
@@ -342,10 +346,10 @@ export type Command =
   | { type: 'keep-live'; turn: LiveTurn | null }
   /** Keep the draft for a reload (`''`: remove it). */
   | { type: 'store-draft'; draft: string }
-  | { type: 'settle-submit'; request: number; result: SubmitResult }
-  | { type: 'settle-stop'; requests: readonly number[]; result: StopResult }
+  | { type: 'settle-submit'; request: number; result: SubmitResult<ErrorRecord> }
+  | { type: 'settle-stop'; requests: readonly number[]; result: StopResult<ErrorRecord> }
   /** A turn this tab saw running ended (the record says how). */
-  | { type: 'turn-ended'; ending: TurnEnding }
+  | { type: 'turn-ended'; ending: TurnEnding<ErrorRecord> }
   /** Report a protocol oddity (once per message, by the client). */
   | { type: 'warn'; message: string }
 

@@ -1,4 +1,4 @@
-import type { PreviewChatError } from '../wire/contract/errors'
+import { fromErrorRecord, type ErrorRecord, type PreviewChatError } from '../wire/contract/errors'
 import type { Message, Suspension } from '../wire/contract/snapshot'
 import { activeExecutionId, openSuspensions, sessionStatus, type SessionStatus } from './derive'
 import type { LiveTurn } from './fold'
@@ -60,6 +60,9 @@ export interface SessionState {
   canStop: boolean
 }
 
+const publicError = (record: ErrorRecord | null): PreviewChatError | null =>
+  record && fromErrorRecord(record)
+
 /**
  * The live turns to show: a running one the record has overtaken (this tab's stream stalled
  * behind a buffering proxy, say) gives way to the record, so the live view never hides newer
@@ -116,8 +119,8 @@ export function selectSessionState(
     canSend: status === 'idle',
     canSubmit: status === 'idle' && state.draft.trim().length > 0,
     draft: state.draft,
-    error: state.error,
-    readError: state.readError,
+    error: publicError(state.error),
+    readError: publicError(state.readError),
     notFound: state.notFound,
     lastSyncedAt: state.lastSyncedAt,
     server: state.server,

@@ -57,7 +57,8 @@ describe('usePreviewChat over the reference backend', () => {
     const { chat: api } = mountChat(seeded.key)
     await waitFor(() => expect(api().messages).toHaveLength(2), until)
     const known = api().messages
-    chat.mock.failNextReads(1, { status: 500 })
+    // Every read fails from now: the retry that follows cannot clear the error before it is checked.
+    chat.mock.failNextReads(Infinity, { status: 500 })
     await act(() => api().refresh())
     expect(api().readError).toMatchObject({ code: 'server_error' })
     expect(api().messages).toBe(known)

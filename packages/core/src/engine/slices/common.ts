@@ -1,4 +1,5 @@
 /** What the slices share: building steps, asking for a read, relaying, and the live turn's ids. */
+import type { ErrorRecord } from '../../wire/contract/errors'
 import { recordedMessageId } from '../../wire/contract/ids'
 import type { ExecutionStatus, HistorySnapshot, Message } from '../../wire/contract/snapshot'
 import type { LiveTurn } from '../fold'
@@ -37,7 +38,7 @@ export const relay = (state: EngineState, body: RelayBody): Command => ({
 })
 
 /** Resolves every `stop()` call waiting on the Stop that ends now. */
-export function settleStop(waiters: readonly number[], result: StopResult): Command[] {
+export function settleStop(waiters: readonly number[], result: StopResult<ErrorRecord>): Command[] {
   return waiters.length === 0 ? [] : [{ type: 'settle-stop', requests: waiters, result }]
 }
 

@@ -3,7 +3,7 @@
  * reload), reported once each when the record shows how they ended: what `onFinish` and
  * `onError` are told. A turn that had ended before this tab looked is never reported.
  */
-import { PreviewChatError } from '../../wire/contract/errors'
+import { errorRecord, type ErrorRecord } from '../../wire/contract/errors'
 import { recordedMessageId } from '../../wire/contract/ids'
 import type { HistorySnapshot, Message } from '../../wire/contract/snapshot'
 import type { Command, EngineState, TurnEnding, TurnOrigin } from '../model'
@@ -57,7 +57,7 @@ function endingOf(
   snapshot: HistorySnapshot,
   executionId: string,
   origin: TurnOrigin,
-): TurnEnding | null {
+): TurnEnding<ErrorRecord> | null {
   const assistant = recordedMessage(snapshot, recordedMessageId(executionId, 'assistant'))
   if (!assistant || assistant.executionStatus === 'running') return null
   const user = recordedMessage(snapshot, recordedMessageId(executionId, 'user'))
@@ -71,7 +71,7 @@ function endingOf(
     messages,
     error:
       status === 'error'
-        ? new PreviewChatError('agent_error', assistant.executionError ?? 'The turn failed.')
+        ? errorRecord('agent_error', assistant.executionError ?? 'The turn failed.')
         : null,
   }
 }

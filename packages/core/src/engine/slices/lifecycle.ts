@@ -2,7 +2,7 @@
  * The session's life: listened to, quiet, disposed; and time passing (the deadlines of every
  * slice). Going quiet or being disposed ends what waits on this tab and says which requests go.
  */
-import { PreviewChatError } from '../../wire/contract/errors'
+import { errorRecord, type ErrorRecord } from '../../wire/contract/errors'
 import { activeExecutionId } from '../derive'
 import type { Command, EngineAction, EngineConfig, EngineState, ReadState, Step } from '../model'
 import { settleStop, step, andThen, wantRead } from './common'
@@ -22,12 +22,12 @@ export const idleReads: ReadState = {
   count: 0,
   wanted: false,
   urgent: false,
-  lastStartedAt: -Infinity,
+  lastStartedAt: null,
   failures: 0,
   polls: 0,
   lagPolls: 0,
   followUpAt: null,
-  notBefore: -Infinity,
+  notBefore: null,
 }
 
 /**
@@ -102,7 +102,7 @@ function startRead(state: EngineState, at: number): Step {
 }
 
 /** What waits on this tab when it goes quiet or is disposed: each ends with `error`, or plainly. */
-function endPending(state: EngineState, error: PreviewChatError): Command[] {
+function endPending(state: EngineState, error: ErrorRecord): Command[] {
   const commands: Command[] = []
   const { own, stop } = state
   if (own && !own.settled)
@@ -141,7 +141,7 @@ const quiet = (state: EngineState): EngineState => ({
  * only Stop or `dispose()` may cancel a person's turn.
  */
 export function deactivated(state: EngineState): Step {
-  const error = new PreviewChatError(
+  const error = errorRecord(
     'disposed',
     'The session stopped being listened to before the server accepted the message; the record shows whether its turn runs.',
   )
@@ -154,7 +154,7 @@ export function deactivated(state: EngineState): Step {
 
 /** `dispose()`: for good. Every stream closes (documented: on n8n 2.41 that cancels the turn). */
 export function disposed(state: EngineState): Step {
-  const error = new PreviewChatError(
+  const error = errorRecord(
     'disposed',
     'The session was disposed before the server accepted the message.',
   )

@@ -3,7 +3,7 @@
  * an announced turn, or one the server began without announcing it), its events and its end.
  */
 import type { TurnEvent } from '../../wire/contract/events'
-import { inBandError, PreviewChatError } from '../../wire/contract/errors'
+import { errorRecord, inBandError, type ErrorRecord } from '../../wire/contract/errors'
 import { openSuspensions, sessionStatus } from '../derive'
 import { applyTurnEvents, startTurn, type LiveTurn } from '../fold'
 import type {
@@ -52,7 +52,7 @@ export function requestTurn(
     action.type === 'resume-requested' &&
     !openSuspensions(state).some((s) => s.toolCallId === action.toolCallId)
   ) {
-    const error = new PreviewChatError(
+    const error = errorRecord(
       'invalid_request',
       'This tool call is not waiting for an answer (it was answered already, or is not open in this thread): nothing was sent.',
     )
@@ -60,7 +60,7 @@ export function requestTurn(
   }
   const text = action.type === 'submit-requested' ? (action.text ?? state.draft) : null
   if (text !== null && text.trim() === '') {
-    const error = new PreviewChatError(
+    const error = errorRecord(
       'invalid_request',
       'The message is empty; type a message before sending.',
     )
@@ -108,14 +108,14 @@ export function requestTurn(
 }
 
 /** `submit()`'s outcome, unless it has one already (a timed-out message was told it failed). */
-const settleSubmit = (own: OwnTurn, result: SubmitResult): Command[] =>
+const settleSubmit = (own: OwnTurn, result: SubmitResult<ErrorRecord>): Command[] =>
   own.settled ? [] : [{ type: 'settle-submit', request: own.token, result }]
 
 /** This tab's message was not taken up (refused, failed, cut or timed out before its turn began). */
 function notTakenUp(
   state: EngineState,
   own: OwnTurn,
-  error: PreviewChatError,
+  error: ErrorRecord,
   change: Partial<EngineState>,
 ): Step {
   const next = { ...state, ...change }
@@ -286,10 +286,7 @@ export function streamEnded(state: EngineState, action: Action<'stream-ended'>):
   const error =
     end.kind === 'cut'
       ? end.error
-      : new PreviewChatError(
-          'disposed',
-          'The session was disposed before the server accepted the message.',
-        )
+      : errorRecord('disposed', 'The session was disposed before the server accepted the message.')
   return notTakenUp(ended, own, error, {})
 }
 
@@ -305,7 +302,7 @@ export function submitDeadline(state: EngineState, at: number, config: EngineCon
   if (due === null || at < due || !own) return step(state)
   // The stream stays open (closing it could cancel the turn on some servers); the record
   // decides, the draft stays.
-  const error = new PreviewChatError(
+  const error = errorRecord(
     'timeout',
     `The server did not confirm the message within ${config.submitTimeoutMs} ms. Your draft is kept; ` +
       'the chat shows what the server recorded and lets you send again once nothing runs.',

@@ -42,14 +42,23 @@ export function pushMessage(state: EngineState, { message }: Action<'push-messag
 export function readDueAt(state: EngineState, config: EngineConfig): number | null {
   const { reads, own, stop } = state
   if (!state.active || reads.inFlight) return null
-  const due = reads.wanted ? -Infinity : reads.followUpAt
+  const due = reads.wanted ? AT_ONCE : reads.followUpAt
   if (due === null) return null
-  const spacing = reads.urgent ? -Infinity : reads.lastStartedAt + config.minReadIntervalMs
+  const spacing =
+    reads.urgent || reads.lastStartedAt === null
+      ? AT_ONCE
+      : reads.lastStartedAt + config.minReadIntervalMs
   const stopAccepted = stop?.kind === 'execution' && stop.accepted
   const held =
-    own && !own.timedOut && !stopAccepted ? own.lastEventAt + config.streamSilenceMs : -Infinity
-  return Math.max(due, spacing, held, reads.notBefore)
+    own && !own.timedOut && !stopAccepted ? own.lastEventAt + config.streamSilenceMs : AT_ONCE
+  return Math.max(due, spacing, held, reads.notBefore ?? AT_ONCE)
 }
+
+/**
+ * "Now, whatever the clock says": earlier than any scheduler time, and, unlike `-Infinity`, a
+ * number JSON keeps (a step is data: `engine/trace.ts`).
+ */
+export const AT_ONCE = Number.MIN_SAFE_INTEGER
 
 /**
  * The query's function ran: the read this engine asked for (it takes the fetch's tag), or one the
@@ -177,7 +186,10 @@ export function followUp(state: EngineState, at: number, random: number, config:
         config.retry.maxMs,
         jitter,
       )
-      return { ...state, reads: { ...reads, followUpAt: Math.max(at + delay, reads.notBefore) } }
+      return {
+        ...state,
+        reads: { ...reads, followUpAt: Math.max(at + delay, reads.notBefore ?? AT_ONCE) },
+      }
     }
     return { ...state, reads: { ...reads, followUpAt: null } }
   }

@@ -4,7 +4,7 @@
  * waiting on it. A Stop names only what its tab had as its target, never "the latest" (spec: "A
  * late request cannot cancel a later execution").
  */
-import { PreviewChatError } from '../../wire/contract/errors'
+import { errorRecord, type ErrorRecord } from '../../wire/contract/errors'
 import { activeExecutionId, isSuspended, openSuspensions } from '../derive'
 import type { LiveTurn } from '../fold'
 import type { EngineAction, EngineConfig, EngineState, Step, StopState } from '../model'
@@ -76,7 +76,7 @@ const executionStop = (
  * The Stop under way ends without cancelling anything: every `stop()` waiting on it is told so
  * (with `error`, when it failed), and a read shows what runs.
  */
-function dropStop(state: EngineState, waiters: readonly number[], error?: PreviewChatError): Step {
+function dropStop(state: EngineState, waiters: readonly number[], error?: ErrorRecord): Step {
   return step(
     wantRead({ ...state, stop: null, error: error ?? state.error }),
     ...settleStop(waiters, error ? { cancelRequested: false, error } : { cancelRequested: false }),
@@ -95,7 +95,7 @@ function stopByClosing(
     return dropStop(
       state,
       waiters,
-      new PreviewChatError(
+      errorRecord(
         'unsupported',
         'This server stops a turn only from the tab that sent it (it has no Stop by execution id). ' +
           'Stop it there, or let it finish.',

@@ -87,20 +87,93 @@ export class PreviewChatError extends Error {
   }
 }
 
+/**
+ * A `PreviewChatError` as plain data: what the engine keeps in its state, actions and commands, so
+ * that a step is JSON (a devtools trace can be exported, and replayed through `reduce`). The
+ * `PreviewChatError` an app sees is made from it at the API edge (`fromErrorRecord`).
+ */
+export interface ErrorRecord {
+  readonly code: PreviewChatErrorCode
+  readonly message: string
+  readonly status?: number
+  readonly serverCode?: string | number
+  readonly hint?: string
+  readonly issues?: readonly string[]
+  readonly retryAfterMs?: number
+  readonly routeMissing?: boolean
+}
+
+/** A record of an error the engine itself finds (no cause: nothing failed outside it). */
+export function errorRecord(
+  code: PreviewChatErrorCode,
+  message: string,
+  options: Omit<ErrorRecord, 'code' | 'message'> = {},
+): ErrorRecord {
+  return { code, message, ...options }
+}
+
+// The error each record was made from (or first made into): an app that gets a record's error
+// back gets the very instance it came from, `cause` and stack included. Keyed by identity, so
+// it holds nothing a record does not.
+const errorsOfRecords = new WeakMap<ErrorRecord, PreviewChatError>()
+
+/** The record of `error`, to hand to the engine (an action's `error`). */
+export function toErrorRecord(error: PreviewChatError): ErrorRecord {
+  const { code, message, status, serverCode, hint, issues, retryAfterMs, routeMissing } = error
+  // Through JSON: the fields an error does not have are left out, as a stored record has them.
+  const record = JSON.parse(
+    JSON.stringify({
+      code,
+      message,
+      status,
+      serverCode,
+      hint,
+      issues: issues.length > 0 ? issues : undefined,
+      retryAfterMs,
+      routeMissing: routeMissing || undefined,
+    }),
+  ) as ErrorRecord
+  errorsOfRecords.set(record, error)
+  return record
+}
+
+/** `toPreviewChatError`, as the record an effect hands to the engine. */
+export function failureRecord(
+  cause: unknown,
+  code: PreviewChatErrorCode,
+  what: string,
+): ErrorRecord {
+  return toErrorRecord(toPreviewChatError(cause, code, what))
+}
+
+/**
+ * The `PreviewChatError` of a record, as the app sees it: the one it was made from, or (a record
+ * the engine made, or one replayed from JSON) a new one, made once per record.
+ */
+export function fromErrorRecord(record: ErrorRecord): PreviewChatError {
+  let error = errorsOfRecords.get(record)
+  if (!error) {
+    const { code, message, ...options } = record
+    error = new PreviewChatError(code, message, options)
+    errorsOfRecords.set(record, error)
+  }
+  return error
+}
+
 /** The error of an in-band `error` event of a turn stream. */
 export function inBandError(event: {
   message: string
   errorCode?: string | undefined
-}): PreviewChatError {
-  const options = { serverCode: event.errorCode }
+}): ErrorRecord {
+  const options = event.errorCode === undefined ? {} : { serverCode: event.errorCode }
   if (event.errorCode === 'turn_already_running') {
-    return new PreviewChatError(
+    return errorRecord(
       'turn_already_running',
       `${event.message} Your draft is kept; send it once the running turn ends, or stop that turn.`,
       options,
     )
   }
-  return new PreviewChatError('agent_error', event.message, options)
+  return errorRecord('agent_error', event.message, options)
 }
 
 /**

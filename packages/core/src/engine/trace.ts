@@ -1,0 +1,130 @@
+/**
+ * A run of the engine kept as data. Every action, state and command is plain JSON (errors are
+ * `ErrorRecord`s, never class instances), so a run can be written down — the devtools export one,
+ * the model suite writes the run that broke an invariant — and replayed through `reduce` later: a
+ * kept trace is a regression test that says at which step, and where in the state, the engine
+ * now decides differently.
+ */
+import type { Command, EngineAction, EngineConfig, EngineState, Step } from './model'
+import { reduce } from './reduce'
+
+/** The version of the trace format; a trace of another version is refused, not guessed at. */
+export const TRACE_VERSION = 1
+
+/** One action through the reducer and what it returned. */
+export interface TraceStep {
+  action: EngineAction
+  commands: Command[]
+  state: EngineState
+}
+
+/** Where a run started, and each step of it. */
+export interface EngineTrace {
+  version: typeof TRACE_VERSION
+  config: EngineConfig
+  initial: EngineState
+  steps: TraceStep[]
+}
+
+/** Where a replay first decided otherwise than the trace says. */
+export interface TraceDivergence {
+  /** The step's index in `trace.steps`. */
+  step: number
+  action: EngineAction['type']
+  /** The first differing place, as a dot path from the step (`state.own.token`, `commands.0.type`). */
+  path: string
+  expected: unknown
+  actual: unknown
+}
+
+/**
+ * Keeps the steps of a run as they happen (the runner's `onStep`), by reference: the engine's
+ * states are never mutated, so keeping them costs no copy.
+ */
+export function traceRecorder(initial: EngineState, config: EngineConfig) {
+  const steps: TraceStep[] = []
+  return {
+    onStep(action: EngineAction, step: Step): void {
+      steps.push({ action, commands: step.commands, state: step.state })
+    },
+    /** The run so far, as a trace (JSON-ready: `JSON.stringify` writes it whole). */
+    trace(): EngineTrace {
+      return { version: TRACE_VERSION, config, initial, steps: [...steps] }
+    },
+  }
+}
+
+/**
+ * Replays `trace` through `reduce` from its first state: `null` when every step returns the
+ * commands and state the trace kept, or the first divergence. Compared as JSON, as a trace is
+ * stored (a field that is `undefined` is as good as absent).
+ */
+export function replayTrace(trace: EngineTrace): TraceDivergence | null {
+  let state = trace.initial
+  for (const [index, kept] of trace.steps.entries()) {
+    const step = reduce(state, kept.action, trace.config)
+    const difference = firstDifference(
+      asJson({ commands: kept.commands, state: kept.state }),
+      asJson({ commands: step.commands, state: step.state }),
+      '',
+    )
+    if (difference) return { step: index, action: kept.action.type, ...difference }
+    state = step.state
+  }
+  return null
+}
+
+/**
+ * A trace from JSON (a file, a devtools export), checked for its version and shape before any of
+ * it reaches the reducer. Throws a `TypeError` that says what is wrong.
+ */
+export function parseTrace(json: unknown): EngineTrace {
+  const trace = json as Partial<EngineTrace> | null
+  if (typeof trace !== 'object' || trace === null) throw new TypeError('A trace is a JSON object.')
+  if (trace.version !== TRACE_VERSION)
+    throw new TypeError(
+      `This trace is of version ${String(trace.version)}; this engine replays version ${TRACE_VERSION} only.`,
+    )
+  if (!isObject(trace.config) || !isObject(trace.initial) || !Array.isArray(trace.steps))
+    throw new TypeError('A trace has `config`, `initial` and `steps` (an array).')
+  trace.steps.forEach((step: unknown, index) => {
+    const { action, commands, state } = (step ?? {}) as Partial<TraceStep>
+    if (
+      !isObject(action) ||
+      typeof action.type !== 'string' ||
+      !Array.isArray(commands) ||
+      !isObject(state)
+    )
+      throw new TypeError(
+        `Step ${index} of the trace needs an \`action\` with a \`type\`, \`commands\` and a \`state\`.`,
+      )
+  })
+  return trace as EngineTrace
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value)) as unknown
+
+function firstDifference(
+  expected: unknown,
+  actual: unknown,
+  path: string,
+): { path: string; expected: unknown; actual: unknown } | null {
+  if (Object.is(expected, actual)) return null
+  const bothObjects =
+    typeof expected === 'object' &&
+    expected !== null &&
+    typeof actual === 'object' &&
+    actual !== null &&
+    Array.isArray(expected) === Array.isArray(actual)
+  if (!bothObjects) return { path: path || '.', expected, actual }
+  const a = expected as Record<string, unknown>
+  const b = actual as Record<string, unknown>
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const found = firstDifference(a[key], b[key], path ? `${path}.${key}` : key)
+    if (found) return found
+  }
+  return null
+}
