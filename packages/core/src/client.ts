@@ -1,6 +1,7 @@
 import { QueryClient } from '@tanstack/query-core'
 import {
   browserResumeSignal,
+  randomUuid,
   defaultDraftStorage,
   defaultTimers,
   safeDraftStorage,
@@ -233,7 +234,7 @@ export function createMinimalPreviewChatClient(
     keepLive: options.persist !== undefined,
   }
   // This tab's id on the relay: holds and turns are told apart by the tab that sent them.
-  const tab = options.tabId ?? randomTabId()
+  const tab = options.tabId ?? randomUuid()
   const relay =
     typeof options.relay === 'function'
       ? options.relay({ scope: options.scope ?? '', timers, lingerMs })
@@ -296,6 +297,7 @@ export function createMinimalPreviewChatClient(
           timers,
           now: options.now ?? Date.now,
           random: options.random ?? Math.random,
+          newId: randomUuid,
           resumeSignal: options.resumeSignal ?? browserResumeSignal,
           relay,
           tab,
@@ -432,12 +434,6 @@ function createPushHub(
       }
     },
   }
-}
-
-function randomTabId(): string {
-  const crypto = globalThis.crypto as Crypto | undefined
-  if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID()
-  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
 }
 
 /** Reports each distinct message once (per client), to `onWarning` or the console in development. */

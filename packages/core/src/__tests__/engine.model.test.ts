@@ -43,7 +43,7 @@ import type { TurnEvent } from '../wire/contract/events'
 import { errorRecord, type ErrorRecord } from '../wire/contract/errors'
 import { errorFromResponse } from '../wire/contract/rest'
 import { parseHistorySnapshot, type ExecutionStatus } from '../wire/contract/snapshot'
-import { key, engineConfig } from './harness'
+import { key, engineConfig, messageIdOf } from './harness'
 import { assertSeeded } from './seeded'
 
 type Behaviour = 'spec' | 'n8n'
@@ -856,6 +856,7 @@ function enabledMoves(world: World, { a, b }: Move): [string, () => void][] {
             type: 'submit-requested',
             request,
             text: `${tab.scope}:m${request}`,
+            messageId: messageIdOf(request),
             at: at(world, tab),
           })
         },

@@ -3,7 +3,7 @@
  * so a test walks a scenario one step at a time and asserts each state on the way. (The property
  * suite runs the real reference backend instead.)
  */
-import { afterEach, beforeEach, vi } from 'vitest'
+import { afterEach, beforeEach, expect, vi } from 'vitest'
 import type { TurnEvent } from '../contract'
 import type { EngineConfig } from '../engine/model'
 import type {
@@ -15,6 +15,7 @@ import type {
   PushSource,
 } from '../index'
 import { createPreviewChatClient, type PreviewChatClientOptions } from '../index'
+import { uuidPattern } from '../wire/contract/requests'
 import type { DraftStorage, RelayMessage, SessionState, TabRelay } from '../index'
 
 export const key = { projectId: 'p1', agentId: 'a1', threadId: 't1' }
@@ -31,6 +32,13 @@ export const engineConfig: EngineConfig = {
 }
 /** The wall clock of every scripted session. */
 export const now = Date.parse('2026-11-30T10:00:00.000Z')
+
+/** A message's client id in tests that mint their own: a UUID made from the request number. */
+export const messageIdOf = (request: number) =>
+  `00000000-0000-4000-8000-${String(request).padStart(12, '0')}`
+
+/** What a POST body's `messageId` is when the session minted it: any UUID. */
+export const aMessageId = expect.stringMatching(uuidPattern)
 export const base = `/rest/projects/p1/agents/v2/a1/chat`
 
 interface Pending<T> {

@@ -10,17 +10,17 @@ import { sessionStatus } from '../engine/derive'
 import { startTurn } from '../engine/fold'
 import type { EngineAction, EngineConfig, EngineState, ReadState } from '../engine/model'
 import { initialEngineState, reduce, snapshotAction } from '../engine/reduce'
-import type { PreviewChatErrorCode, PreviewChatErrorOptions } from '../wire/contract/errors'
-import { PreviewChatError } from '../wire/contract/errors'
+import type { ErrorRecord, PreviewChatErrorCode } from '../wire/contract/errors'
+import { errorRecord } from '../wire/contract/errors'
 import type { TurnEvent } from '../wire/contract/events'
 import type { HistorySnapshot } from '../wire/contract/snapshot'
-import { engineConfig, finishedTurn, key, runningTurn, snapshot } from './harness'
+import { engineConfig, finishedTurn, key, runningTurn, snapshot, messageIdOf } from './harness'
 
 // --- errors: built and compared in one place each (they may become plain records) ---------------
 
 /** An error as an action carries it. */
-const err = (code: PreviewChatErrorCode, extra: PreviewChatErrorOptions = {}) =>
-  new PreviewChatError(code, `planted ${code}`, extra)
+const err = (code: PreviewChatErrorCode, extra: Omit<ErrorRecord, 'code' | 'message'> = {}) =>
+  errorRecord(code, `planted ${code}`, extra)
 
 /** What an expected error must have: its code and the fields named, whatever object holds them. */
 const anErr = (code: PreviewChatErrorCode, extra: Record<string, unknown> = {}) =>
@@ -96,6 +96,7 @@ const restored = () =>
 const submit = (request: number, text?: string): EngineAction => ({
   type: 'submit-requested',
   request,
+  messageId: messageIdOf(request),
   text,
   at: 2,
 })
@@ -156,7 +157,7 @@ const table = (rows: Row[]) => it.each(rows)('$title', check)
 // With `random: 0` a backoff waits half its ceiling: retries 250, 500, … ms, polls 500, 1000, ….
 
 describe('read-failed', () => {
-  const failed = (error: PreviewChatError): EngineAction => ({
+  const failed = (error: ErrorRecord): EngineAction => ({
     type: 'read-failed',
     error,
     at: 100,
@@ -424,7 +425,7 @@ describe('runs-answered', () => {
 })
 
 describe('runs-failed', () => {
-  const failed = (error: PreviewChatError): EngineAction => ({ type: 'runs-failed', error })
+  const failed = (error: ErrorRecord): EngineAction => ({ type: 'runs-failed', error })
   table([
     {
       title:
@@ -755,4 +756,111 @@ describe('resume-requested', () => {
       },
     ])
   })
+})
+
+describe('a message whose POST lost its answer [R-POST-RETRY-DEDUPE]', () => {
+  const opened = (dedupesMessages: boolean): EngineAction => ({
+    type: 'turn-opened',
+    token: 1,
+    dedupesMessages,
+  })
+  const cut: EngineAction = {
+    type: 'stream-ended',
+    token: 1,
+    end: { kind: 'cut', error: err('stream_cut') },
+  }
+  const noAnswer: EngineAction = { type: 'post-failed', token: 1, error: err('network_error') }
+  /** Posted on a server whose answers said `message-dedupe` (or said nothing: `false`). */
+  const postedTo = (dedupes: boolean | null) =>
+    dedupes === null ? posting() : after(posting(), opened(dedupes))
+  const sentAgain = {
+    type: 'post',
+    token: 1,
+    request: { kind: 'message', body: { message: 'Hi', messageId: messageIdOf(1) } },
+  }
+  const failed = (code: PreviewChatErrorCode) => [
+    { type: 'settle-submit', request: 1, result: { outcome: 'failed', error: anErr(code) } },
+    { type: 'relay', message: { kind: 'posting', active: false } },
+  ]
+  const twiceLost = after(postedTo(true), cut, opened(true))
+
+  it('learns from each turn stream’s answer whether the server dedupes', () => {
+    expect(postedTo(null).server.dedupesMessages).toBeNull()
+    expect(postedTo(true).server.dedupesMessages).toBe(true)
+    expect(after(postedTo(true), opened(false)).server.dedupesMessages).toBe(false)
+  })
+
+  table([
+    {
+      title: 'cut before any event, on a server that dedupes: sent once more, the same ids',
+      given: postedTo(true),
+      when: cut,
+      then: { own: { token: 1, attempts: 2, phase: 'posting' }, streams: [1] },
+      commands: [sentAgain],
+      status: 'submitting',
+    },
+    {
+      title: 'no answer at all (a network error), on a server that dedupes: sent once more',
+      given: postedTo(true),
+      when: noAnswer,
+      then: { own: { attempts: 2 } },
+      commands: [sentAgain],
+      status: 'submitting',
+    },
+    {
+      title: 'lost a second time: not sent a third; the draft is kept, the record decides',
+      given: twiceLost,
+      when: cut,
+      then: { own: null, cut: true },
+      commands: failed('stream_cut'),
+    },
+    {
+      title: 'on a server not known to dedupe: never sent twice (today’s recovery by reading)',
+      given: postedTo(null),
+      when: noAnswer,
+      then: { own: null, cut: true },
+      commands: failed('network_error'),
+    },
+    {
+      title:
+        'on a server whose answer said nothing of dedupe (released n8n 2.41): never twice [R-N8N-NO-DEDUPE]',
+      given: postedTo(false),
+      when: cut,
+      then: { own: null },
+      commands: failed('stream_cut'),
+    },
+    {
+      title: 'a page instead of the API is not a lost answer: not sent again',
+      given: postedTo(true),
+      when: { type: 'post-failed', token: 1, error: err('invalid_response') },
+      then: { own: null },
+      commands: failed('invalid_response'),
+    },
+    {
+      title: 'a resume carries no message id: never sent twice',
+      given: after(idle(suspended), resume(1), opened(true)),
+      when: cut,
+      then: { own: null },
+      commands: [
+        { type: 'settle-submit', request: 1, result: { outcome: 'failed' } },
+        { type: 'relay', message: { kind: 'posting', active: false } },
+      ],
+    },
+    {
+      title:
+        'the second POST answered with a bare done: it was taken the first time; accepted, read',
+      given: after({ ...postedTo(true), draft: 'Hi' }, cut, opened(true)),
+      when: turnEvents(1, { type: 'done' } as TurnEvent),
+      then: { own: null, draft: '', error: null, reads: { wanted: true } },
+      commands: [
+        {
+          type: 'settle-submit',
+          request: 1,
+          result: { outcome: 'accepted', executionId: null },
+        },
+        { type: 'relay', message: { kind: 'posting', active: false } },
+        { type: 'store-draft', draft: '' },
+      ],
+    },
+  ])
 })

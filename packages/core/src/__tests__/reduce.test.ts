@@ -11,7 +11,7 @@ import { sessionStatus } from '../engine/derive'
 import { startTurn, type LiveTurn } from '../engine/fold'
 import { selectSessionState } from '../engine/select'
 import { PreviewChatError } from '../wire/contract/errors'
-import { finishedTurn, key, runningTurn, snapshot, engineConfig } from './harness'
+import { finishedTurn, key, runningTurn, snapshot, engineConfig, messageIdOf } from './harness'
 
 const config = engineConfig
 const thread = JSON.stringify([key.projectId, key.agentId, key.threadId])
@@ -67,6 +67,7 @@ const relayed = (body: Record<string, unknown>, tab = 'B'): EngineAction => ({
 const submit = (request = 1, ...text: [string?]): EngineAction => ({
   type: 'submit-requested',
   request,
+  messageId: messageIdOf(request),
   text: text.length === 0 ? 'Hi' : text[0],
   at: 2,
 })
@@ -89,7 +90,10 @@ describe('ownTurn: the gate and the first events of this tab’s turn', () => {
       {
         type: 'post',
         token: 1,
-        request: { kind: 'message', body: { message: 'Hi', sessionId: 't1', newSession: true } },
+        request: {
+          kind: 'message',
+          body: { message: 'Hi', sessionId: 't1', newSession: true, messageId: messageIdOf(1) },
+        },
       },
       { type: 'relay', message: { v: 1, tab: 'A', thread, kind: 'posting', active: true } },
     ])
@@ -153,7 +157,11 @@ describe('ownTurn: the gate and the first events of this tab’s turn', () => {
     expect(types(commands)).toEqual(['post', 'relay', 'warn', 'settle-submit', 'relay', 'relay'])
     expect(commands.at(-1)).toMatchObject({ message: { kind: 'events', seq: 1 } })
     expect(state.live?.executionId).toBe('unannounced:1')
-    expect(state.server).toEqual({ keepsTurnOnDisconnect: false, stopsByExecutionId: false })
+    expect(state.server).toEqual({
+      keepsTurnOnDisconnect: false,
+      stopsByExecutionId: false,
+      dedupesMessages: null,
+    })
   })
 
   it('no acceptance within submitTimeoutMs: failed with timeout, not taken up, the stream left open', () => {

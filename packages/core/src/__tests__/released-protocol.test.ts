@@ -109,7 +109,11 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
     expect(seen.statuses()).toEqual(['idle', 'submitting', 'streaming', 'idle'])
     expect(answer(final)).toContain('delta 20.')
     expect(final.messages.at(-1)?.id).toMatch(/^[A-Za-z0-9]{16}:assistant$/)
-    expect(final.server).toEqual({ keepsTurnOnDisconnect: false, stopsByExecutionId: false })
+    expect(final.server).toEqual({
+      keepsTurnOnDisconnect: false,
+      stopsByExecutionId: false,
+      dedupesMessages: false,
+    })
     expect(a.posts()).toBe(1)
     seen.stop()
     session.dispose()

@@ -58,6 +58,8 @@ describe('nextRead: when a read starts', () => {
       timedOut: false,
       settled: true,
       batches: 3,
+      request: { kind: 'message' as const, body: { message: 'Q' } },
+      attempts: 1,
     }
     const streaming = reads(active({ own }), { wanted: true })
     expect(nextRead(streaming, config)).toBe(7_000)
@@ -93,6 +95,8 @@ describe('nextDeadline', () => {
       timedOut: false,
       settled: false,
       batches: 0,
+      request: { kind: 'message' as const, body: { message: 'Q' } },
+      attempts: 1,
     }
     expect(nextDeadline(active({ own }), config)).toBe(30_100)
     const stop = { kind: 'held' as const, token: 1, askedAt: 200, waiters: [] }

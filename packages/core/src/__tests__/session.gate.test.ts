@@ -13,6 +13,7 @@ import {
   setup,
   snapshot,
   useFakeTimersInEachTest,
+  aMessageId,
 } from './harness'
 
 const runningElsewhere = runningTurn({ question: 'Other tab' })
@@ -203,6 +204,7 @@ describe('new threads [R-GATE-NEW-THREAD]', () => {
       message: 'First',
       sessionId: 't1',
       newSession: true,
+      messageId: aMessageId,
     })
     t.session.dispose()
   })
@@ -225,7 +227,11 @@ describe('new threads [R-GATE-NEW-THREAD]', () => {
     t.session.setDraft('Next')
     void t.session.submit()
     await settle()
-    expect(t.server.requests.at(-1)?.body).toEqual({ message: 'Next', sessionId: 't1' })
+    expect(t.server.requests.at(-1)?.body).toEqual({
+      message: 'Next',
+      sessionId: 't1',
+      messageId: aMessageId,
+    })
     t.session.dispose()
   })
 })

@@ -9,6 +9,7 @@ import {
   snapshot,
   startLiveTurn,
   userMessage,
+  aMessageId,
 } from './harness'
 
 const startTurn = (t: ReturnType<typeof setup>) => startLiveTurn(t, 'Hello')
@@ -22,7 +23,7 @@ describe('live stream (spec: "The original connection receives live SSE events")
       {
         method: 'POST',
         path: '/rest/projects/p1/agents/v2/a1/chat',
-        body: { message: 'Hello', sessionId: 't1', newSession: true },
+        body: { message: 'Hello', sessionId: 't1', newSession: true, messageId: aMessageId },
       },
     ])
 

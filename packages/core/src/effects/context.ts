@@ -21,6 +21,8 @@ export interface SessionContext {
   timers: Timers
   now(): number
   random(): number
+  /** A fresh UUID: each message's client id (`messageId`). */
+  newId(): string
   resumeSignal: ResumeSignal
   /** The channel to the other tabs of this origin, or null; and this tab's id on it. */
   relay: TabRelay | null

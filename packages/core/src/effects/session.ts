@@ -249,6 +249,7 @@ export class PreviewChatSession {
       type: 'submit-requested',
       request,
       text: typeof text === 'string' ? text : undefined,
+      messageId: this.#ctx.newId(),
       at: this.#now(),
     }))
 
@@ -482,7 +483,12 @@ export class PreviewChatSession {
       this.#dispatch(action)
     }
     transport.openTurn(this.key, request, controller.signal).then(
-      (body) =>
+      ({ body, capabilities }) => {
+        this.#dispatch({
+          type: 'turn-opened',
+          token,
+          dedupesMessages: capabilities.dedupesMessages,
+        })
         void readTurnStream(
           body,
           (events) =>
@@ -501,7 +507,8 @@ export class PreviewChatSession {
             token,
             end: end.kind === 'cut' ? { kind: 'cut', error: toErrorRecord(end.error) } : end,
           }),
-        ),
+        )
+      },
       (cause: unknown) =>
         ended({
           type: 'post-failed',

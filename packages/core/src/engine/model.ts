@@ -94,6 +94,10 @@ export interface OwnTurn {
   settled: boolean
   /** Event batches applied so far (the other tabs follow them by this number). */
   batches: number
+  /** What was POSTed, kept to send it again with the same ids (a message's `messageId`). */
+  request: TurnRequest
+  /** POSTs of it so far: a second only where the server dedupes (`ServerTraits.dedupesMessages`). */
+  attempts: number
 }
 
 /** History reads: at most one in flight and one wanted behind it. */
@@ -158,6 +162,13 @@ export type StopState =
 export interface ServerTraits {
   keepsTurnOnDisconnect: boolean | null
   stopsByExecutionId: boolean | null
+  /**
+   * A chat POST whose `messageId` the thread already took is answered with a bare `done` and
+   * records nothing (the server's `Preview-Chat-Capabilities: message-dedupe`, learned from each
+   * turn stream's answer): a message whose POST lost its answer before any event is sent again,
+   * with the same ids. `false` or `null` (released n8n 2.41): never sent twice.
+   */
+  dedupesMessages: boolean | null
 }
 
 /** Everything the engine knows about one thread. Changed only by `reduce`. */
@@ -263,7 +274,14 @@ export type EngineAction =
   | { type: 'tick'; at: number }
   | { type: 'draft-changed'; draft: string }
   /** `submit(text?)`: `text` or, without it, the draft. `request` names the call's outcome. */
-  | { type: 'submit-requested'; request: number; text: string | undefined; at: number }
+  | {
+      type: 'submit-requested'
+      request: number
+      text: string | undefined
+      /** The message's client id (a UUID the session minted), sent as `messageId`. */
+      messageId: string
+      at: number
+    }
   | {
       type: 'resume-requested'
       request: number
@@ -272,6 +290,8 @@ export type EngineAction =
       resumeData: unknown
       at: number
     }
+  /** The POST was answered with a turn stream; its headers say whether the server dedupes. */
+  | { type: 'turn-opened'; token: number; dedupesMessages: boolean }
   /** The POST got no turn stream: refused, failed, or a page instead of the API. */
   | { type: 'post-failed'; token: number; error: ErrorRecord }
   /** Events of one of this tab's turn streams, in order (one network chunk's worth). */

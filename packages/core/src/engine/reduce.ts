@@ -19,7 +19,7 @@ import {
   prefetchRequested,
   tick,
 } from './slices/lifecycle'
-import { postFailed, requestTurn, streamEnded, turnEvents } from './slices/ownTurn'
+import { postFailed, requestTurn, streamEnded, turnEvents, turnOpened } from './slices/ownTurn'
 import { pushChanged, pushMessage, readCancelled, readFailed, readStarted } from './slices/reads'
 import { relayReceived } from './slices/relay'
 import { applySnapshot } from './slices/snapshot'
@@ -75,6 +75,7 @@ export function initialEngineState(init: EngineInit): EngineState {
     server: {
       keepsTurnOnDisconnect: init.server?.keepsTurnOnDisconnect ?? null,
       stopsByExecutionId: init.server?.stopsByExecutionId ?? null,
+      dedupesMessages: init.server?.dedupesMessages ?? null,
     },
   }
 }
@@ -112,6 +113,7 @@ const handlers: { [T in EngineAction['type']]: Handler<T> } = {
   'error-cleared': (state) => step({ ...state, error: null }),
   'submit-requested': requestTurn,
   'resume-requested': requestTurn,
+  'turn-opened': turnOpened,
   'post-failed': postFailed,
   'turn-events': turnEvents,
   'stream-ended': streamEnded,

@@ -28,6 +28,24 @@ export const defaultTimers: Timers = {
   now: () => performance.now(),
 }
 
+/**
+ * A random UUID (version 4): `crypto.randomUUID` where there is one; built from
+ * `crypto.getRandomValues` where it is missing (a page served over plain HTTP, which is not a
+ * secure context); from `Math.random` only where there is no `crypto` at all. What a message's
+ * `messageId` and a tab's relay id are.
+ */
+export function randomUuid(): string {
+  const crypto = globalThis.crypto as Crypto | undefined
+  if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID()
+  const bytes = new Uint8Array(16)
+  if (typeof crypto?.getRandomValues === 'function') crypto.getRandomValues(bytes)
+  else for (let i = 0; i < 16; i++) bytes[i] = Math.floor(Math.random() * 256)
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
 /** Visibility and connectivity changes of a browser page; a no-op elsewhere. */
 export const browserResumeSignal: ResumeSignal = (callback) => {
   if (typeof window === 'undefined' || typeof document === 'undefined') return () => {}

@@ -1,4 +1,9 @@
 import {
+  capabilitiesHeader,
+  parseCapabilities,
+  type ServerCapabilities,
+} from './contract/capabilities'
+import {
   isDeltaEvent,
   isTerminalEvent,
   parseTurnEvent,
@@ -216,7 +221,7 @@ export function createTransport(options: TransportOptions) {
       key: ThreadKey,
       body: TurnRequest,
       signal: AbortSignal,
-    ): Promise<ReadableStream<Uint8Array>> {
+    ): Promise<{ body: ReadableStream<Uint8Array>; capabilities: ServerCapabilities }> {
       const what = body.kind === 'message' ? 'Sending the message' : 'Resuming the turn'
       const path = body.kind === 'message' ? agentPath(key) : `${agentPath(key)}/resume`
       const response = await request(
@@ -243,7 +248,11 @@ export function createTransport(options: TransportOptions) {
       }
       if (!response.body)
         throw new PreviewChatError('invalid_response', `${what} answered without a stream body.`)
-      return response.body
+      // What the server says it can do (message dedupe), from the answer's header.
+      return {
+        body: response.body,
+        capabilities: parseCapabilities(response.headers.get(capabilitiesHeader)),
+      }
     },
   }
 }

@@ -3,6 +3,7 @@
  * an announced turn, or one the server began without announcing it), its events and its end.
  */
 import type { TurnEvent } from '../../wire/contract/events'
+import type { TurnRequest } from '../../wire/contract/requests'
 import { errorRecord, inBandError, type ErrorRecord } from '../../wire/contract/errors'
 import { openSuspensions, sessionStatus } from '../derive'
 import { applyTurnEvents, startTurn, type LiveTurn } from '../fold'
@@ -66,6 +67,28 @@ export function requestTurn(
     )
     return step(state, { type: 'settle-submit', request, result: { outcome: 'failed', error } })
   }
+  // A thread with no readable history is new: its first message creates it.
+  const recorded = state.recorded
+  const newSession = !recorded || recorded.messages.length === 0
+  const turnRequest: TurnRequest =
+    action.type === 'submit-requested'
+      ? {
+          kind: 'message',
+          body: {
+            message: text ?? '',
+            sessionId: state.key.threadId,
+            ...(newSession && { newSession: true as const }),
+            messageId: action.messageId,
+          },
+        }
+      : {
+          kind: 'resume',
+          body: {
+            runId: action.runId,
+            toolCallId: action.toolCallId,
+            resumeData: action.resumeData,
+          },
+        }
   const own: OwnTurn = {
     token: request,
     text,
@@ -76,28 +99,9 @@ export function requestTurn(
     timedOut: false,
     settled: false,
     batches: 0,
+    request: turnRequest,
+    attempts: 1,
   }
-  // A thread with no readable history is new: its first message creates it.
-  const recorded = state.recorded
-  const newSession = !recorded || recorded.messages.length === 0
-  const turnRequest =
-    action.type === 'submit-requested'
-      ? {
-          kind: 'message' as const,
-          body: {
-            message: text ?? '',
-            sessionId: state.key.threadId,
-            ...(newSession && { newSession: true as const }),
-          },
-        }
-      : {
-          kind: 'resume' as const,
-          body: {
-            runId: action.runId,
-            toolCallId: action.toolCallId,
-            resumeData: action.resumeData,
-          },
-        }
   const next = { ...state, own, streams: [...state.streams, request], error: null }
   // The other tabs hold their gate from now until this message's turn begins or is not taken up.
   return step(
@@ -130,10 +134,45 @@ function notTakenUp(
   )
 }
 
+/**
+ * The server's answer to this tab's POST began (a turn stream): what its headers say the server
+ * can do is learned for every later message too.
+ */
+export function turnOpened(state: EngineState, action: Action<'turn-opened'>): Step {
+  if (state.server.dedupesMessages === action.dedupesMessages) return step(state)
+  return step({ ...state, server: { ...state.server, dedupesMessages: action.dedupesMessages } })
+}
+
+/**
+ * A message whose POST lost its answer before any event (no answer at all, or a stream cut
+ * before its first event) is sent once more, with the same ids, where the server dedupes: if the
+ * first POST was taken, the second is answered with a bare `done` (`alreadyAccepted`) and
+ * records nothing. Never on a server not known to dedupe (released n8n 2.41), never a resume
+ * (no id to dedupe by), never after its acceptance deadline passed.
+ */
+function retried(state: EngineState, own: OwnTurn, lost: boolean): Step | null {
+  const sendAgain =
+    lost &&
+    own.phase === 'posting' &&
+    !own.timedOut &&
+    own.attempts < 2 &&
+    own.request.kind === 'message' &&
+    own.request.body.messageId !== undefined &&
+    state.server.dedupesMessages === true
+  if (!sendAgain) return null
+  const streams = [...state.streams.filter((token) => token !== own.token), own.token]
+  return step(
+    { ...state, streams, own: { ...own, attempts: own.attempts + 1 } },
+    { type: 'post', token: own.token, request: own.request },
+  )
+}
+
 export function postFailed(state: EngineState, action: Action<'post-failed'>): Step {
   const streams = state.streams.filter((token) => token !== action.token)
   const { own } = state
   if (own?.token !== action.token) return step({ ...state, streams })
+  const again = retried(state, own, action.error.code === 'network_error')
+  if (again) return again
   // Read either way: a refusal such as turn_already_running means another turn runs.
   return notTakenUp(wantRead({ ...state, streams }), own, action.error, {
     own: null,
@@ -151,6 +190,7 @@ export function turnEvents(
   if (own?.token !== action.token) return step(state) // a detached stream: shown nowhere
   if (own.phase === 'streaming') return streamed(state, own, action.events, action, config)
   const [first] = action.events
+  if (first?.type === 'done' && own.attempts > 1) return alreadyAccepted(state, own)
   if (first?.type === 'error') {
     // Refused before it started (e.g. turn_already_running): nothing was recorded.
     const error = inBandError(first)
@@ -170,6 +210,25 @@ export function turnEvents(
   const startedOwn = started.state.own
   if (rest.length === 0 || !startedOwn) return started
   return andThen(started, (s) => streamed(s, startedOwn, rest, action, config))
+}
+
+/**
+ * A bare `done` to a message sent again: the server had taken it the first time (its answer was
+ * lost). Accepted, with no execution id; what runs and what was recorded come from a read.
+ */
+function alreadyAccepted(state: EngineState, own: OwnTurn): Step {
+  const draft = own.text !== null && state.draft === own.text ? '' : state.draft
+  // `cut`: this tab lost track of the turn; a fresh read shows it (running, or ended by now).
+  const next = wantRead({ ...state, own: null, draft, error: null, cut: true })
+  return andThen(
+    step(
+      next,
+      ...settleSubmit(own, { outcome: 'accepted', executionId: null }),
+      relay(next, { kind: 'posting', active: false }),
+    ),
+    // A Stop held for this message has no execution id to wait for: what runs is the record's.
+    (s) => onOwnTurnNotTaken(s, own.token),
+  )
 }
 
 function startOwnTurn(
@@ -276,6 +335,8 @@ export function streamEnded(state: EngineState, action: Action<'stream-ended'>):
   const { own } = state
   if (own?.token !== action.token) return step({ ...state, streams })
   const { end } = action
+  const again = retried(state, own, end.kind === 'cut')
+  if (again) return again
   const ended = wantRead({
     ...state,
     streams,
