@@ -40,9 +40,12 @@ export function randomUuid(): string {
   const bytes = new Uint8Array(16)
   if (typeof crypto?.getRandomValues === 'function') crypto.getRandomValues(bytes)
   else for (let i = 0; i < 16; i++) bytes[i] = Math.floor(Math.random() * 256)
-  bytes[6] = (bytes[6]! & 0x0f) | 0x40
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80
-  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')
+  // Version 4, variant 10 (RFC 9562): the high nibble of byte 6, the high bits of byte 8.
+  const hex = Array.from(bytes, (byte, i) =>
+    (i === 6 ? (byte & 0x0f) | 0x40 : i === 8 ? (byte & 0x3f) | 0x80 : byte)
+      .toString(16)
+      .padStart(2, '0'),
+  ).join('')
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
