@@ -1,6 +1,7 @@
 import { describeValue, PreviewChatError } from './errors'
 import { isRecord, parseJson, validate } from './result'
 import {
+  array,
   boolean,
   hasOwn,
   object,
@@ -19,6 +20,11 @@ export interface ExecutionStartedEvent {
   type: 'execution-started'
   executionId: string
   sessionId: string
+  /**
+   * The messages this execution takes up (next-era platform, `queue.ts`): each one's client
+   * `messageId` where it sent one, else the id the record gives it. Absent on the spec and 2.41.
+   */
+  inputMessageIds?: string[]
 }
 export interface StartStepEvent {
   type: 'start-step'
@@ -194,7 +200,7 @@ const chunkSchemas = typed({
 }
 
 const eventSchemas = typed({
-  'execution-started': { executionId: str, sessionId: str },
+  'execution-started': { executionId: str, sessionId: str, inputMessageIds: optional(array(str)) },
   'start-step': {},
   'finish-step': {},
   'text-start': id,

@@ -3,6 +3,8 @@ export * from './push'
 export * from './rest'
 export * from './requests'
 export * from './ids'
+export * from './queue'
+export * from './capabilities'
 export type { ParseResult } from './result'
 export { createSnapshotReuse, parseHistorySnapshot } from './snapshot'
 export type {

@@ -65,3 +65,45 @@ export function readPushMessage(raw: unknown): PushMessageParseResult {
 
 /** The messages `readPushMessage` gave. */
 const read = new WeakSet<object>()
+
+/**
+ * The platform's unreleased queue push (next-era.md): a thread's queue changed. It carries no
+ * contents: answer it with a queue read. Not part of `PushMessage` (what every server sends);
+ * `readPushMessage` reports it `ignored`, and a client that knows the queue reads it again with
+ * `readQueuePushMessage`.
+ */
+export interface AgentMessageQueueUpdatedMessage {
+  type: 'agentMessageQueueUpdated'
+  data: { projectId: string; agentId: string; threadId: string }
+}
+
+/** Every push message the reference server sends. */
+export type ServerPushMessage = PushMessage | AgentMessageQueueUpdatedMessage
+
+const queuePushSchema = object({
+  type: literal('agentMessageQueueUpdated'),
+  data: object({ projectId: string, agentId: string, threadId: string }),
+}) satisfies Schema<AgentMessageQueueUpdatedMessage>
+
+export type QueuePushMessageParseResult =
+  | { kind: 'message'; message: AgentMessageQueueUpdatedMessage }
+  | { kind: 'ignored'; type: string }
+  | { kind: 'invalid'; error: PreviewChatError }
+
+/** Checks a value (a parsed frame, or an app's own source's) as an `agentMessageQueueUpdated`. */
+export function readQueuePushMessage(raw: unknown): QueuePushMessageParseResult {
+  const type = isRecord(raw) ? raw.type : undefined
+  if (type !== 'agentMessageQueueUpdated') {
+    return { kind: 'ignored', type: typeof type === 'string' ? type : '' }
+  }
+  const result = validate(queuePushSchema, raw, 'An agentMessageQueueUpdated push message')
+  return result.success
+    ? { kind: 'message', message: result.value }
+    : { kind: 'invalid', error: result.error }
+}
+
+/** `readQueuePushMessage` of one push frame's text. Never throws. */
+export function parseQueuePushMessage(data: string): QueuePushMessageParseResult {
+  const json = parseJson(data, 'A push message')
+  return json.success ? readQueuePushMessage(json.value) : { kind: 'invalid', error: json.error }
+}

@@ -11,6 +11,11 @@ export interface ChatRequestBody {
   message: string
   sessionId?: string
   newSession?: true
+  /**
+   * The client's id of this message (a UUID; needs `sessionId`). A server that dedupes
+   * (`capabilities.ts`: `message-dedupe`) answers a second POST of it with a bare `done`.
+   */
+  messageId?: string
 }
 
 /** Body of `POST .../chat/resume`. */
@@ -33,11 +38,21 @@ const pathId = check(
   'must be an id a URL path segment can carry (not empty, ".", or "..")',
 )
 
-const chatRequestSchema = object({
-  message: nonBlank,
-  sessionId: optional(pathId),
-  newSession: optional(literal(true)),
-}) satisfies Schema<ChatRequestBody>
+/** A UUID, any version, any case (RFC 9562's text form): what the platform's source asks of `messageId`. */
+export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const uuid = check(string, (id) => uuidPattern.test(id), 'must be a UUID')
+
+// "`messageId` must be a UUID and needs a `sessionId`" (next-era.md, "Client message ids").
+const chatRequestSchema = check(
+  object({
+    message: nonBlank,
+    sessionId: optional(pathId),
+    newSession: optional(literal(true)),
+    messageId: optional(uuid),
+  }),
+  (body) => body.messageId === undefined || body.sessionId !== undefined,
+  'a messageId needs a sessionId (mint the thread id too)',
+) satisfies Schema<ChatRequestBody>
 
 const resumeRequestSchema = object({
   runId: pathId,

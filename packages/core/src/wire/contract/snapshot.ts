@@ -105,6 +105,11 @@ export interface Message {
   executionError?: string
   /** ISO-8601. */
   createdAt: string
+  /**
+   * The client's `messageId` of a user message, where the client sent one and the server keeps
+   * it (the reference server's spec and next-era flavors): a lost POST's fate, read from history.
+   */
+  messageId?: string
 }
 
 /** A tool call that waits for a person; resume it with its `runId` and `toolCallId`. */
@@ -167,6 +172,7 @@ export const messageSchema = object({
   executionStatus: optional(picklist(['running', 'success', 'error', 'cancelled', 'interrupted'])),
   executionError: optional(string),
   createdAt: string,
+  messageId: optional(string),
 })
 
 const suspensionSchema = object({

@@ -1,0 +1,39 @@
+/**
+ * What a server says it can do beyond the contract, in one response header of its turn streams
+ * (`Preview-Chat-Capabilities: message-dedupe, message-queue`). The reference server sends it;
+ * the platform's own server sends none, and a client learns the same from its first queue event
+ * (`message-queued`: the platform's queue dedupes too) or from its `server` option.
+ */
+
+/** The response header (of `POST …/chat`'s answer) that lists the capabilities. */
+export const capabilitiesHeader = 'Preview-Chat-Capabilities'
+
+/**
+ * - `message-dedupe`: a chat POST whose `messageId` the thread already accepted is answered with a
+ *   bare `done` and records nothing (a POST whose answer was lost may be sent again, same ids).
+ * - `message-queue`: a message posted while a turn runs is queued (`message-queued`), and the
+ *   queue routes exist (`queue.ts`).
+ */
+export type ServerCapability = 'message-dedupe' | 'message-queue'
+
+export const serverCapabilities: readonly ServerCapability[] = ['message-dedupe', 'message-queue']
+
+/** What the header says, as flags (false for what it does not list, or without a header). */
+export interface ServerCapabilities {
+  dedupesMessages: boolean
+  queuesMessages: boolean
+}
+
+/** Reads the header's value (`response.headers.get(capabilitiesHeader)`); unknown tokens are skipped. */
+export function parseCapabilities(header: string | null | undefined): ServerCapabilities {
+  const tokens = new Set((header ?? '').split(',').map((token) => token.trim().toLowerCase()))
+  return {
+    dedupesMessages: tokens.has('message-dedupe'),
+    queuesMessages: tokens.has('message-queue'),
+  }
+}
+
+/** The header's value for these capabilities (the server's side). */
+export function formatCapabilities(capabilities: readonly ServerCapability[]): string {
+  return serverCapabilities.filter((capability) => capabilities.includes(capability)).join(', ')
+}
