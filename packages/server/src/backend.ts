@@ -1,4 +1,5 @@
 import type { Timers } from '@preview-chat/core'
+import { capabilitiesHeader } from '@preview-chat/core/contract'
 import { scriptedAgent, type PreviewChatAgent } from './agent'
 import type { BackendContext } from './context'
 import {
@@ -16,6 +17,8 @@ import { createInspectionLog, type PreviewChatInspection } from './inspection'
 import type { PushListener } from './push'
 import { admitPushUser } from './push-admission'
 import type { ExecutionRelay } from './relay'
+import { afterExecution } from './queue/model'
+import { letSteersIn } from './queue/steer'
 import { dispatch } from './routes/dispatch'
 import { platformTimers, sleepOn, type Sleep } from './sleep'
 import { createPreviewChatStore, type PreviewChatStore } from './store'
@@ -75,7 +78,8 @@ export interface PreviewChatBackendOptions {
    * `'n8n-2.41'`, the released n8n 2.41's preview chat as `fixtures/n8n-2.41/` captured it (no
    * `execution-started`, closing the stream cancels the turn, no Stop route, no
    * `activeExecutionId`, concurrent turns, cookie + `browser-id` auth, its error bodies). See the
-   * README's "Emulating the released n8n 2.41".
+   * README's "Emulating the released n8n 2.41". `'next-era'`: the spec plus the platform's
+   * unreleased server-side queue (`shared/interop/next-era.md`; the README's "The next-era flavor").
    */
   flavor?: FlavorName
   /**
@@ -169,6 +173,10 @@ export function createPreviewChatBackend(
     newExecutionId: flavor.newExecutionId,
     rules: flavor.turn,
     onRecorded: (executionId, status) => log.recorded({ executionId, status }),
+    ...(flavor.capabilities.includes('message-queue') && {
+      onEnded: (thread, executionId) => afterExecution(context, thread, executionId),
+      onPause: (thread, executionId, inputs) => letSteersIn(context, thread, executionId, inputs),
+    }),
   }
   const context: BackendContext = {
     store,
@@ -216,6 +224,7 @@ export function createPreviewChatBackend(
         status: response.status,
       })
       for (const [header, value] of Object.entries(allowOrigin)) response.headers.set(header, value)
+      exposeCapabilities(response, cors)
       return response
     },
     subscribePush: (userId, listener) => store.push.subscribe(userId, listener),
@@ -242,6 +251,16 @@ export function createPreviewChatBackend(
       await Promise.all(finishing)
     },
   }
+}
+
+/** A page of another origin may read the capabilities header of a turn stream (`cors` on). */
+function exposeCapabilities(response: Response, cors: string | undefined): void {
+  if (cors === undefined || !response.headers.has(capabilitiesHeader)) return
+  const exposed = response.headers.get('Access-Control-Expose-Headers')
+  response.headers.set(
+    'Access-Control-Expose-Headers',
+    exposed ? `${exposed}, ${capabilitiesHeader}` : capabilitiesHeader,
+  )
 }
 
 /** Who this server is for the Origin checks: the scheme and names a request reached it by. */

@@ -1,11 +1,11 @@
-import type { PushMessage } from '@preview-chat/core/contract'
+import type { ServerPushMessage } from '@preview-chat/core/contract'
 
-export type PushListener = (message: PushMessage) => void
+export type PushListener = (message: ServerPushMessage) => void
 
 /** Fans a user's push messages out to each of the user's connections (every tab). */
 export interface PushHub {
   subscribe(userId: string, listener: PushListener): () => void
-  publish(userId: string, message: PushMessage): void
+  publish(userId: string, message: ServerPushMessage): void
   /** How many connections the user has open (for tests). */
   count(userId: string): number
 }
