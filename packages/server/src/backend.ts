@@ -14,7 +14,7 @@ import type { ExecutionSettings, RunningExecution } from './execution/types'
 import { createFlavor, type FlavorName, type PushBackend, type PushSocketAdmission } from './flavor'
 import { checkAllowedHosts, hostnameOf } from './hosts'
 import { createInspectionLog, type PreviewChatInspection } from './inspection'
-import type { PushListener } from './push'
+import type { PushListener, ServerPushListener } from './push'
 import { admitPushUser } from './push-admission'
 import type { ExecutionRelay } from './relay'
 import { afterExecution } from './queue/model'
@@ -99,6 +99,11 @@ export interface PreviewChatBackend {
   fetch(request: Request, info?: { ownHosts?: readonly string[] }): Promise<Response>
   /** Receives the push messages of `userId` (what each of that user's tabs receives). */
   subscribePush(userId: string, listener: PushListener): () => void
+  /**
+   * Receives every push message of `userId`: `subscribePush`'s, and the next-era flavor's
+   * `agentMessageQueueUpdated` (what a push channel forwards).
+   */
+  subscribeAllPush(userId: string, listener: ServerPushListener): () => void
   /**
    * The user a request's headers name: `Authorization: Bearer <user>` or the cookie
    * `preview-chat-user=<user>` (spec); the cookie `n8n-auth=<user>` with a `browser-id` header
@@ -227,7 +232,11 @@ export function createPreviewChatBackend(
       exposeCapabilities(response, cors)
       return response
     },
-    subscribePush: (userId, listener) => store.push.subscribe(userId, listener),
+    subscribePush: (userId, listener) =>
+      store.push.subscribe(userId, (message) => {
+        if (message.type === 'agentExecutionUpdated') listener(message)
+      }),
+    subscribeAllPush: (userId, listener) => store.push.subscribe(userId, listener),
     authenticate: (headers) => flavor.authenticate(headers),
     flavor: flavor.name,
     credentials: (userId) => flavor.credentials(userId),
