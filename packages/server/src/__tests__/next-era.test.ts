@@ -148,6 +148,24 @@ describe('a message is accepted by message-queued, and taken up when the thread 
   })
 })
 
+describe('a main that closes takes up nothing more [R-QUEUE-CLOSE]', () => {
+  it('the running turn ends interrupted and the queued item stays pending, with no execution', async () => {
+    const { server } = await busyThread()
+    const second = await queueChat(server, { message: 'waits', sessionId: thread })
+    const { queueId } = await second.until('message-queued')
+    const { backend } = server
+    await backend.close()
+    expect([...backend.store.executions.values()].map((execution) => execution.status)).toEqual([
+      'interrupted',
+    ])
+    const items = [...backend.store.queues.values()].flatMap((queue) => queue.items)
+    expect(items.map((item) => [item.id, item.state])).toEqual([
+      ['1', 'started'],
+      [queueId, 'pending'],
+    ])
+  })
+})
+
 describe('the queue resource and its routes [R-QUEUE-ROUTES]', () => {
   it('GET …/queue of a thread not created yet (or another user’s) is empty [R-QUEUE-READ]', async () => {
     const { server } = await busyThread()

@@ -131,5 +131,7 @@ export function afterExecution(context: BackendContext, thread: ThreadRecord, ex
     changed = true
   }
   if (changed) announceQueue(context, thread)
+  // A main that closes (`interrupted`) starts nothing more: the items wait, as after a crash.
+  if (context.store.executions.get(executionId)?.status === 'interrupted') return
   takeUpNext(context, thread)
 }
