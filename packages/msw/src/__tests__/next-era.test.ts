@@ -1,3 +1,4 @@
+import './websocket-placeholder'
 import {
   capabilitiesHeader,
   parseMessageQueue,
@@ -6,15 +7,6 @@ import {
 } from '@preview-chat/core/contract'
 import { describe, expect, it } from 'vitest'
 import { setupPreviewChatServer } from '../vitest'
-
-// Node 20 has no global WebSocket; msw's interceptor only patches one that exists.
-if (typeof globalThis.WebSocket === 'undefined') {
-  Object.defineProperty(globalThis, 'WebSocket', {
-    value: function PlaceholderWebSocket() {},
-    configurable: true,
-    writable: true,
-  })
-}
 
 const chat = setupPreviewChatServer({
   flavor: 'next-era',

@@ -1,4 +1,3 @@
-import { createParser } from 'eventsource-parser'
 import {
   parsePushMessage,
   parseQueuePushMessage,
@@ -10,7 +9,7 @@ import {
 } from '@preview-chat/core/contract'
 import { WebSocket } from 'ws'
 import type { PreviewChatServer } from '../node/host'
-import { authHeaders, chatPath, post, startHost } from './harness'
+import { authHeaders, chatPath, post, startHost, StreamReader } from './harness'
 
 /** Clients of the next-era flavor: its turn streams carry queue events beside the turn's. */
 
@@ -22,61 +21,20 @@ export const startQueueHost = (options: Parameters<typeof startHost>[0] = {}) =>
 export const queuePath = (threadId: string, queueId?: string, action?: 'reorder' | 'steer') =>
   `${chatPath}/${threadId}/queue${queueId === undefined ? '' : `/${queueId}`}${action ? `/${action}` : ''}`
 
+/** One `data:` block as a turn event or a queue event of core's; throws on anything else. */
+function streamEventOf(data: string): StreamEvent {
+  const raw: unknown = JSON.parse(data)
+  const turn = turnEventFrom(raw)
+  if (turn.kind === 'event') return turn.event
+  const queued = queueEventFrom(raw)
+  if (queued.kind !== 'event') throw new Error(`not an event of the protocol: ${data}`)
+  return queued.event
+}
+
 /** A chat POST's stream, each event parsed by core's parsers (turn events, then queue events). */
-export class QueueStream {
-  readonly events: StreamEvent[] = []
-  private pending: StreamEvent[] = []
-  private readonly reader: ReadableStreamDefaultReader<Uint8Array>
-  private readonly decoder = new TextDecoder()
-  private readonly parser = createParser({
-    onEvent: (event) => {
-      const raw: unknown = JSON.parse(event.data)
-      const turn = turnEventFrom(raw)
-      if (turn.kind === 'event') return void this.pending.push(turn.event)
-      const queued = queueEventFrom(raw)
-      if (queued.kind !== 'event') throw new Error(`not an event of the protocol: ${event.data}`)
-      this.pending.push(queued.event)
-    },
-  })
-  ended = false
-
-  constructor(readonly response: Response) {
-    if (!response.body) throw new Error('no body')
-    this.reader = response.body.getReader()
-  }
-
-  async next(): Promise<StreamEvent | undefined> {
-    while (this.pending.length === 0) {
-      if (this.ended) return undefined
-      const { done, value } = await this.reader.read()
-      if (done) {
-        this.ended = true
-        break
-      }
-      this.parser.feed(this.decoder.decode(value, { stream: true }))
-    }
-    const event = this.pending.shift()
-    if (event) this.events.push(event)
-    return event
-  }
-
-  async until<T extends StreamEvent['type']>(type: T): Promise<Extract<StreamEvent, { type: T }>> {
-    for (;;) {
-      const event = await this.next()
-      if (!event)
-        throw new Error(`stream ended before ${type}; read ${JSON.stringify(this.events)}`)
-      if (event.type === type) return event as Extract<StreamEvent, { type: T }>
-    }
-  }
-
-  async rest(): Promise<StreamEvent[]> {
-    while (await this.next());
-    return this.events
-  }
-
-  /** The types read so far, in order. */
-  get types(): string[] {
-    return this.events.map((event) => event.type)
+export class QueueStream extends StreamReader<StreamEvent> {
+  constructor(response: Response) {
+    super(response, streamEventOf)
   }
 }
 

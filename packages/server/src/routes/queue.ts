@@ -13,8 +13,14 @@ import {
 } from '@preview-chat/core/contract'
 import { readBody, requireUser, type BackendContext } from '../context'
 import { dataResponse, RestError } from '../http'
-import { announceQueue, itemView, pendingItems, queueOf, queueView } from '../queue/model'
-import { steerableExecutionId } from '../queue/model'
+import {
+  announceQueue,
+  itemView,
+  pendingItems,
+  queueOf,
+  queueView,
+  steerableExecutionId,
+} from '../queue/model'
 import type { QueueItemRecord, ThreadRecord } from '../store'
 import { findThread, ownedThread } from '../threads'
 import type { QueueItemRoute, Route } from './match'
@@ -58,6 +64,17 @@ function target(
   return { thread, item }
 }
 
+/** The route's thread and item, and the request's body as `parse` reads it (its 400 otherwise). */
+async function change<T>(
+  context: BackendContext,
+  request: Request,
+  route: QueueItemRoute,
+  parse: (body: unknown) => ParseResult<T>,
+): Promise<{ thread: ThreadRecord; item: QueueItemRecord; body: T }> {
+  const found = target(context, request, route)
+  return { ...found, body: valid(parse(await readBody(context, request))) }
+}
+
 /** A pending item may change; one taken up, steered or reserved for steering answers 409. */
 function requirePending(item: QueueItemRecord): void {
   if (item.state === 'steering') {
@@ -80,8 +97,7 @@ export async function editQueued(
   request: Request,
   route: Extract<Route, { name: 'queueItem' }>,
 ): Promise<Response> {
-  const { thread, item } = target(context, request, route)
-  const body = valid(parseQueueEditRequest(await readBody(context, request)))
+  const { thread, item, body } = await change(context, request, route, parseQueueEditRequest)
   requirePending(item)
   item.message = body.message
   announceQueue(context, thread)
@@ -121,8 +137,7 @@ export async function reorderQueued(
   request: Request,
   route: Extract<Route, { name: 'queueReorder' }>,
 ): Promise<Response> {
-  const { thread, item } = target(context, request, route)
-  const body = valid(parseQueueReorderRequest(await readBody(context, request)))
+  const { thread, item, body } = await change(context, request, route, parseQueueReorderRequest)
   const queue = queueOf(context, thread)
   const order = pendingItems(queue).map((pending) => pending.id)
   if (order.join() !== body.expectedQueueIds.join()) {
@@ -152,8 +167,7 @@ export async function steerQueued(
   request: Request,
   route: Extract<Route, { name: 'queueSteer' }>,
 ): Promise<Response> {
-  const { thread, item } = target(context, request, route)
-  const body = valid(parseQueueSteerRequest(await readBody(context, request)))
+  const { thread, item, body } = await change(context, request, route, parseQueueSteerRequest)
   requirePending(item)
   if (steerableExecutionId(context, thread) !== body.executionId) {
     throw new RestError(
