@@ -24,10 +24,10 @@ function typesOf(text: string): string[] {
     .filter((line) => line.startsWith('data: '))
     .map((line) => {
       const raw: unknown = JSON.parse(line.slice(6))
-      const turn = turnEventFrom(raw)
-      if (turn.kind === 'event') return turn.event.type
       const queued = queueEventFrom(raw)
-      return queued.kind === 'event' ? queued.event.type : `unparsed ${queued.kind}`
+      if (queued.kind === 'event') return queued.event.type
+      const turn = turnEventFrom(raw)
+      return turn.kind === 'event' ? turn.event.type : `unparsed ${turn.kind}`
     })
 }
 

@@ -21,14 +21,17 @@ export const startQueueHost = (options: Parameters<typeof startHost>[0] = {}) =>
 export const queuePath = (threadId: string, queueId?: string, action?: 'reorder' | 'steer') =>
   `${chatPath}/${threadId}/queue${queueId === undefined ? '' : `/${queueId}`}${action ? `/${action}` : ''}`
 
-/** One `data:` block as a turn event or a queue event of core's; throws on anything else. */
+/**
+ * One `data:` block as a queue-aware client reads it: `queueEventFrom` first (the queue's events,
+ * and `execution-started` with its `inputMessageIds`), then `turnEventFrom`; throws on the rest.
+ */
 function streamEventOf(data: string): StreamEvent {
   const raw: unknown = JSON.parse(data)
-  const turn = turnEventFrom(raw)
-  if (turn.kind === 'event') return turn.event
   const queued = queueEventFrom(raw)
-  if (queued.kind !== 'event') throw new Error(`not an event of the protocol: ${data}`)
-  return queued.event
+  if (queued.kind === 'event') return queued.event
+  const turn = turnEventFrom(raw)
+  if (turn.kind !== 'event') throw new Error(`not an event of the protocol: ${data}`)
+  return turn.event
 }
 
 /** A chat POST's stream, each event parsed by core's parsers (turn events, then queue events). */

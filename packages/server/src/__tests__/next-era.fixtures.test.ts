@@ -52,7 +52,7 @@ describe('fixtures/next-era is what the next-era flavor answers, and what a clie
     for (const name of names.filter((file) => file.startsWith('turn') && file.endsWith('.sse'))) {
       for (const data of dataOf(fixture(name))) {
         const raw: unknown = JSON.parse(data)
-        const kind = turnEventFrom(raw).kind === 'event' ? 'event' : queueEventFrom(raw).kind
+        const kind = queueEventFrom(raw).kind === 'event' ? 'event' : turnEventFrom(raw).kind
         expect(kind, `${name}: ${data}`).toBe('event')
       }
     }
