@@ -209,7 +209,6 @@ export function createSeeder(context: SeederContext): Seeder {
         return
       }
       const unsubscribe = backend.subscribePush(user, (message) => {
-        if (message.type !== 'agentExecutionUpdated') return
         if (message.data.executionId !== executionId || !covered()) return
         unsubscribe()
         done()
