@@ -248,7 +248,7 @@ export function createPreviewChatHandlers(
         }
         switch (admission.kind) {
           case 'accept': {
-            const unsubscribe = backend.subscribePush(admission.userId, (message) => {
+            const unsubscribe = backend.subscribeAllPush(admission.userId, (message) => {
               client.send(JSON.stringify(message))
             })
             client.addEventListener('close', unsubscribe)

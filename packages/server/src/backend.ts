@@ -1,4 +1,5 @@
 import type { Timers } from '@preview-chat/core'
+import { capabilitiesHeader } from '@preview-chat/core/contract'
 import { scriptedAgent, type PreviewChatAgent } from './agent'
 import type { BackendContext } from './context'
 import {
@@ -13,9 +14,11 @@ import type { ExecutionSettings, RunningExecution } from './execution/types'
 import { createFlavor, type FlavorName, type PushBackend, type PushSocketAdmission } from './flavor'
 import { checkAllowedHosts, hostnameOf } from './hosts'
 import { createInspectionLog, type PreviewChatInspection } from './inspection'
-import type { PushListener } from './push'
+import type { PushListener, ServerPushListener } from './push'
 import { admitPushUser } from './push-admission'
 import type { ExecutionRelay } from './relay'
+import { afterExecution } from './queue/model'
+import { letSteersIn } from './queue/steer'
 import { dispatch } from './routes/dispatch'
 import { platformTimers, sleepOn, type Sleep } from './sleep'
 import { createPreviewChatStore, type PreviewChatStore } from './store'
@@ -75,7 +78,8 @@ export interface PreviewChatBackendOptions {
    * `'n8n-2.41'`, the released n8n 2.41's preview chat as `fixtures/n8n-2.41/` captured it (no
    * `execution-started`, closing the stream cancels the turn, no Stop route, no
    * `activeExecutionId`, concurrent turns, cookie + `browser-id` auth, its error bodies). See the
-   * README's "Emulating the released n8n 2.41".
+   * README's "Emulating the released n8n 2.41". `'next-era'`: the spec plus the platform's
+   * unreleased server-side queue (`shared/interop/next-era.md`; the README's "The next-era flavor").
    */
   flavor?: FlavorName
   /**
@@ -95,6 +99,11 @@ export interface PreviewChatBackend {
   fetch(request: Request, info?: { ownHosts?: readonly string[] }): Promise<Response>
   /** Receives the push messages of `userId` (what each of that user's tabs receives). */
   subscribePush(userId: string, listener: PushListener): () => void
+  /**
+   * Receives every push message of `userId`: `subscribePush`'s, and the next-era flavor's
+   * `agentMessageQueueUpdated` (what a push channel forwards).
+   */
+  subscribeAllPush(userId: string, listener: ServerPushListener): () => void
   /**
    * The user a request's headers name: `Authorization: Bearer <user>` or the cookie
    * `preview-chat-user=<user>` (spec); the cookie `n8n-auth=<user>` with a `browser-id` header
@@ -169,6 +178,10 @@ export function createPreviewChatBackend(
     newExecutionId: flavor.newExecutionId,
     rules: flavor.turn,
     onRecorded: (executionId, status) => log.recorded({ executionId, status }),
+    ...(flavor.capabilities.includes('message-queue') && {
+      onEnded: (thread, executionId) => afterExecution(context, thread, executionId),
+      onPause: (thread, executionId, inputs) => letSteersIn(context, thread, executionId, inputs),
+    }),
   }
   const context: BackendContext = {
     store,
@@ -216,9 +229,14 @@ export function createPreviewChatBackend(
         status: response.status,
       })
       for (const [header, value] of Object.entries(allowOrigin)) response.headers.set(header, value)
+      exposeCapabilities(response, cors)
       return response
     },
-    subscribePush: (userId, listener) => store.push.subscribe(userId, listener),
+    subscribePush: (userId, listener) =>
+      store.push.subscribe(userId, (message) => {
+        if (message.type === 'agentExecutionUpdated') listener(message)
+      }),
+    subscribeAllPush: (userId, listener) => store.push.subscribe(userId, listener),
     authenticate: (headers) => flavor.authenticate(headers),
     flavor: flavor.name,
     credentials: (userId) => flavor.credentials(userId),
@@ -242,6 +260,16 @@ export function createPreviewChatBackend(
       await Promise.all(finishing)
     },
   }
+}
+
+/** A page of another origin may read the capabilities header of a turn stream (`cors` on). */
+function exposeCapabilities(response: Response, cors: string | undefined): void {
+  if (cors === undefined || !response.headers.has(capabilitiesHeader)) return
+  const exposed = response.headers.get('Access-Control-Expose-Headers')
+  response.headers.set(
+    'Access-Control-Expose-Headers',
+    exposed ? `${exposed}, ${capabilitiesHeader}` : capabilitiesHeader,
+  )
 }
 
 /** Who this server is for the Origin checks: the scheme and names a request reached it by. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250]
- * [--mains 1] [--cors <origin>] [--allowed-host <name>]… [--flavor spec|n8n-2.41]
+ * [--mains 1] [--cors <origin>] [--allowed-host <name>]… [--flavor spec|n8n-2.41|next-era]
  * [--push-backend sse|websocket]`
  * (`pnpm run server …` in this repository)
  *
@@ -17,7 +17,7 @@ import { flavorNames, pushBackends, type FlavorName, type PushBackend } from './
 import { startPreviewChatServer, type PreviewChatServer } from './node/host'
 import { createPreviewChatStore } from './store'
 
-const usage = `Usage: preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250] [--mains 1] [--cors <origin>|*] [--allowed-host <name>]... [--flavor spec|n8n-2.41] [--push-backend sse|websocket]`
+const usage = `Usage: preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250] [--mains 1] [--cors <origin>|*] [--allowed-host <name>]... [--flavor spec|n8n-2.41|next-era] [--push-backend sse|websocket]`
 
 function numberOption(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback
@@ -117,7 +117,9 @@ async function main(): Promise<void> {
     const emulating =
       backend.flavor === 'n8n-2.41'
         ? ` (emulating n8n 2.41, push over ${pushBackend ?? 'sse'})`
-        : ''
+        : backend.flavor === 'next-era'
+          ? " (the platform's unreleased queue protocol)"
+          : ''
     console.log(`listening on ${server.url}${emulating}`)
   }
 

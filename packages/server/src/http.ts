@@ -1,4 +1,4 @@
-import type { RestErrorBody } from '@preview-chat/core/contract'
+import type { QueueConflict, RestErrorBody } from '@preview-chat/core/contract'
 
 /** REST error codes of the reference server, sent as `code` next to the HTTP status. */
 export type RestErrorCode =
@@ -12,6 +12,8 @@ export type RestErrorCode =
   | 'route_not_found'
   | 'method_not_allowed'
   | 'conflict'
+  /** The queue's 409s (core's `QueueConflict`): the next-era flavor's queue routes. */
+  | QueueConflict
   | 'request_timeout'
   | 'payload_too_large'
   /** A body that is not typed `application/json` (against pages of other sites, see `guardsCrossSite`). */
@@ -28,6 +30,10 @@ const statusOf: Record<RestErrorCode, number> = {
   route_not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  queue_changed: 409,
+  queue_item_started: 409,
+  queue_item_steering: 409,
+  not_steerable: 409,
   request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,

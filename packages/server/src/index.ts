@@ -24,7 +24,7 @@ export type {
 export { createInProcessRelay } from './relay'
 export type { ExecutionRelay } from './relay'
 export { createPushHub } from './push'
-export type { PushHub, PushListener } from './push'
+export type { PushHub, PushListener, ServerPushListener } from './push'
 export { builtInUsers, userCookieName } from './users'
 export type { PreviewChatUser, Scope } from './users'
 export { timerSleep } from './sleep'

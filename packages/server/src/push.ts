@@ -1,17 +1,20 @@
-import type { PushMessage } from '@preview-chat/core/contract'
+import type { PushMessage, ServerPushMessage } from '@preview-chat/core/contract'
 
+/** Hears a user's execution updates (what every flavor sends). */
 export type PushListener = (message: PushMessage) => void
+/** Hears every push message of a user, the next-era flavor's queue updates included. */
+export type ServerPushListener = (message: ServerPushMessage) => void
 
 /** Fans a user's push messages out to each of the user's connections (every tab). */
 export interface PushHub {
-  subscribe(userId: string, listener: PushListener): () => void
-  publish(userId: string, message: PushMessage): void
+  subscribe(userId: string, listener: ServerPushListener): () => void
+  publish(userId: string, message: ServerPushMessage): void
   /** How many connections the user has open (for tests). */
   count(userId: string): number
 }
 
 export function createPushHub(): PushHub {
-  const listeners = new Map<string, Set<PushListener>>()
+  const listeners = new Map<string, Set<ServerPushListener>>()
   return {
     subscribe(userId, listener) {
       let set = listeners.get(userId)

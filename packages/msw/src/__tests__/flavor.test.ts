@@ -1,14 +1,6 @@
+import './websocket-placeholder'
 import { describe, expect, it } from 'vitest'
 import { setupPreviewChatServer } from '../vitest'
-
-// Node 20 has no global WebSocket; msw's interceptor only patches one that exists.
-if (typeof globalThis.WebSocket === 'undefined') {
-  Object.defineProperty(globalThis, 'WebSocket', {
-    value: function PlaceholderWebSocket() {},
-    configurable: true,
-    writable: true,
-  })
-}
 
 const chat = setupPreviewChatServer({
   flavor: 'n8n-2.41',

@@ -105,6 +105,26 @@ describe('the CLI [R-SERVER-CLI]', () => {
     expect(push.status).toBe(500)
   })
 
+  it('--flavor next-era serves the platform’s queue protocol [R-QUEUE-ACCEPT]', async () => {
+    const server = await startCli(['--flavor', 'next-era', '--delta-ms', '0'])
+    expect(server.output()).toContain("(the platform's unreleased queue protocol)")
+    const turn = await send(server, {
+      method: 'POST',
+      path: '/rest/projects/p/agents/v2/a/chat',
+      headers: { Authorization: 'Bearer alice', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ message: '/words 2', sessionId: 'cli', newSession: true }),
+    })
+    expect(turn.headers['preview-chat-capabilities']).toBe('message-dedupe, message-queue')
+    expect(turn.body).toMatch(
+      /^:ok\n\ndata: \{"type":"message-queued","queueId":"1","sessionId":"cli"\}/,
+    )
+    const queue = await send(server, {
+      path: '/rest/projects/p/agents/v2/a/chat/cli/queue',
+      headers: { Authorization: 'Bearer alice' },
+    })
+    expect(JSON.parse(queue.body)).toEqual({ data: { steerableExecutionId: null, items: [] } })
+  })
+
   it('--push-backend websocket serves the n8n push channel as a WebSocket only', async () => {
     const server = await startCli(['--flavor', 'n8n-2.41', '--push-backend', 'websocket'])
     const upgraded = await send(server, {

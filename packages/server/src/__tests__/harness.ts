@@ -199,21 +199,20 @@ export async function del(server: PreviewChatServer, path: string, user = 'alice
 export const stopPath = (threadId: string, executionId: string) =>
   `${chatPath}/${threadId}/executions/${executionId}`
 
-/** Reads a turn stream event by event, validating each one against the core contract. */
-export class TurnReader {
-  readonly events: TurnEvent[] = []
+/**
+ * Reads an SSE stream event by event, each `data:` block through `parse` (which throws on what
+ * it does not accept): a turn stream (`TurnReader`), or one with the queue's events too.
+ */
+export class StreamReader<E extends { type: string }> {
+  readonly events: E[] = []
   readonly comments: string[] = []
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>
   private readonly decoder = new TextDecoder()
-  private pending: TurnEvent[] = []
+  private pending: E[] = []
   // The SSE framing, read by eventsource-parser (as the client reads it); comments are kept, as
   // the contract's tests check them (`:ok`, `:ping`).
   private readonly parser = createParser({
-    onEvent: (event) => {
-      const parsed = parseTurnEvent(event.data)
-      if (parsed.kind !== 'event') throw new Error(`invalid turn event: ${event.data}`)
-      this.pending.push(parsed.event)
-    },
+    onEvent: (event) => void this.pending.push(this.parse(event.data)),
     onComment: (comment) => void this.comments.push(`:${comment}`),
     onError: (error) => {
       throw new Error(`unexpected SSE line: ${error.message}`)
@@ -221,12 +220,15 @@ export class TurnReader {
   })
   ended = false
 
-  constructor(readonly response: Response) {
+  constructor(
+    readonly response: Response,
+    private readonly parse: (data: string) => E,
+  ) {
     if (!response.body) throw new Error('turn stream has no body')
     this.reader = response.body.getReader()
   }
 
-  async next(): Promise<TurnEvent | undefined> {
+  async next(): Promise<E | undefined> {
     while (this.pending.length === 0) {
       if (this.ended) return undefined
       const { done, value } = await this.reader.read()
@@ -241,18 +243,32 @@ export class TurnReader {
     return event
   }
 
-  async until<T extends TurnEvent['type']>(type: T): Promise<Extract<TurnEvent, { type: T }>> {
+  async until<T extends E['type']>(type: T): Promise<Extract<E, { type: T }>> {
     for (;;) {
       const event = await this.next()
       if (!event) throw new Error(`stream ended before ${type}`)
-      if (event.type === type) return event as Extract<TurnEvent, { type: T }>
+      if (event.type === type) return event as Extract<E, { type: T }>
     }
   }
 
   /** Reads to the end of the stream; returns every event read so far. */
-  async rest(): Promise<TurnEvent[]> {
+  async rest(): Promise<E[]> {
     while (await this.next());
     return this.events
+  }
+}
+
+/** One `data:` block as a turn event of the core contract; throws on anything else. */
+function turnEventOf(data: string): TurnEvent {
+  const parsed = parseTurnEvent(data)
+  if (parsed.kind !== 'event') throw new Error(`invalid turn event: ${data}`)
+  return parsed.event
+}
+
+/** Reads a turn stream event by event, validating each one against the core contract. */
+export class TurnReader extends StreamReader<TurnEvent> {
+  constructor(response: Response) {
+    super(response, turnEventOf)
   }
 }
 

@@ -14,6 +14,7 @@ export async function runAgent(
   input: AgentInput,
   recorder: TurnRecorder,
   controller: AbortController,
+  onPause: () => void = () => {},
 ): Promise<ExecutionOutcome> {
   const { timers, snapshotMs } = settings
   let timer: unknown
@@ -29,7 +30,10 @@ export async function runAgent(
   try {
     const outcome = await settings.agent(input, {
       emit,
-      pause: () => settings.sleep(settings.deltaMs, controller.signal),
+      pause: () => {
+        onPause()
+        return settings.sleep(settings.deltaMs, controller.signal)
+      },
       id: (prefix) => `${prefix}-${settings.newId()}`,
       now: settings.now,
     })

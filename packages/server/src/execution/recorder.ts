@@ -31,6 +31,8 @@ export interface TurnRecorder {
   recordIfChanged(): void
   /** Announces the turn again, without recording (a flavor's extra end announcement). */
   announce(): void
+  /** Records a person's message that joined the running turn (a steer), and announces it. */
+  addInput(message: Message): void
 }
 
 export function createTurnRecorder(
@@ -95,6 +97,11 @@ export function createTurnRecorder(
       if (!recorded || turn.assistant.content !== recordedContent) record()
     },
     announce,
+    addInput(message) {
+      messages.push(message)
+      if (recorded) thread.messages.push(message)
+      announce()
+    },
   }
 }
 
@@ -117,6 +124,7 @@ function turnMessages(
     role: 'user',
     content: [{ type: 'text', text: start.userText }],
     ...running,
+    ...(start.messageId !== undefined && { messageId: start.messageId }),
   }
   return { messages: [user, assistant], assistant }
 }

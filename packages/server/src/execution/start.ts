@@ -1,3 +1,4 @@
+import { recordedMessageId } from '@preview-chat/core/contract'
 import { createSseStream, turnQueueLimitBytes, type SseStream } from '../sse'
 import type { ExecutionRecord } from '../store'
 import { endExecution } from './ending'
@@ -40,11 +41,21 @@ export function startExecution(
   register(running)
   if (settings.rules.announcesStart) {
     recorder.record()
-    stream.send({ type: 'execution-started', executionId: execution.id, sessionId: thread.id })
+    const inputMessageIds = [start.messageId ?? recordedMessageId(execution.id, 'user')]
+    stream.send({
+      type: 'execution-started',
+      executionId: execution.id,
+      sessionId: thread.id,
+      ...(start.announcesInputs && { inputMessageIds }),
+    })
   }
   const ending = { execution, thread, recorder, stream, unregister: () => unregister(execution.id) }
-  runAgent(settings, start.input, recorder, controller)
-    .then((outcome) => endExecution(settings, ending, outcome))
+  const onPause = () => settings.onPause?.(thread, execution.id, recorder)
+  runAgent(settings, start.input, recorder, controller, onPause)
+    .then((outcome) => {
+      endExecution(settings, ending, outcome)
+      settings.onEnded?.(thread, execution.id)
+    })
     .catch(() => undefined)
     .finally(resolveFinished)
   return running
@@ -83,6 +94,7 @@ function turnStream(
     if (!controller.signal.aborted) controller.abort('left' satisfies AbortReason)
   }
   const { cancelsOnClose } = settings.rules
+  if (start.stream) return start.stream
   const stream = createSseStream({
     pingMs: settings.pingMs,
     timers: settings.timers,

@@ -4,7 +4,7 @@
  * types back (issue 27, row m: they formed one import circle with `context` and `threads`).
  */
 import type { Timers } from '@preview-chat/core'
-import type { SuspendedPayload } from '@preview-chat/core/contract'
+import type { Message, SuspendedPayload } from '@preview-chat/core/contract'
 import type { AgentInput, PreviewChatAgent } from '../agent'
 import type { TurnRules } from '../flavor/types'
 import type { Sleep } from '../sleep'
@@ -36,6 +36,19 @@ export interface ExecutionSettings {
   rules: TurnRules
   /** Called after each recorded snapshot (for the inspection log). */
   onRecorded: (executionId: string, status: ExecutionRecord['status']) => void
+  /**
+   * Called once an execution's end is recorded and its stream closed: a flavor with a queue takes
+   * up the thread's next message then.
+   */
+  onEnded?: (thread: ThreadRecord, executionId: string) => void
+  /** Called at each pause of the agent, before it sleeps: a flavor with a queue lets steers in. */
+  onPause?: (thread: ThreadRecord, executionId: string, recorder: TurnInputs) => void
+}
+
+/** What a pause may add to a running turn: a person's message, recorded in its execution. */
+export interface TurnInputs {
+  /** Records `message` as a user message of the execution (its status follows the execution's). */
+  addInput(message: Message): void
 }
 
 export interface StartExecution {
@@ -48,6 +61,15 @@ export interface StartExecution {
   resumes?: SuspendedPayload
   /** The request's signal: its abort is the client leaving (see `TurnRules.cancelsOnClose`). */
   signal?: AbortSignal
+  /** The client's id of the message, kept on its recorded user message (flavors that dedupe). */
+  messageId?: string
+  /**
+   * `execution-started` carries `inputMessageIds` (next-era): the message's `messageId`, or the
+   * id the record gives it when the client sent none.
+   */
+  announcesInputs?: true
+  /** The stream to write the turn to (a queued message's POST, open since `message-queued`). */
+  stream?: SseStream
 }
 
 /** A running execution, as its main holds it. */

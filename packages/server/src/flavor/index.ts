@@ -1,5 +1,6 @@
 import type { PreviewChatUser } from '../users'
 import { n8n241Flavor } from './n8n-2.41'
+import { nextEraFlavor } from './next-era'
 import { specFlavor } from './spec'
 import type { Flavor, FlavorName, PushBackend } from './types'
 
@@ -13,7 +14,7 @@ export interface FlavorOptions {
   basePath: string
 }
 
-export const flavorNames: readonly FlavorName[] = ['spec', 'n8n-2.41']
+export const flavorNames: readonly FlavorName[] = ['spec', 'n8n-2.41', 'next-era']
 export const pushBackends: readonly PushBackend[] = ['sse', 'websocket']
 
 /** The flavor the options name; throws a TypeError that says what is expected. */
@@ -31,13 +32,14 @@ export function createFlavor({
       `pushBackend must be one of ${pushBackends.join(', ')}, not "${pushBackend}".`,
     )
   }
-  if (flavor === 'spec') {
+  if (flavor === 'spec' || flavor === 'next-era') {
     if (pushBackend !== undefined) {
       throw new TypeError(
-        'pushBackend applies to the n8n-2.41 flavor only: the spec flavor serves both (the request chooses).',
+        `pushBackend applies to the n8n-2.41 flavor only: the ${flavor} flavor serves both (the request chooses).`,
       )
     }
-    return specFlavor(users, basePath)
+    const spec = specFlavor(users, basePath)
+    return flavor === 'spec' ? spec : nextEraFlavor(spec)
   }
   return n8n241Flavor(users, pushBackend ?? 'sse')
 }

@@ -5,6 +5,7 @@ import type {
   ResumeRequestBody,
 } from '@preview-chat/core/contract'
 import { dataResponse, jsonResponse, ReadyAnswer, RestError, textResponse } from '../http'
+import { isQueueRoute } from '../routes/match'
 import { sseAnswer } from '../sse'
 import { snapshotOf } from '../store'
 import { cookieValue, userNamed, type PreviewChatUser } from '../users'
@@ -190,7 +191,7 @@ export function n8n241Flavor(
   return {
     name: 'n8n-2.41',
     // "no `DELETE …/chat/:threadId/executions/:executionId` route".
-    serves: (route) => route !== 'stop',
+    serves: (route) => route !== 'stop' && !isQueueRoute(route),
     // The cookie and a `browser-id` header (any value here; n8n wants the login's). No bearer.
     authenticate: (headers) =>
       (headers.get('browser-id') ?? '').trim() === '' ? undefined : cookieUser(headers),
@@ -237,6 +238,8 @@ export function n8n241Flavor(
     createsThread: () => true,
     // "competing POST in one thread: accepted".
     refusesConcurrentTurns: false,
+    // Released 2.41 has no message ids and no queue: its parser drops a `messageId`.
+    capabilities: [],
     guardsCrossSite: false,
     newExecutionId: n8nId,
     turn: { announcesStart: false, cancelsOnClose: true, endAnnouncements: 2 },

@@ -1,7 +1,7 @@
 import { parseChatRequest, parseResumeRequest, type ParseResult } from '@preview-chat/core/contract'
 import { errorResponse, RestError } from '../http'
 import { sseHeaders } from '../sse'
-import { checkPathId } from '../routes/match'
+import { checkPathId, isQueueRoute } from '../routes/match'
 import { snapshotOf } from '../store'
 import { authenticate, userCookieName, type PreviewChatUser } from '../users'
 import type { Flavor } from './types'
@@ -13,7 +13,8 @@ export function specFlavor(
 ): Flavor {
   return {
     name: 'spec',
-    serves: () => true,
+    // The queue routes are the next-era flavor's.
+    serves: (route) => !isQueueRoute(route),
     authenticate: (headers) => authenticate(headers, users),
     namesUser: (headers) =>
       headers.has('authorization') ||
@@ -56,6 +57,8 @@ export function specFlavor(
     // "A message naming an unknown thread without newSession is refused in-band".
     createsThread: (body) => body.sessionId === undefined || body.newSession === true,
     refusesConcurrentTurns: true,
+    // "The reference server dedupes as the platform's source does" (issue 29).
+    capabilities: ['message-dedupe'],
     guardsCrossSite: true,
     newExecutionId: () => crypto.randomUUID(),
     turn: { announcesStart: true, cancelsOnClose: false, endAnnouncements: 1 },

@@ -2,7 +2,11 @@
  * The shape of a flavor, apart from the flavors themselves (`spec.ts`, `n8n-2.41.ts`) and the
  * choice between them (`index.ts`): each flavor imports only this, so none depends on another.
  */
-import type { ChatRequestBody, ResumeRequestBody } from '@preview-chat/core/contract'
+import type {
+  ChatRequestBody,
+  ResumeRequestBody,
+  ServerCapability,
+} from '@preview-chat/core/contract'
 import type { RestError } from '../http'
 import type { PushUserAdmission } from '../push-admission'
 import type { RawParam, RouteName } from '../routes/match'
@@ -10,10 +14,11 @@ import type { ThreadRecord } from '../store'
 import type { PreviewChatUser } from '../users'
 
 /**
- * Which server the backend behaves as: `'spec'`, the preview-chat contract (the default), or
- * `'n8n-2.41'`, the released n8n 2.41's preview chat as captured in `fixtures/n8n-2.41/`.
+ * Which server the backend behaves as: `'spec'`, the preview-chat contract (the default);
+ * `'n8n-2.41'`, the released n8n 2.41's preview chat as captured in `fixtures/n8n-2.41/`; or
+ * `'next-era'`, the spec plus the platform's unreleased queue (`shared/interop/next-era.md`).
  */
-export type FlavorName = 'spec' | 'n8n-2.41'
+export type FlavorName = 'spec' | 'n8n-2.41' | 'next-era'
 
 /** How the n8n flavor serves its push channel (n8n's `N8N_PUSH_BACKEND`): one or the other. */
 export type PushBackend = 'sse' | 'websocket'
@@ -82,6 +87,13 @@ export interface Flavor {
   createsThread(body: ChatRequestBody): boolean
   /** Whether a new message (or resume) is refused while a turn runs in the thread. */
   readonly refusesConcurrentTurns: boolean
+  /**
+   * What the flavor does beyond the contract, announced in the `Preview-Chat-Capabilities` header
+   * of its turn streams (none: no header). `message-dedupe`: a chat POST whose `messageId` the
+   * thread accepted already is answered with a bare `done`. `message-queue`: a message posted
+   * while a turn runs is queued (`message-queued`), and the queue routes are served.
+   */
+  readonly capabilities: readonly ServerCapability[]
   /**
    * Whether requests a page of another site could send with the user's cookie are refused (CSRF):
    * a body not typed `application/json` (415), and a POST or DELETE authenticated by cookie from

@@ -41,7 +41,7 @@ export function attachWebSocketPush(
   const wss = new WebSocketServer({ noServer: true })
   const heartbeat = { pingMs: options.pingMs ?? 30_000, timers: options.timers ?? platformTimers }
   const subscribe = (ws: WebSocket, userId: string) => {
-    const unsubscribe = backend.subscribePush(userId, (message) => {
+    const unsubscribe = backend.subscribeAllPush(userId, (message) => {
       if (ws.readyState !== ws.OPEN) return
       // A peer that does not read is dropped, not buffered for: it reads history when it is back.
       if (ws.bufferedAmount > pushQueueLimitBytes) return ws.terminate()

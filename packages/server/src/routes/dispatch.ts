@@ -6,6 +6,7 @@ import { authenticatesByCookie } from '../users'
 import { messages } from './history'
 import { checkRouteIds, matchRoute, routeMethods, type Route, type RouteName } from './match'
 import { push } from './push'
+import { editQueued, readQueue, removeQueued, reorderQueued, steerQueued } from './queue'
 import { cancelRun, resume } from './runs'
 import { stop } from './stop'
 import { chat } from './turn'
@@ -31,6 +32,16 @@ async function serve(context: BackendContext, request: Request, matched: Route):
       return cancelRun(context, request, matched)
     case 'push':
       return push(context, request)
+    case 'queue':
+      return readQueue(context, request, matched)
+    case 'queueItem':
+      return request.method === 'DELETE'
+        ? removeQueued(context, request, matched)
+        : editQueued(context, request, matched)
+    case 'queueReorder':
+      return reorderQueued(context, request, matched)
+    case 'queueSteer':
+      return steerQueued(context, request, matched)
   }
 }
 
@@ -91,7 +102,7 @@ async function answer(
     }
     // "All general-purpose servers MUST support the methods GET and HEAD" (RFC 9110, 9.1).
     const asGet = method === 'GET' && request.method === 'HEAD'
-    if (request.method !== method && !asGet) {
+    if (!method.split(', ').includes(request.method) && !asGet) {
       const allow = method === 'GET' ? 'GET, HEAD' : method
       return { route: name, response: flavor.noRoute(request.method, url.pathname, allow) }
     }
@@ -99,7 +110,9 @@ async function answer(
       return { route: name, response: flavor.undecodableParam(match.undecodable) }
     }
     checkRouteIds(matched)
-    if (flavor.guardsCrossSite && method !== 'GET') refuseCrossSiteCookies(request, cors, own)
+    if (flavor.guardsCrossSite && request.method !== 'GET' && request.method !== 'HEAD') {
+      refuseCrossSiteCookies(request, cors, own)
+    }
     return { route: name, response: await serve(context, request, matched) }
   } catch (error) {
     return { route: name, response: failureResponse(context, request, error) }

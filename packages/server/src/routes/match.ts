@@ -9,10 +9,27 @@ export type Route =
   | { name: 'stop'; projectId: string; agentId: string; threadId: string; executionId: string }
   | { name: 'cancelRun'; projectId: string; agentId: string; runId: string }
   | { name: 'push' }
+  // The platform's queue (next-era.md, "Routes"), served by the next-era flavor only.
+  | { name: 'queue'; projectId: string; agentId: string; threadId: string }
+  | QueueItemRoute<'queueItem'>
+  | QueueItemRoute<'queueReorder'>
+  | QueueItemRoute<'queueSteer'>
+
+/** A route that names one item of a thread's queue. */
+export interface QueueItemRoute<N extends string = string> {
+  name: N
+  projectId: string
+  agentId: string
+  threadId: string
+  queueId: string
+}
 
 export type RouteName = Route['name']
 
-/** The method each route answers; another method on a known path is a 405. */
+/**
+ * The methods each route answers (`, `-separated: `PATCH, DELETE` edits or removes a queue item);
+ * another method on a known path is a 405.
+ */
 export const routeMethods: Record<RouteName, string> = {
   chat: 'POST',
   resume: 'POST',
@@ -20,7 +37,21 @@ export const routeMethods: Record<RouteName, string> = {
   stop: 'DELETE',
   cancelRun: 'DELETE',
   push: 'GET',
+  queue: 'GET',
+  queueItem: 'PATCH, DELETE',
+  queueReorder: 'POST',
+  queueSteer: 'POST',
 }
+
+const queueRoutes: ReadonlySet<RouteName> = new Set([
+  'queue',
+  'queueItem',
+  'queueReorder',
+  'queueSteer',
+])
+
+/** Whether `name` is one of the queue's routes (which only a flavor with a queue serves). */
+export const isQueueRoute = (name: RouteName): boolean => queueRoutes.has(name)
 
 /** A route param as it came in the path (`name`: `threadId`, …). */
 export interface RawParam {
@@ -87,6 +118,7 @@ function routeOf(
   if (second === 'messages' && length === 8) {
     return { name: 'messages', ...scope(), threadId: param('threadId', 6) }
   }
+  if (second === 'queue') return queueRouteOf(decoded, scope, param)
   if (second === 'executions' && length === 9) {
     return {
       name: 'stop',
@@ -95,6 +127,23 @@ function routeOf(
       executionId: param('executionId', 8),
     }
   }
+  return undefined
+}
+
+/** `…/chat/:threadId/queue`, `…/queue/:queueId`, `…/queue/:queueId/reorder` or `…/steer`. */
+function queueRouteOf(
+  decoded: readonly (string | undefined)[],
+  scope: () => { projectId: string; agentId: string },
+  param: (name: string, index: number) => string,
+): Route | undefined {
+  const { length } = decoded
+  const thread = () => ({ ...scope(), threadId: param('threadId', 6) })
+  if (length === 8) return { name: 'queue', ...thread() }
+  const item = () => ({ ...thread(), queueId: param('queueId', 8) })
+  if (length === 9) return { name: 'queueItem', ...item() }
+  if (length !== 10) return undefined
+  if (decoded[9] === 'reorder') return { name: 'queueReorder', ...item() }
+  if (decoded[9] === 'steer') return { name: 'queueSteer', ...item() }
   return undefined
 }
 

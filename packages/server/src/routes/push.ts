@@ -1,4 +1,4 @@
-import type { PushMessage } from '@preview-chat/core/contract'
+import type { ServerPushMessage } from '@preview-chat/core/contract'
 import type { BackendContext } from '../context'
 import { admitPushUser } from '../push-admission'
 import { createSseStream, pushQueueLimitBytes, sseResponse } from '../sse'
@@ -24,7 +24,7 @@ export function push(context: BackendContext, request: Request): Response {
     maxQueuedBytes: pushQueueLimitBytes,
     onOverflow: end,
   })
-  unsubscribe = context.store.push.subscribe(user.id, (message: PushMessage) =>
+  unsubscribe = context.store.push.subscribe(user.id, (message: ServerPushMessage) =>
     stream.send(message),
   )
   pushStreams.add(end)

@@ -2,6 +2,7 @@ import type { RunCancelAnswer } from '@preview-chat/core/contract'
 import { abandoned, turnRefusal } from '../admission'
 import { readBody, requireUser, type BackendContext } from '../context'
 import { dataResponse, RestError } from '../http'
+import { takeUpNext } from '../queue/model'
 import { sseResponse } from '../sse'
 import { threadKey, type RunRecord } from '../store'
 import { closeSuspension, executionUpdated, ownedThread, type RouteScope } from '../threads'
@@ -77,6 +78,8 @@ export function cancelRun(
     closeSuspension(thread, run.runId, 'The suspended run was cancelled.')
     store.push.publish(thread.ownerId, executionUpdated(thread, run.executionId))
     cancelled = true
+    // The checkpoint no longer holds the queue (next-era): the next message may start.
+    if (flavor.capabilities.includes('message-queue')) takeUpNext(context, thread)
   }
   const answer: RunCancelAnswer = { cancelled }
   return dataResponse(answer)

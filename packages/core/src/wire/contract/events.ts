@@ -1,7 +1,6 @@
 import { describeValue, PreviewChatError } from './errors'
 import { isRecord, parseJson, validate } from './result'
 import {
-  array,
   boolean,
   hasOwn,
   object,
@@ -21,8 +20,9 @@ export interface ExecutionStartedEvent {
   executionId: string
   sessionId: string
   /**
-   * The messages this execution takes up (next-era platform, `queue.ts`): each one's client
-   * `messageId` where it sent one, else the id the record gives it. Absent on the spec and 2.41.
+   * The messages this execution takes up (next-era platform): each one's client `messageId` where
+   * it sent one, else the id the record gives it. Kept by `queueEventFrom` only (`queue.ts`):
+   * `turnEventFrom` drops it, so that a client without the queue bundles nothing of it.
    */
   inputMessageIds?: string[]
 }
@@ -200,7 +200,7 @@ const chunkSchemas = typed({
 }
 
 const eventSchemas = typed({
-  'execution-started': { executionId: str, sessionId: str, inputMessageIds: optional(array(str)) },
+  'execution-started': { executionId: str, sessionId: str },
   'start-step': {},
   'finish-step': {},
   'text-start': id,

@@ -80,10 +80,13 @@ export interface AgentMessageQueueUpdatedMessage {
 /** Every push message the reference server sends. */
 export type ServerPushMessage = PushMessage | AgentMessageQueueUpdatedMessage
 
-const queuePushSchema = object({
-  type: literal('agentMessageQueueUpdated'),
-  data: object({ projectId: string, agentId: string, threadId: string }),
-}) satisfies Schema<AgentMessageQueueUpdatedMessage>
+// Built on first use: a client that never reads the queue push does not bundle its schema.
+let queuePushSchema: Schema<AgentMessageQueueUpdatedMessage> | undefined
+const queuePush = () =>
+  (queuePushSchema ??= object({
+    type: literal('agentMessageQueueUpdated'),
+    data: object({ projectId: string, agentId: string, threadId: string }),
+  }))
 
 export type QueuePushMessageParseResult =
   | { kind: 'message'; message: AgentMessageQueueUpdatedMessage }
@@ -96,7 +99,7 @@ export function readQueuePushMessage(raw: unknown): QueuePushMessageParseResult 
   if (type !== 'agentMessageQueueUpdated') {
     return { kind: 'ignored', type: typeof type === 'string' ? type : '' }
   }
-  const result = validate(queuePushSchema, raw, 'An agentMessageQueueUpdated push message')
+  const result = validate(queuePush(), raw, 'An agentMessageQueueUpdated push message')
   return result.success
     ? { kind: 'message', message: result.value }
     : { kind: 'invalid', error: result.error }

@@ -3,10 +3,14 @@
  * the turn-stream events of a queued message, the queue resource and its routes' bodies and
  * answers, and the 409s those routes answer. Kept apart from `TurnEvent` and `PushMessage`: those
  * unions are what every server speaks, and `parseTurnEvent` still reports these types as
- * `ignored` (a client that does not know the queue tolerates them, as before). A client that does
- * reads an `ignored` event again with `queueEventFrom`.
+ * `ignored` (a client that does not know the queue tolerates them, as before), and keeps no
+ * `inputMessageIds` of `execution-started`. A client that knows the queue reads each event with
+ * `queueEventFrom` first (the queue's events, and `execution-started` with its
+ * `inputMessageIds`), then with `turnEventFrom` what that reports `ignored`. Nothing here is
+ * bundled by a client that does not import it.
  */
 import type { PreviewChatError } from './errors'
+import type { ExecutionStartedEvent } from './events'
 import { isRecord, parseJson, unwrapEnvelope, validate, type ParseResult } from './result'
 import {
   array,
@@ -14,6 +18,7 @@ import {
   hasOwn,
   nullable,
   object,
+  optional,
   string,
   typed,
   unknown,
@@ -57,15 +62,21 @@ export const isQueueId = (id: unknown): id is string =>
   typeof id === 'string' && queueIdPattern.test(id)
 const queueId = check(str, isQueueId, 'must be a queue id (a numeric string, ^[1-9]\\d*$)')
 
+/** What `queueEventFrom` reads: the queue's events, and `execution-started` with its inputs. */
+export type QueueStreamEvent = QueueTurnEvent | ExecutionStartedEvent
+
 const queueEventSchemas = typed({
   'message-queued': { queueId, sessionId: str },
   'message-steered': { queueId, executionId: str, message: str },
   'budget-notice': { code: str },
-}) satisfies { [K in QueueTurnEventType]: Schema<Extract<QueueTurnEvent, { type: K }>> }
+  'execution-started': { executionId: str, sessionId: str, inputMessageIds: optional(array(str)) },
+}) satisfies {
+  [K in QueueStreamEvent['type']]: Schema<Extract<QueueStreamEvent, { type: K }>>
+}
 
 export type QueueEventParseResult =
-  | { kind: 'event'; event: QueueTurnEvent }
-  /** Not a queue event (a turn event, or a type nobody knows): read it with `turnEventFrom`. */
+  | { kind: 'event'; event: QueueStreamEvent }
+  /** Not one of these (another turn event, or a type nobody knows): read it with `turnEventFrom`. */
   | { kind: 'ignored'; type: string }
   | { kind: 'invalid'; error: PreviewChatError }
 
@@ -81,7 +92,7 @@ export function queueEventFrom(raw: unknown): QueueEventParseResult {
   if (!hasOwn(queueEventSchemas, type)) {
     return { kind: 'ignored', type: typeof type === 'string' ? type : '' }
   }
-  const schema: Schema<QueueTurnEvent> = queueEventSchemas[type]
+  const schema: Schema<QueueStreamEvent> = queueEventSchemas[type]
   const result = validate(schema, raw, `A "${type}" turn stream event`)
   return result.success
     ? { kind: 'event', event: result.value }

@@ -40,31 +40,23 @@ describe('the queue protocol parses into typed values, and leaves what every ser
     expect(parseQueueEvent('not json').kind).toBe('invalid')
   })
 
-  it('execution-started may carry inputMessageIds; without them it parses as before', () => {
-    expect(
-      parseTurnEvent(
-        '{"type":"execution-started","executionId":"e1","sessionId":"t1","inputMessageIds":["m1"]}',
-      ),
-    ).toEqual({
-      kind: 'event',
-      event: {
-        type: 'execution-started',
-        executionId: 'e1',
-        sessionId: 't1',
-        inputMessageIds: ['m1'],
-      },
-    })
-    expect(
-      parseTurnEvent('{"type":"execution-started","executionId":"e1","sessionId":"t1"}'),
-    ).toEqual({
+  it('queueEventFrom reads execution-started with its inputMessageIds; parseTurnEvent parses it as before', () => {
+    const started = {
+      type: 'execution-started',
+      executionId: 'e1',
+      sessionId: 't1',
+      inputMessageIds: ['m1'],
+    }
+    expect(queueEventFrom(started)).toEqual({ kind: 'event', event: started })
+    expect(queueEventFrom({ ...started, inputMessageIds: undefined })).toEqual({
       kind: 'event',
       event: { type: 'execution-started', executionId: 'e1', sessionId: 't1' },
     })
-    expect(
-      parseTurnEvent(
-        '{"type":"execution-started","executionId":"e1","sessionId":"t1","inputMessageIds":[1]}',
-      ).kind,
-    ).toBe('invalid')
+    expect(queueEventFrom({ ...started, inputMessageIds: [1] }).kind).toBe('invalid')
+    expect(parseTurnEvent(JSON.stringify(started))).toEqual({
+      kind: 'event',
+      event: { type: 'execution-started', executionId: 'e1', sessionId: 't1' },
+    })
   })
 
   it('the queue resource, an item, and a removal answer, wrapped or bare', () => {
