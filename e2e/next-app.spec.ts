@@ -149,3 +149,26 @@ test('a reload mid-answer recovers the answer through the rewrites', async ({ pa
   await expect(page.getByTestId('message-assistant')).toHaveCount(1)
   expect(problems).toEqual([])
 })
+
+test('a reload that kept ?new=1 after the first answer hydrates clean and reads the thread', async ({
+  page,
+  next,
+}) => {
+  const problems = collectProblems(page)
+  await page.goto(`${next.url}/?user=alice`)
+  const minted = page.url() // `/t/<id>?user=alice&new=1`
+  expect(minted).toContain('new=1')
+  await expect(status(page)).toHaveAttribute('data-status', 'idle')
+  const textbox = page.getByRole('textbox', { name: 'Message' })
+  await textbox.fill('hello')
+  await textbox.press('Enter')
+  await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
+
+  // An app that keeps the hint in its URL: the server renders a new thread (it takes the hint as
+  // given), this browser knows the thread, hydration matches the server's HTML, then it reads.
+  await page.goto(minted)
+  await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
+  await expect(page.getByTestId('message-user')).toHaveCount(1)
+  expect(problems.filter((p) => /hydrat/i.test(p))).toEqual([])
+  expect(problems).toEqual([])
+})
