@@ -172,3 +172,43 @@ test('a reload that kept ?new=1 after the first answer hydrates clean and reads 
   expect(problems.filter((p) => /hydrat/i.test(p))).toEqual([])
   expect(problems).toEqual([])
 })
+
+// The assistant-ui README's complete page, as its text has it (examples/next-app/readme-page.mjs
+// writes it into the app before `next build`), under /readme/<id> with only the glue a user
+// writes: the Next page that renders `<App threadId user />`.
+test.describe("the assistant-ui README's page in this Next app", () => {
+  const tool = (page: Page, name: string) => page.getByTestId(`tool-${name}`)
+
+  test('works as pasted: a suspension approved, its call answered, hydration clean', async ({
+    page,
+    next,
+  }) => {
+    const problems = collectProblems(page)
+    await page.goto(`${next.url}/readme/${crypto.randomUUID()}?user=alice`)
+    await expect(page.getByTestId('preview-chat-status')).toHaveAttribute('role', 'status')
+    const textbox = page.getByRole('textbox', { name: 'Message' })
+    await textbox.fill('/suspend')
+    await page.getByRole('button', { name: 'Send' }).click()
+    await expect(tool(page, 'request_approval')).toContainText('waiting for you')
+    await tool(page, 'request_approval').getByRole('button', { name: 'Approve' }).click()
+    await expect(tool(page, 'request_approval')).toHaveCount(2)
+    await expect(tool(page, 'request_approval').first()).toHaveText('request_approval: answered')
+    await expect(tool(page, 'request_approval').last()).toContainText('done')
+    await expect(page.getByText('Approved: the email was sent.')).toBeVisible()
+    await expect(page.getByTestId('preview-chat-status')).toHaveAttribute('role', 'status')
+    // The page passes no `isNew`: the first read of the new thread answers 404 (no error, the
+    // browser logs it). Nothing else: no hydration warning, no error.
+    const notFound = /^error: Failed to load resource: .* 404 .*\/chat\/[0-9a-f-]{36}\/messages\)$/
+    expect(problems.filter((p) => !notFound.test(p))).toEqual([])
+  })
+
+  test('misconfigured (a user the server does not know): the page says so on screen', async ({
+    page,
+    next,
+  }) => {
+    await page.goto(`${next.url}/readme/${crypto.randomUUID()}?user=mallory`)
+    const status = page.getByTestId('preview-chat-status')
+    await expect(status).toHaveAttribute('role', 'alert')
+    await expect(status).toContainText('No known user. This development server knows alice, bob')
+  })
+})
