@@ -212,3 +212,18 @@ test.describe("the assistant-ui README's page in this Next app", () => {
     await expect(status).toContainText('No known user. This development server knows alice, bob')
   })
 })
+
+test("two requests Next renders through one module's client share no session", async ({ next }) => {
+  // app/e2e/module-client: a client at module level. One page minted the id (isNew: nothing to
+  // read, `idle`); the next request, another person's from a link, opens the same id without it.
+  const threadId = crypto.randomUUID()
+  const render = async (query: string) => {
+    const response = await fetch(`${next.url}/e2e/module-client/${threadId}${query}`)
+    expect(response.status).toBe(200)
+    return /data-testid="module-client">([^<]*)</.exec(await response.text())?.[1]
+  }
+  expect(await render('?new=1')).toBe('idle true')
+  // Its own state, not the first request's session: it has not read yet.
+  expect(await render('')).toBe('recovering false')
+  expect(await render('?new=1')).toBe('idle true')
+})
