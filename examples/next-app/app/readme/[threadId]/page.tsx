@@ -1,5 +1,5 @@
 import { Suspense } from 'react'
-// The assistant-ui README's complete page, pasted as it is (written by readme-page.mjs).
+// The README's complete page, pasted as it is.
 import { App } from './App'
 
 interface ReadmePageProps {
@@ -8,9 +8,8 @@ interface ReadmePageProps {
 }
 
 /**
- * `/readme/<id>?user=<name>`: the README's page in a Next app, with only what a user of it writes
- * besides (this file and the `/rest` rewrite). The user is passed as given: an unknown one is the
- * misconfigured page, which must say so on screen.
+ * A thread's page: the README's `App` for the thread in the URL and `?user=` (the reference
+ * server's alice, bob or carol; another name is a misconfigured page, which says so on screen).
  */
 export default function ReadmePage({ params, searchParams }: ReadmePageProps) {
   return (
