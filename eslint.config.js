@@ -14,6 +14,8 @@ export default tseslint.config(
       '**/node_modules/**',
       // README blocks, checked by tsc (examples/readme-code).
       'examples/readme-code/generated/**',
+      // The assistant-ui README's page, written by examples/next-app/readme-page.mjs.
+      'examples/next-app/app/readme/*/App.tsx',
     ],
   },
   js.configs.recommended,

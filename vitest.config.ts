@@ -42,6 +42,8 @@ export default defineConfig({
       { extends: true, test: { name: 'msw', root: 'packages/msw', environment: 'node' } },
       // The bench's checks of its own "before" code (e.g. win 3's parsers against valibot's).
       { extends: true, test: { name: 'bench', root: 'bench', environment: 'node' } },
+      // The example app's components, rendered from the reference backend's states.
+      { extends: true, test: { name: 'chat-app', root: 'examples/chat-app', environment: 'node' } },
       { extends: true, test: { name: 'react', ...reactTests, env: { EXPECTED_REACT: '19' } } },
       {
         extends: true,

@@ -93,3 +93,42 @@ test('the panel lists a turn as it runs, counts reads and push, and copies the e
   await tab.screenshot({ path: `${results}devtools/panel.png` })
   await context.close()
 })
+
+test('at 390 px the button covers no Send, and the panel shows what ran before it was opened', async ({
+  browser,
+}) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } })
+  const tab = await context.newPage()
+  await tab.goto(url)
+  const toggle = tab.getByRole('button', { name: 'preview-chat devtools' })
+  const send = tab.getByRole('button', { name: 'Send' })
+  await expect(toggle).toBeVisible()
+  const [button, sendBox] = await Promise.all([toggle.boundingBox(), send.boundingBox()])
+  expect(button && sendBox && overlaps(button, sendBox)).toBe(false)
+
+  // A turn with the panel closed: opened afterwards, it lists the turn from the devtools' mount.
+  await tab.getByLabel('Message').fill('/long 3')
+  await send.click()
+  await expect(tab.locator('output')).toHaveText('idle', { timeout: 20_000 })
+  await expect(tab.getByRole('listitem').filter({ hasText: 'assistant:' })).toHaveCount(1)
+  await toggle.click()
+  const session = tab
+    .getByRole('region', { name: 'preview-chat devtools' })
+    .getByRole('article', { name: /^Thread / })
+  const actions = session.getByRole('list', { name: /^Actions of Thread / })
+  await expect(actions).toContainText('submit-requested')
+  await expect(actions).toContainText('stream-ended')
+  await context.close()
+})
+
+interface Box {
+  x: number
+  y: number
+  width: number
+  height: number
+}
+
+/** Whether two boxes share any pixel. */
+function overlaps(a: Box, b: Box): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
+}

@@ -149,3 +149,81 @@ test('a reload mid-answer recovers the answer through the rewrites', async ({ pa
   await expect(page.getByTestId('message-assistant')).toHaveCount(1)
   expect(problems).toEqual([])
 })
+
+test('a reload that kept ?new=1 after the first answer hydrates clean and reads the thread', async ({
+  page,
+  next,
+}) => {
+  const problems = collectProblems(page)
+  await page.goto(`${next.url}/?user=alice`)
+  const minted = page.url() // `/t/<id>?user=alice&new=1`
+  expect(minted).toContain('new=1')
+  await expect(status(page)).toHaveAttribute('data-status', 'idle')
+  const textbox = page.getByRole('textbox', { name: 'Message' })
+  await textbox.fill('hello')
+  await textbox.press('Enter')
+  await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
+
+  // An app that keeps the hint in its URL: the server renders a new thread (it takes the hint as
+  // given), this browser knows the thread, hydration matches the server's HTML, then it reads.
+  await page.goto(minted)
+  await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
+  await expect(page.getByTestId('message-user')).toHaveCount(1)
+  expect(problems.filter((p) => /hydrat/i.test(p))).toEqual([])
+  expect(problems).toEqual([])
+})
+
+// The assistant-ui README's complete page, as its text has it (examples/next-app/readme-page.mjs
+// writes it into the app before `next build`), under /readme/<id> with only the glue a user
+// writes: the Next page that renders `<App threadId user />`.
+test.describe("the assistant-ui README's page in this Next app", () => {
+  const tool = (page: Page, name: string) => page.getByTestId(`tool-${name}`)
+
+  test('works as pasted: a suspension approved, its call answered, hydration clean', async ({
+    page,
+    next,
+  }) => {
+    const problems = collectProblems(page)
+    await page.goto(`${next.url}/readme/${crypto.randomUUID()}?user=alice`)
+    await expect(page.getByTestId('preview-chat-status')).toHaveAttribute('role', 'status')
+    const textbox = page.getByRole('textbox', { name: 'Message' })
+    await textbox.fill('/suspend')
+    await page.getByRole('button', { name: 'Send' }).click()
+    await expect(tool(page, 'request_approval')).toContainText('waiting for you')
+    await tool(page, 'request_approval').getByRole('button', { name: 'Approve' }).click()
+    await expect(tool(page, 'request_approval')).toHaveCount(2)
+    await expect(tool(page, 'request_approval').first()).toHaveText('request_approval: answered')
+    await expect(tool(page, 'request_approval').last()).toContainText('done')
+    await expect(page.getByText('Approved: the email was sent.')).toBeVisible()
+    await expect(page.getByTestId('preview-chat-status')).toHaveAttribute('role', 'status')
+    // The page passes no `isNew`: the first read of the new thread answers 404 (no error, the
+    // browser logs it). Nothing else: no hydration warning, no error.
+    const notFound = /^error: Failed to load resource: .* 404 .*\/chat\/[0-9a-f-]{36}\/messages\)$/
+    expect(problems.filter((p) => !notFound.test(p))).toEqual([])
+  })
+
+  test('misconfigured (a user the server does not know): the page says so on screen', async ({
+    page,
+    next,
+  }) => {
+    await page.goto(`${next.url}/readme/${crypto.randomUUID()}?user=mallory`)
+    const status = page.getByTestId('preview-chat-status')
+    await expect(status).toHaveAttribute('role', 'alert')
+    await expect(status).toContainText('No known user. This development server knows alice, bob')
+  })
+})
+
+test("two requests Next renders through one module's client share no session", async ({ next }) => {
+  // app/e2e/module-client: a client at module level. One page minted the id (isNew: nothing to
+  // read, `idle`); the next request, another person's from a link, opens the same id without it.
+  const threadId = crypto.randomUUID()
+  const render = async (query: string) => {
+    const response = await fetch(`${next.url}/e2e/module-client/${threadId}${query}`)
+    expect(response.status).toBe(200)
+    return /data-testid="module-client">([^<]*)</.exec(await response.text())?.[1]
+  }
+  expect(await render('?new=1')).toBe('idle true')
+  // Its own state, not the first request's session: it has not read yet.
+  expect(await render('')).toBe('recovering false')
+  expect(await render('?new=1')).toBe('idle true')
+})

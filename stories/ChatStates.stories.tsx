@@ -266,7 +266,7 @@ export const StoppingAndCancelled: Story = {
 }
 
 export const SuspendedThenResumed: Story = {
-  name: 'Suspended awaiting approval, then resumed',
+  name: 'Suspended awaiting approval, then resumed: the call reads answered',
   parameters: scenario(async (mock) => {
     const { key } = await mock.seed.suspension()
     return { threadId: key.threadId }
@@ -294,6 +294,14 @@ export const SuspendedThenResumed: Story = {
       slow,
     )
     await expect(chat.transcript()).not.toHaveTextContent('waiting for approval')
+    // The suspended turn's call is answered (its result is in the resumed turn's message), never
+    // running: the record keeps no `state` for it, `toolCallStatus` reads the turn's ending.
+    const calls = () =>
+      within(chat.transcript())
+        .getAllByText(/^(answered|done|running…|waiting for approval)$/)
+        .map((label) => label.textContent)
+    await waitFor(() => expect(calls()).toEqual(['answered', 'done']), slow)
+    await expect(chat.transcript()).not.toHaveTextContent('running…')
   },
 }
 

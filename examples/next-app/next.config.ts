@@ -5,6 +5,11 @@ import type { NextConfig } from 'next'
 const server = process.env.PREVIEW_CHAT_SERVER ?? 'http://127.0.0.1:4317'
 
 const config: NextConfig = {
+  // What `create-next-app@latest` (16.4.3) turns on: pages are prerendered and cached by default,
+  // and a page that reads the request (`params`, `searchParams`, randomness) says so (see
+  // app/page.tsx, app/t/[threadId]/page.tsx and the core README's "Next.js" section).
+  cacheComponents: true,
+  partialPrefetching: true,
   // `dist/`, not `.next/`: the repository's ignores (git, ESLint, Prettier) already cover it.
   distDir: 'dist',
   // `pnpm typecheck` checks this app with the rest of the workspace; the build need not again.

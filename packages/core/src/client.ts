@@ -285,9 +285,11 @@ export function createMinimalPreviewChatClient(
       if (persist && !attached.has(cacheClient))
         attached.set(cacheClient, persist.attach(cacheClient, scope, timers, warn))
       const knownKey = `preview-chat:known:${scope}:${id}`
-      const fresh = isNew === true && firstMountHere(knownKey)
+      // A stale hint is still taken for the first render, the one a server render shows and
+      // hydration matches; the read comes once the session is followed (`readOnceFollowed`).
+      const stale = isNew === true && !firstMountHere(knownKey)
       const session = new PreviewChatSession(
-        { ...key, ...(isNew !== undefined && { isNew: fresh }) },
+        { ...key, ...(isNew !== undefined && { isNew }) },
         {
           transport,
           queryClient: cacheClient,
@@ -321,6 +323,7 @@ export function createMinimalPreviewChatClient(
         },
       )
       byKey.set(id, session)
+      if (stale) readOnceFollowed(session)
       forgetUnlistenedOnServer(session, prefetched, () => {
         if (byKey.get(id) === session) byKey.delete(id)
       })
@@ -328,6 +331,19 @@ export function createMinimalPreviewChatClient(
     },
   }
   return client
+}
+
+/**
+ * Reads `session` as soon as it is followed (its `activated` step): a stale `isNew` hint made it
+ * skip the read it would otherwise start then. Until then it shows what a server render of the
+ * hint shows, so hydrating a page the server rendered from the same hint matches it.
+ */
+function readOnceFollowed(session: PreviewChatSession): void {
+  const stop = session.inspect(({ action }) => {
+    if (action.type !== 'activated') return
+    stop()
+    void session.refresh()
+  })
 }
 
 /**

@@ -58,6 +58,7 @@ export const MessageView = memo(function MessageView({
         <PartView
           key={index}
           part={part}
+          message={message}
           suspensions={suspensions}
           onAnswer={onAnswer}
           markdown={message.role === 'assistant'}

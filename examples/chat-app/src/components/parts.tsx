@@ -1,4 +1,12 @@
-import type { ChildTrace, MessagePart, Suspension, ToolCallPart } from '@preview-chat/react'
+import {
+  toolCallStatus,
+  type ChildTrace,
+  type Message,
+  type MessagePart,
+  type Suspension,
+  type ToolCallPart,
+  type ToolCallStatus,
+} from '@preview-chat/react'
 import type { ComponentType } from 'react'
 
 export interface SuspensionActions {
@@ -100,21 +108,38 @@ export function ChildTraceView({ trace }: { trace: ChildTrace }) {
   )
 }
 
+/** What the summary says of a call, by `toolCallStatus` (`state` alone cannot tell a call that
+ * runs from an answered suspension's: both have none). */
+const toolStateLabels: Record<ToolCallStatus, string> = {
+  writing: 'writing…',
+  running: 'running…',
+  waiting: 'waiting for approval',
+  resolved: 'done',
+  rejected: 'failed',
+  answered: 'answered',
+  ended: 'no result',
+}
+
+/**
+ * The open suspensions are what waits: a call whose message still carries its payload after the
+ * answer (until the resumed turn's record is read) is answered, not waiting.
+ */
+function shownStatus(status: ToolCallStatus, suspension: Suspension | undefined): ToolCallStatus {
+  if (suspension) return 'waiting'
+  return status === 'waiting' ? 'answered' : status
+}
+
+/** A tool call of `message`: its status, input, output, error, delegation, and its approval. */
 export function ToolCallPartView({
   part,
+  message,
   suspension,
   onAnswer,
-}: { part: ToolCallPart } & SuspensionActions) {
-  const state =
-    part.state === 'rejected'
-      ? 'failed'
-      : part.state === 'resolved'
-        ? 'done'
-        : suspension
-          ? 'waiting for approval'
-          : 'running…'
+}: { part: ToolCallPart; message: Pick<Message, 'executionStatus'> } & SuspensionActions) {
+  const status = shownStatus(toolCallStatus(part, message), suspension)
+  const state = toolStateLabels[status]
   return (
-    <div className={`part-tool part-tool-${part.state ?? 'open'}`}>
+    <div className={`part-tool part-tool-${status}`} data-tool-status={status}>
       <details open={Boolean(part.childTrace) || Boolean(suspension)}>
         <summary>
           Tool <code>{part.toolName}</code> <span className="tool-state">{state}</span>
@@ -156,12 +181,15 @@ export function ToolCallPartView({
 
 export function PartView({
   part,
+  message,
   suspensions,
   onAnswer,
   markdown = false,
   render,
 }: {
   part: MessagePart
+  /** The message `part` belongs to: its turn's ending tells where a tool call stands. */
+  message: Pick<Message, 'executionStatus'>
   suspensions: readonly Suspension[]
   onAnswer?: SuspensionActions['onAnswer']
   /** Text parts are markdown (an assistant's answer). */
@@ -178,6 +206,7 @@ export function PartView({
       return (
         <ToolCallPartView
           part={part}
+          message={message}
           suspension={suspensions.find((s) => s.toolCallId === part.toolCallId)}
           onAnswer={onAnswer}
         />

@@ -12,6 +12,13 @@ it('the README shows readme-page.tsx as its complete page', () => {
   expect(block?.[1]).toBe(read('./readme-page.tsx').trimEnd())
 })
 
+it('the README shows the Next page that e2e/next-app.spec.ts runs the complete page in', () => {
+  const block = readme.match(/<!-- example: nextPage -->\n+```tsx\n([\s\S]*?)\n```/)
+  expect(block?.[1]).toBe(
+    read('../../../../examples/next-app/app/readme/[threadId]/page.tsx').trimEnd(),
+  )
+})
+
 describe('the README says', () => {
   it('which Node the assistant-ui path needs, as the installed nanoid says', () => {
     // @assistant-ui/react → @assistant-ui/core → nanoid 6, whose engines leave out Node 20.

@@ -100,6 +100,49 @@ describe('PreviewChatDevtools', () => {
     expect(screen.queryByRole('region')).toBeNull()
   })
 
+  it('records from its mount while closed, and keeps the last maxActions', async () => {
+    const key = thread()
+    const probe = createProbe()
+    render(
+      <Providers client={tabClient()}>
+        <probe.Probe {...key} isNew />
+        <PreviewChatDevtools maxActions={4} />
+      </Providers>,
+    )
+    await waitFor(() => expect(probe.chat().status).toBe('idle'), until)
+    act(() => probe.chat().setDraft('/long 3'))
+    act(() => void probe.chat().submit())
+    await waitFor(() => expect(probe.chat().status).toBe('streaming'), until)
+    await waitFor(() => expect(probe.chat().status).toBe('idle'), until)
+    expect(screen.queryByRole('region')).toBeNull()
+
+    // Opened after the turn: its actions are there, the last four of them.
+    fireEvent.click(screen.getByRole('button', { name: 'preview-chat devtools' }))
+    await waitFor(() => expect(actionTypes(key.threadId)).toHaveLength(4), until)
+    expect(actionTypes(key.threadId)).not.toContain('submit-requested')
+    expect(text(sessionOf(key.threadId))).not.toContain('No action since')
+  })
+
+  it.each([
+    ['bottom-right', { bottom: '8px', right: '8px' }, 'last'],
+    ['bottom-left', { bottom: '8px', left: '8px' }, 'last'],
+    ['top-right', { top: '8px', right: '8px' }, 'first'],
+    ['top-left', { top: '8px', left: '8px' }, 'first'],
+  ] as const)('sits in the %s corner, its button at the edge', (position, corner, place) => {
+    const { container } = render(
+      <Providers client={tabClient()}>
+        <PreviewChatDevtools position={position} initialIsOpen />
+      </Providers>,
+    )
+    const root = container.querySelector<HTMLElement>('[data-preview-chat-devtools]')
+    expect(root?.style).toMatchObject(corner)
+    const other = { top: 'bottom', bottom: 'top', left: 'right', right: 'left' } as const
+    for (const side of Object.keys(corner) as (keyof typeof other)[])
+      expect(root?.style[other[side]]).toBe('')
+    const toggle = screen.getByRole('button', { name: 'preview-chat devtools' })
+    expect(place === 'first' ? root?.firstElementChild : root?.lastElementChild).toBe(toggle)
+  })
+
   it('renders nothing from the default entry outside development', () => {
     expect(process.env.NODE_ENV).toBe('test')
     const { container } = render(

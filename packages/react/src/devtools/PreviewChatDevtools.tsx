@@ -1,5 +1,6 @@
 import type { PreviewChatSession, ThreadKey } from '@preview-chat/core'
 import {
+  useEffect,
   useId,
   useMemo,
   useState,
@@ -9,9 +10,13 @@ import {
   type ReactNode,
 } from 'react'
 import { engineStateJson, type ActivityKind, type LoggedStep } from './describe'
-import { createSessionLog, type SessionLog, type SessionLogView } from './sessionLog'
+import { createSessionLogs, type SessionLog, type SessionLogView } from './sessionLog'
 import { useLiveSessions } from './useLiveSessions'
 
+/**
+ * The corner of the page the button and the panel sit in. Pick the one your app leaves free: a
+ * chat's Send button is usually bottom-right, which the default covers on a phone (390 px).
+ */
 export type DevtoolsPosition = 'bottom-right' | 'bottom-left' | 'top-right' | 'top-left'
 
 export interface PreviewChatDevtoolsProps {
@@ -24,7 +29,10 @@ export interface PreviewChatDevtoolsProps {
    * one whose chat is `enabled: false`. Naming a thread creates its session, inert until followed.
    */
   threads?: readonly ThreadKey[]
-  /** How many of each session's last actions to keep. Default 50. */
+  /**
+   * How many of each session's last actions to keep, from the panel's mount on (closed or open).
+   * Default 200.
+   */
   maxActions?: number
 }
 
@@ -40,10 +48,11 @@ export function PreviewChatDevtools({
   initialIsOpen = false,
   position = 'bottom-right',
   threads,
-  maxActions = 50,
+  maxActions = 200,
 }: PreviewChatDevtoolsProps): ReactElement | null {
   const [open, setOpen] = useState(initialIsOpen)
   const sessions = useLiveSessions(threads)
+  const logs = useSessionLogs(sessions, maxActions)
   const panelId = useId()
   const [vertical, horizontal] = position.split('-') as ['top' | 'bottom', 'left' | 'right']
   const corner: CSSProperties = { [vertical]: 8, [horizontal]: 8 }
@@ -81,10 +90,10 @@ export function PreviewChatDevtools({
         </p>
       )}
       {sessions.map((session) => (
-        <SessionPanel
+        <SessionView
           key={`${session.key.projectId}/${session.key.agentId}/${session.key.threadId}`}
           session={session}
-          limit={maxActions}
+          log={logs.of(session)}
         />
       ))}
     </section>
@@ -101,11 +110,20 @@ export function PreviewChatDevtools({
   )
 }
 
-/** Inspects one session for as long as it is shown (inspecting never starts or keeps it). */
-function SessionPanel({ session, limit }: { session: PreviewChatSession; limit: number }) {
-  const log = useMemo(() => createSessionLog(session, limit), [session, limit])
-  return <SessionView session={session} log={log} />
+/**
+ * One log per session, each recording from the devtools' mount (closed or open) and kept while
+ * the session is followed: inspecting never starts a session or keeps one open.
+ */
+function useSessionLogs(sessions: readonly PreviewChatSession[], limit: number) {
+  const logs = useMemo(() => createSessionLogs(limit), [limit])
+  useEffect(() => {
+    const listening = sessions.map((session) => logs.of(session).subscribe(ignore))
+    return () => listening.forEach((stop) => stop())
+  }, [sessions, logs])
+  return logs
 }
+
+const ignore = () => {}
 
 function SessionView({ session, log }: { session: PreviewChatSession; log: SessionLog }) {
   const view = useSyncExternalStore(log.subscribe, log.getView, log.getView)
@@ -122,7 +140,7 @@ function SessionView({ session, log }: { session: PreviewChatSession; log: Sessi
       <Traffic view={view} />
       <h4 style={styles.label}>Last actions (newest first)</h4>
       {view.steps.length === 0 ? (
-        <p style={styles.muted}>No action since the panel began to listen.</p>
+        <p style={styles.muted}>No action since the devtools mounted.</p>
       ) : (
         // Focusable: it scrolls, and keyboard users scroll it too.
         <ol aria-label={`Actions of ${name}`} style={styles.log} tabIndex={0}>

@@ -1,6 +1,7 @@
 import type { InspectedStep, PreviewChatSession, SessionStatus } from '@preview-chat/core'
 import type { EngineState } from '@preview-chat/core/internal'
 import { countActivity, describeStep, noActivity, type Activity, type LoggedStep } from './describe'
+import { createRing } from './ring'
 
 /** What the panel shows of one session: its last steps, its traffic, its state. */
 export interface SessionLogView {
@@ -20,16 +21,17 @@ export interface SessionLog {
 const FLUSH_MS = 50
 
 /**
- * Keeps the last `limit` steps of `session` while someone listens, through `session.inspect`
- * (which neither starts the session nor keeps it alive). Listeners hear of new steps at most every
- * 50 ms. Creating it costs nothing: it inspects from its first listener on.
+ * Keeps the last `limit` steps of `session` (a ring: older ones drop out) while someone listens,
+ * through `session.inspect` (which neither starts the session nor keeps it alive). Listeners hear
+ * of new steps at most every 50 ms. Creating it costs nothing: it inspects from its first listener
+ * on (the devtools listen from their mount, so the log holds what happened before it was opened).
  */
 export function createSessionLog(session: PreviewChatSession, limit: number): SessionLog {
-  let steps: LoggedStep[] = []
+  const steps = createRing<LoggedStep>(limit)
   let seq = 0
   let activity = noActivity
   const current = (): SessionLogView => ({
-    steps,
+    steps: steps.toArray(),
     activity,
     status: session.getState().status,
     engine: session.getEngineState(),
@@ -45,7 +47,7 @@ export function createSessionLog(session: PreviewChatSession, limit: number): Se
   }
   const record = (step: InspectedStep) => {
     seq += 1
-    steps = [...steps.slice(Math.max(0, steps.length - limit + 1)), describeStep(step, seq)]
+    steps.push(describeStep(step, seq))
     activity = countActivity(activity, step)
     timer ??= setTimeout(flush, FLUSH_MS)
   }
@@ -68,6 +70,18 @@ export function createSessionLog(session: PreviewChatSession, limit: number): Se
         if (timer) clearTimeout(timer)
         timer = null
       }
+    },
+  }
+}
+
+/** The logs of many sessions, one each, made on first ask and kept by session (a `WeakMap`). */
+export function createSessionLogs(limit: number): { of(session: PreviewChatSession): SessionLog } {
+  const logs = new WeakMap<PreviewChatSession, SessionLog>()
+  return {
+    of(session) {
+      let log = logs.get(session)
+      if (!log) logs.set(session, (log = createSessionLog(session, limit)))
+      return log
     },
   }
 }
