@@ -444,18 +444,18 @@ if (full) {
   console.log(
     `\nLive text growing again after the reload (${running.name}, ours): ${minMed(pick(live, (m) => m.grew))} from navigation start; ${minMed(pick(live, (m) => (m.grew === null ? null : m.grew - m.transcript)))} after the transcript was on screen (the server records and announces the running answer every ${snapshotMs} ms); grown by ${median(pick(live, (m) => m.grewBy))} characters (median).`,
   )
-  console.log(
-    '\nWhere the time goes (medians, ms from navigation start): | thread | contender | HTML received | old page unloaded | script requested | scripts received | history requestStart | history responseEnd | reads before the last message | last message in the DOM | long tasks from there to the paint | painted |',
-  )
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
-  for (const kind of kinds)
-    for (const contender of contenders) {
-      const list = results.get(`${contender}|${kind.name}`)!
-      const med = (f: (m: Measurement) => number) => ms(median(pick(list, f)))
-      console.log(
-        `| ${kind.name} | ${contender} | ${med((m) => m.htmlEnd)} | ${med((m) => m.unloadEnd)} | ${med((m) => m.scriptStart)} | ${med((m) => m.scriptEnd)} | ${med((m) => m.requestStart)} | ${med((m) => m.responseEnd)} | ${median(pick(list, (m) => m.reads))} | ${med((m) => m.transcript)} | ${med((m) => m.longTaskMsToPaint)} | ${med((m) => m.frame)} |`,
-      )
-    }
 }
+console.log(
+  '\nWhere the time goes (medians, ms from navigation start): | thread | contender | HTML received | old page unloaded | script requested | scripts received | history requestStart | history responseEnd | reads before the last message | last message in the DOM | long tasks from there to the paint | painted |',
+)
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+for (const kind of kinds)
+  for (const contender of contenders) {
+    const list = results.get(`${contender}|${kind.name}`)!
+    const med = (f: (m: Measurement) => number) => ms(median(pick(list, f)))
+    console.log(
+      `| ${kind.name} | ${contender} | ${med((m) => m.htmlEnd)} | ${med((m) => m.unloadEnd)} | ${med((m) => m.scriptStart)} | ${med((m) => m.scriptEnd)} | ${med((m) => m.requestStart)} | ${med((m) => m.responseEnd)} | ${median(pick(list, (m) => m.reads))} | ${med((m) => m.transcript)} | ${med((m) => m.longTaskMsToPaint)} | ${med((m) => m.frame)} |`,
+    )
+  }
 console.log(`\nraw: ${JSON.stringify(Object.fromEntries(results))}`)
 process.exit(0)

@@ -36,13 +36,14 @@ function MessageText({ message }: { message: Message }) {
 
 function Chat() {
   const chat = usePreviewChat(thread)
-  return (
+  // As the README does: the list once the record is known (the floor, too, has none before).
+  return chat.loaded ? (
     <ol>
       {chat.messages.map((message) => (
         <MessageText key={message.id} message={message} />
       ))}
     </ol>
-  )
+  ) : null
 }
 
 const root = document.getElementById('root')

@@ -49,6 +49,25 @@ export interface PreviewChat extends SessionState {
 
 const noSubscription = () => () => {}
 
+/** Sessions whose first read this binding started at their first render (issue 30). */
+const startedInRender = new WeakSet<PreviewChatSession>()
+/** A browser: a server render sends nothing (it runs no effects, and nothing would listen). */
+const inBrowser = typeof window !== 'undefined'
+
+/**
+ * The thread's first read, started at the first render that asks for the session rather than
+ * when React subscribes to it (a passive effect, after the commit, often a frame later): what
+ * `client.prefetch` does, at the earliest moment the hook knows the thread. The session takes the
+ * read as its first (the reducer's `prefetch-requested` does nothing once the session is followed,
+ * has read, or a read is on its way), so a second render, StrictMode's, or a second component
+ * asks nothing more; once per session, so that devtools do not see it on every render.
+ */
+function startFirstRead(session: PreviewChatSession): void {
+  if (!inBrowser || startedInRender.has(session)) return
+  startedInRender.add(session)
+  session.prefetch()
+}
+
 /**
  * The thread's session (shared by every component that follows the same thread) and the
  * frame-throttled zustand store React reads it through. Disabled with an id no session can
@@ -77,6 +96,7 @@ function useSessionStore(options: UsePreviewChatOptions): {
     if (enabled !== false || !idRefused) throw error
     refused = error.message
   }
+  if (session && enabled !== false) startFirstRead(session)
   const view = useMemo(() => {
     if (!session) return noThread(new PreviewChatError('invalid_request', refused))
     const throttled = client.view(session, throttleMs)

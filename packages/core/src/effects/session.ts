@@ -162,7 +162,10 @@ export class PreviewChatSession {
     this.#history = createHistoryQuery({
       queryClient: ctx.queryClient,
       queryKey: ctx.queryKey,
-      fetch: (signal) => ctx.transport.readHistory(this.key, signal),
+      // What the session shows (a kept transcript, the cache's): checked when taken, so a read's
+      // answer that repeats its messages is not validated again.
+      fetch: (signal) =>
+        ctx.transport.readHistory(this.key, signal, this.#engine.getState().recorded),
       ...(key.isNew &&
         !cached && { initialData: { messages: [], openSuspensions: [], activeExecutionId: null } }),
       check: (value) => this.#take(value),
