@@ -20,15 +20,15 @@
 import { chromium, type Browser, type Page } from '@playwright/test'
 import { createPreviewChatBackend, createPreviewChatStore } from '@preview-chat/server'
 import { startPreviewChatServer } from '@preview-chat/server/node'
-import { build } from 'esbuild'
 import { execFileSync } from 'node:child_process'
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdtemp, rm } from 'node:fs/promises'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startAppServer } from '../../../e2e/app-server'
 import { chromiumLaunchOptions } from '../../../e2e/chromium'
 import { median } from '../method'
+import { buildPage } from './pages'
 import { observerScript, type ObserverConfig, type Observed } from './observer'
 import { dropThread, markerFor, seedThread, startRunningTurn, stopTurn, user } from './seed'
 
@@ -113,45 +113,22 @@ if (!process.argv.includes('--no-build')) {
 }
 const root = await mkdtemp(join(tmpdir(), 'bench-reload-'))
 await cp(demoDist, root, { recursive: true })
-const floorBuild = await build({
-  entryPoints: [fileURLToPath(new URL('./floor.tsx', import.meta.url))],
-  bundle: true,
+const floorBytes = await buildPage({
+  entry: './floor.tsx',
+  script: join(root, 'bench-floor.js'),
+  html: join(root, 'bench-floor.html'),
+  src: '/bench-floor.js',
+  title: 'floor',
   minify: true,
-  format: 'esm',
-  platform: 'browser',
-  target: 'es2022',
-  jsx: 'automatic',
-  define: { 'process.env.NODE_ENV': '"production"' },
-  outfile: join(root, 'bench-floor.js'),
-  metafile: true,
 })
-const floorBytes = Object.values(floorBuild.metafile.outputs)[0]!.bytes
-const readmeBuild = await build({
-  entryPoints: [fileURLToPath(new URL('./readme.tsx', import.meta.url))],
-  bundle: true,
+const readmeBytes = await buildPage({
+  entry: './readme.tsx',
+  script: join(root, 'bench-readme.js'),
+  html: join(root, 'bench-readme.html'),
+  src: '/bench-readme.js',
+  title: 'README usage',
   minify: true,
-  format: 'esm',
-  platform: 'browser',
-  target: 'es2022',
-  jsx: 'automatic',
-  conditions: ['@preview-chat/source'],
-  define: { 'process.env.NODE_ENV': '"production"' },
-  outfile: join(root, 'bench-readme.js'),
-  metafile: true,
 })
-const readmeBytes = Object.values(readmeBuild.metafile.outputs)[0]!.bytes
-await writeFile(
-  join(root, 'bench-readme.html'),
-  '<!doctype html>\n<html lang="en"><head><meta charset="UTF-8" /><title>README usage</title>' +
-    '<script type="module" src="/bench-readme.js"></script></head>' +
-    '<body><div id="root"></div></body></html>\n',
-)
-await writeFile(
-  join(root, 'bench-floor.html'),
-  '<!doctype html>\n<html lang="en"><head><meta charset="UTF-8" /><title>floor</title>' +
-    '<script type="module" src="/bench-floor.js"></script></head>' +
-    '<body><div id="root"></div></body></html>\n',
-)
 
 const store = createPreviewChatStore()
 const backend = createPreviewChatBackend({ store, deltaMs, snapshotMs })

@@ -11,14 +11,14 @@ import { chromium } from '@playwright/test'
 import { createPreviewChatBackend, createPreviewChatStore } from '@preview-chat/server'
 import { startPreviewChatServer } from '@preview-chat/server/node'
 import { execFileSync } from 'node:child_process'
-import { build } from 'esbuild'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startAppServer } from '../../../e2e/app-server'
 import { chromiumLaunchOptions } from '../../../e2e/chromium'
 import { observerScript } from './observer'
+import { buildPage } from './pages'
 import { seedThread, user } from './seed'
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url))
@@ -32,24 +32,14 @@ const prefetch = process.argv.includes('--prefetch')
 const root = await mkdtemp(join(tmpdir(), 'bench-reload-profile-'))
 if (readmePage) {
   await mkdir(join(root, 'assets'))
-  await build({
-    entryPoints: [fileURLToPath(new URL('./readme.tsx', import.meta.url))],
-    bundle: true,
+  await buildPage({
+    entry: './readme.tsx',
+    script: join(root, 'assets', 'bench-readme.js'),
+    html: join(root, 'index.html'),
+    src: '/assets/bench-readme.js',
+    title: 'README usage',
     minify: false,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    jsx: 'automatic',
-    conditions: ['@preview-chat/source'],
-    define: { 'process.env.NODE_ENV': '"production"' },
-    outfile: join(root, 'assets', 'bench-readme.js'),
   })
-  await writeFile(
-    join(root, 'index.html'),
-    '<!doctype html>\n<html lang="en"><head><meta charset="UTF-8" /><title>README usage</title>' +
-      '<script type="module" src="/assets/bench-readme.js"></script></head>' +
-      '<body><div id="root"></div></body></html>\n',
-  )
 } else
   execFileSync(
     'pnpm',
@@ -87,8 +77,8 @@ function groupOf(module: string): string {
   if (module.includes('packages/react/')) return '@preview-chat/react'
   if (module.includes('zustand')) return 'zustand'
   if (module.includes('node_modules')) return 'markdown (react-markdown, remark-gfm and their deps)'
-  if (module.startsWith('src/') || module.includes('chat-app/src')) return 'the demo app (src/)'
   if (module.includes('reload/readme.tsx')) return 'the README page (readme.tsx)'
+  if (module.startsWith('src/') || module.includes('chat-app/src')) return 'the demo app (src/)'
   return module
 }
 

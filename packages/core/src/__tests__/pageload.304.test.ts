@@ -5,35 +5,9 @@
  * snapshot object (transport.conditional.test.ts); what is asserted here is the session's public
  * state and its notifications, through the store a UI reads (`session.store` and `client.view`).
  */
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createPreviewChatClient } from '../index'
-import type { HistorySnapshot } from '../contract'
-import { finishedTurn, key, settle, snapshot } from './harness'
-
-/** History reads with weak ETags as the reference server and n8n 2.41 send them. */
-function conditionalServer(options: { etags?: boolean } = {}) {
-  let current = { body: '', version: 0 }
-  const statuses: number[] = []
-  const fetch = vi.fn(async (_input: RequestInfo | URL, init?: RequestInit) => {
-    const etag = `W/"v${current.version}"`
-    const ifNoneMatch = new Headers(init?.headers).get('if-none-match')
-    if (options.etags !== false && ifNoneMatch === etag) {
-      statuses.push(304)
-      return new Response(null, { status: 304, headers: { etag } })
-    }
-    statuses.push(200)
-    return new Response(current.body, {
-      headers: { 'content-type': 'application/json', ...(options.etags !== false && { etag }) },
-    })
-  })
-  return {
-    fetch,
-    statuses,
-    set(value: HistorySnapshot) {
-      current = { body: JSON.stringify({ data: value }), version: current.version + 1 }
-    },
-  }
-}
+import { conditionalServer, finishedTurn, key, settle, snapshot } from './harness'
 
 function loadedSession(server: ReturnType<typeof conditionalServer>) {
   const client = createPreviewChatClient({
@@ -56,7 +30,7 @@ describe('a read with nothing new makes no new state [R-READ-CONDITIONAL]', () =
   ] as const)
     it(`${name}: no notification, the same state object`, async () => {
       const server = conditionalServer({ etags })
-      server.set(snapshot(finishedTurn('e1', 'Q', 'A')))
+      server.set('t1', snapshot(finishedTurn('e1', 'Q', 'A')))
       const { client, session } = loadedSession(server)
       const notified: unknown[] = []
       const stop = session.subscribe((state) => notified.push(state))
@@ -88,14 +62,14 @@ describe('a read with nothing new makes no new state [R-READ-CONDITIONAL]', () =
 
   it('a read that brings a change still notifies, once', async () => {
     const server = conditionalServer()
-    server.set(snapshot(finishedTurn('e1', 'Q', 'A')))
+    server.set('t1', snapshot(finishedTurn('e1', 'Q', 'A')))
     const { session } = loadedSession(server)
     const notified: unknown[] = []
     const stop = session.subscribe((state) => notified.push(state))
     await settle()
     const loaded = session.getState()
     const seen = notified.length
-    server.set(snapshot([...finishedTurn('e1', 'Q', 'A'), ...finishedTurn('e2', 'Q2', 'B')]))
+    server.set('t1', snapshot([...finishedTurn('e1', 'Q', 'A'), ...finishedTurn('e2', 'Q2', 'B')]))
     await session.refresh()
     await settle()
     expect(server.statuses).toEqual([200, 200])

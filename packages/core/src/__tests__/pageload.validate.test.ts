@@ -1,89 +1,37 @@
 /**
- * Issue 30: a page load validates the thread's record once. A transcript kept across the reload
- * (`persistTranscripts()`) is checked when it is restored; the first read's answer, which repeats
- * it, takes those checked messages again (same objects) instead of validating each one a second
- * time. The query clients here share no structure (`structuralSharing: false`), so what the cache
- * holds is what the transport gave: the identity of a message says whether it was validated anew.
+ * Issue 30: the transport's `held` snapshot (what the session shows: a transcript kept across the
+ * reload, the app's cache) is where a first read looks for messages it need not validate again —
+ * only a hint: what changed is validated, and what breaks the contract is still rejected. The
+ * session's use of it, with `persistTranscripts()`, is in persist.test.ts.
  */
-import { QueryClient } from '@tanstack/query-core'
-import { describe, expect, it, vi } from 'vitest'
-import type { DraftStorage } from '../index'
-import { persistTranscripts } from '../persist'
+import { describe, expect, it } from 'vitest'
 import { createTransport } from '../wire/transport'
-import {
-  finishedTurn,
-  key,
-  memoryStorage,
-  settle,
-  setup,
-  snapshot,
-  useFakeTimersInEachTest,
-} from './harness'
-
-useFakeTimersInEachTest()
-
-const unshared = () =>
-  new QueryClient({ defaultOptions: { queries: { structuralSharing: false } } })
-const page = (storage: DraftStorage) =>
-  setup({ scope: 'alice', queryClient: unshared(), persist: persistTranscripts({ storage }) })
+import { finishedTurn, key, snapshot } from './harness'
 
 const record = [...finishedTurn('e1', 'Q', 'A'), ...finishedTurn('e2', 'Q2', 'B')]
-
-async function kept() {
-  const storage = memoryStorage()
-  const before = page(storage)
-  before.server.answerRead(snapshot(record))
-  await settle()
-  await vi.advanceTimersByTimeAsync(1_000) // the throttled write
-  before.session.dispose()
-  return storage
-}
-
-describe('a page load validates the record once [R-PERSIST-RELOAD]', () => {
-  it('the first read after a reload takes the kept messages it repeats, validated at restore', async () => {
-    const storage = await kept()
-    const after = page(storage)
-    const restored = after.session.getState().messages
-    expect(restored).toHaveLength(4)
-    expect(after.session.getState().status).toBe('recovering')
-    // The record changed in one message while the page was away: only that one is new.
-    const changed = [...record.slice(0, 3), ...finishedTurn('e2', 'Q2', 'B, corrected').slice(1)]
-    after.server.answerRead(snapshot(changed))
-    await settle()
-    const read = after.session.getState()
-    expect(read.status).toBe('idle')
-    expect(read.messages.slice(0, 3)).toEqual(restored.slice(0, 3))
-    for (let i = 0; i < 3; i++) expect(read.messages[i]).toBe(restored[i])
-    expect(read.messages[3]).not.toBe(restored[3])
-    expect(read.messages[3]?.content).toEqual([{ type: 'text', text: 'B, corrected' }])
-    after.session.dispose()
+const transportAnswering = (body: unknown) =>
+  createTransport({
+    baseUrl: '/rest',
+    requestTimeoutMs: 1_000,
+    timers: { setTimeout: () => 0, clearTimeout: () => {}, now: () => 0 },
+    fetch: async () => Response.json(body),
   })
 
-  it('a held message is only a hint: an answer that breaks the contract is still rejected', async () => {
-    const transport = createTransport({
-      baseUrl: '/rest',
-      requestTimeoutMs: 1_000,
-      timers: { setTimeout: () => 0, clearTimeout: () => {}, now: () => 0 },
-      fetch: async () =>
-        Response.json({
-          data: {
-            ...snapshot(record),
-            messages: [...record.slice(0, 3), { id: 'x', role: 'bot' }],
-          },
-        }),
-    })
+describe('a first read takes the held messages it repeats [R-PERSIST-RELOAD]', () => {
+  it('the same objects for what is equal; what breaks the contract is still rejected', async () => {
     const held = snapshot(record)
-    await expect(transport.readHistory(key, undefined, held)).rejects.toMatchObject({
-      code: 'invalid_response',
-    })
-    const good = createTransport({
-      baseUrl: '/rest',
-      requestTimeoutMs: 1_000,
-      timers: { setTimeout: () => 0, clearTimeout: () => {}, now: () => 0 },
-      fetch: async () => Response.json({ data: snapshot(record) }),
-    })
-    const read = await good.readHistory(key, undefined, held)
-    expect(read.messages).toEqual(held.messages)
+    const read = await transportAnswering({ data: snapshot(record) }).readHistory(
+      key,
+      undefined,
+      held,
+    )
     read.messages.forEach((message, i) => expect(message).toBe(held.messages[i]))
+    const broken = {
+      ...snapshot(record),
+      messages: [...record.slice(0, 3), { id: 'x', role: 'bot' }],
+    }
+    await expect(
+      transportAnswering({ data: broken }).readHistory(key, undefined, held),
+    ).rejects.toMatchObject({ code: 'invalid_response' })
   })
 })
