@@ -361,9 +361,9 @@ const readsOf = (list: Measurement[], which: 'cold' | 'reload') => {
 }
 const fmtKb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
 console.log(
-  '| thread | page | last message in the DOM (min / median) | spread (max/min) | /floor (median) | /floor (by min) | painted /floor (median) | history requestStart (median) | reads per load, their statuses and history bytes transferred (median): first visit | the reload | long tasks > 50 ms before the transcript (reloads with one; longest) | empty text in the DOM / painted |',
+  '| thread | page | last message in the DOM (min / median) | spread (max/min) | /floor (median) | /floor (by min) | painted /floor (median) | history requestStart (median) | reads per load, their statuses and history bytes transferred (median): first visit | the reload | long tasks > 50 ms before the transcript (reloads with one; longest) | empty text in the DOM / painted | in the DOM before the read answered (reloads) |',
 )
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
 for (const kind of kinds) {
   const floorList = results.get(`floor|${kind.name}`)!
   const fl = pick(floorList, (m) => m.transcript)
@@ -374,7 +374,7 @@ for (const kind of kinds) {
     const frame = pick(list, (m) => m.frame)
     const long = list.filter((m) => m.longTasks > 0).length
     console.log(
-      `| ${kind.name} | ${names[contender]} | ${minMed(t)} | ${((Math.max(...t) / Math.min(...t) - 1) * 100).toFixed(0)}% | ${(median(t) / median(fl)).toFixed(2)}× | ${(Math.min(...t) / Math.min(...fl)).toFixed(2)}× | ${(median(frame) / median(flFrame)).toFixed(2)}× | ${ms(median(pick(list, (m) => m.requestStart)))} | ${readsOf(list, 'cold')} | ${readsOf(list, 'reload')} | ${long} of ${list.length}; ${ms(Math.max(0, ...pick(list, (m) => m.longestTask)))} | ${list.filter((m) => m.emptyInDom).length} / ${list.filter((m) => m.emptyPainted).length} |`,
+      `| ${kind.name} | ${names[contender]} | ${minMed(t)} | ${((Math.max(...t) / Math.min(...t) - 1) * 100).toFixed(0)}% | ${(median(t) / median(fl)).toFixed(2)}× | ${(Math.min(...t) / Math.min(...fl)).toFixed(2)}× | ${(median(frame) / median(flFrame)).toFixed(2)}× | ${ms(median(pick(list, (m) => m.requestStart)))} | ${readsOf(list, 'cold')} | ${readsOf(list, 'reload')} | ${long} of ${list.length}; ${ms(Math.max(0, ...pick(list, (m) => m.longestTask)))} | ${list.filter((m) => m.emptyInDom).length} / ${list.filter((m) => m.emptyPainted).length} | ${list.filter((m) => m.transcript < m.responseEnd).length} of ${list.length} |`,
     )
   }
 }

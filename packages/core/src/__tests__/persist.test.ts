@@ -256,4 +256,23 @@ describe('a page load validates the record once [R-PERSIST-RELOAD]', () => {
     expect(text(after)).toEqual(['Q', 'A', 'Q2', 'B, corrected'])
     after.session.dispose()
   })
+
+  it('a read that brings the record as it was writes nothing (nor does the page hiding then)', async () => {
+    const storage = await kept('A')
+    const writes = vi.spyOn(storage, 'setItem')
+    const after = page(storage)
+    after.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'A')))
+    await settle()
+    expect(after.session.getState().status).toBe('idle')
+    await vi.advanceTimersByTimeAsync(1_000)
+    expect(writes).not.toHaveBeenCalled()
+    // A change is written, throttled, as before.
+    const refreshed = after.session.refresh()
+    await settle()
+    after.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'A, then more')))
+    await refreshed
+    await vi.advanceTimersByTimeAsync(1_000)
+    expect(writes).toHaveBeenCalledTimes(1)
+    after.session.dispose()
+  })
 })

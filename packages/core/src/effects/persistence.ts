@@ -152,12 +152,27 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
       const schedule = () => {
         if (timer === null) timer = timers.setTimeout(save, options.throttleMs ?? 1_000)
       }
+      /** What each query held (and whether it was forgotten) when it last asked for a write. */
+      const seen = new WeakMap<object, { data: unknown; forgotten: boolean }>()
       const stopCache = queryClient.getQueryCache().subscribe((event) => {
         if (!ofScope(event.query.queryKey, scope)) return
+        if (event.type === 'removed') return schedule()
+        if (event.type !== 'updated') return
+        const { query } = event
         // A read that answers again brings a forgotten thread back.
-        if (event.type === 'updated' && event.action.type === 'success' && !event.action.manual)
-          forgotten.delete(event.query)
-        if (event.type === 'removed' || event.type === 'updated') schedule()
+        if (event.action.type === 'success' && !event.action.manual) forgotten.delete(query)
+        // Nothing to write for what storage holds already: a read that started or answered the
+        // record as it was (a 304, an equal body: the same data object), the restored transcript
+        // read again. Writing it anyway cost a serialization of the whole scope a second later,
+        // or, on a reload within that second, in the old page's `pagehide` (~700 KB at 2,000
+        // messages), before the next page could start.
+        const now = { data: query.state.data, forgotten: forgotten.has(query) }
+        const last = seen.get(query) ?? (restored.has(now.data as object) ? now : undefined)
+        seen.set(query, now)
+        // A failed read is written as before: its thread may be forgotten right after it.
+        const quiet = event.action.type === 'success' || event.action.type === 'fetch'
+        if (quiet && last?.data === now.data && last.forgotten === now.forgotten) return
+        schedule()
       })
       const onHide = () => timer !== null && save()
       /* eslint-disable no-restricted-globals -- pagehide, as above */
