@@ -171,7 +171,7 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
         seen.set(query, now)
         // A failed read is written as before: its thread may be forgotten right after it.
         const quiet = event.action.type === 'success' || event.action.type === 'fetch'
-        if (quiet && last?.data === now.data && last.forgotten === now.forgotten) return
+        if (quiet && last && last.data === now.data && last.forgotten === now.forgotten) return
         schedule()
       })
       const onHide = () => timer !== null && save()
