@@ -49,23 +49,17 @@ export interface PreviewChat extends SessionState {
 
 const noSubscription = () => () => {}
 
-/** Sessions whose first read this binding started at their first render (issue 30). */
-const startedInRender = new WeakSet<PreviewChatSession>()
-/** A browser: a server render sends nothing (it runs no effects, and nothing would listen). */
-const inBrowser = typeof window !== 'undefined'
-
 /**
  * The thread's first read, started at the first render that asks for the session rather than
- * when React subscribes to it (a passive effect, after the commit, often a frame later): what
- * `client.prefetch` does, at the earliest moment the hook knows the thread. The session takes the
- * read as its first (the reducer's `prefetch-requested` does nothing once the session is followed,
- * has read, or a read is on its way), so a second render, StrictMode's, or a second component
- * asks nothing more; once per session, so that devtools do not see it on every render.
+ * when React subscribes to it (a passive effect, after the commit): what `client.prefetch` does,
+ * at the earliest moment the hook knows the thread (issue 30). The session takes it as its first
+ * read; the reducer's `prefetch-requested` does nothing once a read is on its way or answered, so
+ * StrictMode's second render, or a second component, asks nothing more. Only before the session is
+ * followed (not on every render while it streams), and only in a browser: a server render runs no
+ * effects, and nothing would listen.
  */
 function startFirstRead(session: PreviewChatSession): void {
-  if (!inBrowser || startedInRender.has(session)) return
-  startedInRender.add(session)
-  session.prefetch()
+  if (typeof window !== 'undefined' && !session.getEngineState().active) session.prefetch()
 }
 
 /**

@@ -152,27 +152,25 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
       const schedule = () => {
         if (timer === null) timer = timers.setTimeout(save, options.throttleMs ?? 1_000)
       }
-      /** What each query held (and whether it was forgotten) when it last asked for a write. */
-      const seen = new WeakMap<object, { data: unknown; forgotten: boolean }>()
+      /** The data each query held when it last asked for a write (or was restored). */
+      const seen = new WeakMap<object, unknown>()
       const stopCache = queryClient.getQueryCache().subscribe((event) => {
         if (!ofScope(event.query.queryKey, scope)) return
-        if (event.type === 'removed') return schedule()
-        if (event.type !== 'updated') return
-        const { query } = event
-        // A read that answers again brings a forgotten thread back.
-        if (event.action.type === 'success' && !event.action.manual) forgotten.delete(query)
-        // Nothing to write for what storage holds already: a read that started or answered the
-        // record as it was (a 304, an equal body: the same data object), the restored transcript
-        // read again. Writing it anyway cost a serialization of the whole scope a second later,
-        // or, on a reload within that second, in the old page's `pagehide` (~700 KB at 2,000
-        // messages), before the next page could start.
-        const now = { data: query.state.data, forgotten: forgotten.has(query) }
-        const last = seen.get(query) ?? (restored.has(now.data as object) ? now : undefined)
-        seen.set(query, now)
-        // A failed read is written as before: its thread may be forgotten right after it.
-        const quiet = event.action.type === 'success' || event.action.type === 'fetch'
-        if (quiet && last && last.data === now.data && last.forgotten === now.forgotten) return
-        schedule()
+        if (event.type === 'updated') {
+          const { query, action } = event
+          const data = query.state.data
+          // A read that answers again brings a forgotten thread back.
+          const back = action.type === 'success' && !action.manual && forgotten.delete(query)
+          const last = seen.has(query) ? seen.get(query) : restored.has(data as object) && data
+          seen.set(query, data)
+          // Nothing to write for what storage holds already: a read that started, or answered the
+          // record as it was (a 304, an equal body: the same data object). Written anyway, it
+          // cost a serialization of the whole scope a second later or, on a reload within that
+          // second, in the old page's `pagehide` (~700 KB at 2,000 messages) before the next page
+          // could start. A failed read is written: its thread may be forgotten right after it.
+          if (!back && action.type !== 'error' && last === data) return
+        }
+        if (event.type === 'removed' || event.type === 'updated') schedule()
       })
       const onHide = () => timer !== null && save()
       /* eslint-disable no-restricted-globals -- pagehide, as above */
