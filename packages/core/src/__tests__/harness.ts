@@ -403,3 +403,20 @@ export function conditionalServer(options: { etags?: boolean } = {}) {
     },
   }
 }
+
+/** A client of nothing but history reads over `fetch`: no push, relay or storage, reads at once. */
+export function readsOnlyClient(
+  fetch: typeof globalThis.fetch,
+  options: PreviewChatClientOptions = {},
+) {
+  return createPreviewChatClient({
+    fetch,
+    push: false,
+    relay: false,
+    storage: null,
+    minReadIntervalMs: 0,
+    resumeSignal: () => () => {},
+    onWarning: () => {},
+    ...options,
+  })
+}

@@ -6,19 +6,10 @@
  * state and its notifications, through the store a UI reads (`session.store` and `client.view`).
  */
 import { describe, expect, it } from 'vitest'
-import { createPreviewChatClient } from '../index'
-import { conditionalServer, finishedTurn, key, settle, snapshot } from './harness'
+import { conditionalServer, finishedTurn, key, readsOnlyClient, settle, snapshot } from './harness'
 
 function loadedSession(server: ReturnType<typeof conditionalServer>) {
-  const client = createPreviewChatClient({
-    fetch: server.fetch,
-    push: false,
-    relay: false,
-    storage: null,
-    minReadIntervalMs: 0,
-    resumeSignal: () => () => {},
-    onWarning: () => {},
-  })
+  const client = readsOnlyClient(server.fetch)
   const session = client.session(key)
   return { client, session }
 }

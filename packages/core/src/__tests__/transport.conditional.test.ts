@@ -5,9 +5,8 @@
  * Query nor the session sees anything new.
  */
 import { describe, expect, it, vi } from 'vitest'
-import { createPreviewChatClient } from '../index'
 import { createTransport } from '../wire/transport'
-import { conditionalServer, finishedTurn, key, settle, snapshot } from './harness'
+import { conditionalServer, finishedTurn, key, readsOnlyClient, settle, snapshot } from './harness'
 
 const timers = { setTimeout: () => 0, clearTimeout: () => {}, now: () => 0 }
 
@@ -137,15 +136,7 @@ describe('conditional history reads [R-READ-CONDITIONAL]', () => {
   it('a session whose read answers 304 keeps its snapshot and messages (only lastSyncedAt moves); a bogus 304 loses nothing', async () => {
     const server = conditionalServer()
     server.set('t1', snapshot(finishedTurn('e1', 'Q', 'A')))
-    const client = createPreviewChatClient({
-      fetch: server.fetch,
-      push: false,
-      relay: false,
-      storage: null,
-      minReadIntervalMs: 0,
-      resumeSignal: () => () => {},
-      onWarning: () => {},
-    })
+    const client = readsOnlyClient(server.fetch)
     const session = client.session(key)
     const changes: unknown[] = []
     const stop = session.subscribe((state) => changes.push(state))
@@ -170,16 +161,7 @@ describe('conditional history reads [R-READ-CONDITIONAL]', () => {
     // the transcript: a read error, the transcript stays, and the next read asks in full.
     server.answer304(1)
     const before = server.sent.length
-    const fresh = createPreviewChatClient({
-      fetch: server.fetch,
-      push: false,
-      relay: false,
-      storage: null,
-      minReadIntervalMs: 0,
-      resumeSignal: () => () => {},
-      queryClient: client.queryClient,
-      onWarning: () => {},
-    })
+    const fresh = readsOnlyClient(server.fetch, { queryClient: client.queryClient })
     const again = fresh.session(key)
     const stopAgain = again.subscribe(() => {})
     await settle()
