@@ -11,36 +11,52 @@ import { chromium } from '@playwright/test'
 import { createPreviewChatBackend, createPreviewChatStore } from '@preview-chat/server'
 import { startPreviewChatServer } from '@preview-chat/server/node'
 import { execFileSync } from 'node:child_process'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startAppServer } from '../../../e2e/app-server'
 import { chromiumLaunchOptions } from '../../../e2e/chromium'
 import { observerScript } from './observer'
+import { buildPage } from './pages'
 import { seedThread, user } from './seed'
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url))
 const reloads = Number(process.argv.find((a) => a.startsWith('--reloads='))?.slice(10) ?? 3)
 const count = Number(process.argv.find((a) => a.startsWith('--messages='))?.slice(11) ?? 2000)
+// `--page=readme`: the README usage page of the page-load row (`readme.tsx`, `&prefetch=1` with
+// `--prefetch`) instead of the demo, built by esbuild unminified (a `// path` line per module).
+const readmePage = process.argv.includes('--page=readme')
+const prefetch = process.argv.includes('--prefetch')
 
 const root = await mkdtemp(join(tmpdir(), 'bench-reload-profile-'))
-execFileSync(
-  'pnpm',
-  [
-    '--filter',
-    '@preview-chat/example-chat-app',
-    'exec',
-    'vite',
-    'build',
-    '--minify',
-    'false',
-    '--outDir',
-    root,
-    '--emptyOutDir',
-  ],
-  { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] },
-)
+if (readmePage) {
+  await mkdir(join(root, 'assets'))
+  await buildPage({
+    entry: './readme.tsx',
+    script: join(root, 'assets', 'bench-readme.js'),
+    html: join(root, 'index.html'),
+    src: '/assets/bench-readme.js',
+    title: 'README usage',
+    minify: false,
+  })
+} else
+  execFileSync(
+    'pnpm',
+    [
+      '--filter',
+      '@preview-chat/example-chat-app',
+      'exec',
+      'vite',
+      'build',
+      '--minify',
+      'false',
+      '--outDir',
+      root,
+      '--emptyOutDir',
+    ],
+    { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] },
+  )
 /** The module of each line (0-based) of each chunk, from the `// path` line above each module. */
 const moduleOfLine = new Map<string, string[]>()
 for (const chunk of (await readdir(join(root, 'assets'))).filter((f) => f.endsWith('.js'))) {
@@ -48,7 +64,7 @@ for (const chunk of (await readdir(join(root, 'assets'))).filter((f) => f.endsWi
   const modules: string[] = []
   let current = '(bundle prelude)'
   for (const line of lines) {
-    if (/^\/\/ (\.\.\/|\\0|src\/|\/)/.test(line)) current = line.slice(3)
+    if (/^\/\/ (\.\.\/|\\0|src\/|\/|node_modules\/)/.test(line)) current = line.slice(3)
     modules.push(current)
   }
   moduleOfLine.set(chunk, modules)
@@ -61,6 +77,7 @@ function groupOf(module: string): string {
   if (module.includes('packages/react/')) return '@preview-chat/react'
   if (module.includes('zustand')) return 'zustand'
   if (module.includes('node_modules')) return 'markdown (react-markdown, remark-gfm and their deps)'
+  if (module.includes('reload/readme.tsx')) return 'the README page (readme.tsx)'
   if (module.startsWith('src/') || module.includes('chat-app/src')) return 'the demo app (src/)'
   return module
 }
@@ -78,6 +95,7 @@ interface ProfileNode {
   callFrame: { url: string; lineNumber: number; functionName: string }
 }
 const totals = new Map<string, number>()
+const byFunction = new Map<string, number>()
 const byModule = new Map<string, number>()
 let all = 0
 for (let r = 0; r < reloads; r++) {
@@ -87,7 +105,7 @@ for (let r = 0; r < reloads; r++) {
     observerScript({
       marker,
       emptyText: 'No messages yet.',
-      itemSelector: 'article.message',
+      itemSelector: readmePage ? 'li.m' : 'article.message',
       growSelector: null,
     }),
   )
@@ -95,7 +113,9 @@ for (let r = 0; r < reloads; r++) {
   await context.exposeBinding('__benchDone', () => done())
   const page = await context.newPage()
   let shown = new Promise<void>((resolve) => (done = resolve))
-  await page.goto(`${app.url}/?thread=${threadId}`, { waitUntil: 'commit' })
+  await page.goto(`${app.url}/?thread=${threadId}${prefetch ? '&prefetch=1' : ''}`, {
+    waitUntil: 'commit',
+  })
   await shown
   const cdp = await context.newCDPSession(page)
   await cdp.send('Profiler.enable')
@@ -117,6 +137,8 @@ for (let r = 0; r < reloads; r++) {
       const module = chunk[frame.lineNumber] ?? '?'
       group = groupOf(module)
       byModule.set(module, (byModule.get(module) ?? 0) + us)
+      const fn = `${frame.functionName || '(anonymous)'} (${module.replace(/.*node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, '').replace(/.*packages\//, '')}:${frame.lineNumber})`
+      byFunction.set(fn, (byFunction.get(fn) ?? 0) + us)
     } else if (frame.functionName === '(idle)') group = '(idle)'
     else if (frame.functionName === '(garbage collector)') group = 'garbage collection'
     else if (frame.functionName === '(program)')
@@ -137,7 +159,7 @@ await rm(root, { recursive: true, force: true })
 
 const ms = (us: number) => `${(us / 1000 / reloads).toFixed(0)} ms`
 console.log(
-  `\nCPU profile of a reload of a ${count.toLocaleString('en-US')}-message thread (the demo, unminified production build), per reload, mean of ${reloads}: ${ms(all)} sampled from the reload to the frame that painted the last message\n`,
+  `\nCPU profile of a reload of a ${count.toLocaleString('en-US')}-message thread (${readmePage ? 'the README usage page' : 'the demo'}, unminified production build), per reload, mean of ${reloads}: ${ms(all)} sampled from the reload to the frame that painted the last message\n`,
 )
 console.log('| self time in | per reload | share |\n| --- | ---: | ---: |')
 for (const [group, us] of [...totals]
@@ -149,4 +171,7 @@ for (const [module, us] of [...byModule].sort((a, b) => b[1] - a[1]).slice(0, 25
   console.log(
     `  ${ms(us).padStart(7)}  ${module.replace(/.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, '')}`,
   )
+console.log('\nTop functions (self time):')
+for (const [fn, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 30))
+  console.log(`  ${ms(us).padStart(7)}  ${fn}`)
 process.exit(0)

@@ -50,6 +50,19 @@ export interface PreviewChat extends SessionState {
 const noSubscription = () => () => {}
 
 /**
+ * The thread's first read, started at the first render that asks for the session rather than
+ * when React subscribes to it (a passive effect, after the commit): what `client.prefetch` does,
+ * at the earliest moment the hook knows the thread (issue 30). The session takes it as its first
+ * read; the reducer's `prefetch-requested` does nothing once a read is on its way or answered, so
+ * StrictMode's second render, or a second component, asks nothing more. Only before the session is
+ * followed (not on every render while it streams), and only in a browser: a server render runs no
+ * effects, and nothing would listen.
+ */
+function startFirstRead(session: PreviewChatSession): void {
+  if (typeof window !== 'undefined' && !session.getEngineState().active) session.prefetch()
+}
+
+/**
  * The thread's session (shared by every component that follows the same thread) and the
  * frame-throttled zustand store React reads it through. Disabled with an id no session can
  * have (`threadId: ''` until the app has one), there is no session: core's `noThread`.
@@ -77,6 +90,7 @@ function useSessionStore(options: UsePreviewChatOptions): {
     if (enabled !== false || !idRefused) throw error
     refused = error.message
   }
+  if (session && enabled !== false) startFirstRead(session)
   const view = useMemo(() => {
     if (!session) return noThread(new PreviewChatError('invalid_request', refused))
     const throttled = client.view(session, throttleMs)

@@ -360,3 +360,71 @@ export function memoryStorage() {
   }
   return storage
 }
+
+/**
+ * A server of history reads with ETags: each thread's current body, version-tagged; an
+ * `If-None-Match` naming the current version answers 304 with no body. `etags: false` for one
+ * that sends none.
+ */
+export function conditionalServer(options: { etags?: boolean } = {}) {
+  const bodies = new Map<string, { body: string; version: number }>()
+  const sent: { path: string; ifNoneMatch: string | null }[] = []
+  /** The status of every answer, in order. */
+  const statuses: number[] = []
+  let bogus304 = 0
+  const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const path = new URL(String(input), 'http://test').pathname
+    const ifNoneMatch = new Headers(init?.headers).get('if-none-match')
+    sent.push({ path, ifNoneMatch })
+    const current = bodies.get(path)
+    const answer = (response: Response) => (statuses.push(response.status), response)
+    if (!current)
+      return answer(Response.json({ code: 'not_found', message: 'no thread' }, { status: 404 }))
+    const etag = `W/"${path.split('/').at(-2)}-v${current.version}"`
+    if (bogus304 > 0) {
+      bogus304--
+      return answer(new Response(null, { status: 304 }))
+    }
+    if (options.etags !== false && ifNoneMatch === etag)
+      return answer(new Response(null, { status: 304, headers: { etag } }))
+    return answer(
+      new Response(current.body, {
+        headers: {
+          'content-type': 'application/json',
+          ...(options.etags !== false && { etag }),
+        },
+      }),
+    )
+  })
+  return {
+    fetch,
+    sent,
+    statuses,
+    set(threadId: string, value: HistorySnapshot) {
+      const path = `/rest/projects/p1/agents/v2/a1/chat/${threadId}/messages`
+      const version = (bodies.get(path)?.version ?? 0) + 1
+      bodies.set(path, { body: JSON.stringify({ data: value }), version })
+    },
+    /** The next `count` reads answer 304 whatever they asked (a broken proxy). */
+    answer304(count: number) {
+      bogus304 = count
+    },
+  }
+}
+
+/** A client of nothing but history reads over `fetch`: no push, relay or storage, reads at once. */
+export function readsOnlyClient(
+  fetch: typeof globalThis.fetch,
+  options: PreviewChatClientOptions = {},
+) {
+  return createPreviewChatClient({
+    fetch,
+    push: false,
+    relay: false,
+    storage: null,
+    minReadIntervalMs: 0,
+    resumeSignal: () => () => {},
+    onWarning: () => {},
+    ...options,
+  })
+}

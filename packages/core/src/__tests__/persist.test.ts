@@ -24,10 +24,15 @@ import {
 useFakeTimersInEachTest()
 
 /** A page of the app: a client (its own query client) over the tab's storage. */
-function page(storage: DraftStorage, scope = 'alice', maxChars?: number) {
+function page(
+  storage: DraftStorage,
+  scope = 'alice',
+  maxChars?: number,
+  queryClient?: QueryClient,
+) {
   return setup({
     scope,
-    queryClient: new QueryClient(),
+    queryClient: queryClient ?? new QueryClient(),
     persist: persistTranscripts({ storage, ...(maxChars !== undefined && { maxChars }) }),
   })
 }
@@ -38,10 +43,10 @@ const text = (t: ReturnType<typeof setup>) =>
     .messages.map((m) => m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''))
 
 /** A storage in which a page kept thread t1's transcript ("Q", `answer`), then went away. */
-async function kept(answer: string) {
+async function kept(answer: string, record = finishedTurn('e1', 'Q', answer)) {
   const storage = memoryStorage()
   const before = page(storage)
-  before.server.answerRead(snapshot(finishedTurn('e1', 'Q', answer)))
+  before.server.answerRead(snapshot(record))
   await settle()
   await vi.advanceTimersByTimeAsync(1_000) // the throttled write
   before.session.dispose()
@@ -217,6 +222,57 @@ describe('persistTranscripts [R-PERSIST-RELOAD]', () => {
     await settle()
     expect(text(after)).toEqual(['Q', 'Part'])
     expect(after.session.getState()).toMatchObject({ status: 'idle' })
+    after.session.dispose()
+  })
+})
+
+/**
+ * Issue 30: a page load validates the thread's record once. The kept transcript is checked when it
+ * is restored; the first read's answer, which repeats it, takes those checked messages again (the
+ * same objects) and validates only what changed. The query client shares no structure here
+ * (`structuralSharing: false`), so what the cache holds is what the transport gave: a message's
+ * identity says whether it was validated anew.
+ */
+describe('a page load validates the record once [R-PERSIST-RELOAD]', () => {
+  it('the first read after a reload takes the kept messages it repeats, validated at restore', async () => {
+    const record = [...finishedTurn('e1', 'Q', 'A'), ...finishedTurn('e2', 'Q2', 'B')]
+    const storage = await kept('A', record)
+    const unshared = new QueryClient({
+      defaultOptions: { queries: { structuralSharing: false } },
+    })
+    const after = page(storage, 'alice', undefined, unshared)
+    const restored = after.session.getState().messages
+    expect(restored).toHaveLength(4)
+    expect(after.session.getState().status).toBe('recovering')
+    // The record changed in one message while the page was away: only that one is new.
+    after.server.answerRead(
+      snapshot([...record.slice(0, 3), ...finishedTurn('e2', 'Q2', 'B, corrected').slice(1)]),
+    )
+    await settle()
+    const read = after.session.getState()
+    expect(read.status).toBe('idle')
+    for (let i = 0; i < 3; i++) expect(read.messages[i]).toBe(restored[i])
+    expect(read.messages[3]).not.toBe(restored[3])
+    expect(text(after)).toEqual(['Q', 'A', 'Q2', 'B, corrected'])
+    after.session.dispose()
+  })
+
+  it('a read that brings the record as it was writes nothing (nor does the page hiding then)', async () => {
+    const storage = await kept('A')
+    const writes = vi.spyOn(storage, 'setItem')
+    const after = page(storage)
+    after.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'A')))
+    await settle()
+    expect(after.session.getState().status).toBe('idle')
+    await vi.advanceTimersByTimeAsync(1_000)
+    expect(writes).not.toHaveBeenCalled()
+    // A change is written, throttled, as before.
+    const refreshed = after.session.refresh()
+    await settle()
+    after.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'A, then more')))
+    await refreshed
+    await vi.advanceTimersByTimeAsync(1_000)
+    expect(writes).toHaveBeenCalledTimes(1)
     after.session.dispose()
   })
 })

@@ -5,56 +5,10 @@
  * Query nor the session sees anything new.
  */
 import { describe, expect, it, vi } from 'vitest'
-import { createPreviewChatClient } from '../index'
-import type { HistorySnapshot } from '../contract'
 import { createTransport } from '../wire/transport'
-import { finishedTurn, key, settle, snapshot } from './harness'
+import { conditionalServer, finishedTurn, key, readsOnlyClient, settle, snapshot } from './harness'
 
 const timers = { setTimeout: () => 0, clearTimeout: () => {}, now: () => 0 }
-
-/**
- * A server of history reads with ETags: each thread's current body, version-tagged; an
- * `If-None-Match` naming the current version answers 304 with no body. `etags: false` for one
- * that sends none.
- */
-function conditionalServer(options: { etags?: boolean } = {}) {
-  const bodies = new Map<string, { body: string; version: number }>()
-  const sent: { path: string; ifNoneMatch: string | null }[] = []
-  let bogus304 = 0
-  const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const path = new URL(String(input), 'http://test').pathname
-    const ifNoneMatch = new Headers(init?.headers).get('if-none-match')
-    sent.push({ path, ifNoneMatch })
-    const current = bodies.get(path)
-    if (!current) return Response.json({ code: 'not_found', message: 'no thread' }, { status: 404 })
-    const etag = `W/"${path.split('/').at(-2)}-v${current.version}"`
-    if (bogus304 > 0) {
-      bogus304--
-      return new Response(null, { status: 304 })
-    }
-    if (options.etags !== false && ifNoneMatch === etag)
-      return new Response(null, { status: 304, headers: { etag } })
-    return new Response(current.body, {
-      headers: {
-        'content-type': 'application/json',
-        ...(options.etags !== false && { etag }),
-      },
-    })
-  })
-  return {
-    fetch,
-    sent,
-    set(threadId: string, value: HistorySnapshot) {
-      const path = `/rest/projects/p1/agents/v2/a1/chat/${threadId}/messages`
-      const version = (bodies.get(path)?.version ?? 0) + 1
-      bodies.set(path, { body: JSON.stringify({ data: value }), version })
-    },
-    /** The next `count` reads answer 304 whatever they asked (a broken proxy). */
-    answer304(count: number) {
-      bogus304 = count
-    },
-  }
-}
 
 const other = { ...key, threadId: 't2' }
 
@@ -182,15 +136,7 @@ describe('conditional history reads [R-READ-CONDITIONAL]', () => {
   it('a session whose read answers 304 keeps its snapshot and messages (only lastSyncedAt moves); a bogus 304 loses nothing', async () => {
     const server = conditionalServer()
     server.set('t1', snapshot(finishedTurn('e1', 'Q', 'A')))
-    const client = createPreviewChatClient({
-      fetch: server.fetch,
-      push: false,
-      relay: false,
-      storage: null,
-      minReadIntervalMs: 0,
-      resumeSignal: () => () => {},
-      onWarning: () => {},
-    })
+    const client = readsOnlyClient(server.fetch)
     const session = client.session(key)
     const changes: unknown[] = []
     const stop = session.subscribe((state) => changes.push(state))
@@ -215,16 +161,7 @@ describe('conditional history reads [R-READ-CONDITIONAL]', () => {
     // the transcript: a read error, the transcript stays, and the next read asks in full.
     server.answer304(1)
     const before = server.sent.length
-    const fresh = createPreviewChatClient({
-      fetch: server.fetch,
-      push: false,
-      relay: false,
-      storage: null,
-      minReadIntervalMs: 0,
-      resumeSignal: () => () => {},
-      queryClient: client.queryClient,
-      onWarning: () => {},
-    })
+    const fresh = readsOnlyClient(server.fetch, { queryClient: client.queryClient })
     const again = fresh.session(key)
     const stopAgain = again.subscribe(() => {})
     await settle()

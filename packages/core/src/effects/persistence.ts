@@ -152,11 +152,24 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
       const schedule = () => {
         if (timer === null) timer = timers.setTimeout(save, options.throttleMs ?? 1_000)
       }
+      /** The data each query held when it last asked for a write (or was restored). */
+      const seen = new WeakMap<object, unknown>()
       const stopCache = queryClient.getQueryCache().subscribe((event) => {
         if (!ofScope(event.query.queryKey, scope)) return
-        // A read that answers again brings a forgotten thread back.
-        if (event.type === 'updated' && event.action.type === 'success' && !event.action.manual)
-          forgotten.delete(event.query)
+        if (event.type === 'updated') {
+          const { query, action } = event
+          const data = query.state.data
+          // A read that answers again brings a forgotten thread back.
+          const back = action.type === 'success' && !action.manual && forgotten.delete(query)
+          const last = seen.has(query) ? seen.get(query) : restored.has(data as object) && data
+          seen.set(query, data)
+          // Nothing to write for what storage holds already: a read that started, or answered the
+          // record as it was (a 304, an equal body: the same data object). Written anyway, it
+          // cost a serialization of the whole scope a second later or, on a reload within that
+          // second, in the old page's `pagehide` (~700 KB at 2,000 messages) before the next page
+          // could start. A failed read is written: its thread may be forgotten right after it.
+          if (!back && action.type !== 'error' && last === data) return
+        }
         if (event.type === 'removed' || event.type === 'updated') schedule()
       })
       const onHide = () => timer !== null && save()

@@ -118,6 +118,8 @@ export class PreviewChatSession {
   #requests = 0
   readonly #endings = new Set<(ending: TurnEnding) => void>()
   readonly #inspectors = new Set<(entry: InspectedStep) => void>()
+  /** The snapshots taken, and what `markTruncated` made of each (`#take`). */
+  readonly #marked = new WeakMap<HistorySnapshot, HistorySnapshot>()
 
   constructor(key: ThreadKey & { isNew?: boolean }, ctx: SessionContext) {
     this.key = { projectId: key.projectId, agentId: key.agentId, threadId: key.threadId }
@@ -170,7 +172,10 @@ export class PreviewChatSession {
     this.#history = createHistoryQuery({
       queryClient: ctx.queryClient,
       queryKey: ctx.queryKey,
-      fetch: (signal) => ctx.transport.readHistory(this.key, signal),
+      // What the session shows (a kept transcript, the cache's): checked when taken, so a read's
+      // answer that repeats its messages is not validated again.
+      fetch: (signal) =>
+        ctx.transport.readHistory(this.key, signal, this.#engine.getState().recorded),
       ...(key.isNew &&
         !cached && { initialData: { messages: [], openSuspensions: [], activeExecutionId: null } }),
       check: (value) => this.#take(value),
@@ -194,9 +199,15 @@ export class PreviewChatSession {
    */
   #take(value: unknown): ParseResult<HistorySnapshot> {
     const checked = checkSnapshot(value)
-    return checked.success
-      ? { success: true, value: markTruncated(checked.value, this.#ctx.config.delegationCharLimit) }
-      : checked
+    if (!checked.success) return checked
+    // The same snapshot again (a 304) gives the same marked one: a capped delegation's copy would
+    // otherwise be a new snapshot, and a new state, on every read.
+    let marked = this.#marked.get(checked.value)
+    if (!marked) {
+      marked = markTruncated(checked.value, this.#ctx.config.delegationCharLimit)
+      this.#marked.set(checked.value, marked)
+    }
+    return { success: true, value: marked }
   }
 
   /** The engine's internal state (`EngineState` of `@preview-chat/core/internal`), for tests and devtools. */

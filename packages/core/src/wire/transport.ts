@@ -167,11 +167,20 @@ export function createTransport(options: TransportOptions) {
      * read gave: nothing parsed or validated, and the same object, so TanStack Query's structural
      * sharing and the session see nothing new. A 304 stands for the version its request named (a
      * read answering meanwhile does not change that); one to a request that named none is an
-     * error, and the next read is as plain.
+     * error, and the next read is as plain. `held`: the snapshot the caller shows, whose
+     * messages an answer may repeat (validated already) when this client has not read the thread.
      */
-    readHistory(key: ThreadKey, signal?: AbortSignal): Promise<HistorySnapshot> {
+    readHistory(
+      key: ThreadKey,
+      signal?: AbortSignal,
+      held?: HistorySnapshot | null,
+    ): Promise<HistorySnapshot> {
       const path = `${agentPath(key)}/${enc(key.threadId)}/messages`
       const reuse = lastRead(path)
+      // No read of this thread yet (a reload): what the session shows instead — a transcript kept
+      // across the reload, the app's cache — was checked when it was taken, so its messages are
+      // the ones to find again; only a hint, as the last read's are (issue 30: checked once).
+      if (reuse.messages.length === 0 && held) reuse.messages = held.messages
       const { etag, snapshot } = reuse
       return json(
         path,
