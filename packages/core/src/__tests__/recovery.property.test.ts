@@ -71,11 +71,14 @@ const agent: PreviewChatAgent = async (input, context) => {
   return { kind: 'done' }
 }
 
-function faultyFetch(backend: PreviewChatBackend, faults: Faults) {
+/** `postedIds`: each chat POST's `messageId`, in order. */
+function faultyFetch(backend: PreviewChatBackend, faults: Faults, postedIds: string[]) {
   let read = 0
   let posts = 0
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(new URL(String(input), 'http://localhost'), init)
+    if (request.method === 'POST' && request.url.endsWith('/chat'))
+      postedIds.push((JSON.parse(String(init?.body)) as { messageId: string }).messageId)
     const isRead = request.method === 'GET' && request.url.endsWith('/messages')
     if (isRead) {
       // The listed faults hit the first reads; the network heals after them.
@@ -195,8 +198,9 @@ async function run(message: string, faults: Faults) {
   })
   const push = pushFrom(backend, 'alice', faults.flap ?? false)
   const timers = countingTimers()
+  const postedIds: string[] = []
   const client = createPreviewChatClient({
-    fetch: faultyFetch(backend, faults),
+    fetch: faultyFetch(backend, faults, postedIds),
     headers: { authorization: 'Bearer alice' },
     push,
     storage: null,
@@ -293,16 +297,35 @@ async function run(message: string, faults: Faults) {
   }
   await backend.close()
   const expectedDraft = last.accepted ? '' : last.text
-  return { accepted, submits, final, seen, recorded: recorded(), backend, leftovers, expectedDraft }
+  return {
+    accepted,
+    submits,
+    postedIds,
+    cut: faults.cutAfter !== undefined,
+    final,
+    seen,
+    recorded: recorded(),
+    backend,
+    leftovers,
+    expectedDraft,
+  }
 }
 
 function assertInvariants(outcome: Awaited<ReturnType<typeof run>>, drafts: string[]) {
-  const { final, seen, recorded, backend, leftovers, submits } = outcome
+  const { final, seen, recorded, backend, leftovers, submits, postedIds, cut } = outcome
   // The final transcript is the server's record.
   expect(final.messages).toEqual(recorded.messages)
   expect(final.activeExecutionId).toBeNull()
-  // One POST per submission that was sent; never sent again.
-  expect(backend.inspect.countRequests({ route: 'chat', method: 'POST' })).toBe(submits)
+  // One POST per submission that was sent, each its own messageId; the one whose answer was cut
+  // before any event may be sent once more with the same id (the reference server dedupes
+  // [R-POST-RETRY-DEDUPE]), and nothing else ever is.
+  const ids = new Set(postedIds)
+  expect(ids.size).toBe(submits)
+  const again = postedIds.length - ids.size
+  expect(again).toBeLessThanOrEqual(cut ? 1 : 0)
+  expect(backend.inspect.countRequests({ route: 'chat', method: 'POST' })).toBe(postedIds.length)
+  // No message is in the record twice, whatever was sent again: at most one turn per message sent.
+  expect(recorded.messages.filter((m) => m.role === 'user').length).toBeLessThanOrEqual(submits)
   // The draft is never lost: it holds a message until that message is accepted.
   for (const state of seen) expect(['', ...drafts]).toContain(state.draft)
   // Cleared by the acceptance of its message, kept when the server did not take it.

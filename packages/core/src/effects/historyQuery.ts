@@ -83,6 +83,9 @@ export function createHistoryQuery(options: {
     const error = failureRecord(cause, 'invalid_response', 'The history read failed')
     dispatch({ type: 'read-failed', error, at, random })
   }
+  // What the cache last held: a read that answers with the very same object (the transport's 304)
+  // brought nothing new, and the action says so.
+  let held: unknown = queryClient.getQueryData(queryKey)
   const listen = () => {
     stopCache ??= queryClient.getQueryCache().subscribe((event) => {
       if (event.query.queryHash !== queryHash) return
@@ -90,9 +93,14 @@ export function createHistoryQuery(options: {
       if (event.type !== 'updated') return
       const { action } = event
       if (action.type === 'success') {
-        const checked = options.check(event.query.state.data)
+        const { data } = event.query.state
+        const unchanged = data === held
+        held = data
+        const checked = options.check(data)
         if (checked.success)
-          dispatch(snapshotAction(checked.value, action.manual ? 'app' : 'read', clock()))
+          dispatch(
+            snapshotAction(checked.value, action.manual ? 'app' : 'read', clock(), unchanged),
+          )
         else failed(checked.error)
       } else if (action.type === 'error') {
         // A cancellation TanStack reports as an error is no failed read.

@@ -320,6 +320,11 @@ export type EngineAction =
       snapshot: HistorySnapshot
       fresh: boolean
       fromRead: boolean
+      /**
+       * The read answered with the very record the cache held (a 304, or a body equal to it): a
+       * fact of the host, carried as data, so that a replay from JSON decides alike.
+       */
+      unchanged?: boolean
       at: number
       stampedAt: number
       random: number

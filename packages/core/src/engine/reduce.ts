@@ -211,12 +211,14 @@ export function snapshotAction(
   snapshot: HistorySnapshot,
   origin: 'cache' | 'read' | 'app',
   clock: { at: number; stampedAt: number; random: number },
+  unchanged = false,
 ): EngineAction {
   return {
     type: 'snapshot',
     snapshot,
     fresh: origin !== 'cache',
     fromRead: origin === 'read',
+    ...(unchanged && { unchanged }),
     ...clock,
   }
 }

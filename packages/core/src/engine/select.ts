@@ -45,7 +45,11 @@ export interface SessionState {
   readError: PreviewChatError | null
   /** The thread does not exist or is not this user's (a read answered 404). */
   notFound: boolean
-  /** When the last fresh read succeeded (ms since the epoch, this machine's clock). */
+  /**
+   * When a fresh read last brought a record that differed from the one shown, or first confirmed
+   * one (ms since the epoch, this machine's clock). A read that finds the record unchanged (a 304)
+   * leaves it, so that it costs no render.
+   */
   lastSyncedAt: number | null
   /**
    * What the server can do, as learned from its first turn or snapshot (`null`: not known yet).

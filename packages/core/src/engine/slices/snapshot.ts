@@ -145,7 +145,12 @@ export function applySnapshot(
     notFound: false,
     cut: false,
     readError: null,
-    lastSyncedAt: action.stampedAt,
+    // The record held, confirmed (a 304, or the same body): "the record I hold is current", which
+    // changes nothing an app renders (issue 30).
+    lastSyncedAt:
+      state.synced && action.unchanged === true && state.lastSyncedAt !== null
+        ? state.lastSyncedAt
+        : action.stampedAt,
   }
   return andThen(stopAfterRecord(next, action.fromRead), reportEndings, (settled) =>
     step(action.fromRead ? followUp(settled, action.at, action.random, config) : settled),
