@@ -86,7 +86,7 @@ describe('a POST cut before any event [R-POST-RETRY-DEDUPE]', () => {
     expect(result).toMatchObject({ outcome: 'failed', error: { code: 'stream_cut' } })
     await until(() => t.session.getState().status === 'idle')
     expect(t.posted).toHaveLength(1)
-    expect(t.session.getState().server.dedupesMessages).toBe(false)
+    expect(t.session.getEngineState().dedupesMessages).toBe(false)
     t.stop()
   })
 })

@@ -785,9 +785,9 @@ describe('a message whose POST lost its answer [R-POST-RETRY-DEDUPE]', () => {
   const twiceLost = after(postedTo(true), cut, opened(true))
 
   it('learns from each turn stream’s answer whether the server dedupes', () => {
-    expect(postedTo(null).server.dedupesMessages).toBeNull()
-    expect(postedTo(true).server.dedupesMessages).toBe(true)
-    expect(after(postedTo(true), opened(false)).server.dedupesMessages).toBe(false)
+    expect(postedTo(null).dedupesMessages).toBeNull()
+    expect(postedTo(true).dedupesMessages).toBe(true)
+    expect(after(postedTo(true), opened(false)).dedupesMessages).toBe(false)
   })
 
   table([

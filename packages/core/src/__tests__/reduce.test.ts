@@ -160,7 +160,6 @@ describe('ownTurn: the gate and the first events of this tab’s turn', () => {
     expect(state.server).toEqual({
       keepsTurnOnDisconnect: false,
       stopsByExecutionId: false,
-      dedupesMessages: null,
     })
   })
 

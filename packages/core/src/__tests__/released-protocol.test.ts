@@ -112,7 +112,6 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
     expect(final.server).toEqual({
       keepsTurnOnDisconnect: false,
       stopsByExecutionId: false,
-      dedupesMessages: false,
     })
     expect(a.posts()).toBe(1)
     seen.stop()

@@ -96,7 +96,7 @@ export interface OwnTurn {
   batches: number
   /** What was POSTed, kept to send it again with the same ids (a message's `messageId`). */
   request: TurnRequest
-  /** POSTs of it so far: a second only where the server dedupes (`ServerTraits.dedupesMessages`). */
+  /** POSTs of it so far: a second only where the server dedupes (`EngineState.dedupesMessages`). */
   attempts: number
 }
 
@@ -162,13 +162,6 @@ export type StopState =
 export interface ServerTraits {
   keepsTurnOnDisconnect: boolean | null
   stopsByExecutionId: boolean | null
-  /**
-   * A chat POST whose `messageId` the thread already took is answered with a bare `done` and
-   * records nothing (the server's `Preview-Chat-Capabilities: message-dedupe`, learned from each
-   * turn stream's answer): a message whose POST lost its answer before any event is sent again,
-   * with the same ids. `false` or `null` (released n8n 2.41): never sent twice.
-   */
-  dedupesMessages: boolean | null
 }
 
 /** Everything the engine knows about one thread. Changed only by `reduce`. */
@@ -238,6 +231,14 @@ export interface EngineState {
   error: ErrorRecord | null
   readError: ErrorRecord | null
   lastSyncedAt: number | null
+  /**
+   * A chat POST whose `messageId` the thread already took is answered with a bare `done` and
+   * records nothing (the server's `Preview-Chat-Capabilities: message-dedupe`, learned from each
+   * turn stream's answer): a message whose POST lost its answer before any event is sent again,
+   * with the same ids. `false` or `null` (released n8n 2.41): never sent twice. The engine's own:
+   * no app renders from it, so learning it costs no render.
+   */
+  dedupesMessages: boolean | null
   /** When the runner was last asked to wake the engine (`set-alarm`), or `null` for never. */
   wakeAt: number | null
   /** The recorded snapshot shown came from this browser's storage (`persist`): no server had it. */

@@ -69,13 +69,13 @@ export function initialEngineState(init: EngineInit): EngineState {
     error: null,
     readError: null,
     lastSyncedAt: null,
+    dedupesMessages: null,
     wakeAt: null,
     recordedHere: false,
     appRecordAfterRead: null,
     server: {
       keepsTurnOnDisconnect: init.server?.keepsTurnOnDisconnect ?? null,
       stopsByExecutionId: init.server?.stopsByExecutionId ?? null,
-      dedupesMessages: init.server?.dedupesMessages ?? null,
     },
   }
 }

@@ -120,7 +120,6 @@ export function withStatus(turn: LiveTurn, status: ExecutionStatus): LiveTurn {
 export function learn(server: ServerTraits, speaksSpec: boolean): ServerTraits {
   if (server.keepsTurnOnDisconnect !== null && server.stopsByExecutionId !== null) return server
   return {
-    ...server,
     keepsTurnOnDisconnect: server.keepsTurnOnDisconnect ?? speaksSpec,
     stopsByExecutionId: server.stopsByExecutionId ?? speaksSpec,
   }

@@ -139,8 +139,8 @@ function notTakenUp(
  * can do is learned for every later message too.
  */
 export function turnOpened(state: EngineState, action: Action<'turn-opened'>): Step {
-  if (state.server.dedupesMessages === action.dedupesMessages) return step(state)
-  return step({ ...state, server: { ...state.server, dedupesMessages: action.dedupesMessages } })
+  if (state.dedupesMessages === action.dedupesMessages) return step(state)
+  return step({ ...state, dedupesMessages: action.dedupesMessages })
 }
 
 /**
@@ -158,7 +158,7 @@ function retried(state: EngineState, own: OwnTurn, lost: boolean): Step | null {
     own.attempts < 2 &&
     own.request.kind === 'message' &&
     own.request.body.messageId !== undefined &&
-    state.server.dedupesMessages === true
+    state.dedupesMessages === true
   if (!sendAgain) return null
   const streams = [...state.streams.filter((token) => token !== own.token), own.token]
   return step(
