@@ -12,7 +12,7 @@ const resumes = () => chat.mock.backend.inspect.countRequests({ route: 'resume',
 async function suspended() {
   const seeded = await chat.mock.seed.suspension()
   const { runtime } = mountChat(seeded.key)
-  await screen.findByTestId('tool-request_approval', {}, { timeout: 3000 })
+  await screen.findByTestId('tool-request_approval', {}, { timeout: 10_000 })
   const answer = (toolCallId: string, data: unknown) =>
     readExtras(runtime().thread.getState().extras)!.answer(toolCallId, data)
   return { ...seeded, answer }
@@ -36,7 +36,7 @@ describe('answer()', () => {
     const refused = await second
     expect(refused).toBeInstanceOf(PreviewChatNotSentError)
     expect((refused as PreviewChatNotSentError).code).toBe('busy')
-    await waitFor(() => expect(screen.queryByText('Approve')).toBeNull(), { timeout: 3000 })
+    await waitFor(() => expect(screen.queryByText('Approve')).toBeNull(), { timeout: 10_000 })
     expect(resumes()).toBe(1)
     // Answered: the same call is no open suspension any more.
     const again = await answer(toolCallId, { approved: true }).catch((e: unknown) => e)

@@ -24,7 +24,9 @@ const status = () => screen.getByTestId('preview-chat-status')
 const input = () => screen.getByLabelText<HTMLTextAreaElement>('Message')
 const send = async (text: string) => {
   // Send waits until the thread is known (here: a first read answering 404, a new thread).
-  await waitFor(() => expect(status().getAttribute('data-status')).toBe('idle'), { timeout: 3000 })
+  await waitFor(() => expect(status().getAttribute('data-status')).toBe('idle'), {
+    timeout: 10_000,
+  })
   fireEvent.change(input(), { target: { value: text } })
   await waitFor(() => expect((screen.getByText('Send') as HTMLButtonElement).disabled).toBe(false))
   fireEvent.click(screen.getByText('Send'))
@@ -35,7 +37,7 @@ describe('the README page', () => {
   it("answers as pasted, as the reference server's alice", async () => {
     render(<App threadId={crypto.randomUUID()} user="alice" />)
     await send('Hello there')
-    await screen.findByText(/You said \(2 words\)/, {}, { timeout: 3000 })
+    await screen.findByText(/You said \(2 words\)/, {}, { timeout: 10_000 })
     expect(status().textContent).toBe('')
     expect(status().getAttribute('role')).toBe('status')
     expect(tools('word_count')[0]?.textContent).toContain('word_count: done')
@@ -43,23 +45,23 @@ describe('the README page', () => {
 
   it('a page whose requests name no known user says so on screen', async () => {
     render(<App threadId={crypto.randomUUID()} user="mallory" />)
-    await waitFor(() => expect(status().getAttribute('role')).toBe('alert'), { timeout: 3000 })
+    await waitFor(() => expect(status().getAttribute('role')).toBe('alert'), { timeout: 10_000 })
     expect(status().textContent).toContain('knows alice, bob and carol')
   })
 
   it('Approve answers the suspension; the answered call never shows as running again', async () => {
     render(<App threadId={crypto.randomUUID()} user="alice" />)
     await send('/suspend')
-    const waiting = await screen.findByText(/waiting for you/, {}, { timeout: 3000 })
+    const waiting = await screen.findByText(/waiting for you/, {}, { timeout: 10_000 })
     const tool = waiting.closest<HTMLElement>('[data-testid="tool-request_approval"]')!
     fireEvent.click(within(tool).getByText('Approve'))
-    await waitFor(() => expect(tools('request_approval')).toHaveLength(2), { timeout: 3000 })
+    await waitFor(() => expect(tools('request_approval')).toHaveLength(2), { timeout: 10_000 })
     await waitFor(() => expect(tools('request_approval')[1]?.textContent).toContain('done'))
     expect(tools('request_approval')[1]?.textContent).toContain('"approved":true')
     // The first turn's call: answered (its result is in the next message), not running.
     await waitFor(
       () => expect(tools('request_approval')[0]?.textContent).toBe('request_approval: answered'),
-      { timeout: 3000 },
+      { timeout: 10_000 },
     )
     expect(screen.queryByText('Approve')).toBeNull()
   })
@@ -75,14 +77,14 @@ describe('the README page', () => {
     )
     render(<App threadId={crypto.randomUUID()} user="alice" />)
     await send('/suspend')
-    const waiting = await screen.findByText(/waiting for you/, {}, { timeout: 3000 })
+    const waiting = await screen.findByText(/waiting for you/, {}, { timeout: 10_000 })
     const tool = waiting.closest<HTMLElement>('[data-testid="tool-request_approval"]')!
     const approve = () => within(tool).getByText<HTMLButtonElement>('Approve')
     fireEvent.click(approve())
     expect(approve().disabled).toBe(true)
     // Beside the buttons (the status line may say it too, a render earlier): the refusal, and
     // the buttons enabled again in the same render.
-    const alert = await within(tool).findByRole('alert', {}, { timeout: 3000 })
+    const alert = await within(tool).findByRole('alert', {}, { timeout: 10_000 })
     expect(alert.textContent).toMatch(/You may not answer this/)
     expect(approve().disabled).toBe(false)
   })
@@ -90,7 +92,7 @@ describe('the README page', () => {
   it("writes each answer's ending: an agent's failure, a Stop", async () => {
     render(<App threadId={crypto.randomUUID()} user="alice" />)
     await send('/fail')
-    const failed = await screen.findByRole('note', {}, { timeout: 3000 })
+    const failed = await screen.findByRole('note', {}, { timeout: 10_000 })
     expect(failed.textContent).toMatch(/^The agent failed: ./)
 
     const turn = chat.mock.holdTurns()

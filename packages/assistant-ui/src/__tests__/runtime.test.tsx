@@ -44,7 +44,7 @@ describe('a turn', () => {
   it("a delegation shows its child's trace nested in the tool call, truncated as recorded", async () => {
     const { key } = await chat.mock.seed.truncatedDelegation({ chars: 5000 })
     mountChat(key)
-    const tool = await screen.findByTestId('tool-delegate', {}, { timeout: 3000 })
+    const tool = await screen.findByTestId('tool-delegate', {}, { timeout: 10_000 })
     const child = within(tool).getByTestId('child')
     const nested = within(child).getByTestId('message-assistant')
     expect(nested.getAttribute('data-status')).toBe('incomplete')
@@ -145,20 +145,20 @@ describe('a suspension', () => {
   it('shows the call as requiring action, and Approve resumes it', async () => {
     const { key } = await chat.mock.seed.suspension()
     mountChat(key)
-    const tool = await screen.findByTestId('tool-request_approval', {}, { timeout: 3000 })
+    const tool = await screen.findByTestId('tool-request_approval', {}, { timeout: 10_000 })
     expect(tool.getAttribute('data-status')).toBe('requires-action')
     expect(lastAnswer().getAttribute('data-status')).toBe('requires-action')
     expect(lastAnswer().getAttribute('data-reason')).toBe('interrupt')
 
     fireEvent.click(within(tool).getByText('Approve'))
     // The resumed turn is a new execution: its answer carries the call's result.
-    await waitFor(() => expect(answers()).toHaveLength(2), { timeout: 3000 })
+    await waitFor(() => expect(answers()).toHaveLength(2), { timeout: 10_000 })
     await waitFor(() =>
       expect(within(lastAnswer()).getByTestId('tool-request_approval').textContent).toContain(
         '{"approved":true,"sent":true}',
       ),
     )
-    await waitFor(() => expect(screen.queryByText('Approve')).toBeNull(), { timeout: 3000 })
+    await waitFor(() => expect(screen.queryByText('Approve')).toBeNull(), { timeout: 10_000 })
     expect(chat.mock.backend.inspect.countRequests({ route: 'resume', method: 'POST' })).toBe(1)
     await waitFor(() => expect(screen.getByTestId('running').textContent).toContain('false'))
   })

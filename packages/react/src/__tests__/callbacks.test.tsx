@@ -9,7 +9,7 @@ import { usePreviewChat } from '../usePreviewChat'
 import { createProbe, Providers, setupChat, tabClient, thread } from './harness'
 
 const chat = setupChat({ deltaMs: 2, snapshotMs: 10 })
-const until = { timeout: 4_000 }
+const until = { timeout: 10_000 }
 
 describe('usePreviewChat for a UI kit [R-TURN-ENDING]', () => {
   it('submit(text) sends that text; canSend says the thread may take a message, draft or not', async () => {

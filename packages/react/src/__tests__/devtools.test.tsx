@@ -6,7 +6,7 @@ import type { UsePreviewChatOptions } from '../usePreviewChat'
 import { createProbe, Providers, setupChat, tabClient, thread } from './harness'
 
 const chat = setupChat({ deltaMs: 2, snapshotMs: 10 })
-const until = { timeout: 4_000 }
+const until = { timeout: 10_000 }
 
 /** A chat of one thread and the panel, under one provider, as an app mounts them. */
 function mountWithDevtools(key: UsePreviewChatOptions, client = tabClient()) {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { mountChat, setupChat, tabClient, thread } from './harness'
 
 const chat = setupChat({ deltaMs: 2, snapshotMs: 10 })
-const until = { timeout: 4_000 }
+const until = { timeout: 10_000 }
 
 describe('the draft survives a reload (no peer does this) [R-DRAFT-RELOAD]', () => {
   it('is saved per thread, restored on mount, and cleared when its turn is accepted', async () => {

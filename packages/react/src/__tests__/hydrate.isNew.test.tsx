@@ -65,7 +65,7 @@ it('hydrates a reload with isNew still on without a mismatch, then reads the thr
   })
   expect(recoverable).toEqual([])
   // The server's state first, then the thread as read, after hydration.
-  await waitFor(() => expect(container.textContent).toBe('idle 2'), { timeout: 4_000 })
+  await waitFor(() => expect(container.textContent).toBe('idle 2'), { timeout: 10_000 })
   expect(seen).toEqual(['idle 0', 'idle 2'])
   expect(reads() - before).toBeGreaterThan(0)
   container.remove()

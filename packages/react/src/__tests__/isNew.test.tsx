@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { mountChat, setupChat, tabClient, thread } from './harness'
 
 const chat = setupChat({ deltaMs: 0, snapshotMs: 5 })
-const until = { timeout: 4_000 }
+const until = { timeout: 10_000 }
 const reads = () => chat.mock.backend.inspect.countRequests({ route: 'messages', method: 'GET' })
 
 describe('isNew', () => {

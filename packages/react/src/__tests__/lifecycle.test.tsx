@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { Providers, createProbe, setupChat, tabClient, thread } from './harness'
 
 const chat = setupChat({ deltaMs: 2, snapshotMs: 10 })
-const until = { timeout: 4_000 }
+const until = { timeout: 10_000 }
 const inspect = () => chat.mock.backend.inspect
 
 describe('StrictMode (the peers’ double resume, vitest/ai #13863) [R-LIFECYCLE-STRICT]', () => {

@@ -10,7 +10,7 @@ import type { ThreadKey } from '@preview-chat/core'
 import { createProbe, Providers, setupChat, tabClient } from './harness'
 
 const chat = setupChat({ deltaMs: 2, snapshotMs: 10 })
-const until = { timeout: 4_000 }
+const until = { timeout: 10_000 }
 
 function tab(key: ThreadKey) {
   const onFinish = vi.fn<(ending: TurnEnding) => void>()

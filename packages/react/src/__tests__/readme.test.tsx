@@ -50,7 +50,7 @@ it('shows the whole answer after the stream was cut, and sends the message once'
   fireEvent.change(screen.getByLabelText('Message'), { target: { value: 'Hello there' } })
   fireEvent.click(screen.getByText('Send'))
 
-  await screen.findByText('You said (2 words): "Hello there"', {}, { timeout: 3_000 })
+  await screen.findByText('You said (2 words): "Hello there"', {}, { timeout: 10_000 })
   expect(chat.mock.backend.inspect.countRequests({ route: 'chat', method: 'POST' })).toBe(1)
 })
 // #endregion

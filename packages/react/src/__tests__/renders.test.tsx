@@ -11,7 +11,7 @@ import { usePreviewChat } from '../usePreviewChat'
 import { Providers, setupChat, tabClient, thread } from './harness'
 
 const chat = setupChat({ deltaMs: 1, snapshotMs: 5 })
-const until = { timeout: 4_000 }
+const until = { timeout: 10_000 }
 
 afterEach(() => {
   vi.unstubAllGlobals()

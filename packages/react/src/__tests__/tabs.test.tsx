@@ -5,7 +5,7 @@ import { createProbe, Providers, setupChat, tabClient, thread } from './harness'
 // No snapshot is recorded while the turn runs (only at its start and end), so whatever the second
 // tab shows mid-turn came from the first tab, over BroadcastChannel.
 const chat = setupChat({ deltaMs: 1, snapshotMs: 60_000 })
-const until = { timeout: 4_000 }
+const until = { timeout: 10_000 }
 const textOf = (state: {
   messages: { role: string; content: { type: string; text?: string }[] }[]
 }) =>

@@ -27,12 +27,12 @@ describe('toolCallStatus', () => {
     const unsubscribe = session.subscribe((state) =>
       seen.push(callStatuses(state, suspended.toolCallId)),
     )
-    await expect.poll(() => session.getState().openSuspensions.length, { timeout: 3000 }).toBe(1)
+    await expect.poll(() => session.getState().openSuspensions.length, { timeout: 10_000 }).toBe(1)
     expect(callStatuses(session.getState(), suspended.toolCallId)).toEqual(['waiting'])
 
     expect((await session.resume(suspended, { approved: true })).outcome).toBe('accepted')
     await expect
-      .poll(() => callStatuses(session.getState(), suspended.toolCallId), { timeout: 3000 })
+      .poll(() => callStatuses(session.getState(), suspended.toolCallId), { timeout: 10_000 })
       .toEqual(['answered', 'resolved'])
     // Every state on the way: the first turn's call never read as running.
     expect(seen.every((statuses) => statuses[0] !== 'running' && statuses[0] !== 'writing')).toBe(

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { mountChat, Providers, setupChat, tabClient, thread } from './harness'
 
 const chat = setupChat({ deltaMs: 2, snapshotMs: 10 })
-const until = { timeout: 4_000 }
+const until = { timeout: 10_000 }
 const posts = () => chat.mock.backend.inspect.countRequests({ route: 'chat', method: 'POST' })
 const reads = () => chat.mock.backend.inspect.countRequests({ route: 'messages', method: 'GET' })
 

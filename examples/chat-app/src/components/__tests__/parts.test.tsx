@@ -33,12 +33,12 @@ describe('the chat-app: an answered suspension', () => {
     const session = client.session(suspended.key)
     const seen: string[][][] = []
     onTestFinished(session.subscribe((state) => seen.push(toolStates(state))))
-    await expect.poll(() => session.getState().openSuspensions.length, { timeout: 3000 }).toBe(1)
+    await expect.poll(() => session.getState().openSuspensions.length, { timeout: 10_000 }).toBe(1)
     expect(toolStates(session.getState())).toEqual([['waiting for approval']])
 
     expect((await session.resume(suspended, { approved: true })).outcome).toBe('accepted')
     await expect
-      .poll(() => toolStates(session.getState()), { timeout: 3000 })
+      .poll(() => toolStates(session.getState()), { timeout: 10_000 })
       .toEqual([['answered'], ['done']])
     // On the way, the first call was waiting or answered: at no state "running…".
     expect(new Set(seen.map((messages) => messages[0]?.[0]))).toEqual(
