@@ -286,8 +286,8 @@ export function createMinimalPreviewChatClient(
         attached.set(cacheClient, persist.attach(cacheClient, scope, timers, warn))
       const knownKey = `preview-chat:known:${scope}:${id}`
       // A stale hint is still taken for the first render, the one a server render shows and
-      // hydration matches; the read comes once the session is followed (`readOnceFollowed`).
-      const stale = isNew === true && !firstMountHere(knownKey)
+      // hydration matches; the read comes once the session is followed (`onceFollowed`).
+      const stale = isNew === true && knownHere(knownKey)
       const session = new PreviewChatSession(
         { ...key, ...(isNew !== undefined && { isNew }) },
         {
@@ -323,7 +323,8 @@ export function createMinimalPreviewChatClient(
         },
       )
       byKey.set(id, session)
-      if (stale) readOnceFollowed(session)
+      if (stale) onceFollowed(session, () => void session.refresh())
+      else if (isNew === true) onceFollowed(session, () => rememberKnown(knownKey))
       forgetUnlistenedOnServer(session, prefetched, () => {
         if (byKey.get(id) === session) byKey.delete(id)
       })
@@ -334,36 +335,43 @@ export function createMinimalPreviewChatClient(
 }
 
 /**
- * Reads `session` as soon as it is followed (its `activated` step): a stale `isNew` hint made it
- * skip the read it would otherwise start then. Until then it shows what a server render of the
- * hint shows, so hydrating a page the server rendered from the same hint matches it.
+ * Calls `then` once `session` is followed (its `activated` step). A stale `isNew` hint made the
+ * session skip the read it would otherwise start then: it reads there. Until then it shows what
+ * a server render of the hint shows, so hydrating a page the server rendered from the same hint
+ * matches it.
  */
-function readOnceFollowed(session: PreviewChatSession): void {
+function onceFollowed(session: PreviewChatSession, then: () => void): void {
   const stop = session.inspect(({ action }) => {
     if (action.type !== 'activated') return
     stop()
-    void session.refresh()
+    then()
   })
 }
 
 /**
  * `isNew` is a first-mount hint ("I just minted this id"): only the first session this browser
- * makes for the id skips its read. An app that keeps it on (`?new=1` left in the URL) would
+ * follows for the id skips its read. An app that keeps it on (`?new=1` left in the URL) would
  * otherwise skip the read on every later mount too (a reload after the first answer, a second
  * tab) and show a thread that has messages by now as empty for good. The id is remembered in
- * localStorage (shared by the origin's tabs); a later mount reads, and a 404 there is still a new
- * thread (`notFound`). Storage refused (privacy modes) or absent (a server): the hint is taken as
- * given.
+ * localStorage (shared by the origin's tabs) once a session of it is followed, not when one is
+ * made: a render React throws away before its commit (hydration that suspends, a transition
+ * retried) makes a client and a session again, and the retry is still the first mount. A later
+ * mount reads, and a 404 there is still a new thread (`notFound`). Storage refused (privacy
+ * modes) or absent (a server): the hint is taken as given.
  */
-function firstMountHere(knownKey: string): boolean {
+function knownHere(knownKey: string): boolean {
   try {
-    const storage = globalThis.localStorage as Storage | undefined
-    if (!storage) return true
-    if (storage.getItem(knownKey) !== null) return false
-    storage.setItem(knownKey, '1')
-    return true
+    return (globalThis.localStorage as Storage | undefined)?.getItem(knownKey) != null
   } catch {
-    return true
+    return false
+  }
+}
+
+function rememberKnown(knownKey: string): void {
+  try {
+    ;(globalThis.localStorage as Storage | undefined)?.setItem(knownKey, '1')
+  } catch {
+    // Refused: a later mount takes the hint as given.
   }
 }
 

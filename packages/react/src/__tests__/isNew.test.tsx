@@ -37,4 +37,25 @@ describe('isNew', () => {
     expect(view.chat()).toMatchObject({ status: 'idle', loaded: true, messages: [] })
     expect(reads()).toBe(before)
   })
+
+  it('a render thrown away before its commit does not use the hint up: the retry still skips the read', async () => {
+    // Hydration that suspends, or a transition React retries, makes the client and the session
+    // again: the first attempt's were asked for during render and never followed.
+    const key = { ...thread(), isNew: true }
+    const before = reads()
+    const discarded = tabClient()
+    discarded.session(key)
+    const view = mountChat(key, tabClient())
+    await act(() => new Promise((resolve) => setTimeout(resolve, 60)))
+    expect(view.chat()).toMatchObject({ status: 'idle', loaded: true, notFound: false, messages: [] })
+    expect(reads()).toBe(before)
+    discarded.dispose()
+
+    // Followed once, the id is known: a later mount with the hint still on reads.
+    view.view.unmount()
+    await act(() => new Promise((resolve) => setTimeout(resolve, 60)))
+    const later = mountChat(key, tabClient())
+    await waitFor(() => expect(reads()).toBeGreaterThan(before), until)
+    await waitFor(() => expect(later.chat().notFound).toBe(true), until)
+  })
 })
