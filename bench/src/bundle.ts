@@ -141,6 +141,12 @@ export const bundles = {
         `${ourWhole}\nexport { persistTranscripts } from '@preview-chat/react/persist'`,
         [...reactPeers, ...tanstack],
       ),
+    /** The message queue (`queue()`, issue 29): its reducer around the engine's and its host. */
+    withQueue: () =>
+      measureBundle(`${ourWhole}\nexport { queue } from '@preview-chat/react/queue'`, [
+        ...reactPeers,
+        ...tanstack,
+      ]),
     withDevtools: () =>
       measureBundle(
         `${ourWhole}\nexport { PreviewChatDevtools } from '@preview-chat/react/devtools/production'`,

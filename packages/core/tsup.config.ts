@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/contract.ts', 'src/internal.ts', 'src/persist.ts'],
+  entry: ['src/index.ts', 'src/contract.ts', 'src/internal.ts', 'src/persist.ts', 'src/queue.ts'],
   format: ['esm'],
   dts: true,
   clean: true,

@@ -7,6 +7,7 @@ export default defineConfig({
     'devtools/index': 'src/devtools/index.ts',
     'devtools/production': 'src/devtools/production.ts',
     persist: 'src/persist.ts',
+    queue: 'src/queue.ts',
   },
   format: ['esm'],
   dts: true,

@@ -17,7 +17,7 @@ import type { PushAdapter, PushContext, PushListener, PushSource } from './wire/
 import type { TranscriptPersistence } from './effects/persistence'
 import { PreviewChatSession } from './effects/session'
 import type { RelayAdapter, TabRelay } from './effects/tabRelay'
-import type { ReadonlyStore } from './effects/context'
+import type { ReadonlyStore, SessionExtension } from './effects/context'
 import type { SessionState } from './engine/select'
 import type { Throttle } from './platform/throttle'
 import { createTransport, type HeadersOption, type ThreadKey } from './wire/transport'
@@ -87,6 +87,12 @@ export interface PreviewChatClientOptions {
    * default). Off by default: the transcript then shows after the first read.
    */
   persist?: TranscriptPersistence
+  /**
+   * A message queue: `queue()` from `@preview-chat/core/queue` (opt-in). A message sent while the
+   * thread is busy waits in it (`state.queue`), kept across reloads and shared by this scope's
+   * tabs, and is sent once, in order, when the thread is free. Off by default: Send waits.
+   */
+  queue?: SessionExtension
   /** Timeout of a history read or a Stop. Default 15 s. */
   requestTimeoutMs?: number
   /**
@@ -320,6 +326,12 @@ export function createMinimalPreviewChatClient(
           onIdle: () => {
             if (byKey.get(id) === session) byKey.delete(id)
           },
+          ...(options.queue && {
+            extension: {
+              reducer: options.queue.reducer,
+              part: options.queue.attach({ key, scope, tab, warn, now: timers.now }),
+            },
+          }),
         },
       )
       byKey.set(id, session)

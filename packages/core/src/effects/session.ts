@@ -148,22 +148,32 @@ export class PreviewChatSession {
     this.#engine = createStore<EngineState>()(() => initial)
     // The server render shows what a server has too: the cache as the app filled it, not the
     // draft, nor what a reload kept in this browser's storage (so hydration matches it).
-    const server = selectSessionState(serverRenderState(init, mounted, ctx.config))
-    this.#view = createStore<SessionState>()(() => server)
-    this.#view.setState(selectSessionState(initial), true)
+    const part = ctx.extension?.part
+    const select: typeof selectSessionState = (state, previous) => {
+      const view = selectSessionState(state, previous)
+      return part ? part.view(state, view) : view
+    }
+    const serverState = serverRenderState(init, mounted, ctx.config)
+    this.#view = createStore<SessionState>()(() => select(serverState))
+    this.#view.setState(select(initial), true)
     this.#engine.subscribe((next, previous) => {
-      const view = selectSessionState(next, { engine: previous, view: this.#view.getState() })
+      const view = select(next, { engine: previous, view: this.#view.getState() })
       if (view !== this.#view.getState()) this.#view.setState(view, true)
     })
-    this.#runner = createRunner(initial, ctx.config, {
-      now: this.#now,
-      setTimer: (delay, ring) => {
-        const handle = ctx.timers.setTimeout(ring, delay)
-        return () => ctx.timers.clearTimeout(handle)
+    this.#runner = createRunner(
+      initial,
+      ctx.config,
+      {
+        now: this.#now,
+        setTimer: (delay, ring) => {
+          const handle = ctx.timers.setTimeout(ring, delay)
+          return () => ctx.timers.clearTimeout(handle)
+        },
+        perform: (command) => part?.perform(command) || this.#perform(command),
+        onStep: (action, step) => this.#publish(action, step),
       },
-      perform: (command) => this.#perform(command),
-      onStep: (action, step) => this.#publish(action, step),
-    })
+      ctx.extension?.reducer,
+    )
     this.store = {
       getState: this.getState,
       getInitialState: this.getServerState,
@@ -184,6 +194,7 @@ export class PreviewChatSession {
     })
     this.#activity = lingering(() => this.#activate(), ctx.timers, ctx.lingerMs)
     this.#dispatch(mounted)
+    part?.start((action) => this.#dispatch(action))
   }
 
   /** The current state; the same object until something visible changes. */
@@ -349,6 +360,7 @@ export class PreviewChatSession {
   dispose = (): void => {
     if (this.#engine.getState().disposed) return
     this.#dispatch({ type: 'disposed' })
+    this.#ctx.extension?.part.close()
     this.#activity.close()
     this.#history.close()
     // The client hands out a fresh session for this thread from now on.
@@ -550,7 +562,9 @@ export class PreviewChatSession {
       ) ?? (() => {}),
     ]
     this.#dispatch({ type: 'activated', at: this.#now(), pushConnected: ctx.pushConnected() })
+    const part = ctx.extension?.part.follow()
     return () => {
+      part?.()
       // Quiet first: what the cleanups cause (an observer's leaving aborts its fetch) starts nothing.
       this.#dispatch({ type: 'deactivated' })
       for (const cleanup of cleanups) cleanup()

@@ -42,6 +42,11 @@ export type SubmitResult<E = PreviewChatError> =
   | { outcome: 'busy' }
   /** Not accepted (or not confirmed in time); the draft is kept. `error.code` says why. */
   | { outcome: 'failed'; error: E }
+  /**
+   * The thread was busy and the client has a queue (`queue()` of `@preview-chat/core/queue`): the
+   * message waits in it (`state.queue`, item `id`) and is sent once the thread is free.
+   */
+  | { outcome: 'queued'; id: string }
 
 /**
  * Whose turn it was, as this tab saw it: `own`, this tab posted it (a message or a resume);
@@ -248,6 +253,78 @@ export interface EngineState {
    * already on its way then answers with an older record, which does not replace the app's.
    */
   appRecordAfterRead: number | null
+  /** The thread's message queue, with `queue()` of `@preview-chat/core/queue` (absent without). */
+  queue?: QueueState
+}
+
+/** What a Stop, or a turn that failed, does to the messages still queued. */
+export type WhenStopped = 'keep' | 'pause' | 'draft'
+
+/** A queued message, as storage keeps it (shared by every tab of the scope). */
+export interface StoredQueueItem {
+  /** The message's client id: its `messageId` on the wire, its id in the record. */
+  id: string
+  text: string
+  /**
+   * `queued`: waiting; `sending`: a tab (`by`) posted it and its fate is not known yet;
+   * `undelivered`: it could not be sent, or may have been (`error` says which); the person decides.
+   */
+  status: 'queued' | 'sending' | 'undelivered'
+  error?: ErrorRecord
+  /** The tab sending it. */
+  by?: string
+}
+
+/** A thread's queue as storage keeps it. */
+export interface StoredQueue {
+  items: readonly StoredQueueItem[]
+  /** Nothing is sent until `resumeQueue()` (a Stop or a failed turn paused it, `whenStopped: 'pause'`). */
+  paused: boolean
+  /** The server dedupes by `messageId`, as a tab learnt it (`null`: not known). */
+  dedupes: boolean | null
+}
+
+/** One change to a queue: what a tab asks, applied to what storage holds when it writes. */
+export type QueueChange =
+  | { op: 'add'; item: StoredQueueItem }
+  | { op: 'edit'; id: string; text: string }
+  /** The person removed it (not while it is `sending`). */
+  | { op: 'remove'; id: string }
+  /** Its fate is known (its turn began, or the record holds it): it leaves the queue. */
+  | { op: 'done'; id: string }
+  /** Move `id` before `before` (`null`: to the end). */
+  | { op: 'move'; id: string; before: string | null }
+  /** To the front, to be sent next (`sendQueuedNow`); an undelivered one is sent again. */
+  | { op: 'front'; id: string }
+  | { op: 'mark'; id: string; status: StoredQueueItem['status']; error?: ErrorRecord; by?: string }
+  | { op: 'paused'; paused: boolean }
+  | { op: 'dedupes'; dedupes: boolean }
+
+/** The queue's part of the engine state (`withQueue` of `slices/queue.ts`). */
+export interface QueueState {
+  /** What storage held when this tab last read or wrote it. */
+  stored: StoredQueue
+  /** This tab's changes not written yet (the write waits for the thread's write lock). */
+  pending: readonly QueueChange[]
+  /** `stored` with `pending` applied: what the UI shows. */
+  view: StoredQueue
+  /** The write lock is asked for (`queue-lock`) and not held yet. */
+  locking: boolean
+  /** This tab holds the thread's sender lock: it alone sends queued messages. */
+  sender: boolean
+  whenStopped: WhenStopped
+  /** The queued message this tab sends: its POST's token, and whether it went out. */
+  sending: { id: string; token: number; posted: boolean } | null
+  /** Queued messages this tab posted so far (their tokens are `-1`, `-2`, …). */
+  sends: number
+  /**
+   * Reads started when this sender found messages another tab was sending (closed since, or
+   * reloaded), or when a queued message was refused as busy: nothing is sent until a read started
+   * after it answers (it says which messages the server took, and what runs); `null`: no wait.
+   */
+  judgeAfterRead: number | null
+  /** The scheduler time of the last action that had one: when a queued message is posted. */
+  clock: number
 }
 
 /** `at` is the scheduler's clock (`timers.now()`); `stampedAt` the wall clock (`now()`). */
@@ -343,6 +420,24 @@ export type EngineAction =
   | { type: 'runs-answered'; cancelled: boolean }
   | { type: 'runs-failed'; error: ErrorRecord }
   | { type: 'error-cleared' }
+  | QueueAction
+
+/** The queue's actions (`@preview-chat/core/queue`): the engine without it takes none of them. */
+export type QueueAction =
+  /** The queue was attached: what storage held (`stored`: the raw string, or `null`), and the settings. */
+  | { type: 'queue-attached'; stored: unknown; whenStopped: WhenStopped; at: number }
+  /** Another tab wrote the queue (`stored`: the raw value). */
+  | { type: 'queue-stored'; stored: unknown }
+  /** This tab holds the write lock (`queue-lock`); `stored`: what storage holds now (raw). */
+  | { type: 'queue-locked'; stored: unknown }
+  /** This tab got (or gave up) the thread's sender lock. */
+  | { type: 'queue-sender'; held: boolean }
+  | { type: 'queue-edit'; id: string; text: string }
+  | { type: 'queue-remove'; id: string }
+  /** Move `id` to position `to` of the queue as shown. */
+  | { type: 'queue-reorder'; id: string; to: number }
+  | { type: 'queue-send-now'; id: string }
+  | { type: 'queue-resume' }
 
 /**
  * What the reducer asks the effects to do. The effects perform a command and dispatch what came
@@ -378,9 +473,16 @@ export type Command =
   | { type: 'turn-ended'; ending: TurnEnding<ErrorRecord> }
   /** Report a protocol oddity (once per message, by the client). */
   | { type: 'warn'; message: string }
+  /** Take the thread's queue write lock, then dispatch `queue-locked` with what storage holds. */
+  | { type: 'queue-lock' }
+  /** Write the queue (inside the write lock, so no other tab's write is lost between). */
+  | { type: 'queue-store'; stored: StoredQueue }
 
 /** What one action did: the next state, and the commands to perform, in order. */
 export interface Step {
   state: EngineState
   commands: Command[]
 }
+
+/** `reduce`, or a reducer wrapped around it (`withQueue`). */
+export type Reducer = (state: EngineState, action: EngineAction, config: EngineConfig) => Step

@@ -6,7 +6,14 @@
 import type { ThreadKey } from '../wire/contract/ids'
 import type { HistorySnapshot } from '../wire/contract/snapshot'
 import type { LiveTurn } from './fold'
-import type { EngineAction, EngineConfig, EngineState, ServerTraits, Step } from './model'
+import type {
+  EngineAction,
+  EngineConfig,
+  EngineState,
+  QueueAction,
+  ServerTraits,
+  Step,
+} from './model'
 import { readsSettled } from './derive'
 import { nextWake } from './schedule'
 import { step, wantRead } from './slices/common'
@@ -102,8 +109,8 @@ type Handler<T extends EngineAction['type']> = (
   config: EngineConfig,
 ) => Step
 
-/** Each action's handler, in its slice. */
-const handlers: { [T in EngineAction['type']]: Handler<T> } = {
+/** Each action's handler, in its slice; the queue's actions are `withQueue`'s (`slices/queue.ts`). */
+const handlers: { [T in Exclude<EngineAction, QueueAction>['type']]: Handler<T> } = {
   mounted,
   activated,
   deactivated,
@@ -149,8 +156,9 @@ const handlers: { [T in EngineAction['type']]: Handler<T> } = {
 }
 
 function route(state: EngineState, action: EngineAction, config: EngineConfig): Step {
-  const handler = handlers[action.type] as Handler<EngineAction['type']>
-  return handler(state, action, config)
+  const handler = handlers[action.type as keyof typeof handlers] as
+    Handler<EngineAction['type']> | undefined
+  return handler ? handler(state, action, config) : step(state)
 }
 
 /**

@@ -9,7 +9,7 @@
  * No clock, timer or I/O of its own: the host injects them, so the same runner runs under real
  * timers in a browser and under a model's simulated time in a test.
  */
-import type { Command, EngineAction, EngineConfig, EngineState, Step } from './model'
+import type { Command, EngineAction, EngineConfig, EngineState, Reducer, Step } from './model'
 import { reduce } from './reduce'
 
 /** What a runner needs from where it runs. */
@@ -35,7 +35,13 @@ export interface Runner {
  */
 const IMMEDIATE_TICKS = 16
 
-export function createRunner(initial: EngineState, config: EngineConfig, host: RunnerHost): Runner {
+/** `reducer`: the engine's `reduce`, or one wrapped around it (the queue's `withQueue`). */
+export function createRunner(
+  initial: EngineState,
+  config: EngineConfig,
+  host: RunnerHost,
+  reducer: Reducer = reduce,
+): Runner {
   let state = initial
   const queue: EngineAction[] = []
   let draining = false
@@ -69,7 +75,7 @@ export function createRunner(initial: EngineState, config: EngineConfig, host: R
     draining = true
     try {
       for (let next = queue.shift(); next; next = queue.shift()) {
-        const step = reduce(state, next, config)
+        const step = reducer(state, next, config)
         state = step.state
         host.onStep?.(next, step)
         for (const command of step.commands)

@@ -62,6 +62,41 @@ export interface SessionState {
    * tab holds the turn's stream (a server without Stop by id stops a turn when its POST closes).
    */
   canStop: boolean
+  /**
+   * With `queue()` (`@preview-chat/core/queue`): the messages waiting for the thread, in the order
+   * they will be sent, shared by this scope's tabs and kept across reloads. Never in `messages`
+   * until their turn begins. Absent without a queue.
+   */
+  queue?: readonly QueuedMessage[]
+  /** With a queue: nothing is sent until `resumeQueue()` (a Stop or a failed turn paused it). */
+  queuePaused?: boolean
+  /** With a queue: changes a queued message's text (not while it is `sending`). */
+  editQueued?(id: string, text: string): void
+  /** With a queue: removes a queued message (not while it is `sending`). */
+  removeQueued?(id: string): void
+  /** With a queue: moves a queued message to position `toIndex` of `queue`. */
+  reorderQueued?(id: string, toIndex: number): void
+  /**
+   * With a queue: moves a message to the front, to be sent as soon as the thread is free, and
+   * resumes a paused queue; an `undelivered` one is sent again (with the same id: a server that
+   * dedupes records it once).
+   */
+  sendQueuedNow?(id: string): void
+  /** With a queue: sends what is queued again after a pause ("Send queued (N)"). */
+  resumeQueue?(): void
+}
+
+/** A message in the queue (`SessionState.queue`). */
+export interface QueuedMessage {
+  /** Its client id: the `messageId` it is sent with, and its id in the record once sent. */
+  id: string
+  text: string
+  /**
+   * `queued`: waiting for the thread; `sending`: posted, its fate not known yet; `undelivered`:
+   * it could not be sent, or may have been (`error` says which): edit, send now or remove it.
+   */
+  status: 'queued' | 'sending' | 'undelivered'
+  error?: PreviewChatError
 }
 
 const publicError = (record: ErrorRecord | null): PreviewChatError | null =>

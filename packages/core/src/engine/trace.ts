@@ -5,7 +5,7 @@
  * kept trace is a regression test that says at which step, and where in the state, the engine
  * now decides differently.
  */
-import type { Command, EngineAction, EngineConfig, EngineState, Step } from './model'
+import type { Command, EngineAction, EngineConfig, EngineState, Reducer, Step } from './model'
 import { reduce } from './reduce'
 
 /** The version of the trace format; a trace of another version is refused, not guessed at. */
@@ -55,14 +55,15 @@ export function traceRecorder(initial: EngineState, config: EngineConfig) {
 }
 
 /**
- * Replays `trace` through `reduce` from its first state: `null` when every step returns the
- * commands and state the trace kept, or the first divergence. Compared as JSON, as a trace is
- * stored (a field that is `undefined` is as good as absent).
+ * Replays `trace` through `reduce` (or the reducer the run had: `withQueue(reduce)` for a client
+ * with a queue) from its first state: `null` when every step returns the commands and state the
+ * trace kept, or the first divergence. Compared as JSON, as a trace is stored (a field that is
+ * `undefined` is as good as absent).
  */
-export function replayTrace(trace: EngineTrace): TraceDivergence | null {
+export function replayTrace(trace: EngineTrace, reducer: Reducer = reduce): TraceDivergence | null {
   let state = trace.initial
   for (const [index, kept] of trace.steps.entries()) {
-    const step = reduce(state, kept.action, trace.config)
+    const step = reducer(state, kept.action, trace.config)
     const difference = firstDifference(
       asJson({ commands: kept.commands, state: kept.state }),
       asJson({ commands: step.commands, state: step.state }),

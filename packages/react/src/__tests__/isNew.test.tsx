@@ -47,7 +47,12 @@ describe('isNew', () => {
     discarded.session(key)
     const view = mountChat(key, tabClient())
     await act(() => new Promise((resolve) => setTimeout(resolve, 60)))
-    expect(view.chat()).toMatchObject({ status: 'idle', loaded: true, notFound: false, messages: [] })
+    expect(view.chat()).toMatchObject({
+      status: 'idle',
+      loaded: true,
+      notFound: false,
+      messages: [],
+    })
     expect(reads()).toBe(before)
     discarded.dispose()
 

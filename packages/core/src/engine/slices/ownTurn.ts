@@ -111,6 +111,13 @@ export function requestTurn(
   )
 }
 
+/**
+ * The draft once a message is accepted: cleared, unless the person has edited it since. A queued
+ * message's POST (a negative token, `withQueue`) was not the draft: it leaves the draft alone.
+ */
+const draftAfter = (state: EngineState, own: OwnTurn) =>
+  own.token > 0 && state.draft === own.text ? '' : state.draft
+
 /** `submit()`'s outcome, unless it has one already (a timed-out message was told it failed). */
 const settleSubmit = (own: OwnTurn, result: SubmitResult<ErrorRecord>): Command[] =>
   own.settled ? [] : [{ type: 'settle-submit', request: own.token, result }]
@@ -217,9 +224,14 @@ export function turnEvents(
  * lost). Accepted, with no execution id; what runs and what was recorded come from a read.
  */
 function alreadyAccepted(state: EngineState, own: OwnTurn): Step {
-  const draft = own.text !== null && state.draft === own.text ? '' : state.draft
   // `cut`: this tab lost track of the turn; a fresh read shows it (running, or ended by now).
-  const next = wantRead({ ...state, own: null, draft, error: null, cut: true })
+  const next = wantRead({
+    ...state,
+    own: null,
+    draft: draftAfter(state, own),
+    error: null,
+    cut: true,
+  })
   return andThen(
     step(
       next,
@@ -252,15 +264,13 @@ function startOwnTurn(
         resumes: { toolCallId: own.resuming, toolName: payload.toolName, input: payload.input },
       }),
   })
-  // The draft is cleared when its turn is accepted, unless the person has edited it since.
-  const draft = own.text !== null && state.draft === own.text ? '' : state.draft
   const next: EngineState = {
     ...watchAs(state, executionId, 'own'),
     settled: setAside(state),
     live,
     liveAfterRead: state.reads.count,
     standInBase: announced ? [] : executionIdsOf(state.recorded),
-    draft,
+    draft: draftAfter(state, own),
     own: { ...own, phase: 'streaming', lastEventAt: action.at, timedOut: false, settled: true },
     // The spec's servers announce every turn; one that does not speaks the released protocol.
     server: learn(state.server, announced !== null),

@@ -1,0 +1,448 @@
+/**
+ * The message queue ([decision](../../../../../docs/decisions/client-queue.md)): a reducer around
+ * the engine's (`withQueue(reduce)`), pure like it, that only `@preview-chat/core/queue` imports,
+ * so that a client without a queue carries none of it.
+ *
+ * What it decides, from actions only:
+ * - `submit()` while the thread is busy, or behind messages still queued, adds the message to the
+ *   queue (never to the transcript: it shows there once its turn begins) and clears the draft;
+ * - the queue is one per thread, kept in storage for every tab of the scope: each change is
+ *   applied to what storage holds at the moment this tab holds the write lock (`queue-lock`, then
+ *   `queue-locked`), so that no tab's change is lost to another's write;
+ * - only the tab holding the sender lock sends, one message at a time, when the thread is free,
+ *   in order; a message is marked `sending` in storage before its POST goes out, so that its fate
+ *   is judged, never guessed, if that tab goes away: a later read shows the message (its
+ *   `messageId` on the record's user message), or the next sender sends it again where the server
+ *   dedupes, or marks it `undelivered` where a second POST could run it twice;
+ * - a Stop, or a turn that failed, keeps, pauses or returns the queue to the draft (`whenStopped`).
+ */
+import { errorRecord, type ErrorRecord } from '../../wire/contract/errors'
+import {
+  array,
+  boolean,
+  nullable,
+  object,
+  optional,
+  picklist,
+  string,
+  FAIL,
+  type Schema,
+} from '../../wire/contract/schema'
+import { sessionStatus } from '../derive'
+import type {
+  Command,
+  EngineAction,
+  EngineConfig,
+  EngineState,
+  QueueChange,
+  QueueState,
+  Reducer,
+  Step,
+  StoredQueue,
+  StoredQueueItem,
+  WhenStopped,
+} from '../model'
+
+export const emptyQueue: StoredQueue = { items: [], paused: false, dedupes: null }
+
+/** The version of the stored queue's shape: another one is not read (it is replaced on write). */
+export const QUEUE_VERSION = 1
+
+const errorSchema: Schema<ErrorRecord> = object({
+  code: string,
+  message: string,
+}) as Schema<ErrorRecord>
+
+const storedSchema = object({
+  v: picklist([String(QUEUE_VERSION)]),
+  items: array(
+    object({
+      id: string,
+      text: string,
+      status: picklist(['queued', 'sending', 'undelivered']),
+      error: optional(errorSchema),
+      by: optional(string),
+    }),
+  ),
+  paused: boolean,
+  dedupes: nullable(boolean),
+})
+
+/** What storage holds (a string from another tab, or from an older page), parsed; never trusted. */
+export function parseStoredQueue(raw: unknown): StoredQueue | { problem: string } {
+  if (raw === null || raw === undefined) return emptyQueue
+  let json: unknown
+  try {
+    json = typeof raw === 'string' ? JSON.parse(raw) : FAIL
+  } catch {
+    json = FAIL
+  }
+  const parsed = json === FAIL ? FAIL : storedSchema(json)
+  if (parsed === FAIL) return { problem: 'is not a queue this version of preview-chat wrote' }
+  const ids = new Set<string>()
+  const items = parsed.items.filter((item) => !ids.has(item.id) && ids.add(item.id))
+  return { items, paused: parsed.paused, dedupes: parsed.dedupes }
+}
+
+/** The stored queue as storage keeps it (`parseStoredQueue` reads it back). */
+export const serializeQueue = (queue: StoredQueue): string =>
+  JSON.stringify({ v: String(QUEUE_VERSION), ...queue })
+
+/** One change applied to a queue; a change about a message that is gone changes nothing. */
+export function applyQueueChange(queue: StoredQueue, change: QueueChange): StoredQueue {
+  const { items } = queue
+  const index = 'id' in change ? items.findIndex((item) => item.id === change.id) : -1
+  const item = items[index]
+  const without = items.filter((_, i) => i !== index)
+  switch (change.op) {
+    case 'add':
+      return items.some((i) => i.id === change.item.id)
+        ? queue
+        : { ...queue, items: [...items, change.item] }
+    case 'edit':
+      return !item || item.status === 'sending'
+        ? queue
+        : { ...queue, items: items.map((i) => (i === item ? { ...i, text: change.text } : i)) }
+    case 'remove':
+      return !item || item.status === 'sending' ? queue : { ...queue, items: without }
+    case 'done':
+      return item ? { ...queue, items: without } : queue
+    case 'move': {
+      if (!item || change.before === change.id) return queue
+      const at = without.findIndex((i) => i.id === change.before)
+      const moved = [...without]
+      moved.splice(at < 0 ? moved.length : at, 0, item)
+      return { ...queue, items: moved }
+    }
+    case 'front':
+      return !item || item.status === 'sending'
+        ? queue
+        : {
+            ...queue,
+            paused: false,
+            items: [{ id: item.id, text: item.text, status: 'queued' }, ...without],
+          }
+    case 'mark': {
+      if (!item) return queue
+      const { id, text } = item
+      const marked: StoredQueueItem = {
+        id,
+        text,
+        status: change.status,
+        ...(change.error && { error: change.error }),
+        ...(change.by !== undefined && { by: change.by }),
+      }
+      return { ...queue, items: items.map((i) => (i === item ? marked : i)) }
+    }
+    case 'paused':
+      return queue.paused === change.paused ? queue : { ...queue, paused: change.paused }
+    case 'dedupes':
+      return queue.dedupes === change.dedupes ? queue : { ...queue, dedupes: change.dedupes }
+  }
+}
+
+const applyAll = (queue: StoredQueue, changes: readonly QueueChange[]) =>
+  changes.reduce(applyQueueChange, queue)
+
+function attached(whenStopped: WhenStopped, stored: StoredQueue, at: number): QueueState {
+  return {
+    stored,
+    pending: [],
+    view: stored,
+    locking: false,
+    sender: false,
+    whenStopped,
+    sending: null,
+    sends: 0,
+    judgeAfterRead: null,
+    clock: at,
+  }
+}
+
+const withQueueState = (state: EngineState, queue: QueueState): EngineState => ({ ...state, queue })
+
+/** This tab's change: shown at once, written once the write lock is held. */
+function change(queue: QueueState, ...changes: QueueChange[]): QueueState {
+  const pending = [...queue.pending, ...changes]
+  return { ...queue, pending, view: applyAll(queue.view, changes) }
+}
+
+/** A storage value that cannot be read is reported, and read as an empty queue (nothing throws). */
+function readStored(raw: unknown, commands: Command[]): StoredQueue {
+  const parsed = parseStoredQueue(raw)
+  if ('problem' in parsed) {
+    commands.push({
+      type: 'warn',
+      message: `The stored message queue ${parsed.problem}: it is read as empty, and written anew.`,
+    })
+    return emptyQueue
+  }
+  return parsed
+}
+
+const recordedIds = (state: EngineState): Set<string> => {
+  const ids = new Set<string>()
+  for (const message of state.recorded?.messages ?? [])
+    if (message.messageId !== undefined) ids.add(message.messageId)
+  return ids
+}
+
+/** Wraps the engine's reducer with the queue's decisions (see the file's comment). */
+export function withQueue(base: Reducer): Reducer {
+  return (state, action, config) => {
+    if (action.type === 'queue-attached') {
+      const commands: Command[] = []
+      const stored = readStored(action.stored, commands)
+      return settle(
+        state,
+        { state: withQueueState(state, attached(action.whenStopped, stored, action.at)), commands },
+        action,
+        config,
+        base,
+      )
+    }
+    const queue = state.queue
+    if (!queue || state.disposed) return base(state, action, config)
+    const own = queueAction(state, queue, action)
+    return settle(state, own ?? base(state, action, config), action, config, base)
+  }
+}
+
+/** The queue's own actions, and `submit()` when the message must wait: `null` for the engine's. */
+function queueAction(state: EngineState, queue: QueueState, action: EngineAction): Step | null {
+  switch (action.type) {
+    case 'queue-stored': {
+      const commands: Command[] = []
+      const stored = readStored(action.stored, commands)
+      return {
+        state: withQueueState(state, { ...queue, stored, view: applyAll(stored, queue.pending) }),
+        commands,
+      }
+    }
+    case 'queue-locked': {
+      const commands: Command[] = []
+      const stored = applyAll(readStored(action.stored, commands), queue.pending)
+      commands.push({ type: 'queue-store', stored })
+      const next = { ...queue, stored, view: stored, pending: [], locking: false }
+      return { state: withQueueState(state, next), commands }
+    }
+    case 'queue-sender':
+      return {
+        state: withQueueState(state, { ...queue, sender: action.held }),
+        commands: [],
+      }
+    case 'queue-edit':
+      return {
+        state: withQueueState(
+          state,
+          change(queue, { op: 'edit', id: action.id, text: action.text }),
+        ),
+        commands: [],
+      }
+    case 'queue-remove':
+      return {
+        state: withQueueState(state, change(queue, { op: 'remove', id: action.id })),
+        commands: [],
+      }
+    case 'queue-reorder': {
+      const others = queue.view.items.filter((item) => item.id !== action.id)
+      const before = others[Math.max(0, Math.trunc(action.to))]?.id ?? null
+      return {
+        state: withQueueState(state, change(queue, { op: 'move', id: action.id, before })),
+        commands: [],
+      }
+    }
+    case 'queue-send-now':
+      return {
+        state: withQueueState(state, change(queue, { op: 'front', id: action.id })),
+        commands: [],
+      }
+    case 'queue-resume':
+      return {
+        state: withQueueState(state, change(queue, { op: 'paused', paused: false })),
+        commands: [],
+      }
+    case 'submit-requested': {
+      const waiting = queue.view.items.some((item) => item.status !== 'undelivered')
+      if (sessionStatus(state) === 'idle' && !waiting) return null
+      const text = action.text ?? state.draft
+      if (text.trim() === '') return null // the engine's own answer: the message is empty
+      const item: StoredQueueItem = { id: action.messageId, text, status: 'queued' }
+      const draft = state.draft === text ? '' : state.draft
+      return {
+        state: { ...withQueueState(state, change(queue, { op: 'add', item })), draft, error: null },
+        commands: [
+          {
+            type: 'settle-submit',
+            request: action.request,
+            result: { outcome: 'queued', id: item.id },
+          },
+        ],
+      }
+    }
+    default:
+      return null
+  }
+}
+
+/**
+ * What every step owes the queue once the engine (or the queue's own action) has stepped: the POST
+ * of a message whose `sending` mark is written, that message's fate, the record's word on every
+ * queued one, what a Stop or a failed turn does, the next message to send, and the write of what
+ * changed.
+ */
+function settle(
+  before: EngineState,
+  stepped: Step,
+  action: EngineAction,
+  config: EngineConfig,
+  base: Reducer,
+): Step {
+  let state = stepped.state
+  let queue = state.queue
+  if (!queue || state.disposed) return stepped
+  const commands = [...stepped.commands]
+  if ('at' in action) queue = { ...queue, clock: action.at }
+
+  // The message marked `sending` goes out once that mark is in storage (this step wrote it).
+  const post = queue.sending
+  if (post && !post.posted && action.type === 'queue-locked') {
+    const item = queue.view.items.find((i) => i.id === post.id)
+    queue = { ...queue, sending: item ? { ...post, posted: true } : null }
+    if (item) {
+      const sent = base(
+        withQueueState(state, queue),
+        {
+          type: 'submit-requested',
+          request: post.token,
+          text: item.text,
+          messageId: item.id,
+          at: queue.clock,
+        },
+        config,
+      )
+      state = sent.state
+      commands.push(...sent.commands)
+    }
+  }
+
+  // Its fate, as the engine settled its `submit` (at once when the thread turned busy meanwhile).
+  const { sending } = queue
+  const settled = sending
+    ? commands.find((c) => c.type === 'settle-submit' && c.request === sending.token)
+    : undefined
+  if (sending && settled?.type === 'settle-submit') {
+    const { result } = settled
+    queue = { ...queue, sending: null }
+    if (result.outcome === 'accepted') queue = change(queue, { op: 'done', id: sending.id })
+    else if (result.outcome === 'failed' && result.error.code !== 'turn_already_running')
+      queue = change(queue, {
+        op: 'mark',
+        id: sending.id,
+        status: 'undelivered',
+        error: result.error,
+      })
+    // Busy, or refused as busy: it waits for a read to show what runs, then for the thread.
+    else {
+      queue = change(queue, { op: 'mark', id: sending.id, status: 'queued' })
+      const read = waitForRead(state, queue, config, base)
+      state = read.state
+      queue = read.queue
+      commands.push(...read.commands)
+    }
+  }
+
+  // What this tab learnt of dedupe is shared with the tabs (a sender judges by it).
+  if (state.dedupesMessages !== null && state.dedupesMessages !== queue.view.dedupes)
+    queue = change(queue, { op: 'dedupes', dedupes: state.dedupesMessages })
+
+  if (action.type === 'snapshot' && action.fresh) {
+    // The record holds a queued message: its turn was taken, whoever sent it.
+    const ids = recordedIds(state)
+    for (const item of queue.view.items)
+      if (ids.has(item.id) && item.id !== queue.sending?.id)
+        queue = change(queue, { op: 'done', id: item.id })
+    // Messages another tab was sending, judged by a read started after this tab found them.
+    if (
+      action.fromRead &&
+      queue.judgeAfterRead !== null &&
+      state.reads.count > queue.judgeAfterRead
+    ) {
+      const again = queue.view.dedupes === true
+      for (const item of queue.view.items)
+        if (item.status === 'sending' && item.id !== queue.sending?.id)
+          queue = change(
+            queue,
+            again
+              ? { op: 'mark', id: item.id, status: 'queued' }
+              : { op: 'mark', id: item.id, status: 'undelivered', error: mayHaveBeenSent },
+          )
+      queue = { ...queue, judgeAfterRead: null }
+    }
+  }
+
+  // A Stop pressed here, or a turn that failed (its sender decides), does what `whenStopped` says.
+  const stopped = action.type === 'stop-requested' && before.stop === null && state.stop !== null
+  const failed = commands.some((c) => c.type === 'turn-ended' && c.ending.status === 'error')
+  if ((stopped || (failed && queue.sender)) && queue.whenStopped !== 'keep') {
+    if (queue.whenStopped === 'pause') queue = change(queue, { op: 'paused', paused: true })
+    else {
+      const back = queue.view.items.filter((item) => item.status === 'queued')
+      queue = change(queue, ...back.map((item): QueueChange => ({ op: 'done', id: item.id })))
+      const texts = [state.draft, ...back.map((item) => item.text)]
+      state = { ...state, draft: texts.filter((text) => text.trim() !== '').join('\n\n') }
+    }
+  }
+
+  // A sender that finds messages another tab was sending waits for a read to judge them.
+  const current = queue.sending?.id
+  const orphans = queue.view.items.some((i) => i.status === 'sending' && i.id !== current)
+  if (queue.sender && orphans && queue.judgeAfterRead === null) {
+    const read = waitForRead(state, queue, config, base)
+    state = read.state
+    queue = read.queue
+    commands.push(...read.commands)
+  }
+
+  // The next message, marked `sending` first (its POST follows once that is written).
+  const head = queue.view.items.find((item) => item.status === 'queued')
+  if (
+    head &&
+    queue.sender &&
+    !queue.sending &&
+    !queue.view.paused &&
+    queue.judgeAfterRead === null &&
+    state.active &&
+    sessionStatus(state) === 'idle'
+  ) {
+    const token = -(queue.sends + 1)
+    queue = change(
+      { ...queue, sends: queue.sends + 1, sending: { id: head.id, token, posted: false } },
+      { op: 'mark', id: head.id, status: 'sending', by: state.tab },
+    )
+  }
+
+  // This tab's changes go to storage under the write lock.
+  if (queue.pending.length > 0 && !queue.locking) {
+    commands.push({ type: 'queue-lock' })
+    queue = { ...queue, locking: true }
+  }
+  return { state: withQueueState(state, queue), commands }
+}
+
+/**
+ * Nothing more is sent until a read started from now answers (`judgeAfterRead`): asked through the
+ * engine, so that its scheduler sets the alarm for it.
+ */
+function waitForRead(state: EngineState, queue: QueueState, config: EngineConfig, base: Reducer) {
+  const waiting = { ...queue, judgeAfterRead: state.reads.count }
+  const read = base(withQueueState(state, waiting), { type: 'read-wanted', urgent: false }, config)
+  return { state: read.state, queue: waiting, commands: read.commands }
+}
+
+const mayHaveBeenSent = errorRecord(
+  'network_error',
+  'This message was being sent from a tab that closed or reloaded before the server answered, ' +
+    'and this server cannot tell a second copy from a new message: it may have been sent. Check ' +
+    'the conversation, then send it again (send now) or remove it.',
+)

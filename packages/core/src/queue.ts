@@ -1,0 +1,71 @@
+/**
+ * `@preview-chat/core/queue`: the message queue, opt-in (a client without it carries none of its
+ * code). `createPreviewChatClient({ queue: queue() })`: a message sent while the thread is busy
+ * waits in `state.queue` and is sent once, in order, when the thread is free, whatever the
+ * browser does meanwhile: it is kept in localStorage under the client's `scope`, shared by that
+ * scope's tabs (one of them sends, under a Web Lock), and a message whose tab closed mid-send is
+ * judged by the record, never sent twice by guess. See `docs/decisions/client-queue.md`.
+ */
+import { reduce } from './engine/reduce'
+import { withQueue } from './engine/slices/queue'
+import type { WhenStopped } from './engine/model'
+import type { SessionExtension } from './effects/context'
+import {
+  documentLocks,
+  queueHost,
+  type LockManagerLike,
+  type QueueStorage,
+} from './effects/queueHost'
+
+export type { LockManagerLike, QueueStorage } from './effects/queueHost'
+export type { QueuedMessage } from './engine/select'
+export type { WhenStopped } from './engine/model'
+export { parseStoredQueue } from './engine/slices/queue'
+
+export interface QueueOptions {
+  /**
+   * What a Stop pressed in this tab, or a turn that failed, does to the messages still queued:
+   * `pause` (default) keeps them and sends nothing until `resumeQueue()` ("Send queued (N)");
+   * `keep` sends the next one as if nothing happened; `draft` takes them out of the queue and puts
+   * their text in the draft.
+   */
+  whenStopped?: WhenStopped
+  /** Where queues are kept. Default `localStorage` (shared by the origin's tabs); `null`: memory only. */
+  storage?: QueueStorage | null
+  /**
+   * The locks that let one tab at a time write a queue and send from it. Default `navigator.locks`
+   * (the Web Locks API), else locks within this document (where there is one document: Node,
+   * React Native, a test DOM).
+   */
+  locks?: LockManagerLike
+}
+
+/** One set of locks per document: every client made here shares it, as tabs share Web Locks. */
+let inDocument: LockManagerLike | undefined
+
+function defaultStorage(): QueueStorage | null {
+  try {
+    return (globalThis as { localStorage?: QueueStorage }).localStorage ?? null
+  } catch {
+    return null // refused (a privacy mode): kept in memory only
+  }
+}
+
+/** The queue, for `PreviewChatClientOptions.queue`. */
+export function queue(options: QueueOptions = {}): SessionExtension {
+  const reducer = withQueue(reduce)
+  const locks =
+    options.locks ??
+    (globalThis as { navigator?: { locks?: LockManagerLike } }).navigator?.locks ??
+    (inDocument ??= documentLocks())
+  const whenStopped = options.whenStopped ?? 'pause'
+  return {
+    reducer,
+    attach: (session) =>
+      queueHost(session, {
+        whenStopped,
+        storage: options.storage === undefined ? defaultStorage() : options.storage,
+        locks,
+      }),
+  }
+}
