@@ -326,17 +326,12 @@ export function createMinimalPreviewChatClient(
           onIdle: () => {
             if (byKey.get(id) === session) byKey.delete(id)
           },
-          ...(options.queue && {
-            extension: {
-              reducer: options.queue.reducer,
-              part: options.queue.attach({ key, scope, tab, warn, now: timers.now }),
-            },
-          }),
+          extension: options.queue,
         },
       )
       byKey.set(id, session)
-      if (stale) onceFollowed(session, () => void session.refresh())
-      else if (isNew === true) onceFollowed(session, () => rememberKnown(knownKey))
+      if (isNew === true)
+        onceFollowed(session, () => (stale ? void session.refresh() : knownHere(knownKey, true)))
       forgetUnlistenedOnServer(session, prefetched, () => {
         if (byKey.get(id) === session) byKey.delete(id)
       })
@@ -371,19 +366,13 @@ function onceFollowed(session: PreviewChatSession, then: () => void): void {
  * mount reads, and a 404 there is still a new thread (`notFound`). Storage refused (privacy
  * modes) or absent (a server): the hint is taken as given.
  */
-function knownHere(knownKey: string): boolean {
+function knownHere(knownKey: string, remember?: true): boolean {
   try {
-    return (globalThis.localStorage as Storage | undefined)?.getItem(knownKey) != null
+    const storage = globalThis.localStorage as Storage | undefined
+    if (remember) storage?.setItem(knownKey, '1')
+    return storage?.getItem(knownKey) != null
   } catch {
-    return false
-  }
-}
-
-function rememberKnown(knownKey: string): void {
-  try {
-    ;(globalThis.localStorage as Storage | undefined)?.setItem(knownKey, '1')
-  } catch {
-    // Refused: a later mount takes the hint as given.
+    return false // refused: a later mount takes the hint as given
   }
 }
 

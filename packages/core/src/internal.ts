@@ -28,8 +28,12 @@ export type {
   StopState,
 } from './engine/model'
 
-/** Traces of the engine's runs (`session.recordTrace()`): kept as JSON, replayed through the reducer. */
+/** Traces of the engine's runs (`recordTrace(session)`): kept as JSON, replayed through the reducer. */
+export { recordTrace } from './effects/recordTrace'
 export { parseTrace, replayTrace, TRACE_VERSION } from './engine/trace'
+/** The queue's reducer around the engine's (`queue()`): what replays a run that had a queue. */
+export { withQueue } from './engine/slices/queue'
+export { reduce } from './engine/reduce'
 export type { EngineTrace, TraceDivergence, TraceStep } from './engine/trace'
 export { composeTranscript, markTruncated, recordCovers } from './engine/transcript'
 export { defaultTimers } from './platform/environment'

@@ -61,8 +61,8 @@ export function queue(options: QueueOptions = {}): SessionExtension {
   const whenStopped = options.whenStopped ?? 'pause'
   return {
     reducer,
-    attach: (session) =>
-      queueHost(session, {
+    attach: (session, dispatch, context) =>
+      queueHost(session, dispatch, context, {
         whenStopped,
         storage: options.storage === undefined ? defaultStorage() : options.storage,
         locks,

@@ -1,7 +1,7 @@
 /**
  * Steps that can be kept (issue 27): every action, state and command of the engine is plain JSON
  * — its errors are `ErrorRecord`s, not class instances; "at once" is a number, not `-Infinity` — so
- * a run recorded from a real session (`session.recordTrace()`, what the devtools export), written
+ * a run recorded from a real session (`recordTrace(session)`, what the devtools export), written
  * as JSON and read back, replays through `reduce` step for step. The traces kept in `traces/` (a
  * bug the model suite found, as the fixed engine runs it) replay the same way.
  */
@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 // A relative import keeps the workspace free of a core ⇄ server dependency cycle (test-only).
 import { createPreviewChatBackend, type PreviewChatBackend } from '../../../server/src/index'
 import { parseTrace, replayTrace, TRACE_VERSION, type EngineTrace } from '../engine/trace'
+import { recordTrace } from '../effects/recordTrace'
 import { createPreviewChatClient, PreviewChatError, type PreviewChatSession } from '../index'
 
 let backend: PreviewChatBackend
@@ -42,7 +43,7 @@ const keptTraces = () => {
 describe('a run of the engine is data that replays [R-ENGINE-TRACE]', () => {
   it('a session’s turn and a refused one, recorded, written as JSON and read back, replay step for step', async () => {
     const chat = session(crypto.randomUUID())
-    const recording = chat.recordTrace()
+    const recording = recordTrace(chat)
     const stop = chat.subscribe(() => {})
     expect(await chat.submit('hello')).toMatchObject({ outcome: 'accepted' })
     await until(() => chat.getState().status === 'idle' && chat.getState().messages.length === 2)
@@ -64,7 +65,7 @@ describe('a run of the engine is data that replays [R-ENGINE-TRACE]', () => {
 
   it('an error the server answers is a record in the engine and the trace, one PreviewChatError for the app', async () => {
     const chat = session(crypto.randomUUID(), 'mallory')
-    const recording = chat.recordTrace()
+    const recording = recordTrace(chat)
     const stop = chat.subscribe(() => {})
     const result = await chat.submit('hello')
     stop()

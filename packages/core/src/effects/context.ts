@@ -2,7 +2,6 @@ import type { QueryClient } from '@tanstack/query-core'
 import type { StoreApi } from 'zustand/vanilla'
 import type { LiveTurn } from '../engine/fold'
 import type {
-  Command,
   EngineAction,
   EngineConfig,
   EngineState,
@@ -12,7 +11,8 @@ import type {
 import type { SessionState } from '../engine/select'
 import type { DraftStorage, ResumeSignal, Timers } from '../platform/environment'
 import type { PushListener } from '../wire/pushSource'
-import type { ThreadKey, Transport } from '../wire/transport'
+import type { Transport } from '../wire/transport'
+import type { PreviewChatSession } from './session'
 import type { TabRelay } from './tabRelay'
 
 /** A read-only zustand store: what `useStore` and `useStoreWithEqualityFn` take. */
@@ -52,35 +52,30 @@ export interface SessionContext {
   server?: Partial<ServerTraits>
   /** Called once the session went quiet for good (so the client can forget it). */
   onIdle(): void
-  /** An opt-in part of the session (the queue): its reducer, and its side of the host. */
-  extension?: { reducer: Reducer; part: ExtensionPart }
+  /** An opt-in part of the session (the queue: `PreviewChatClientOptions.queue`). */
+  extension?: SessionExtension | undefined
 }
 
 /**
- * What an opt-in part of the engine (`queue()` of `@preview-chat/core/queue`) is, per session: the
- * effects of its own commands, and its part of the session's view. Its decisions are its reducer's.
+ * An opt-in part of the engine (`queue()` of `@preview-chat/core/queue`): its reducer, wrapped
+ * around the engine's (its decisions), and, per session, its side of the host. That side hears
+ * every step through `session.inspect` (its commands are performed there, before the step's
+ * other commands) and dispatches its actions; it adds its fields to the session's view.
  */
-export interface ExtensionPart {
-  /** Called once the session is made: `dispatch` takes the part's actions to the reducer. */
-  start(dispatch: (action: EngineAction) => void): void
-  /** Performs one of its own commands: `true`, or `false` for a command that is not its own. */
-  perform(command: Command): boolean
-  /** The session's view with the part's own fields (the same object while they did not change). */
-  view(state: EngineState, view: SessionState): SessionState
-  /** While the session is followed; returns the function that ends it. */
-  follow(): () => void
-  /** The session is disposed. */
-  close(): void
-}
-
-/** An opt-in part of every session of a client: `PreviewChatClientOptions.queue`. */
 export interface SessionExtension {
   reducer: Reducer
-  attach(session: {
-    key: ThreadKey
-    scope: string
-    tab: string
-    warn(message: string): void
-    now(): number
-  }): ExtensionPart
+  attach(
+    session: PreviewChatSession,
+    dispatch: (action: EngineAction) => void,
+    context: SessionContext,
+  ): ExtensionSelect
 }
+
+/**
+ * A session's part of an extension, as the session sees it: its `selectSessionState`, which adds
+ * the part's fields to the view (keeping the same object while nothing of it changed).
+ */
+export type ExtensionSelect = (
+  state: EngineState,
+  previous?: { engine: EngineState; view: SessionState },
+) => SessionState

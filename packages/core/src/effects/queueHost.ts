@@ -13,11 +13,11 @@ import type {
   StoredQueueItem,
   WhenStopped,
 } from '../engine/model'
-import type { QueuedMessage, SessionState } from '../engine/select'
+import { selectSessionState, type QueuedMessage, type SessionState } from '../engine/select'
 import { serializeQueue } from '../engine/slices/queue'
 import { fromErrorRecord } from '../wire/contract/errors'
-import type { ThreadKey } from '../wire/contract/ids'
-import type { ExtensionPart } from './context'
+import type { ExtensionSelect, SessionContext } from './context'
+import type { PreviewChatSession } from './session'
 
 /** The part of the Web Locks API the queue uses (`navigator.locks`). */
 export interface LockManagerLike {
@@ -107,23 +107,24 @@ function safely(storage: QueueStorage | null, warn: (message: string) => void) {
   }
 }
 
-/** The queue's part of one session. */
+/** The queue's part of one session: it hears the session's steps, and performs its commands. */
 export function queueHost(
-  session: {
-    key: ThreadKey
-    scope: string
-    tab: string
-    warn(message: string): void
-    now(): number
-  },
+  session: PreviewChatSession,
+  dispatch: (action: EngineAction) => void,
+  context: Pick<SessionContext, 'queryKey' | 'warn' | 'timers'>,
   options: QueueHostOptions,
-): ExtensionPart {
-  const thread = JSON.stringify([session.key.projectId, session.key.agentId, session.key.threadId])
-  const storageKey = `preview-chat:queue:${session.scope}:${thread}`
-  const storage = safely(options.storage, session.warn)
+): ExtensionSelect {
+  // The history's query key names the scope and the thread (`['preview-chat', scope, …]`):
+  // `preview-chat:queue:<scope>:<[projectId, agentId, threadId] as JSON>`.
+  const [, scope, ...thread] = context.queryKey
+  const storageKey = `preview-chat:queue:${String(scope)}:${JSON.stringify(thread.slice(0, 3))}`
+  const storage = safely(options.storage, context.warn)
   const { locks } = options
-  let dispatch: ((action: EngineAction) => void) | null = null
-  const hear = (raw: string | null) => dispatch?.({ type: 'queue-stored', stored: raw })
+  let open = true
+  const act = (action: EngineAction) => {
+    if (open) dispatch(action)
+  }
+  const hear = (raw: string | null) => act({ type: 'queue-stored', stored: raw })
   const onStorage = (event: StorageEvent) => {
     if (event.key === storageKey || event.key === null) hear(storage.get(storageKey))
   }
@@ -135,8 +136,74 @@ export function queueHost(
     storage.set(storageKey, raw)
     for (const peer of peers.get(storageKey) ?? []) if (peer !== hear) peer(raw)
   }
+  const locked = () => act({ type: 'queue-locked', stored: storage.get(storageKey) })
+  const perform = (command: Command) => {
+    if (command.type === 'queue-store') {
+      const { stored } = command
+      const empty = stored.items.length === 0 && !stored.paused && stored.dedupes === null
+      write(empty ? null : serializeQueue(stored))
+    } else if (command.type === 'queue-lock')
+      locks
+        .request(`preview-chat:queue-write:${storageKey}`, {}, locked)
+        .catch((cause: unknown) => {
+          // A lock refused (an opaque origin, say): written without it, as one tab would.
+          context.warn(
+            `The message queue's write lock was refused (${String(cause)}); writing without it.`,
+          )
+          locked()
+        })
+  }
+  /** The sender lock, held while the session is followed. */
+  let sender: { controller: AbortController; release: (() => void) | null } | null = null
+  const follow = () => {
+    const held: NonNullable<typeof sender> = { controller: new AbortController(), release: null }
+    sender = held
+    locks
+      .request(`preview-chat:queue-send:${storageKey}`, { signal: held.controller.signal }, () => {
+        if (held.controller.signal.aborted) return
+        act({ type: 'queue-sender', held: true })
+        return new Promise<void>((resolve) => (held.release = resolve))
+      })
+      .catch(() => {
+        // Given up before it was granted (the session stopped following): nothing to release.
+      })
+  }
+  const unfollow = () => {
+    if (!sender) return
+    sender.controller.abort()
+    if (sender.release) act({ type: 'queue-sender', held: false })
+    sender.release?.()
+    sender = null
+  }
+  const start = () => {
+    let set = peers.get(storageKey)
+    if (!set) peers.set(storageKey, (set = new Set()))
+    set.add(hear)
+    window.addEventListener?.('storage', onStorage as EventListener)
+    act({
+      type: 'queue-attached',
+      stored: storage.get(storageKey),
+      whenStopped: options.whenStopped,
+      at: context.timers.now(),
+    })
+  }
+  const close = () => {
+    unfollow()
+    open = false
+    peers.get(storageKey)?.delete(hear)
+    if (peers.get(storageKey)?.size === 0) peers.delete(storageKey)
+    window.removeEventListener?.('storage', onStorage as EventListener)
+  }
+  session.inspect(({ action, commands }) => {
+    // Its commands first: a `queue-store` is written before the same step's POST goes out.
+    for (const command of commands) perform(command)
+    if (action.type === 'mounted') start()
+    else if (action.type === 'activated') follow()
+    else if (action.type === 'deactivated') unfollow()
+    else if (action.type === 'disposed') close()
+  })
+
   let shown: { queue: EngineState['queue']; fields: Partial<SessionState> } | null = null
-  const act = (action: EngineAction) => dispatch?.(action)
   const actions = {
     editQueued: (id: string, text: string) => act({ type: 'queue-edit', id, text }),
     removeQueued: (id: string) => act({ type: 'queue-remove', id }),
@@ -144,86 +211,27 @@ export function queueHost(
     sendQueuedNow: (id: string) => act({ type: 'queue-send-now', id }),
     resumeQueue: () => act({ type: 'queue-resume' }),
   }
-  const perform = (command: Command): boolean => {
-    if (command.type === 'queue-store') {
-      const { stored } = command
-      const empty = stored.items.length === 0 && !stored.paused && stored.dedupes === null
-      write(empty ? null : serializeQueue(stored))
-      return true
+  return (state, previous) => {
+    const view = selectSessionState(state, previous)
+    const queue = state.queue
+    if (!shown || shown.queue !== queue) {
+      const items = queue?.view.items ?? []
+      const before = shown?.fields.queue
+      const same =
+        before?.length === items.length && items.every((item, i) => sameItem(before[i], item))
+      shown = {
+        queue,
+        fields: {
+          queue: same && before ? before : items.map(toQueuedMessage),
+          queuePaused: queue?.view.paused ?? false,
+          ...actions,
+        },
+      }
     }
-    if (command.type !== 'queue-lock') return false
-    const locked = () => dispatch?.({ type: 'queue-locked', stored: storage.get(storageKey) })
-    locks.request(`preview-chat:queue-write:${storageKey}`, {}, locked).catch((cause: unknown) => {
-      // A lock refused (an opaque origin, say): written without it, as one tab would.
-      session.warn(
-        `The message queue's write lock was refused (${String(cause)}); writing without it.`,
-      )
-      locked()
-    })
-    return true
-  }
-  return {
-    start(next) {
-      dispatch = next
-      let set = peers.get(storageKey)
-      if (!set) peers.set(storageKey, (set = new Set()))
-      set.add(hear)
-      window.addEventListener?.('storage', onStorage as EventListener)
-      next({
-        type: 'queue-attached',
-        stored: storage.get(storageKey),
-        whenStopped: options.whenStopped,
-        at: session.now(),
-      })
-    },
-    perform,
-    view(state, view) {
-      const queue = state.queue
-      if (!shown || shown.queue !== queue) {
-        const items = queue?.view.items ?? []
-        const sameItems =
-          shown?.fields.queue?.length === items.length &&
-          items.every((item, i) => sameItem(shown?.fields.queue?.[i], item))
-        shown = {
-          queue,
-          fields: {
-            queue:
-              sameItems && shown?.fields.queue ? shown.fields.queue : items.map(toQueuedMessage),
-            queuePaused: queue?.view.paused ?? false,
-            ...actions,
-          },
-        }
-      }
-      const { fields } = shown
-      return view.queue === fields.queue && view.queuePaused === fields.queuePaused
-        ? view
-        : { ...view, ...fields }
-    },
-    follow() {
-      const controller = new AbortController()
-      let release: (() => void) | null = null
-      locks
-        .request(`preview-chat:queue-send:${storageKey}`, { signal: controller.signal }, () => {
-          if (controller.signal.aborted) return
-          dispatch?.({ type: 'queue-sender', held: true })
-          return new Promise<void>((resolve) => (release = resolve))
-        })
-        .catch(() => {
-          // Given up before it was granted (the session stopped following): nothing to release.
-        })
-      return () => {
-        controller.abort()
-        if (release) dispatch?.({ type: 'queue-sender', held: false })
-        release?.()
-        release = null
-      }
-    },
-    close() {
-      peers.get(storageKey)?.delete(hear)
-      if (peers.get(storageKey)?.size === 0) peers.delete(storageKey)
-      window.removeEventListener?.('storage', onStorage as EventListener)
-      dispatch = null
-    },
+    const { fields } = shown
+    return view.queue === fields.queue && view.queuePaused === fields.queuePaused
+      ? view
+      : { ...view, ...fields }
   }
 }
 

@@ -3,6 +3,7 @@ import type {
   Step,
   Command,
   EngineAction,
+  EngineConfig,
   EngineState,
   StopResult,
   SubmitResult,
@@ -10,7 +11,6 @@ import type {
 } from '../engine/model'
 import { initialEngineState, serverRenderState } from '../engine/reduce'
 import { createRunner, type Runner } from '../engine/runner'
-import { traceRecorder, type EngineTrace } from '../engine/trace'
 import { selectSessionState, type SessionState } from '../engine/select'
 import { markTruncated } from '../engine/transcript'
 import {
@@ -104,6 +104,8 @@ export class PreviewChatSession {
    * render's state.
    */
   readonly store: ReadonlyStore<SessionState>
+  /** The engine's settings (what a trace of it records: `recordTrace` of `@preview-chat/core/internal`). */
+  readonly config: EngineConfig
   readonly #ctx: SessionContext
   readonly #engine: StoreApi<EngineState>
   readonly #view: StoreApi<SessionState>
@@ -124,6 +126,7 @@ export class PreviewChatSession {
   constructor(key: ThreadKey & { isNew?: boolean }, ctx: SessionContext) {
     this.key = { projectId: key.projectId, agentId: key.agentId, threadId: key.threadId }
     this.#ctx = ctx
+    this.config = ctx.config
     const init = {
       key: this.key,
       tab: ctx.tab,
@@ -148,11 +151,9 @@ export class PreviewChatSession {
     this.#engine = createStore<EngineState>()(() => initial)
     // The server render shows what a server has too: the cache as the app filled it, not the
     // draft, nor what a reload kept in this browser's storage (so hydration matches it).
-    const part = ctx.extension?.part
-    const select: typeof selectSessionState = (state, previous) => {
-      const view = selectSessionState(state, previous)
-      return part ? part.view(state, view) : view
-    }
+    // An opt-in part (the queue): it hears every step through `inspect`, as devtools do.
+    const select =
+      ctx.extension?.attach(this, (action) => this.#dispatch(action), ctx) ?? selectSessionState
     const serverState = serverRenderState(init, mounted, ctx.config)
     this.#view = createStore<SessionState>()(() => select(serverState))
     this.#view.setState(select(initial), true)
@@ -169,7 +170,7 @@ export class PreviewChatSession {
           const handle = ctx.timers.setTimeout(ring, delay)
           return () => ctx.timers.clearTimeout(handle)
         },
-        perform: (command) => part?.perform(command) || this.#perform(command),
+        perform: (command) => this.#perform(command),
         onStep: (action, step) => this.#publish(action, step),
       },
       ctx.extension?.reducer,
@@ -194,7 +195,6 @@ export class PreviewChatSession {
     })
     this.#activity = lingering(() => this.#activate(), ctx.timers, ctx.lingerMs)
     this.#dispatch(mounted)
-    part?.start((action) => this.#dispatch(action))
   }
 
   /** The current state; the same object until something visible changes. */
@@ -318,19 +318,6 @@ export class PreviewChatSession {
   }
 
   /**
-   * Devtools and bug reports: records the engine's steps from now on. `trace()` gives the run so
-   * far as an `EngineTrace` — plain JSON (`JSON.stringify` it to keep it) that `replayTrace`
-   * replays through the reducer step by step; `stop()` ends the recording.
-   */
-  recordTrace = (): { trace(): EngineTrace; stop(): void } => {
-    const recorder = traceRecorder(this.#runner.getState(), this.#ctx.config)
-    const stop = this.inspect(({ action, commands, state }) =>
-      recorder.onStep(action, { commands: [...commands], state }),
-    )
-    return { trace: recorder.trace, stop }
-  }
-
-  /**
    * Starts the thread's first read now, before anything subscribes (e.g. before React renders, as
    * a route loader would): the session takes it as its first read. Nothing if it is listened to.
    */
@@ -360,7 +347,6 @@ export class PreviewChatSession {
   dispose = (): void => {
     if (this.#engine.getState().disposed) return
     this.#dispatch({ type: 'disposed' })
-    this.#ctx.extension?.part.close()
     this.#activity.close()
     this.#history.close()
     // The client hands out a fresh session for this thread from now on.
@@ -562,9 +548,7 @@ export class PreviewChatSession {
       ) ?? (() => {}),
     ]
     this.#dispatch({ type: 'activated', at: this.#now(), pushConnected: ctx.pushConnected() })
-    const part = ctx.extension?.part.follow()
     return () => {
-      part?.()
       // Quiet first: what the cleanups cause (an observer's leaving aborts its fetch) starts nothing.
       this.#dispatch({ type: 'deactivated' })
       for (const cleanup of cleanups) cleanup()

@@ -155,10 +155,10 @@ const handlers: { [T in Exclude<EngineAction, QueueAction>['type']]: Handler<T> 
   'runs-failed': runsFailed,
 }
 
+// A queue action never reaches here: `withQueue` takes each of them (there is no queue without it).
 function route(state: EngineState, action: EngineAction, config: EngineConfig): Step {
-  const handler = handlers[action.type as keyof typeof handlers] as
-    Handler<EngineAction['type']> | undefined
-  return handler ? handler(state, action, config) : step(state)
+  const handler = handlers[action.type as keyof typeof handlers] as Handler<EngineAction['type']>
+  return handler(state, action, config)
 }
 
 /**
