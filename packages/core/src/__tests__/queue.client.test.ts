@@ -303,7 +303,8 @@ describe('the client queue', () => {
       '[]',
       '[after the stop:queued]',
       '[after the stop:queued]|paused',
-      // Resumed: marked `sending` in the same step.
+      // Resumed, then marked `sending` under the write lock.
+      '[after the stop:queued]',
       '[after the stop:sending]',
       '[]',
     ])

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Command, EngineAction, EngineState, StoredQueue } from '../engine/model'
 import { initialEngineState, reduce, snapshotAction } from '../engine/reduce'
-import { parseStoredQueue, serializeQueue, withQueue } from '../engine/slices/queue'
+import { flushedQueue, parseStoredQueue, serializeQueue, withQueue } from '../engine/slices/queue'
 import { replayTrace, traceRecorder } from '../engine/trace'
 import { errorRecord } from '../wire/contract/errors'
 import type { HistorySnapshot } from '../wire/contract/snapshot'
@@ -42,7 +42,7 @@ function attached(raw: string | null, record: HistorySnapshot = snapshot([]), se
     initialEngineState({ key, tab: 'A' }),
     { type: 'activated', at: 0, pushConnected: true },
     { type: 'queue-attached', stored: raw, whenStopped: 'pause', at: 0 },
-    ...(sender ? [{ type: 'queue-sender', held: true } as const] : []),
+    ...(sender ? [{ type: 'queue-sender', held: true, stored: raw } as const] : []),
     ...readOf(record),
   )
 }
@@ -90,20 +90,26 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     expect(shown(state)).toBe('theirs:queued,mine:queued')
   })
 
-  it('the sender marks the head `sending`, and POSTs it only after that mark is written', () => {
+  it('the sender chooses the head under the write lock, marks it `sending` there, then POSTs it', () => {
     const held = stored({
       items: [item('q1', 'first'), item('q2', 'second')],
       paused: false,
       dedupes: null,
     })
     const { state, commands } = attached(held)
-    // Idle and the sender: the head is marked, a write asked, nothing posted yet.
-    expect(shown(state)).toBe('first:sending,second:queued')
+    // Idle and the sender: it asks for the write lock; nothing is marked or posted yet.
+    expect(shown(state)).toBe('first:queued,second:queued')
     expect(commands.filter((c) => c.type === 'post')).toEqual([])
     expect(commands.at(-1)).toEqual({ type: 'queue-lock' })
     const locked = run(state, { type: 'queue-locked', stored: held })
     const kinds = locked.commands.map((c) => c.type)
     expect(kinds.indexOf('queue-store')).toBeLessThan(kinds.indexOf('post'))
+    const write = locked.commands.find((c) => c.type === 'queue-store')
+    expect(write?.type === 'queue-store' && write.stored.items[0]).toMatchObject({
+      id: 'q1',
+      status: 'sending',
+      by: 'A',
+    })
     const post = locked.commands.find((c) => c.type === 'post')
     expect(post).toMatchObject({
       token: -1,
@@ -177,7 +183,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   })
 
   it.each([
-    [true, 'first:sending', 'sent again with the same id'],
+    [true, 'first:queued', 'sent again with the same id'],
     [false, 'first:undelivered', 'undelivered, for the person to decide'],
   ])(
     "a message another tab was sending, judged by the next sender's read (dedupes %s): %s [R-QUEUE-CLIENT-ORPHAN]",
@@ -192,7 +198,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
         { type: 'activated', at: 0, pushConnected: true },
         { type: 'queue-attached', stored: orphan, whenStopped: 'pause', at: 0 },
         { type: 'read-started', at: 1, fetch: 1 },
-        { type: 'queue-sender', held: true },
+        { type: 'queue-sender', held: true, stored: orphan },
         snapshotAction(snapshot([]), 'read', { at: 1, stampedAt: 1, random: 0 }),
       )
       // The read that answered was on its way before this tab found the message: it does not judge.
@@ -203,8 +209,8 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
       const judged = run(state, ...readOf(snapshot(finishedTurn('e0', 'Q', 'A')), 5)).state
       expect(judged.queue?.judgeAfterRead).toBeNull()
       expect(shown(judged)).toBe(after)
-      // Sent again: marked for this tab, posted once the mark is written; or left to the person.
-      if (dedupes) expect(judged.queue?.sending).toMatchObject({ id: 'q1', posted: false })
+      // Sent again (queued, the write lock asked for to send it); or left to the person.
+      if (dedupes) expect(judged.queue?.locking).toBe(true)
       else expect(judged.queue?.view.items[0]?.error?.message).toMatch(/may have been sent/)
     },
   )
@@ -261,6 +267,109 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     })
   })
 
+  // What the queue model (`queue.model.test.ts`) found, each pinned here by the step it was.
+  describe('found by the queue model', () => {
+    it('a page that goes before its write lock is granted writes its changes at once (queue-flush)', () => {
+      const busy = attached(null, runningTurn({ executionId: 'e1' })).state
+      const typed = run(busy, submit(1, 'just before closing')).state
+      const { commands } = run(typed, { type: 'disposed' })
+      expect(commands.at(-1)).toEqual({ type: 'queue-flush', changes: typed.queue?.pending })
+      // And on `pagehide` (the page may come back from the back-forward cache: the lock writes too).
+      const left = run(typed, { type: 'queue-leaving' })
+      expect(left.commands).toEqual([{ type: 'queue-flush', changes: typed.queue?.pending }])
+      expect(left.state.queue?.pending).toEqual(typed.queue?.pending)
+      expect(flushedQueue(null, typed.queue?.pending ?? []).items.map((i) => i.text)).toEqual([
+        'just before closing',
+      ])
+    })
+
+    it('the next message is chosen under the write lock, from storage: another tab’s earlier one goes first', () => {
+      // This tab knows only its own message; storage has another tab's, written before it.
+      const own = stored({ items: [item('mine')], paused: false, dedupes: null })
+      const { state } = attached(own)
+      const both = stored({ items: [item('theirs'), item('mine')], paused: false, dedupes: null })
+      const locked = run(state, { type: 'queue-locked', stored: both })
+      const post = locked.commands.find((c) => c.type === 'post')
+      expect(post).toMatchObject({ request: { body: { messageId: 'theirs' } } })
+      expect(shown(locked.state)).toBe('theirs:sending,mine:queued')
+    })
+
+    it('send now on a view that showed it queued never sends again one found undelivered since', () => {
+      const busy = attached(null, runningTurn({ executionId: 'e1' })).state
+      const queued = run(busy, submit(1, 'once')).state
+      const undelivered = stored({
+        items: [
+          {
+            ...item('m1', 'once', 'undelivered'),
+            error: { code: 'timeout', message: 'No answer' },
+          },
+        ],
+        paused: false,
+        dedupes: false,
+      })
+      // The person pressed "send now" on what they saw queued; storage says undelivered by then.
+      const pressed = run(queued, { type: 'queue-send-now', id: 'm1' }).state
+      const written = run(pressed, { type: 'queue-locked', stored: undelivered }).state
+      expect(shown(written)).toBe('once:undelivered')
+      // Seen undelivered, "send now" is the person's decision to send it again.
+      const seen = run(written, { type: 'queue-send-now', id: 'm1' }).state
+      expect(shown(seen)).toBe('once:queued')
+    })
+
+    it('edit and remove of a message this tab shows sending change nothing', () => {
+      const held = stored({
+        items: [{ ...item('q1', 'on its way', 'sending'), by: 'B' }],
+        paused: false,
+        dedupes: null,
+      })
+      const { state } = attached(held, snapshot([]), false)
+      const after = run(
+        state,
+        { type: 'queue-remove', id: 'q1' },
+        { type: 'queue-edit', id: 'q1', text: 'x' },
+      )
+      expect(after.state.queue?.pending).toEqual([])
+      expect(after.commands.some((c) => c.type === 'queue-lock')).toBe(false)
+    })
+
+    it('a new sender starts from what storage holds when it gets the lock', () => {
+      const { state } = attached(null, snapshot([]), false)
+      const now = stored({ items: [item('q1', 'written elsewhere')], paused: false, dedupes: null })
+      const sender = run(state, { type: 'queue-sender', held: true, stored: now }).state
+      expect(shown(sender)).toBe('written elsewhere:queued')
+    })
+
+    it('under the lock, a message another tab was sending is judged before anything is sent', () => {
+      const quiet = stored({ items: [item('q1')], paused: false, dedupes: true })
+      const { state } = attached(quiet)
+      const orphan = stored({
+        items: [{ ...item('q0', 'theirs', 'sending'), by: 'gone' }, item('q1')],
+        paused: false,
+        dedupes: true,
+      })
+      const locked = run(state, { type: 'queue-locked', stored: orphan })
+      expect(locked.commands.some((c) => c.type === 'post')).toBe(false)
+      expect(locked.state.queue?.judgeAfterRead).toBe(locked.state.reads.count)
+    })
+
+    it("an undelivered message's error is kept as plain JSON: storage reads it back", () => {
+      const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: null })
+      const posting = run(attached(held).state, { type: 'queue-locked', stored: held }).state
+      const failed = run(posting, {
+        type: 'post-failed',
+        token: -1,
+        error: { ...errorRecord('bad_request', 'Too long.'), status: 400, issues: ['message'] },
+      })
+      const write = run(failed.state, { type: 'queue-locked', stored: held }).commands.find(
+        (c) => c.type === 'queue-store',
+      )
+      const raw = write?.type === 'queue-store' ? serializeQueue(write.stored) : ''
+      expect(parseStoredQueue(raw)).toMatchObject({
+        items: [{ status: 'undelivered', error: { code: 'bad_request', message: 'Too long.' } }],
+      })
+    })
+  })
+
   it('a run with a queue is data: its trace replays through JSON [R-ENGINE-TRACE]', () => {
     const initial = initialEngineState({ key, tab: 'A' })
     const recorder = traceRecorder(initial, engineConfig)
@@ -269,7 +378,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     for (const action of [
       { type: 'activated', at: 0, pushConnected: true },
       { type: 'queue-attached', stored: held, whenStopped: 'pause', at: 0 },
-      { type: 'queue-sender', held: true },
+      { type: 'queue-sender', held: true, stored: held },
       ...readOf(snapshot([])),
       { type: 'queue-locked', stored: held },
     ] satisfies EngineAction[]) {

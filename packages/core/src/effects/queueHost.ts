@@ -10,11 +10,12 @@ import type {
   Command,
   EngineAction,
   EngineState,
+  StoredQueue,
   StoredQueueItem,
   WhenStopped,
 } from '../engine/model'
 import { selectSessionState, type QueuedMessage, type SessionState } from '../engine/select'
-import { serializeQueue } from '../engine/slices/queue'
+import { flushedQueue, serializeQueue } from '../engine/slices/queue'
 import { fromErrorRecord } from '../wire/contract/errors'
 import type { ExtensionSelect, SessionContext } from './context'
 import type { PreviewChatSession } from './session'
@@ -136,13 +137,18 @@ export function queueHost(
     storage.set(storageKey, raw)
     for (const peer of peers.get(storageKey) ?? []) if (peer !== hear) peer(raw)
   }
+  // A page being left writes what its write lock has not yet (the lock's callback may never run).
+  const onLeave = () => act({ type: 'queue-leaving' })
   const locked = () => act({ type: 'queue-locked', stored: storage.get(storageKey) })
+  const store = (stored: StoredQueue) => {
+    const empty = stored.items.length === 0 && !stored.paused && stored.dedupes === null
+    write(empty ? null : serializeQueue(stored))
+  }
   const perform = (command: Command) => {
-    if (command.type === 'queue-store') {
-      const { stored } = command
-      const empty = stored.items.length === 0 && !stored.paused && stored.dedupes === null
-      write(empty ? null : serializeQueue(stored))
-    } else if (command.type === 'queue-lock')
+    if (command.type === 'queue-store') store(command.stored)
+    else if (command.type === 'queue-flush')
+      store(flushedQueue(storage.get(storageKey), command.changes))
+    else if (command.type === 'queue-lock')
       locks
         .request(`preview-chat:queue-write:${storageKey}`, {}, locked)
         .catch((cause: unknown) => {
@@ -161,7 +167,7 @@ export function queueHost(
     locks
       .request(`preview-chat:queue-send:${storageKey}`, { signal: held.controller.signal }, () => {
         if (held.controller.signal.aborted) return
-        act({ type: 'queue-sender', held: true })
+        act({ type: 'queue-sender', held: true, stored: storage.get(storageKey) })
         return new Promise<void>((resolve) => (held.release = resolve))
       })
       .catch(() => {
@@ -180,6 +186,7 @@ export function queueHost(
     if (!set) peers.set(storageKey, (set = new Set()))
     set.add(hear)
     window.addEventListener?.('storage', onStorage as EventListener)
+    window.addEventListener?.('pagehide', onLeave)
     act({
       type: 'queue-attached',
       stored: storage.get(storageKey),
@@ -193,6 +200,7 @@ export function queueHost(
     peers.get(storageKey)?.delete(hear)
     if (peers.get(storageKey)?.size === 0) peers.delete(storageKey)
     window.removeEventListener?.('storage', onStorage as EventListener)
+    window.removeEventListener?.('pagehide', onLeave)
   }
   session.inspect(({ action, commands }) => {
     // Its commands first: a `queue-store` is written before the same step's POST goes out.

@@ -294,8 +294,12 @@ export type QueueChange =
   | { op: 'done'; id: string }
   /** Move `id` before `before` (`null`: to the end). */
   | { op: 'move'; id: string; before: string | null }
-  /** To the front, to be sent next (`sendQueuedNow`); an undelivered one is sent again. */
-  | { op: 'front'; id: string }
+  /**
+   * To the front, to be sent next (`sendQueuedNow`). `retry`: the person chose to send again one
+   * they saw `undelivered`; without it, an item found `undelivered` by then stays so (a change made
+   * on a stale view never sends twice what may have been sent).
+   */
+  | { op: 'front'; id: string; retry?: true }
   | { op: 'mark'; id: string; status: StoredQueueItem['status']; error?: ErrorRecord; by?: string }
   | { op: 'paused'; paused: boolean }
   | { op: 'dedupes'; dedupes: boolean }
@@ -430,14 +434,20 @@ export type QueueAction =
   | { type: 'queue-stored'; stored: unknown }
   /** This tab holds the write lock (`queue-lock`); `stored`: what storage holds now (raw). */
   | { type: 'queue-locked'; stored: unknown }
-  /** This tab got (or gave up) the thread's sender lock. */
-  | { type: 'queue-sender'; held: boolean }
+  /**
+   * This tab got (`stored`: what storage holds then, raw) or gave up the thread's sender lock. The
+   * new sender starts from storage as it is, not from `storage` events still on their way.
+   */
+  | { type: 'queue-sender'; held: true; stored: unknown }
+  | { type: 'queue-sender'; held: false }
   | { type: 'queue-edit'; id: string; text: string }
   | { type: 'queue-remove'; id: string }
   /** Move `id` to position `to` of the queue as shown. */
   | { type: 'queue-reorder'; id: string; to: number }
   | { type: 'queue-send-now'; id: string }
   | { type: 'queue-resume' }
+  /** The page is being left (`pagehide`): what is not written yet is written now (`queue-flush`). */
+  | { type: 'queue-leaving' }
 
 /**
  * What the reducer asks the effects to do. The effects perform a command and dispatch what came
@@ -477,6 +487,12 @@ export type Command =
   | { type: 'queue-lock' }
   /** Write the queue (inside the write lock, so no other tab's write is lost between). */
   | { type: 'queue-store'; stored: StoredQueue }
+  /**
+   * The page goes (disposed, or `pagehide`) with changes the write lock has not written yet: apply
+   * them to what storage holds now and write it, at once and without the lock (no callback of a
+   * page that is gone would run), so that a message written just before is not lost.
+   */
+  | { type: 'queue-flush'; changes: readonly QueueChange[] }
 
 /** What one action did: the next state, and the commands to perform, in order. */
 export interface Step {

@@ -29,6 +29,7 @@ import {
   type Schema,
 } from '../../wire/contract/schema'
 import { sessionStatus } from '../derive'
+import { step } from './common'
 import type {
   Command,
   EngineAction,
@@ -114,14 +115,14 @@ export function applyQueueChange(queue: StoredQueue, change: QueueChange): Store
       moved.splice(at < 0 ? moved.length : at, 0, item)
       return { ...queue, items: moved }
     }
-    case 'front':
-      return !item || item.status === 'sending'
-        ? queue
-        : {
-            ...queue,
-            paused: false,
-            items: [{ id: item.id, text: item.text, status: 'queued' }, ...without],
-          }
+    case 'front': {
+      if (!item || item.status === 'sending') return queue
+      const again = item.status === 'queued' || change.retry === true
+      const front: StoredQueueItem = again
+        ? { id: item.id, text: item.text, status: 'queued' }
+        : item
+      return { ...queue, paused: false, items: [front, ...without] }
+    }
     case 'mark': {
       if (!item) return queue
       const { id, text } = item
@@ -143,6 +144,12 @@ export function applyQueueChange(queue: StoredQueue, change: QueueChange): Store
 
 const applyAll = (queue: StoredQueue, changes: readonly QueueChange[]) =>
   changes.reduce(applyQueueChange, queue)
+
+/** What a `queue-flush` writes: `changes` applied to what storage holds (junk read as empty). */
+export function flushedQueue(raw: unknown, changes: readonly QueueChange[]): StoredQueue {
+  const parsed = parseStoredQueue(raw)
+  return applyAll('problem' in parsed ? emptyQueue : parsed, changes)
+}
 
 function attached(whenStopped: WhenStopped, stored: StoredQueue, at: number): QueueState {
   return {
@@ -203,6 +210,15 @@ export function withQueue(base: Reducer): Reducer {
     }
     const queue = state.queue
     if (!queue || state.disposed) return base(state, action, config)
+    // Leaving with changes not written: written now, without the lock (the page will not wait).
+    if (action.type === 'disposed' || action.type === 'queue-leaving') {
+      const left = action.type === 'disposed' ? base(state, action, config) : step(state)
+      if (queue.pending.length === 0) return left
+      return {
+        ...left,
+        commands: [...left.commands, { type: 'queue-flush', changes: queue.pending }],
+      }
+    }
     const own = queueAction(state, queue, action)
     return settle(state, own ?? base(state, action, config), action, config, base)
   }
@@ -221,29 +237,50 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
     }
     case 'queue-locked': {
       const commands: Command[] = []
-      const stored = applyAll(readStored(action.stored, commands), queue.pending)
+      let stored = applyAll(readStored(action.stored, commands), queue.pending)
+      let next: QueueState = { ...queue, stored, view: stored, pending: [], locking: false }
+      // The next message is chosen here, from what storage holds under the lock (another tab's
+      // message written before it is ahead of it), and marked `sending` in the same write: its
+      // POST goes out right after (`settle`).
+      const head = stored.items.find((item) => item.status === 'queued')
+      if (head && readyToSend(state, next)) {
+        const token = -(queue.sends + 1)
+        stored = applyQueueChange(stored, {
+          op: 'mark',
+          id: head.id,
+          status: 'sending',
+          by: state.tab,
+        })
+        next = {
+          ...next,
+          stored,
+          view: stored,
+          sends: queue.sends + 1,
+          sending: { id: head.id, token, posted: false },
+        }
+      }
       commands.push({ type: 'queue-store', stored })
-      const next = { ...queue, stored, view: stored, pending: [], locking: false }
       return { state: withQueueState(state, next), commands }
     }
-    case 'queue-sender':
-      return {
-        state: withQueueState(state, { ...queue, sender: action.held }),
-        commands: [],
-      }
+    case 'queue-sender': {
+      if (!action.held)
+        return { state: withQueueState(state, { ...queue, sender: false }), commands: [] }
+      const commands: Command[] = []
+      const stored = readStored(action.stored, commands)
+      const next = { ...queue, sender: true, stored, view: applyAll(stored, queue.pending) }
+      return { state: withQueueState(state, next), commands }
+    }
+    // Not of a message this tab shows `sending` (no UI offers it): made on what the person saw.
     case 'queue-edit':
-      return {
-        state: withQueueState(
-          state,
-          change(queue, { op: 'edit', id: action.id, text: action.text }),
-        ),
-        commands: [],
-      }
-    case 'queue-remove':
-      return {
-        state: withQueueState(state, change(queue, { op: 'remove', id: action.id })),
-        commands: [],
-      }
+    case 'queue-remove': {
+      const seen = queue.view.items.find((item) => item.id === action.id)
+      if (!seen || seen.status === 'sending') return step(state)
+      const edit: QueueChange =
+        action.type === 'queue-edit'
+          ? { op: 'edit', id: action.id, text: action.text }
+          : { op: 'remove', id: action.id }
+      return { state: withQueueState(state, change(queue, edit)), commands: [] }
+    }
     case 'queue-reorder': {
       const others = queue.view.items.filter((item) => item.id !== action.id)
       const before = others[Math.max(0, Math.trunc(action.to))]?.id ?? null
@@ -252,11 +289,18 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
         commands: [],
       }
     }
-    case 'queue-send-now':
+    case 'queue-send-now': {
+      // Sent again only if the person saw it undelivered (their decision, with its error shown).
+      const seen = queue.view.items.find((item) => item.id === action.id)
+      const retry = seen?.status === 'undelivered'
       return {
-        state: withQueueState(state, change(queue, { op: 'front', id: action.id })),
+        state: withQueueState(
+          state,
+          change(queue, { op: 'front', id: action.id, ...(retry && { retry }) }),
+        ),
         commands: [],
       }
+    }
     case 'queue-resume':
       return {
         state: withQueueState(state, change(queue, { op: 'paused', paused: false })),
@@ -340,7 +384,8 @@ function settle(
         op: 'mark',
         id: sending.id,
         status: 'undelivered',
-        error: result.error,
+        // What storage keeps of it: JSON, read back by `parseStoredQueue`.
+        error: { code: result.error.code, message: result.error.message },
       })
     // Busy, or refused as busy: it waits for a read to show what runs, then for the thread.
     else {
@@ -404,31 +449,27 @@ function settle(
     commands.push(...read.commands)
   }
 
-  // The next message, marked `sending` first (its POST follows once that is written).
-  const head = queue.view.items.find((item) => item.status === 'queued')
-  if (
-    head &&
-    queue.sender &&
-    !queue.sending &&
-    !queue.view.paused &&
-    queue.judgeAfterRead === null &&
-    state.active &&
-    sessionStatus(state) === 'idle'
-  ) {
-    const token = -(queue.sends + 1)
-    queue = change(
-      { ...queue, sends: queue.sends + 1, sending: { id: head.id, token, posted: false } },
-      { op: 'mark', id: head.id, status: 'sending', by: state.tab },
-    )
-  }
-
-  // This tab's changes go to storage under the write lock.
-  if (queue.pending.length > 0 && !queue.locking) {
+  // This tab's changes go to storage under the write lock; so does the choice of the next message
+  // to send, made there (`queue-locked`) from what storage holds then.
+  const wantsToSend =
+    readyToSend(state, queue) && queue.view.items.some((item) => item.status === 'queued')
+  if ((queue.pending.length > 0 || wantsToSend) && !queue.locking) {
     commands.push({ type: 'queue-lock' })
     queue = { ...queue, locking: true }
   }
   return { state: withQueueState(state, queue), commands }
 }
+
+/** This tab may send the next queued message now: it is the sender, and the thread is free. */
+const readyToSend = (state: EngineState, queue: QueueState) =>
+  queue.sender &&
+  !queue.sending &&
+  !queue.view.paused &&
+  queue.judgeAfterRead === null &&
+  // A message another tab was sending is judged first (`waitForRead`): its fate may be ahead.
+  !queue.view.items.some((item) => item.status === 'sending') &&
+  state.active &&
+  sessionStatus(state) === 'idle'
 
 /**
  * Nothing more is sent until a read started from now answers (`judgeAfterRead`): asked through the
