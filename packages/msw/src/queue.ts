@@ -70,6 +70,21 @@ function where(options: QueueKeyOptions): { key: string; storage: QueueStorage }
   }
 }
 
+/**
+ * A `Storage` in memory (`getItem`, `setItem`, `removeItem`, and its `map`), for
+ * `queue({ storage })` and these helpers where there is no `localStorage` (Node), or to keep each
+ * test's queues apart.
+ */
+export function memoryStorage(): QueueStorage & { readonly map: Map<string, string> } {
+  const map = new Map<string, string>()
+  return {
+    map,
+    getItem: (key) => map.get(key) ?? null,
+    setItem: (key, value) => void map.set(key, value),
+    removeItem: (key) => void map.delete(key),
+  }
+}
+
 /** Reads what `raw` holds with core's parser; what core would not read throws. */
 function parsed(key: string, raw: string | null): StoredQueue {
   const queue = parseStoredQueue(raw)

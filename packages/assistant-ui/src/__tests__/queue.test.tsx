@@ -13,7 +13,8 @@ import {
   type AssistantRuntime,
 } from '@assistant-ui/react'
 import type { PreviewChat } from '@preview-chat/react'
-import { queue, type QueuedMessage, type QueueStorage } from '@preview-chat/react/queue'
+import { memoryStorage } from '@preview-chat/msw'
+import { queue, type QueuedMessage } from '@preview-chat/react/queue'
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import { QueryClient } from '@tanstack/react-query'
 import { useLayoutEffect } from 'react'
@@ -33,15 +34,6 @@ const recorded = (threadId: string) =>
   (chat.mock.backend.inspect.history(threadId)?.messages ?? [])
     .filter((m) => m.role === 'user')
     .map((m) => m.content.map((part) => (part.type === 'text' ? part.text : '')).join(''))
-
-function memoryStorage(): QueueStorage {
-  const map = new Map<string, string>()
-  return {
-    getItem: (key) => map.get(key) ?? null,
-    setItem: (key, value) => void map.set(key, value),
-    removeItem: (key) => void map.delete(key),
-  }
-}
 
 // #region example: queue
 /** One queued message: its text, where it stands, "Run now" (next, once the thread is free), remove. */

@@ -8,7 +8,7 @@ import {
 import { createPreviewChatClient } from '@preview-chat/core'
 import { queue } from '@preview-chat/core/queue'
 import { describe, expect, it } from 'vitest'
-import { readQueue } from '../index'
+import { memoryStorage, readQueue } from '../index'
 import { setupPreviewChatServer } from '../vitest'
 import { follow, newThread, textOf } from './harness'
 
@@ -67,12 +67,7 @@ describe('the next-era flavor, mounted in MSW [R-QUEUE-MSW]', () => {
 describe('a core client with queue() against the next-era flavor [R-QUEUE-MSW]', () => {
   it('posts a queued message only when the thread is free: the platform queues none of it, and its queue routes are not used', async () => {
     const warnings: string[] = []
-    const stored = new Map<string, string>()
-    const storage = {
-      getItem: (key: string) => stored.get(key) ?? null,
-      setItem: (key: string, value: string) => void stored.set(key, value),
-      removeItem: (key: string) => void stored.delete(key),
-    }
+    const storage = memoryStorage()
     const client = createPreviewChatClient({
       baseUrl: 'http://localhost/rest',
       relay: false,

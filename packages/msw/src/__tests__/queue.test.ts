@@ -3,7 +3,7 @@
 import { createPreviewChatClient, type PreviewChatClient } from '@preview-chat/core'
 import { queue, type QueueStorage } from '@preview-chat/core/queue'
 import { afterEach, describe, expect, it } from 'vitest'
-import { readQueue, seedQueue } from '../index'
+import { memoryStorage, readQueue, seedQueue } from '../index'
 import { setupPreviewChatServer } from '../vitest'
 import { follow, textOf } from './harness'
 
@@ -12,16 +12,6 @@ const clients: PreviewChatClient[] = []
 afterEach(() => {
   for (const client of clients.splice(0)) client.dispose()
 })
-
-function memoryStorage(): QueueStorage & { map: Map<string, string> } {
-  const map = new Map<string, string>()
-  return {
-    map,
-    getItem: (key) => map.get(key) ?? null,
-    setItem: (key, value) => void map.set(key, value),
-    removeItem: (key) => void map.delete(key),
-  }
-}
 
 /** Alice's tab, with a queue kept in `storage`. */
 function tab(storage: QueueStorage, warnings: string[] = []) {

@@ -12,7 +12,7 @@ import {
 } from '@preview-chat/core'
 import { queue } from '@preview-chat/core/queue'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { readQueue, seedQueue } from '../index'
+import { memoryStorage, readQueue, seedQueue } from '../index'
 import { setupPreviewChatServer } from '../vitest'
 
 // #region example: setup
@@ -150,12 +150,7 @@ describe('README examples [R-MSW-REAL-BACKEND R-RECOVER-FOLLOW-RECORDED]', () =>
   // #region example: seedQueue
   it('sends what the last page queued, once each, in order', async () => {
     const { key, turn } = await chat.mock.seed.runningTurn({ message: '/long 2' })
-    const kept = new Map<string, string>() // the page's localStorage
-    const storage = {
-      getItem: (name: string) => kept.get(name) ?? null,
-      setItem: (name: string, value: string) => void kept.set(name, value),
-      removeItem: (name: string) => void kept.delete(name),
-    }
+    const storage = memoryStorage() // the page's localStorage
     seedQueue({ scope: 'alice', ...key, storage, messages: ['first', 'second'] })
 
     const client = createPreviewChatClient({

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { usePreviewChat, usePreviewChatSelector, type Message, type PreviewChat } from '../index'
 import type { SessionState, ThreadKey } from '../index'
 import { queue, type QueueStorage } from '../queue'
+import { memoryStorage } from '@preview-chat/msw'
 import { createProbe, Providers, setupChat, tabClient, thread } from './harness'
 
 const chat = setupChat({ deltaMs: 0, snapshotMs: 5 })
@@ -17,17 +18,6 @@ const posts = () => chat.mock.backend.inspect.countRequests({ route: 'chat', met
 /** The user messages the backend recorded for the thread, in order. */
 const recorded = (threadId: string) =>
   userTexts(chat.mock.backend.inspect.history(threadId) ?? { messages: [] })
-
-/** A localStorage of the test's own, so that no queue outlives its test. */
-function memoryStorage(): QueueStorage & { map: Map<string, string> } {
-  const map = new Map<string, string>()
-  return {
-    map,
-    getItem: (key) => map.get(key) ?? null,
-    setItem: (key, value) => void map.set(key, value),
-    removeItem: (key) => void map.delete(key),
-  }
-}
 
 /** Alice's tab with a queue kept in `storage`. */
 const queueClient = (storage: QueueStorage = memoryStorage()) =>
