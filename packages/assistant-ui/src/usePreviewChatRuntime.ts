@@ -16,6 +16,7 @@ import { useEffect, useMemo, useRef } from 'react'
 import { convertMessage } from './convert'
 import { provideExtras, type PreviewChatExtras } from './extras'
 import { PreviewChatNotSentError } from './notSentError'
+import { appendedText, queueAdapter, toQueueItems } from './queueAdapter'
 import { useComposerDraft } from './useComposerDraft'
 
 export interface UsePreviewChatRuntimeOptions extends Pick<
@@ -29,7 +30,8 @@ export interface UsePreviewChatRuntimeOptions extends Pick<
 /**
  * An assistant-ui runtime (for `<AssistantRuntimeProvider runtime={…}>`) over one preview-chat
  * thread: `useExternalStoreRuntime` fed by `usePreviewChat`. The record's messages are converted
- * part by part (`convert.ts`); the kit's composer holds the per-thread draft (`useComposerDraft`).
+ * part by part (`convert.ts`); the kit's composer holds the per-thread draft (`useComposerDraft`);
+ * a client made with `queue()` gives the kit its queue (`queueAdapter.ts`).
  */
 export function usePreviewChatRuntime(options: UsePreviewChatRuntimeOptions): AssistantRuntime {
   const { threadList, ...chatOptions } = options
@@ -38,15 +40,19 @@ export function usePreviewChatRuntime(options: UsePreviewChatRuntimeOptions): As
   useEffect(() => {
     latest.current = chat
   })
-  const actions = useMemo(() => adapterActions(() => latest.current), [])
+  const current = useMemo(() => () => latest.current, [])
+  const actions = useMemo(() => adapterActions(current), [current])
+  const runtimeRef = useRef<AssistantRuntime | null>(null)
+  const queue = useQueueAdapter(chat.queue, current, runtimeRef)
   // The session, for this package's components (`PreviewChatStatus`, `PreviewChatToolCall`…).
   const extras = useMemo(() => provideExtras({ chat, answer: actions.answer }), [chat, actions])
   const runtime = useExternalStoreRuntime<Message>({
     messages: chat.messages,
     convertMessage,
     isRunning: chat.isRunning,
-    // The composer stays editable while a turn runs; only sending waits (the session's gate).
-    isSendDisabled: !chat.canSend,
+    // The composer stays editable while a turn runs; only sending waits (the session's gate),
+    // unless the client has a queue: a message sent then waits in it.
+    isSendDisabled: !queue && !chat.canSend,
     // Nothing is known of the thread yet: the engine's `loaded` (true once a read answered or
     // found no thread, or a recorded transcript is shown: the cache's, a restored one, a new thread).
     isLoading: !chat.loaded,
@@ -57,10 +63,34 @@ export function usePreviewChatRuntime(options: UsePreviewChatRuntimeOptions): As
     onResumeToolCall: actions.onResumeToolCall,
     onAddToolResult: actions.onAddToolResult,
     ...(threadList && { adapters: { threadList } }),
+    ...(queue && { queue }),
     extras,
+  })
+  useEffect(() => {
+    runtimeRef.current = runtime
   })
   useComposerDraft(runtime, chat, options.threadId)
   return runtime
+}
+
+/**
+ * The kit's queue adapter while the session has a queue (`queue()` on the client), else
+ * `undefined`: the same object while the queue is the same, so the kit re-renders its queue only
+ * when it changed. A message the session refuses is handed back to the composer if it is still
+ * empty (what `onNew`'s `PreviewChatNotSentError` does without a queue; the kit awaits no queue).
+ */
+function useQueueAdapter(
+  queued: PreviewChat['queue'],
+  current: () => PreviewChat,
+  runtime: { readonly current: AssistantRuntime | null },
+) {
+  return useMemo(() => {
+    if (!queued) return undefined
+    return queueAdapter(toQueueItems(queued), current, (text) => {
+      const composer = runtime.current?.thread.composer
+      if (composer?.getState().text === '') composer.setText(text)
+    })
+  }, [queued, current, runtime])
 }
 
 /** The adapter's callbacks, stable, each reading the chat as it is when called (exported for tests). */
@@ -90,11 +120,9 @@ export function adapterActions(current: () => PreviewChat) {
      * `PreviewChatNotSentError` that keeps the refusal's `code` and its `PreviewChatError`.
      */
     onNew: async (message: AppendMessage): Promise<void> => {
-      const text = message.content
-        .map((part) => (part.type === 'text' ? part.text : ''))
-        .join('\n\n')
-      const result = await current().submit(text)
-      if (result.outcome !== 'accepted') throw new PreviewChatNotSentError(result)
+      const result = await current().submit(appendedText(message))
+      if (result.outcome === 'failed' || result.outcome === 'busy')
+        throw new PreviewChatNotSentError(result)
     },
     onCancel: async (): Promise<void> => {
       await current().stop()

@@ -5,6 +5,8 @@
  */
 export { createPreviewChatHandlers } from './handlers'
 export type { PreviewChatHandlersOptions, PreviewChatMock, ReadFailure } from './handlers'
+export { memoryStorage, readQueue, seedQueue } from './queue'
+export type { QueueKeyOptions, SeedQueueOptions, StoredQueue, StoredQueuedMessage } from './queue'
 export type { SeededRunningTurn, SeededSuspension, SeededThread, Seeder, SeedOptions } from './seed'
 export type { CutMode, CutStreamOptions } from './streamCut'
 export type { TurnGate } from './turnGate'

@@ -5,8 +5,12 @@ import {
   queueEventFrom,
   turnEventFrom,
 } from '@preview-chat/core/contract'
+import { createPreviewChatClient } from '@preview-chat/core'
+import { queue } from '@preview-chat/core/queue'
 import { describe, expect, it } from 'vitest'
+import { memoryStorage, readQueue } from '../index'
 import { setupPreviewChatServer } from '../vitest'
+import { follow, newThread, textOf } from './harness'
 
 const chat = setupPreviewChatServer({
   flavor: 'next-era',
@@ -57,5 +61,49 @@ describe('the next-era flavor, mounted in MSW [R-QUEUE-MSW]', () => {
       value: { steerableExecutionId: null, items: [] },
     })
     expect(typesOf(await (await post()).text())).toEqual(['done'])
+  })
+})
+
+describe('a core client with queue() against the next-era flavor [R-QUEUE-MSW]', () => {
+  it('posts a queued message only when the thread is free: the platform queues none of it, and its queue routes are not used', async () => {
+    const warnings: string[] = []
+    const storage = memoryStorage()
+    const client = createPreviewChatClient({
+      baseUrl: 'http://localhost/rest',
+      relay: false,
+      storage: null,
+      lingerMs: 0,
+      onWarning: (message) => warnings.push(message),
+      queue: queue({ storage }),
+    })
+    const turn = chat.mock.holdTurns()
+    const key = newThread()
+    const session = client.session({ ...key, isNew: true })
+    const t = follow(session)
+    await t.until((s) => s.status === 'idle', 'idle', 10_000)
+    expect(await session.submit('/long 2')).toMatchObject({ outcome: 'accepted' })
+    await t.until((s) => s.status === 'streaming', 'streaming', 10_000)
+    expect(await session.submit('second')).toMatchObject({ outcome: 'queued' })
+    turn.release()
+    const done = await t.until(
+      (s) =>
+        s.status === 'idle' &&
+        s.queue?.length === 0 &&
+        s.messages.filter((m) => m.role === 'user').length === 2,
+      'both turns',
+      10_000,
+    )
+    expect(done.messages.filter((m) => m.role === 'user').map(textOf)).toEqual([
+      '/long 2',
+      'second',
+    ])
+    const count = (route: 'chat' | 'queue' | 'queueItem') =>
+      chat.mock.backend.inspect.countRequests({ route })
+    expect([count('chat'), count('queue'), count('queueItem')]).toEqual([2, 0, 0])
+    // Dedupe is learnt from the capabilities header; `message-queued` is skipped (with a warning).
+    expect(readQueue({ ...key, storage }).dedupes).toBe(true)
+    expect(warnings.every((message) => message.includes('"message-queued"'))).toBe(true)
+    t.unsubscribe()
+    client.dispose()
   })
 })

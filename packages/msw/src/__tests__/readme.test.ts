@@ -10,7 +10,9 @@ import {
   type SessionState,
   type ThreadKey,
 } from '@preview-chat/core'
+import { queue } from '@preview-chat/core/queue'
 import { describe, expect, it, onTestFinished } from 'vitest'
+import { memoryStorage, readQueue, seedQueue } from '../index'
 import { setupPreviewChatServer } from '../vitest'
 
 // #region example: setup
@@ -142,6 +144,39 @@ describe('README examples [R-MSW-REAL-BACKEND R-RECOVER-FOLLOW-RECORDED]', () =>
     const state = await waitFor(session, (s) => s.status === 'idle')
     const delegation = state.messages[1]?.content.find((part) => part.type === 'tool-call')
     expect(delegation).toMatchObject({ toolName: 'delegate', childTrace: { truncated: true } })
+  })
+  // #endregion
+
+  // #region example: seedQueue
+  it('sends what the last page queued, once each, in order', async () => {
+    const { key, turn } = await chat.mock.seed.runningTurn({ message: '/long 2' })
+    const storage = memoryStorage() // the page's localStorage
+    seedQueue({ scope: 'alice', ...key, storage, messages: ['first', 'second'] })
+
+    const client = createPreviewChatClient({
+      baseUrl: 'http://localhost/rest',
+      headers: { authorization: 'Bearer alice' },
+      scope: 'alice', // part of the queue's storage key: the scope seedQueue was given
+      queue: queue({ storage }),
+    })
+    const session = client.session(key)
+    onTestFinished(session.subscribe(() => {}))
+    const shown = await waitFor(session, (s) => s.queue?.length === 2)
+    expect(shown.queue?.map((m) => `${m.text}:${m.status}`)).toEqual([
+      'first:queued',
+      'second:queued',
+    ])
+
+    turn.release()
+    const done = await waitFor(
+      session,
+      (s) => s.status === 'idle' && s.queue?.length === 0 && s.messages.length === 6,
+    )
+    expect(done.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(
+      ['/long 2', 'first', 'second'].map((text) => [{ type: 'text', text }]),
+    )
+    expect(readQueue({ scope: 'alice', ...key, storage }).messages).toEqual([])
+    expect(chat.mock.backend.inspect.countRequests({ route: 'chat', method: 'POST' })).toBe(3)
   })
   // #endregion
 })
