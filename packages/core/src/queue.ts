@@ -17,10 +17,12 @@ import {
   type QueueStorage,
 } from './effects/queueHost'
 
-export type { LockManagerLike, QueueStorage } from './effects/queueHost'
+export type { LockManagerLike, QueueKey, QueueStorage } from './effects/queueHost'
+export { queueStorageKey } from './effects/queueHost'
 export type { QueuedMessage } from './engine/select'
-export type { WhenStopped } from './engine/model'
-export { parseStoredQueue } from './engine/slices/queue'
+export type { StoredQueue, StoredQueueItem, WhenStopped } from './engine/model'
+/** What storage holds for a thread's queue, parsed (never trusted), and written the same way. */
+export { parseStoredQueue, serializeQueue } from './engine/slices/queue'
 
 export interface QueueOptions {
   /**

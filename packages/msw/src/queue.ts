@@ -7,7 +7,12 @@
  * (`parseStoredQueue`), so a shape core would not read fails here, not in the client.
  */
 import type { PreviewChatErrorCode } from '@preview-chat/core'
-import { parseStoredQueue, type QueueStorage } from '@preview-chat/core/queue'
+import {
+  parseStoredQueue,
+  queueStorageKey,
+  serializeQueue,
+  type QueueStorage,
+} from '@preview-chat/core/queue'
 
 /** Which thread's queue, of which scope. */
 export interface QueueKeyOptions {
@@ -53,9 +58,6 @@ export interface StoredQueue {
   dedupes: boolean | null
 }
 
-/** The version of the stored shape core reads (`QUEUE_VERSION` of its queue slice). */
-const version = '1'
-
 function where(options: QueueKeyOptions): { key: string; storage: QueueStorage } {
   const { scope = '', projectId = 'demo-project', agentId = 'demo-agent', threadId } = options
   const storage =
@@ -64,10 +66,7 @@ function where(options: QueueKeyOptions): { key: string; storage: QueueStorage }
     throw new Error(
       'seedQueue/readQueue: this environment has no localStorage; pass the `storage` the client is given (`queue({ storage })`).',
     )
-  return {
-    key: `preview-chat:queue:${scope}:${JSON.stringify([projectId, agentId, threadId])}`,
-    storage,
-  }
+  return { key: queueStorageKey({ scope, projectId, agentId, threadId }), storage }
 }
 
 /**
@@ -105,8 +104,8 @@ function parsed(key: string, raw: string | null): StoredQueue {
 /**
  * Writes a thread's queue as a tab would have left it, and returns it with the ids it gave. Seed
  * before the client under test opens the thread: a client reads the queue when its session starts
- * (and a browser's other tabs hear a write through `storage` events; a client of the same page
- * does not).
+ * (a browser's other tabs hear a write through `storage` events; a write made here, outside
+ * a client, reaches no client that is open already).
  */
 export function seedQueue(options: SeedQueueOptions): StoredQueue {
   const { key, storage } = where(options)
@@ -115,8 +114,7 @@ export function seedQueue(options: SeedQueueOptions): StoredQueue {
       ? { id: crypto.randomUUID(), text: message, status: 'queued' as const }
       : { ...message, id: message.id ?? crypto.randomUUID() },
   )
-  const raw = JSON.stringify({
-    v: version,
+  const raw = serializeQueue({
     items,
     paused: options.paused ?? false,
     dedupes: options.dedupes ?? null,

@@ -175,7 +175,10 @@ describe('the client queue', () => {
     expect(await a.session.submit('/long 3')).toMatchObject({ outcome: 'accepted' })
     await until(() => a.state().status === 'streaming')
 
+    // With a queue, Send stays open while the turn runs: the message will wait.
+    expect(a.state()).toMatchObject({ canSend: true, canSubmit: false, isRunning: true })
     a.session.setDraft('second')
+    expect(a.state().canSubmit).toBe(true)
     const queued = await a.session.submit()
     expect(queued).toEqual({ outcome: 'queued', id: expect.stringMatching(/^[0-9a-f-]{36}$/) })
     // Out of the transcript, out of the draft; kept in storage for the other tabs and a reload.

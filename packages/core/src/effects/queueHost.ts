@@ -42,6 +42,18 @@ export interface QueueHostOptions {
   locks: LockManagerLike
 }
 
+/** Which thread's queue, in which scope (the client's `scope`; `''` when it has none). */
+export interface QueueKey {
+  scope?: string
+  projectId: string
+  agentId: string
+  threadId: string
+}
+
+/** Where a thread's queue is kept: `preview-chat:queue:<scope>:<[projectId, agentId, threadId] as JSON>`. */
+export const queueStorageKey = ({ scope = '', projectId, agentId, threadId }: QueueKey) =>
+  `preview-chat:queue:${scope}:${JSON.stringify([projectId, agentId, threadId])}`
+
 /** Other clients of this document that follow a queue, by storage key (`storage` events skip them). */
 const peers = new Map<string, Set<(raw: string | null) => void>>()
 
@@ -115,10 +127,9 @@ export function queueHost(
   context: Pick<SessionContext, 'queryKey' | 'warn' | 'timers'>,
   options: QueueHostOptions,
 ): ExtensionSelect {
-  // The history's query key names the scope and the thread (`['preview-chat', scope, …]`):
-  // `preview-chat:queue:<scope>:<[projectId, agentId, threadId] as JSON>`.
-  const [, scope, ...thread] = context.queryKey
-  const storageKey = `preview-chat:queue:${String(scope)}:${JSON.stringify(thread.slice(0, 3))}`
+  // The history's query key names the scope and the thread (`['preview-chat', scope, …]`).
+  const [, scope, projectId, agentId, threadId] = context.queryKey as string[]
+  const storageKey = queueStorageKey({ scope, projectId, agentId, threadId } as QueueKey)
   const storage = safely(options.storage, context.warn)
   const { locks } = options
   let open = true
@@ -237,9 +248,14 @@ export function queueHost(
       }
     }
     const { fields } = shown
-    return view.queue === fields.queue && view.queuePaused === fields.queuePaused
+    // With a queue, a message can always be sent: it waits in the queue while the thread is busy.
+    const canSubmit = view.draft.trim() !== ''
+    return view.queue === fields.queue &&
+      view.queuePaused === fields.queuePaused &&
+      view.canSend &&
+      view.canSubmit === canSubmit
       ? view
-      : { ...view, ...fields }
+      : { ...view, ...fields, canSend: true, canSubmit }
   }
 }
 

@@ -134,7 +134,10 @@ describe('usePreviewChat with a queue', () => {
     act(() => api().resumeQueue?.())
     await waitFor(() => expect(userTexts(api())).toEqual(['/long 5', 'after the stop']))
     await waitFor(() => expect(api().queue).toEqual([]))
-    expect(distinct(probe.log.map(describeQueue))).toEqual([
+    // Resumed, it is queued again until the write lock lets the sender mark it: a state React may
+    // or may not commit on its own (the lock is granted a microtask later), so it is not counted.
+    const seen = distinct(probe.log.map(describeQueue))
+    expect(seen.filter((shown, i) => !(shown === '[after the stop:queued]' && i > 2))).toEqual([
       '[]',
       '[after the stop:queued]',
       '[after the stop:queued]|paused',
