@@ -1,4 +1,9 @@
-import type { AppendMessage, ExternalThreadQueueAdapter, QueueItemState } from '@assistant-ui/react'
+import type {
+  AppendMessage,
+  AssistantRuntime,
+  ExternalThreadQueueAdapter,
+  QueueItemState,
+} from '@assistant-ui/react'
 import type { PreviewChat, SubmitResult } from '@preview-chat/react'
 import type { QueuedMessage } from '@preview-chat/react/queue'
 
@@ -81,3 +86,23 @@ export function queueAdapter(
     remove: (id) => current().removeQueued?.(id),
   }
 }
+
+/**
+ * What `usePreviewChatRuntime({ queue: previewChatQueue })` takes to give assistant-ui the
+ * session's queue (`@preview-chat/assistant-ui/queue`): its own import, so that an app without a
+ * queue carries none of it.
+ */
+export function previewChatQueue(
+  queued: readonly QueuedMessage[],
+  current: () => PreviewChat,
+  runtime: () => AssistantRuntime | undefined,
+): ExternalThreadQueueAdapter {
+  // A message the session refused goes back to the composer, if it is still empty.
+  return queueAdapter(toQueueItems(queued), current, (text) => {
+    const composer = runtime()?.thread.composer
+    if (composer?.getState().text === '') composer.setText(text)
+  })
+}
+
+/** The type of `previewChatQueue`: the runtime's `queue` option. */
+export type PreviewChatQueue = typeof previewChatQueue

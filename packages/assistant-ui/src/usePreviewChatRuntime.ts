@@ -16,7 +16,7 @@ import { useEffect, useMemo, useRef } from 'react'
 import { convertMessage } from './convert'
 import { provideExtras, type PreviewChatExtras } from './extras'
 import { PreviewChatNotSentError } from './notSentError'
-import { appendedText, queueAdapter, toQueueItems } from './queueAdapter'
+import { appendedText, type PreviewChatQueue } from './queueAdapter'
 import { useComposerDraft } from './useComposerDraft'
 
 export interface UsePreviewChatRuntimeOptions extends Pick<
@@ -25,6 +25,13 @@ export interface UsePreviewChatRuntimeOptions extends Pick<
 > {
   /** assistant-ui's thread-list adapter, passed through: the app owns its list of threads. */
   threadList?: ExternalStoreThreadListAdapter
+  /**
+   * `previewChatQueue` of `@preview-chat/assistant-ui/queue`, with a client made with `queue()`:
+   * assistant-ui gets the session's queue (`capabilities.queue`, `ComposerPrimitive.Queue`).
+   * Without it the queue still works (Send queues while a turn runs) and `chat.queue` is the app's
+   * to show; this package's bundle then holds none of the mapping.
+   */
+  queue?: PreviewChatQueue
 }
 
 /**
@@ -34,16 +41,21 @@ export interface UsePreviewChatRuntimeOptions extends Pick<
  * a client made with `queue()` gives the kit its queue (`queueAdapter.ts`).
  */
 export function usePreviewChatRuntime(options: UsePreviewChatRuntimeOptions): AssistantRuntime {
-  const { threadList, ...chatOptions } = options
+  const { threadList, queue: mapQueue, ...chatOptions } = options
   const chat = usePreviewChat(chatOptions)
-  const latest = useRef(chat)
+  const latest = useRef<{ chat: PreviewChat; runtime?: AssistantRuntime }>({ chat })
   useEffect(() => {
-    latest.current = chat
+    latest.current = { chat, runtime }
   })
-  const current = useMemo(() => () => latest.current, [])
+  const current = useMemo(() => () => latest.current.chat, [])
   const actions = useMemo(() => adapterActions(current), [current])
-  const runtimeRef = useRef<AssistantRuntime | null>(null)
-  const queue = useQueueAdapter(chat.queue, current, runtimeRef)
+  // The kit's queue, while the app maps it and the session has one (its composer gets back a
+  // message the session refused).
+  const { queue: queued } = chat
+  const queue = useMemo(
+    () => queued && mapQueue?.(queued, current, () => latest.current.runtime),
+    [mapQueue, queued, current],
+  )
   // The session, for this package's components (`PreviewChatStatus`, `PreviewChatToolCall`…).
   const extras = useMemo(() => provideExtras({ chat, answer: actions.answer }), [chat, actions])
   const runtime = useExternalStoreRuntime<Message>({
@@ -51,8 +63,8 @@ export function usePreviewChatRuntime(options: UsePreviewChatRuntimeOptions): As
     convertMessage,
     isRunning: chat.isRunning,
     // The composer stays editable while a turn runs; only sending waits (the session's gate),
-    // unless the client has a queue: a message sent then waits in it.
-    isSendDisabled: !queue && !chat.canSend,
+    // unless the client has a queue: a message sent then waits in it (`canSend` says so).
+    isSendDisabled: !chat.canSend,
     // Nothing is known of the thread yet: the engine's `loaded` (true once a read answered or
     // found no thread, or a recorded transcript is shown: the cache's, a restored one, a new thread).
     isLoading: !chat.loaded,
@@ -66,31 +78,8 @@ export function usePreviewChatRuntime(options: UsePreviewChatRuntimeOptions): As
     ...(queue && { queue }),
     extras,
   })
-  useEffect(() => {
-    runtimeRef.current = runtime
-  })
   useComposerDraft(runtime, chat, options.threadId)
   return runtime
-}
-
-/**
- * The kit's queue adapter while the session has a queue (`queue()` on the client), else
- * `undefined`: the same object while the queue is the same, so the kit re-renders its queue only
- * when it changed. A message the session refuses is handed back to the composer if it is still
- * empty (what `onNew`'s `PreviewChatNotSentError` does without a queue; the kit awaits no queue).
- */
-function useQueueAdapter(
-  queued: PreviewChat['queue'],
-  current: () => PreviewChat,
-  runtime: { readonly current: AssistantRuntime | null },
-) {
-  return useMemo(() => {
-    if (!queued) return undefined
-    return queueAdapter(toQueueItems(queued), current, (text) => {
-      const composer = runtime.current?.thread.composer
-      if (composer?.getState().text === '') composer.setText(text)
-    })
-  }, [queued, current, runtime])
 }
 
 /** The adapter's callbacks, stable, each reading the chat as it is when called (exported for tests). */

@@ -25,6 +25,7 @@ import {
   usePreviewChatRuntime,
   useQueuedMessage,
 } from '../index'
+import { previewChatQueue } from '../queue'
 import { queueAdapter, toQueueItems } from '../queueAdapter'
 import { input, Providers, setupChat, tabClient, thread } from './harness'
 
@@ -66,7 +67,11 @@ function Composer() {
 // #endregion
 
 function Chat({ threadId, onRuntime }: { threadId: string; onRuntime(r: AssistantRuntime): void }) {
-  const runtime = usePreviewChatRuntime({ ...thread(threadId), throttleMs: 0 })
+  const runtime = usePreviewChatRuntime({
+    ...thread(threadId),
+    throttleMs: 0,
+    queue: previewChatQueue,
+  })
   useLayoutEffect(() => {
     onRuntime(runtime)
   })
