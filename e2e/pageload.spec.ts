@@ -147,3 +147,48 @@ test('a reload of a 2,000-message thread renders its newest messages first, then
   expect(atMarker).toBe(60)
   await expect(page.getByText(marker)).toBeInViewport()
 })
+
+for (const count of [200, 2000]) {
+  test(`with persistTranscripts(), a reload of ${count.toLocaleString('en')} messages shows the kept transcript while its read is still on its way`, async ({
+    alice,
+    stack,
+  }) => {
+    const threadId = crypto.randomUUID()
+    const marker = seedThread(stack.server.backend.store, threadId, count)
+    const page = await alice.newPage()
+    await page.goto(`/?thread=${threadId}&persist=1`)
+    await expect(page.getByText(marker)).toBeVisible()
+    // The transcript is kept (written a moment after the read, in this tab's sessionStorage).
+    await expect
+      .poll(() =>
+        page.evaluate(
+          (marker) => Object.values(sessionStorage).some((value) => value.includes(marker)),
+          marker,
+        ),
+      )
+      .toBe(true)
+
+    // The network holds every history read of the reload until the test lets it go: what shows
+    // before that is what this browser kept, whatever the machine's speed.
+    let release = () => {}
+    const released = new Promise<void>((resolve) => (release = resolve))
+    let held = 0
+    await page.route(
+      (url) => url.pathname.endsWith(`/chat/${threadId}/messages`),
+      async (route) => {
+        held++
+        await released
+        await route.continue()
+      },
+    )
+    await page.reload()
+    await expect(page.getByText(marker)).toBeVisible()
+    await expect(page.locator('article.message')).toHaveCount(count)
+    expect(held).toBeGreaterThanOrEqual(1)
+    release()
+    // The read answers (a 304 or the same record): the transcript stays as it was.
+    await expect(status(page)).toHaveAttribute('data-status', 'idle')
+    await expect(page.locator('article.message')).toHaveCount(count)
+    await page.unroute(() => true)
+  })
+}
