@@ -45,7 +45,7 @@ export function QueueList({
         </h2>
         {paused && (
           <>
-            <span className="queue-paused">Paused after Stop</span>
+            <span className="queue-paused">Paused: nothing is sent until you resume</span>
             <button type="button" className="primary" onClick={onResume}>
               Send queued ({items.length})
             </button>
@@ -80,6 +80,12 @@ function QueuedItem({
     if (editing !== null && editing.trim() !== '') onEdit(item.id, editing)
     setEditing(null)
   }
+  // Each names the message it acts on (`aria-describedby`); none while it is being sent.
+  const actions: [string, () => void][] = [
+    ['Edit', () => setEditing(item.text)],
+    ['Remove', () => onRemove(item.id)],
+    ['Send now', () => onSendNow(item.id)],
+  ]
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault()
@@ -115,32 +121,17 @@ function QueuedItem({
       )}
       <div className="queued-actions">
         {editing === null || sending ? (
-          <>
+          actions.map(([label, act]) => (
             <button
+              key={label}
               type="button"
               aria-describedby={textId}
               disabled={sending}
-              onClick={() => setEditing(item.text)}
+              onClick={act}
             >
-              Edit
+              {label}
             </button>
-            <button
-              type="button"
-              aria-describedby={textId}
-              disabled={sending}
-              onClick={() => onRemove(item.id)}
-            >
-              Remove
-            </button>
-            <button
-              type="button"
-              aria-describedby={textId}
-              disabled={sending}
-              onClick={() => onSendNow(item.id)}
-            >
-              Send now
-            </button>
-          </>
+          ))
         ) : (
           <>
             <button type="button" className="primary" onClick={save}>
