@@ -7,6 +7,7 @@
 // lasts until the test moves on, whatever the machine's speed.
 import { test as base, expect, type BrowserContext, type Page } from '@playwright/test'
 import type { FlavorName, Sleep } from '@preview-chat/server'
+import { fileURLToPath } from 'node:url'
 import type { HeldChatPost } from './app-server'
 import {
   composer,
@@ -22,6 +23,8 @@ import {
   threadIdOf,
   type Stack,
 } from './fixtures'
+
+const shots = fileURLToPath(new URL('../test-results/queue/', import.meta.url))
 
 /**
  * Every pause of the agent: paced as in the other specs while the gate lets it through, held
@@ -220,7 +223,10 @@ async function recordedTurns(stack: Stack, flavor: FlavorName, threadId: string)
     }))
 }
 
-/** A first turn under way in a new thread, held at the agent's sixth pause, and two more tabs on it. */
+/**
+ * A first turn under way in a new thread, held at the agent's sixth pause, and two more tabs on
+ * it (`path`: the app's switches).
+ */
 async function threeTabsOnARunningTurn(
   {
     alice,
@@ -247,10 +253,16 @@ async function threeTabsOnARunningTurn(
     await expect(status(tab)).toHaveAttribute('data-status', 'following')
   }
   await expect(status(a)).toHaveAttribute('data-status', 'streaming')
-  return { a, b, c, threadId }
+  return { a, b, c, tabs: [a, b, c], threadId }
 }
 
 type Gate = ReturnType<typeof agentGate>
+
+/**
+ * The timeout of a test that closes a tab mid-send: the closed tab's unanswered POST holds the
+ * other tabs for the client's `submitTimeoutMs` (30 s) before the message is sent again.
+ */
+const closingATab = 120_000
 
 // --- the queue: spec and next-era ----------------------------------------------------------
 
@@ -263,14 +275,11 @@ for (const flavor of ['spec', 'next-era'] as const) {
       stack,
       gate,
     }) => {
-      // The closed tab's unanswered POST holds the other tabs for the client's submitTimeoutMs
-      // (30 s) before the message is sent again: see the wait below.
-      test.setTimeout(120_000)
-      const { a, b, c, threadId } = await threeTabsOnARunningTurn(
+      test.setTimeout(closingATab)
+      const { a, b, c, tabs, threadId } = await threeTabsOnARunningTurn(
         { alice, stack, gate, flavor },
         '/?queue=1',
       )
-      const tabs = [a, b, c]
       const poster = posters(tabs)
 
       // Written in two tabs while the turn runs: Send still sends, and the message waits in the
@@ -360,6 +369,7 @@ for (const flavor of ['spec', 'next-era'] as const) {
       }
       await expectQueue(stay, ['two from A:queued', `${queue[2]}:queued`], true)
       await expectNoAxeViolations(sender) // the paused queue, with its buttons
+      await sender.screenshot({ path: `${shots}paused-${flavor}.png` })
       const postsWhenPaused = stack.app.chatPosts.length
 
       await sendQueued(sender).click()
@@ -425,7 +435,7 @@ for (const flavor of ['spec', 'next-era'] as const) {
       ])
     })
 
-    // R-QUEUE-CLIENT-STOPPED: "A cancelled turn never sends the next message by itself under
+    // The rule of Stop says: "A cancelled turn never sends the next message by itself under
     // `pause`". Not so when Stop is pressed in a tab that does not send (core, not the app): the
     // pause is applied there and reaches the sender through storage, while the sender learns of
     // the cancelled turn from its own stream first, and marks the next message `sending` and posts
@@ -467,12 +477,12 @@ test.describe('n8n-2.41 flavor', () => {
     alice,
     stack,
     gate,
+    flavor,
   }) => {
-    const { a, b, c, threadId } = await threeTabsOnARunningTurn(
-      { alice, stack, gate, flavor: 'n8n-2.41' },
+    const { a, b, tabs, threadId } = await threeTabsOnARunningTurn(
+      { alice, stack, gate, flavor },
       '/?server=n8n-2.41',
     )
-    const tabs = [a, b, c]
 
     // Written in two tabs while the turn runs: Enter sends nothing, the draft stays.
     for (const [tab, text] of [
@@ -529,7 +539,7 @@ test.describe('n8n-2.41 flavor', () => {
     }
 
     // The record (no message ids on this platform): each message once, in order.
-    const turns = (await recordedTurns(stack, 'n8n-2.41', threadId)) ?? []
+    const turns = (await recordedTurns(stack, flavor, threadId)) ?? []
     expect(turns.map(({ text, answer }) => [text, answer])).toEqual([
       ['/long 60', 'cancelled'],
       ['one from B', 'success'],
@@ -546,14 +556,13 @@ test.describe('n8n-2.41 flavor', () => {
     alice,
     stack,
     gate,
+    flavor,
   }) => {
-    // As in the spec flavor's test, the closed tab's posting hold lasts 30 s.
-    test.setTimeout(120_000)
-    const { a, b, c, threadId } = await threeTabsOnARunningTurn(
-      { alice, stack, gate, flavor: 'n8n-2.41' },
+    test.setTimeout(closingATab)
+    const { b, c, tabs, threadId } = await threeTabsOnARunningTurn(
+      { alice, stack, gate, flavor },
       '/?server=n8n-2.41&queue=1',
     )
-    const tabs = [a, b, c]
     const poster = posters(tabs)
     await send(b, 'one from B')
     await expectQueue(tabs, ['one from B:queued'])
@@ -586,7 +595,7 @@ test.describe('n8n-2.41 flavor', () => {
       await expect(tab.getByTestId('message-user')).toHaveCount(2)
       await expect(lastAnswer(tab)).toHaveAttribute('data-execution-status', 'success')
     }
-    const turns = (await recordedTurns(stack, 'n8n-2.41', threadId)) ?? []
+    const turns = (await recordedTurns(stack, flavor, threadId)) ?? []
     expect(turns.map(({ text, answer }) => [text, answer])).toEqual([
       ['/long 60', 'success'],
       ['one from B', 'success'],
