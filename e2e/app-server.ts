@@ -1,19 +1,47 @@
 // Serves the built chat app and proxies `/rest` (HTTP and the push WebSocket) to the reference
-// server, the way the Vite dev server does in `pnpm demo`, with one extra: the proxy can cut the
-// responses and sockets it carries, which is what a network drop does to a browser.
+// server, the way the Vite dev server does in `pnpm demo`, with two extras: the proxy can cut the
+// responses and sockets it carries, which is what a network drop does to a browser, and it can
+// hold a message's POST on its way to the server, so that a test closes its tab mid-send.
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import {
   createServer,
   request as httpRequest,
+  type ClientRequest,
   type IncomingMessage,
   type ServerResponse,
 } from 'node:http'
 import { connect, type AddressInfo, type Socket } from 'node:net'
 import { extname, join, normalize } from 'node:path'
 
+/** A message's POST (`POST …/chat`, not a resume) as the proxy saw it. */
+export interface ChatPost {
+  message: string | undefined
+  messageId: string | undefined
+  /** Sent on to the server (false while held, and for good once its page left meanwhile). */
+  reached: boolean
+}
+
+/** A message's POST held before the server: the page that sent it waits for its answer. */
+export interface HeldChatPost {
+  readonly post: ChatPost
+  /** Sends it on to the server, and its answer back. */
+  release(): void
+  /** Settles when its page left (closed, reloaded) while it was held: it never reached the server. */
+  readonly dropped: Promise<void>
+}
+
 export interface AppServer {
   url: string
+  /** Every message POST the proxy carried, in the order they arrived. */
+  readonly chatPosts: readonly ChatPost[]
+  /**
+   * From now on (`false`: no longer), holds each message POST before it reaches the server, until
+   * the test releases it (`nextHeldPost`). One already held stays held.
+   */
+  holdChatPosts(hold: boolean): void
+  /** The oldest held POST the test has not taken yet (waits for one). */
+  nextHeldPost(): Promise<HeldChatPost>
   /** Drops every open turn stream (POST …/chat and …/chat/resume): the server's turn goes on. */
   cutTurnStreams(): number
   /** Drops every push WebSocket. */
@@ -37,31 +65,76 @@ export async function startAppServer(options: {
   const turnStreams = new Set<ServerResponse>()
   const pushSockets = new Set<Socket>()
   const sockets = new Set<Socket>()
+  const chatPosts: ChatPost[] = []
+  let holding = false
+  const held: HeldChatPost[] = []
+  const heldWaiters: ((post: HeldChatPost) => void)[] = []
 
   const proxy = (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/'
     const isTurn = req.method === 'POST' && /\/chat(\/resume)?$/.test(path)
-    const up = httpRequest(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: req.url,
-        headers: req.headers,
-      },
-      (upRes) => {
-        res.writeHead(upRes.statusCode ?? 502, upRes.headers)
-        upRes.pipe(res)
-      },
-    )
-    up.on('error', () => res.destroy())
-    req.pipe(up)
+    let up: ClientRequest | null = null
+    let gone = false
+    let left = () => {}
+    const forward = (body?: Buffer) => {
+      up = httpRequest(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+        },
+        (upRes) => {
+          res.writeHead(upRes.statusCode ?? 502, upRes.headers)
+          upRes.pipe(res)
+        },
+      )
+      up.on('error', () => res.destroy())
+      if (body) up.end(body)
+      else req.pipe(up)
+    }
     // The browser left (a reload): leave the server too, as a real connection would.
     res.on('close', () => {
+      gone = true
       turnStreams.delete(res)
-      up.destroy()
+      up?.destroy()
+      left()
     })
     if (isTurn) turnStreams.add(res)
+    if (req.method !== 'POST' || !/\/chat$/.test(path)) return forward()
+    // A message: its body read whole first, to log what it carries (and to hold it).
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const body = Buffer.concat(chunks)
+      const post: ChatPost = { ...messageOf(body), reached: false }
+      chatPosts.push(post)
+      const send = () => {
+        post.reached = true
+        forward(body)
+      }
+      if (gone) return // left before its body was whole: the server never hears of it
+      if (!holding) return send()
+      let released = false
+      const dropped = new Promise<void>((resolve) => {
+        left = () => {
+          if (!released) resolve()
+        }
+      })
+      const hold: HeldChatPost = {
+        post,
+        dropped,
+        release() {
+          if (released || gone) return
+          released = true
+          send()
+        },
+      }
+      const waiter = heldWaiters.shift()
+      if (waiter) waiter(hold)
+      else held.push(hold)
+    })
   }
 
   const serveStatic = async (req: IncomingMessage, res: ServerResponse) => {
@@ -111,6 +184,14 @@ export async function startAppServer(options: {
   const { port } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}`,
+    chatPosts,
+    holdChatPosts(hold) {
+      holding = hold
+    },
+    nextHeldPost() {
+      const next = held.shift()
+      return next ? Promise.resolve(next) : new Promise((resolve) => heldWaiters.push(resolve))
+    },
     cutTurnStreams() {
       const count = turnStreams.size
       for (const res of turnStreams) res.destroy()
@@ -126,5 +207,18 @@ export async function startAppServer(options: {
       for (const socket of [...sockets, ...pushSockets]) socket.destroy()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
+  }
+}
+
+/** The `message` and `messageId` of a chat POST's JSON body (neither, where it is not JSON). */
+function messageOf(body: Buffer): Pick<ChatPost, 'message' | 'messageId'> {
+  try {
+    const json = JSON.parse(body.toString('utf8')) as { message?: unknown; messageId?: unknown }
+    return {
+      message: typeof json.message === 'string' ? json.message : undefined,
+      messageId: typeof json.messageId === 'string' ? json.messageId : undefined,
+    }
+  } catch {
+    return { message: undefined, messageId: undefined }
   }
 }

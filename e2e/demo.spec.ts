@@ -1,9 +1,16 @@
 // The demo as a person meets it: answers render markdown (sanitized), the page passes axe with no
 // violations, and it fits a phone's 390 px without clipping anything sideways.
-import AxeBuilder from '@axe-core/playwright'
 import type { Page } from '@playwright/test'
 import { fileURLToPath } from 'node:url'
-import { expect, lastAnswer, openNewThread, send, status, test } from './fixtures'
+import {
+  expect,
+  expectNoAxeViolations,
+  lastAnswer,
+  openNewThread,
+  send,
+  status,
+  test,
+} from './fixtures'
 
 const shots = fileURLToPath(new URL('../test-results/demo/', import.meta.url))
 
@@ -16,11 +23,6 @@ async function sendMarkdown(page: Page) {
   await send(page, markdownMessage)
   await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
   await expect(status(page)).toHaveAttribute('data-status', 'idle')
-}
-
-async function expectNoAxeViolations(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze()
-  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(' | ')}`)).toEqual([])
 }
 
 test('an answer renders markdown, raw HTML stays text, and axe finds nothing', async ({

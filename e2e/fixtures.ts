@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright'
 import {
   test as base,
   expect,
@@ -5,7 +6,11 @@ import {
   type BrowserContext,
   type Page,
 } from '@playwright/test'
-import { startPreviewChatServer, type PreviewChatServer } from '@preview-chat/server/node'
+import {
+  startPreviewChatServer,
+  type PreviewChatServer,
+  type StartPreviewChatServerOptions,
+} from '@preview-chat/server/node'
 import { fileURLToPath } from 'node:url'
 import { startAppServer, type AppServer } from './app-server'
 
@@ -13,12 +18,29 @@ import { startAppServer, type AppServer } from './app-server'
 export interface Stack {
   server: PreviewChatServer
   app: AppServer
+  close(): Promise<void>
 }
 
 const appRoot = fileURLToPath(new URL('../examples/chat-app/dist', import.meta.url))
 
 /** Text deltas are 25 ms apart: `/long 200` streams for about five seconds. */
 export const deltaMs = 25
+
+/** A reference server (of another flavor, its agent paced by `sleep`) and the app before it. */
+export async function startStack(
+  options: Pick<StartPreviewChatServerOptions, 'flavor' | 'sleep'> = {},
+): Promise<Stack> {
+  const server = await startPreviewChatServer({ port: 0, deltaMs, snapshotMs: 100, ...options })
+  const app = await startAppServer({ root: appRoot, target: server.url })
+  return {
+    server,
+    app,
+    async close() {
+      await app.close()
+      await server.close()
+    },
+  }
+}
 
 export const test = base.extend<
   { alice: BrowserContext; newContext: (user: string) => Promise<BrowserContext> },
@@ -27,11 +49,9 @@ export const test = base.extend<
   stack: [
     // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {
-      const server = await startPreviewChatServer({ port: 0, deltaMs, snapshotMs: 100 })
-      const app = await startAppServer({ root: appRoot, target: server.url })
-      await use({ server, app })
-      await app.close()
-      await server.close()
+      const stack = await startStack()
+      await use(stack)
+      await stack.close()
     },
     { scope: 'worker' },
   ],
@@ -50,7 +70,8 @@ export const test = base.extend<
   },
 })
 
-async function openContext(browser: Browser, stack: Stack, user: string) {
+/** A browser profile of `user` on the app (its tabs share localStorage and Web Locks). */
+export async function openContext(browser: Browser, stack: Pick<Stack, 'app'>, user: string) {
   const context = await browser.newContext({ baseURL: stack.app.url })
   await context.addCookies([{ name: 'preview-chat-user', value: user, url: stack.app.url }])
   return context
@@ -61,9 +82,9 @@ export { expect }
 // --- what a person sees -------------------------------------------------------------------
 
 /** A page of the app on a fresh thread (the app mints it); returns its thread URL. */
-export async function openNewThread(page: Page): Promise<string> {
-  await page.goto('/')
-  await expect(page).toHaveURL(/\?thread=/)
+export async function openNewThread(page: Page, path = '/'): Promise<string> {
+  await page.goto(path)
+  await expect(page).toHaveURL(/[?&]thread=/)
   await expect(status(page)).toHaveAttribute('data-status', 'idle')
   return page.url()
 }
@@ -89,4 +110,10 @@ export function threadIdOf(url: string): string {
   const id = new URL(url).searchParams.get('thread')
   if (!id) throw new Error(`No thread id in ${url}`)
   return id
+}
+
+/** axe finds nothing on the page as it is now (no rule turned off). */
+export async function expectNoAxeViolations(page: Page): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze()
+  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(' | ')}`)).toEqual([])
 }

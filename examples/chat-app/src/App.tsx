@@ -5,6 +5,7 @@ import {
   type PreviewChatClient,
 } from '@preview-chat/react'
 import { persistTranscripts } from '@preview-chat/react/persist'
+import { queue } from '@preview-chat/react/queue'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { useCallback, useEffect, useMemo, useState } from 'react'
 import { agentId, ChatView, projectId } from './ChatView'
@@ -34,6 +35,13 @@ function initialUser(): string {
   return user
 }
 
+/**
+ * `?queue=1`: a message sent while a turn runs waits in the thread's queue, shared by the user's
+ * tabs, and is sent once the thread is free (opt-in; see `@preview-chat/core/queue`). Without
+ * it, the gate: Send waits for the thread.
+ */
+const queueOption = () => new URLSearchParams(location.search).has('queue') && { queue: queue() }
+
 /** The client of `user`, as the server this page talks to wants it. */
 function clientFor(user: string) {
   if (n8nMode)
@@ -43,10 +51,12 @@ function clientFor(user: string) {
       headers: { 'browser-id': browserId() },
       pushUrl: `/rest/push?pushRef=${crypto.randomUUID()}`,
       push: ssePush(),
+      ...queueOption(),
     })
   return createPreviewChatClient({
     baseUrl: '/rest',
     scope: user,
+    ...queueOption(),
     ...(authMode === 'bearer' && { headers: { authorization: `Bearer ${user}` } }),
     // `?persist=1`: the transcript kept in the tab across a reload (opt-in; see the core README).
     ...(new URLSearchParams(location.search).has('persist') && { persist: persistTranscripts() }),

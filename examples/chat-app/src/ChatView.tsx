@@ -1,6 +1,13 @@
 import { usePreviewChat, type PreviewChatError, type Suspension } from '@preview-chat/react'
 import { useCallback, useEffect } from 'react'
-import { Composer, ErrorBanner, StatusBar, Transcript, type ErrorBannerKind } from './components'
+import {
+  Composer,
+  ErrorBanner,
+  QueueList,
+  StatusBar,
+  Transcript,
+  type ErrorBannerKind,
+} from './components'
 
 export const projectId = 'demo-project'
 export const agentId = 'demo-agent'
@@ -45,6 +52,10 @@ export function ChatView({ user, threadId, isNew, onStarted }: ChatViewProps) {
     [resume],
   )
   const error = chat.error ? bannerFor(chat.error) : null
+  // With `queue()` (`?queue=1`) a message sent while the thread is busy waits in the queue: Send
+  // needs only text. Without it, the gate: Send waits for the thread (`canSubmit`).
+  const queues = chat.queue !== undefined
+  const canSubmit = queues ? !chat.notFound && chat.draft.trim() !== '' : chat.canSubmit
 
   return (
     <main className="chat" aria-label="Chat">
@@ -82,6 +93,16 @@ export function ChatView({ user, threadId, isNew, onStarted }: ChatViewProps) {
           onAnswer={chat.status === 'idle' ? answer : undefined}
         />
       )}
+      {chat.queue && (
+        <QueueList
+          items={chat.queue}
+          paused={chat.queuePaused ?? false}
+          onEdit={(id, text) => chat.editQueued?.(id, text)}
+          onRemove={(id) => chat.removeQueued?.(id)}
+          onSendNow={(id) => chat.sendQueuedNow?.(id)}
+          onResume={() => chat.resumeQueue?.()}
+        />
+      )}
       <Composer
         draft={chat.draft}
         onDraftChange={chat.setDraft}
@@ -89,8 +110,9 @@ export function ChatView({ user, threadId, isNew, onStarted }: ChatViewProps) {
           onStarted(chat.draft.trim().slice(0, 60))
           void chat.submit()
         }}
-        canSubmit={chat.canSubmit}
+        canSubmit={canSubmit}
         isRunning={chat.isRunning}
+        queues={queues}
         canStop={chat.canStop}
         onStop={() => void chat.stop()}
         stopping={chat.status === 'stopping'}

@@ -5,10 +5,15 @@ export interface ComposerProps {
   onDraftChange: (draft: string) => void
   /** Send the draft; called only when `canSubmit`. */
   onSubmit: () => void
-  /** The gate: nothing runs, the thread's state is known, and the draft has text. */
+  /**
+   * The gate: nothing runs, the thread's state is known, and the draft has text (with a queue:
+   * the draft has text).
+   */
   canSubmit: boolean
   /** A turn runs. */
   isRunning: boolean
+  /** What is sent while a turn runs waits in the queue (the client has `queue()`). */
+  queues?: boolean
   /** Stop can be pressed here (on some servers only the tab that sent the message can). */
   canStop?: boolean
   onStop: () => void
@@ -18,8 +23,8 @@ export interface ComposerProps {
 }
 
 /**
- * The draft stays editable while a turn runs; only Send waits. Enter sends, Shift+Enter starts a
- * new line.
+ * The draft stays editable while a turn runs; only Send waits (with a queue, the message does).
+ * Enter sends, Shift+Enter starts a new line.
  */
 export function Composer({
   draft,
@@ -27,6 +32,7 @@ export function Composer({
   onSubmit,
   canSubmit,
   isRunning,
+  queues = false,
   canStop = isRunning,
   onStop,
   stopping = false,
@@ -60,9 +66,11 @@ export function Composer({
       />
       <div className="composer-actions">
         <span id="composer-hint" className="hint">
-          {isRunning
-            ? 'A turn is running: you can keep typing, and send once it ends.'
-            : 'Enter sends, Shift+Enter adds a line.'}
+          {!isRunning
+            ? 'Enter sends, Shift+Enter adds a line.'
+            : queues
+              ? 'A turn is running: what you send now waits in the queue.'
+              : 'A turn is running: you can keep typing, and send once it ends.'}
         </span>
         {(canStop || stopping) && (
           <button type="button" className="danger" onClick={onStop} disabled={stopping}>

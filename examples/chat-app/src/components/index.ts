@@ -14,6 +14,8 @@ export {
   ToolCallPartView,
 } from './parts'
 export type { SuspensionActions } from './parts'
+export { QueueList } from './QueueList'
+export type { QueueListProps } from './QueueList'
 export { StatusBar } from './StatusBar'
 export type { ConnectionStatus, StatusBarProps } from './StatusBar'
 export { ThreadList } from './ThreadList'
