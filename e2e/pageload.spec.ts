@@ -149,7 +149,7 @@ test('a reload of a 2,000-message thread renders its newest messages first, then
 })
 
 for (const count of [200, 2000]) {
-  test(`with persistTranscripts(), a reload of ${count.toLocaleString('en')} messages shows the kept transcript while its read is still on its way`, async ({
+  test(`with persistTranscripts(), a reload of ${count.toLocaleString('en')} messages shows the kept transcript while its read is still on its way [R-PERSIST-RELOAD]`, async ({
     alice,
     stack,
   }) => {

@@ -359,8 +359,7 @@ for (const flavor of ['spec', 'next-era'] as const) {
       }
 
       // Stop, pressed once in the tab that sent the turn: it ends cancelled, and the queue pauses
-      // in every tab; nothing is sent until "Send queued (2)". (Pressed in another tab, the
-      // sender may send the next message before it hears of the pause: see the fixme below.)
+      // in every tab; nothing is sent until "Send queued (2)" (pressed in another tab: below).
       await stopButton(sender).click()
       for (const tab of stay) {
         await expect(lastAnswer(tab)).toHaveAttribute('data-execution-status', 'cancelled')
@@ -428,6 +427,8 @@ for (const flavor of ['spec', 'next-era'] as const) {
         q('one from B:sending', 'two from A:queued', `${queue[2]}:queued`),
         q('two from A:queued', `${queue[2]}:queued`),
         `${q('two from A:queued', `${queue[2]}:queued`)}|paused`,
+        // Resumed; then marked `sending` in a transaction of the store, and posted once committed.
+        q('two from A:queued', `${queue[2]}:queued`),
         q('two from A:sending', `${queue[2]}:queued`),
         q(`${queue[2]}:queued`),
         q(`${queue[2]}:sending`),
@@ -435,14 +436,12 @@ for (const flavor of ['spec', 'next-era'] as const) {
       ])
     })
 
-    // The rule of Stop says: "A cancelled turn never sends the next message by itself under
-    // `pause`". Not so when Stop is pressed in a tab that does not send (core, not the app): the
-    // pause is applied there and reaches the sender through storage, while the sender learns of
-    // the cancelled turn from its own stream first, and marks the next message `sending` and posts
-    // it (4 runs of 4 on both flavors). Once in those runs the pause was lost too: localStorage
-    // read under a Web Lock in one tab may not show the write another tab made under it yet.
-    // Fixme until the core pauses the sender on a cancelled turn itself.
-    test.fixme('Stop pressed in a tab that does not send pauses the queue before the sender sends the next message [R-QUEUE-CLIENT-STOPPED]', async ({
+    // Stop pressed in a tab that does not send: the sender learns of the cancelled turn from its
+    // own stream before the pause reaches it through the store. It sends nothing until the record
+    // shows how the turn it saw ended, and then pauses on a cancelled turn itself (core's queue
+    // slice, `readyToSend` and `whenStopped`); the pause is written in a store transaction, so no
+    // tab's write loses it.
+    test('Stop pressed in a tab that does not send pauses the queue before the sender sends the next message [R-QUEUE-CLIENT-STOPPED]', async ({
       alice,
       stack,
       gate,

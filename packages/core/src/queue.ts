@@ -2,22 +2,20 @@
  * `@preview-chat/core/queue`: the message queue, opt-in (a client without it carries none of its
  * code). `createPreviewChatClient({ queue: queue() })`: a message sent while the thread is busy
  * waits in `state.queue` and is sent once, in order, when the thread is free, whatever the
- * browser does meanwhile: it is kept in localStorage under the client's `scope`, shared by that
- * scope's tabs (one of them sends, under a Web Lock), and a message whose tab closed mid-send is
- * judged by the record, never sent twice by guess. See `docs/decisions/client-queue.md`.
+ * browser does meanwhile: it is kept in IndexedDB under the client's `scope`, changed in its
+ * transactions and shared by that scope's tabs (one of them sends, under a Web Lock), and a
+ * message whose tab closed mid-send is judged by the record, never sent twice by guess. See `docs/decisions/client-queue.md`.
  */
 import { reduce } from './engine/reduce'
 import { withQueue } from './engine/slices/queue'
 import type { WhenStopped } from './engine/model'
 import type { SessionExtension } from './effects/context'
-import {
-  documentLocks,
-  queueHost,
-  type LockManagerLike,
-  type QueueStorage,
-} from './effects/queueHost'
+import { documentLocks, queueHost, type LockManagerLike } from './effects/queueHost'
+import { indexedDbQueueStore, memoryQueueStore, type QueueStore } from './effects/queueStore'
 
-export type { LockManagerLike, QueueKey, QueueStorage } from './effects/queueHost'
+export type { LockManagerLike, QueueKey } from './effects/queueHost'
+export { indexedDbQueueStore, memoryQueueStore } from './effects/queueStore'
+export type { QueueStore } from './effects/queueStore'
 export { queueStorageKey } from './effects/queueHost'
 export type { QueuedMessage } from './engine/select'
 export type { StoredQueue, StoredQueueItem, WhenStopped } from './engine/model'
@@ -32,10 +30,14 @@ export interface QueueOptions {
    * their text in the draft.
    */
   whenStopped?: WhenStopped
-  /** Where queues are kept. Default `localStorage` (shared by the origin's tabs); `null`: memory only. */
-  storage?: QueueStorage | null
   /**
-   * The locks that let one tab at a time write a queue and send from it. Default `navigator.locks`
+   * Where queues are kept. Default: `indexedDbQueueStore()` where the browser has IndexedDB
+   * (shared by the origin's tabs, changed in transactions), else `memoryQueueStore()` (this
+   * document's clients share it: Node, React Native, a test DOM).
+   */
+  store?: QueueStore
+  /**
+   * The lock that lets one tab at a time send from a queue. Default `navigator.locks`
    * (the Web Locks API), else locks within this document (where there is one document: Node,
    * React Native, a test DOM).
    */
@@ -45,12 +47,16 @@ export interface QueueOptions {
 /** One set of locks per document: every client made here shares it, as tabs share Web Locks. */
 let inDocument: LockManagerLike | undefined
 
-function defaultStorage(): QueueStorage | null {
+/** One memory store per document where there is no IndexedDB: every client made here shares it. */
+let inMemory: QueueStore | undefined
+
+function defaultStore(): QueueStore {
   try {
-    return (globalThis as { localStorage?: QueueStorage }).localStorage ?? null
+    if (typeof indexedDB === 'object' && indexedDB !== null) return indexedDbQueueStore()
   } catch {
-    return null // refused (a privacy mode): kept in memory only
+    // refused (a privacy mode): kept in memory, for this document
   }
+  return (inMemory ??= memoryQueueStore())
 }
 
 /** The queue, for `PreviewChatClientOptions.queue`. */
@@ -61,12 +67,13 @@ export function queue(options: QueueOptions = {}): SessionExtension {
     (globalThis as { navigator?: { locks?: LockManagerLike } }).navigator?.locks ??
     (inDocument ??= documentLocks())
   const whenStopped = options.whenStopped ?? 'pause'
+  let defaultStoreOnce: QueueStore | undefined
   return {
     reducer,
     attach: (session, dispatch, context) =>
       queueHost(session, dispatch, context, {
         whenStopped,
-        storage: options.storage === undefined ? defaultStorage() : options.storage,
+        store: options.store ?? (defaultStoreOnce ??= defaultStore()),
         locks,
       }),
   }

@@ -5,7 +5,7 @@
  */
 export { createPreviewChatHandlers } from './handlers'
 export type { PreviewChatHandlersOptions, PreviewChatMock, ReadFailure } from './handlers'
-export { memoryStorage, readQueue, seedQueue } from './queue'
+export { memoryQueueStore, readQueue, seedQueue } from './queue'
 export type { QueueKeyOptions, SeedQueueOptions, StoredQueue, StoredQueuedMessage } from './queue'
 export type { SeededRunningTurn, SeededSuspension, SeededThread, Seeder, SeedOptions } from './seed'
 export type { CutMode, CutStreamOptions } from './streamCut'

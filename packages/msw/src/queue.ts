@@ -1,18 +1,21 @@
 /**
  * The client's queue (`queue()` of `@preview-chat/core/queue`) as a tab keeps it, for consumers'
  * tests: `seedQueue` writes what a tab would have written (a page that queued messages, then
- * reloaded), `readQueue` reads what the client wrote. The queue lives in the browser's storage,
- * not in the backend, so these take the storage the client uses (`queue({ storage })`), or
- * `localStorage`. What `seedQueue` writes is read back with core's own parser
- * (`parseStoredQueue`), so a shape core would not read fails here, not in the client.
+ * reloaded), `readQueue` reads what the client wrote. The queue lives in the browser's store (a
+ * `QueueStore`: IndexedDB in a browser), not in the backend, so these take the store the client is
+ * given (`queue({ store })`, e.g. `memoryQueueStore()`). What `seedQueue` writes is read back with
+ * core's own parser (`parseStoredQueue`), so a shape core would not read fails here, not in the
+ * client.
  */
 import type { PreviewChatErrorCode } from '@preview-chat/core'
 import {
   parseStoredQueue,
   queueStorageKey,
   serializeQueue,
-  type QueueStorage,
+  type QueueStore,
 } from '@preview-chat/core/queue'
+
+export { memoryQueueStore } from '@preview-chat/core/queue'
 
 /** Which thread's queue, of which scope. */
 export interface QueueKeyOptions {
@@ -23,8 +26,8 @@ export interface QueueKeyOptions {
   /** `demo-agent` by default. */
   agentId?: string
   threadId: string
-  /** The client's `queue({ storage })`; `localStorage` by default. */
-  storage?: QueueStorage
+  /** The client's `queue({ store })` (e.g. `memoryQueueStore()`). */
+  store: QueueStore
 }
 
 /** A message as the queue holds it. */
@@ -58,30 +61,9 @@ export interface StoredQueue {
   dedupes: boolean | null
 }
 
-function where(options: QueueKeyOptions): { key: string; storage: QueueStorage } {
+function keyOf(options: QueueKeyOptions): string {
   const { scope = '', projectId = 'demo-project', agentId = 'demo-agent', threadId } = options
-  const storage =
-    options.storage ?? (globalThis as { localStorage?: QueueStorage }).localStorage ?? null
-  if (!storage)
-    throw new Error(
-      'seedQueue/readQueue: this environment has no localStorage; pass the `storage` the client is given (`queue({ storage })`).',
-    )
-  return { key: queueStorageKey({ scope, projectId, agentId, threadId }), storage }
-}
-
-/**
- * A `Storage` in memory (`getItem`, `setItem`, `removeItem`, and its `map`), for
- * `queue({ storage })` and these helpers where there is no `localStorage` (Node), or to keep each
- * test's queues apart.
- */
-export function memoryStorage(): QueueStorage & { readonly map: Map<string, string> } {
-  const map = new Map<string, string>()
-  return {
-    map,
-    getItem: (key) => map.get(key) ?? null,
-    setItem: (key, value) => void map.set(key, value),
-    removeItem: (key) => void map.delete(key),
-  }
+  return queueStorageKey({ scope, projectId, agentId, threadId })
 }
 
 /** Reads what `raw` holds with core's parser; what core would not read throws. */
@@ -102,13 +84,12 @@ function parsed(key: string, raw: string | null): StoredQueue {
 }
 
 /**
- * Writes a thread's queue as a tab would have left it, and returns it with the ids it gave. Seed
- * before the client under test opens the thread: a client reads the queue when its session starts
- * (a browser's other tabs hear a write through `storage` events; a write made here, outside
- * a client, reaches no client that is open already).
+ * Writes a thread's queue as a tab would have left it, and resolves with it (with the ids it
+ * gave). Seed before the client under test opens the thread: a client reads the queue when its
+ * session starts, and hears a later write of the store as another tab's.
  */
-export function seedQueue(options: SeedQueueOptions): StoredQueue {
-  const { key, storage } = where(options)
+export async function seedQueue(options: SeedQueueOptions): Promise<StoredQueue> {
+  const key = keyOf(options)
   const items = options.messages.map((message) =>
     typeof message === 'string'
       ? { id: crypto.randomUUID(), text: message, status: 'queued' as const }
@@ -120,12 +101,12 @@ export function seedQueue(options: SeedQueueOptions): StoredQueue {
     dedupes: options.dedupes ?? null,
   })
   const seeded = parsed(key, raw)
-  storage.setItem(key, raw)
+  await options.store.update(key, () => raw)
   return seeded
 }
 
-/** The thread's queue as the client keeps it (no messages when storage holds none). */
-export function readQueue(options: QueueKeyOptions): StoredQueue {
-  const { key, storage } = where(options)
-  return parsed(key, storage.getItem(key))
+/** The thread's queue as the client keeps it (no messages when the store holds none). */
+export async function readQueue(options: QueueKeyOptions): Promise<StoredQueue> {
+  const key = keyOf(options)
+  return parsed(key, await options.store.read(key))
 }

@@ -5,11 +5,11 @@
  * (`chat.editQueued`, `chat.removeQueued`, `chat.reorderQueued`, `chat.sendQueuedNow`,
  * `chat.resumeQueue`).
  */
-export { queue } from '@preview-chat/core/queue'
+export { indexedDbQueueStore, memoryQueueStore, queue } from '@preview-chat/core/queue'
 export type {
   LockManagerLike,
   QueueOptions,
-  QueueStorage,
+  QueueStore,
   QueuedMessage,
   WhenStopped,
 } from '@preview-chat/core/queue'

@@ -13,7 +13,7 @@ import {
   type AssistantRuntime,
 } from '@assistant-ui/react'
 import type { PreviewChat } from '@preview-chat/react'
-import { memoryStorage } from '@preview-chat/msw'
+import { memoryQueueStore } from '@preview-chat/msw'
 import { queue, type QueuedMessage } from '@preview-chat/react/queue'
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import { QueryClient } from '@tanstack/react-query'
@@ -109,7 +109,7 @@ function mount(user = 'alice') {
   const probe: { runtime: AssistantRuntime | null } = { runtime: null }
   render(
     <Providers
-      client={tabClient(user, { queue: queue({ storage: memoryStorage() }) })}
+      client={tabClient(user, { queue: queue({ store: memoryQueueStore() }) })}
       queryClient={new QueryClient()}
     >
       <Chat

@@ -11,8 +11,8 @@ import { createPreviewChatBackend, type PreviewChatBackend } from '../../../serv
 import type { FlavorName } from '../../../server/src/flavor/types'
 import { createPreviewChatClient, type PreviewChatClient, type SessionState } from '../index'
 import { documentLocks } from '../effects/queueHost'
-import { queue, type QueueStorage, type WhenStopped } from '../queue'
-import { createTabs, memoryStorage } from './harness'
+import { memoryQueueStore, queue, queueStorageKey, type WhenStopped } from '../queue'
+import { createTabs } from './harness'
 
 let backend: PreviewChatBackend | null = null
 const clients: PreviewChatClient[] = []
@@ -68,7 +68,15 @@ function world({ flavor = 'spec', whenStopped, submitTimeoutMs }: WorldOptions =
   const agent = gate()
   backend = createPreviewChatBackend({ flavor, deltaMs: 0, snapshotMs: 5, sleep: agent.sleep })
   const server = backend
-  const storage: QueueStorage = memoryStorage()
+  const store = memoryQueueStore()
+  /** What the store holds for `key` now (kept in step by watching it). */
+  const held = new Map<string, string | null>()
+  const watched = new Set<string>()
+  const watchKey = (key: string) => {
+    const refresh = () => void store.read(key).then((raw) => held.set(key, raw))
+    store.watch(key, refresh)
+    refresh()
+  }
   const locks = documentLocks()
   /** Every chat POST's `messageId` and text, in order. */
   const posts: { messageId?: string; message: string }[] = []
@@ -110,7 +118,7 @@ function world({ flavor = 'spec', whenStopped, submitTimeoutMs }: WorldOptions =
       retry: { baseMs: 5, maxMs: 20 },
       ...(submitTimeoutMs && { submitTimeoutMs }),
       onWarning: (message) => warnings.push(message),
-      queue: queue({ storage, locks, ...(whenStopped && { whenStopped }) }),
+      queue: queue({ store, locks, ...(whenStopped && { whenStopped }) }),
     })
     clients.push(client)
     const session = client.session({ projectId: 'p', agentId: 'a', threadId, isNew })
@@ -127,9 +135,20 @@ function world({ flavor = 'spec', whenStopped, submitTimeoutMs }: WorldOptions =
     tab,
     posts,
     warnings,
-    storage,
+    /** What the store holds under `key` now, as last read (`watchKey` first). */
+    stored: (key: string) => held.get(key) ?? null,
+    watchKey,
+    /** Writes `raw` under `key` as another tab would have. */
+    seed: (key: string, raw: string) => store.update(key, () => raw),
     holdNextPost: (hold: (release: () => void) => void) => (holdNextPost = hold),
-    key: (user = 'alice') => `preview-chat:queue:${user}:${JSON.stringify(['p', 'a', threadId])}`,
+    key: (user = 'alice') => {
+      const key = queueStorageKey({ scope: user, projectId: 'p', agentId: 'a', threadId })
+      if (!watched.has(key)) {
+        watched.add(key)
+        watchKey(key)
+      }
+      return key
+    },
   }
 }
 
@@ -187,7 +206,7 @@ describe('the client queue', () => {
     expect(a.state().queue).toEqual([
       { id: queued.outcome === 'queued' ? queued.id : '', text: 'second', status: 'queued' },
     ])
-    await until(() => w.storage.getItem(w.key())?.includes('second') === true)
+    await until(() => w.stored(w.key())?.includes('second') === true)
 
     w.agent.open()
     await until(idleWith(a, 2))
@@ -202,7 +221,8 @@ describe('the client queue', () => {
       .map((m) => m.messageId)
     expect(recordedIds[1]).toBe(queued.outcome === 'queued' ? queued.id : '')
     // What storage keeps now: no message, and what the server was found to do.
-    expect(JSON.parse(w.storage.getItem(w.key()) ?? '{}')).toMatchObject({
+    await until(() => !w.stored(w.key())?.includes('second'))
+    expect(JSON.parse(w.stored(w.key()) ?? '{}')).toMatchObject({
       items: [],
       dedupes: true,
     })
@@ -238,7 +258,7 @@ describe('the client queue', () => {
     await a.session.submit('/long 2')
     await until(() => a.state().status === 'streaming')
     await a.session.submit('kept across the reload')
-    await until(() => w.storage.getItem(w.key())?.includes('kept across') === true)
+    await until(() => w.stored(w.key())?.includes('kept across') === true)
     a.client.dispose() // the page goes away
 
     const again = w.tab()
@@ -350,7 +370,7 @@ describe('the client queue', () => {
 
   it('what storage holds is parsed: junk is reported and read as an empty queue, losing nothing typed [R-QUEUE-CLIENT-PARSED]', async () => {
     const w = world()
-    w.storage.setItem(w.key(), '{"v":"1","items":[{"id":1}]')
+    await w.seed(w.key(), '{"v":"1","items":[{"id":1}]')
     const a = w.tab()
     await until(() => a.state().status === 'idle')
     expect(a.state().queue).toEqual([])
@@ -367,9 +387,9 @@ describe('the client queue', () => {
     await alice.session.submit('/long 2')
     await until(() => alice.state().status === 'streaming')
     await alice.session.submit("alice's")
-    await until(() => w.storage.getItem(w.key('alice')) !== null)
+    await until(() => w.stored(w.key('alice')) !== null)
     expect(bob.state().queue).toEqual([])
-    expect(w.storage.getItem(w.key('bob'))).toBeNull()
+    expect(w.stored(w.key('bob'))).toBeNull()
     w.agent.open()
     await until(idleWith(alice, 2))
   })

@@ -7,8 +7,8 @@
  * can tell). No network, no real timers: runners' alarms are kept on the model's clock, the
  * queue's host is this file's, and every interleaving is random, by the thousand.
  *
- * Moves: write while busy (or not), edit, remove, reorder, send now, resume, Stop, a write lock
- * granted, another tab's write heard, a POST answered (taken, refused as busy, refused, its answer
+ * Moves: write while busy (or not), edit, remove, reorder, send now, resume, Stop, a store
+ * transaction run (and its tab closed right after its commit), another tab's write heard, a POST answered (taken, refused as busy, refused, its answer
  * lost), a turn advanced or ended (success, error), a read answered, time passing, a tab closed, a
  * tab reloaded. After every step:
  * (q1) no message is recorded twice, and on a server that does not dedupe none is POSTed twice;
@@ -474,10 +474,16 @@ function answerRead(world: World, tab: Tab) {
   })
 }
 
-function grantWriteLock(world: World) {
+/** A tab's transaction of the store runs: read, the reducer's write, committed, then told so. */
+function grantWriteLock(world: World, crash = false) {
   const tab = world.writeLock.shift()
-  // The host reads storage inside the lock; the write it returns is done before the lock goes.
-  if (tab) dispatch(world, tab, { type: 'queue-locked', stored: world.storage })
+  if (!tab) return
+  const before = world.storage
+  dispatch(world, tab, { type: 'queue-locked', stored: world.storage })
+  // The page goes between the commit and being told of it: a message marked `sending`, not sent.
+  if (crash) return closeTab(world, tab)
+  if (world.storage !== before || tab.runner.getState().queue?.sending?.posted === false)
+    dispatch(world, tab, { type: 'queue-written' })
 }
 
 /** A `storage` event reaches the tab: its host reads what storage holds now (not then). */
@@ -618,8 +624,8 @@ function play(world: World, { op, a, b }: Move, log: string[]) {
         at: at(world, tab),
       })
     case 8:
-      log.push('a write lock is granted')
-      return grantWriteLock(world)
+      log.push(`a write lock is granted${b % 5 === 0 ? ', and its tab closes right after' : ''}`)
+      return grantWriteLock(world, b % 5 === 0)
     case 9:
       log.push(`tab ${tab.index} hears storage`)
       return hearStorage(world, tab)

@@ -90,7 +90,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     expect(shown(state)).toBe('theirs:queued,mine:queued')
   })
 
-  it('the sender chooses the head under the write lock, marks it `sending` there, then POSTs it', () => {
+  it('the sender chooses the head in the store’s transaction, marks it `sending` there, and POSTs it once that is committed', () => {
     const held = stored({
       items: [item('q1', 'first'), item('q2', 'second')],
       paused: false,
@@ -101,7 +101,10 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     expect(shown(state)).toBe('first:queued,second:queued')
     expect(commands.filter((c) => c.type === 'post')).toEqual([])
     expect(commands.at(-1)).toEqual({ type: 'queue-lock' })
-    const locked = run(state, { type: 'queue-locked', stored: held })
+    // Marked in the transaction; posted only once that write is committed (`queue-written`).
+    const inTransaction = run(state, { type: 'queue-locked', stored: held })
+    expect(inTransaction.commands.some((c) => c.type === 'post')).toBe(false)
+    const locked = run(state, { type: 'queue-locked', stored: held }, { type: 'queue-written' })
     const kinds = locked.commands.map((c) => c.type)
     expect(kinds.indexOf('queue-store')).toBeLessThan(kinds.indexOf('post'))
     const write = locked.commands.find((c) => c.type === 'queue-store')
@@ -127,7 +130,11 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
 
   it("the queued message's fate: accepted, it leaves the queue; refused as busy, it waits again", () => {
     const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: null })
-    const posting = run(attached(held).state, { type: 'queue-locked', stored: held }).state
+    const posting = run(
+      attached(held).state,
+      { type: 'queue-locked', stored: held },
+      { type: 'queue-written' },
+    ).state
     const accepted = run(posting, {
       type: 'turn-events',
       token: -1,
@@ -162,7 +169,11 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
 
   it('a queued POST leaves the draft alone: the person may be typing the next message', () => {
     const held = stored({ items: [item('q1', 'same text')], paused: false, dedupes: null })
-    const posting = run(attached(held).state, { type: 'queue-locked', stored: held }).state
+    const posting = run(
+      attached(held).state,
+      { type: 'queue-locked', stored: held },
+      { type: 'queue-written' },
+    ).state
     const typing = run(posting, { type: 'draft-changed', draft: 'same text' }).state
     const accepted = run(typing, {
       type: 'turn-events',
@@ -229,6 +240,31 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     expect(back.draft).toBe('typing\n\none\n\ntwo')
   })
 
+  it('the sender pauses on a turn the record shows cancelled, before it sends the next (Stop in another tab) [R-QUEUE-CLIENT-STOPPED]', () => {
+    const held = stored({ items: [item('q1', 'next')], paused: false, dedupes: null })
+    const { state } = attached(held, runningTurn({ executionId: 'e1' }))
+    expect(state.watching).toEqual(['e1'])
+    const cancelled = snapshot([
+      { ...userMessage('e1', 'Q'), executionStatus: 'cancelled' },
+      {
+        ...userMessage('e1', 'Q'),
+        id: 'e1:assistant',
+        role: 'assistant',
+        executionStatus: 'cancelled',
+      },
+    ])
+    const { state: after, commands } = run(state, ...readOf(cancelled, 5))
+    expect(commands).toContainEqual(
+      expect.objectContaining({
+        type: 'turn-ended',
+        ending: expect.objectContaining({ status: 'cancelled' }),
+      }),
+    )
+    expect(after.queue?.view.paused).toBe(true)
+    const locked = run(after, { type: 'queue-locked', stored: held }, { type: 'queue-written' })
+    expect(locked.commands.some((c) => c.type === 'post')).toBe(false)
+  })
+
   it('edit, remove, reorder, send now and resume are changes shown at once [R-QUEUE-CLIENT-EDIT]', () => {
     const base = attached(null, runningTurn({ executionId: 'e1' })).state
     const four = run(base, submit(1, 'a'), submit(2, 'b'), submit(3, 'c'), submit(4, 'd')).state
@@ -288,7 +324,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
       const own = stored({ items: [item('mine')], paused: false, dedupes: null })
       const { state } = attached(own)
       const both = stored({ items: [item('theirs'), item('mine')], paused: false, dedupes: null })
-      const locked = run(state, { type: 'queue-locked', stored: both })
+      const locked = run(state, { type: 'queue-locked', stored: both }, { type: 'queue-written' })
       const post = locked.commands.find((c) => c.type === 'post')
       expect(post).toMatchObject({ request: { body: { messageId: 'theirs' } } })
       expect(shown(locked.state)).toBe('theirs:sending,mine:queued')
@@ -354,15 +390,21 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
 
     it("an undelivered message's error is kept as plain JSON: storage reads it back", () => {
       const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: null })
-      const posting = run(attached(held).state, { type: 'queue-locked', stored: held }).state
+      const posting = run(
+        attached(held).state,
+        { type: 'queue-locked', stored: held },
+        { type: 'queue-written' },
+      ).state
       const failed = run(posting, {
         type: 'post-failed',
         token: -1,
         error: { ...errorRecord('bad_request', 'Too long.'), status: 400, issues: ['message'] },
       })
-      const write = run(failed.state, { type: 'queue-locked', stored: held }).commands.find(
-        (c) => c.type === 'queue-store',
-      )
+      const write = run(
+        failed.state,
+        { type: 'queue-locked', stored: held },
+        { type: 'queue-written' },
+      ).commands.find((c) => c.type === 'queue-store')
       const raw = write?.type === 'queue-store' ? serializeQueue(write.stored) : ''
       expect(parseStoredQueue(raw)).toMatchObject({
         items: [{ status: 'undelivered', error: { code: 'bad_request', message: 'Too long.' } }],
@@ -381,6 +423,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
       { type: 'queue-sender', held: true, stored: held },
       ...readOf(snapshot([])),
       { type: 'queue-locked', stored: held },
+      { type: 'queue-written' },
     ] satisfies EngineAction[]) {
       const step = queued(state, action, engineConfig)
       recorder.onStep(action, step)

@@ -1,10 +1,10 @@
 /**
  * The queue's side of the host ([decision](../../../../docs/decisions/client-queue.md)): where a
- * thread's queue is kept (localStorage, shared by the scope's tabs), the two locks (the write lock
- * around each read-modify-write of it, the sender lock of the one tab that sends), and what other
- * tabs wrote (`storage` events; other clients of this document directly). It decides nothing: the
- * reducer's `queue-lock` and `queue-store` are performed, and what storage holds is handed to the
- * reducer raw, to be parsed there.
+ * thread's queue is kept (a `QueueStore`: IndexedDB in a browser, shared by the scope's tabs),
+ * the sender lock of the one tab that sends, and what other tabs wrote. It decides nothing: the
+ * reducer's `queue-lock` (a read-modify-write transaction of the store, inside which the reducer
+ * decides and its `queue-store` is written) and `queue-flush` are performed, and what the store
+ * holds is handed to the reducer raw, to be parsed there.
  */
 import type {
   Command,
@@ -18,6 +18,7 @@ import { selectSessionState, type QueuedMessage, type SessionState } from '../en
 import { flushedQueue, serializeQueue } from '../engine/slices/queue'
 import { fromErrorRecord } from '../wire/contract/errors'
 import type { ExtensionSelect, SessionContext } from './context'
+import type { QueueStore } from './queueStore'
 import type { PreviewChatSession } from './session'
 
 /** The part of the Web Locks API the queue uses (`navigator.locks`). */
@@ -29,16 +30,9 @@ export interface LockManagerLike {
   ): Promise<unknown>
 }
 
-/** Where queues are kept: `localStorage` by default (every tab of the origin reads it). */
-export interface QueueStorage {
-  getItem(key: string): string | null
-  setItem(key: string, value: string): void
-  removeItem(key: string): void
-}
-
 export interface QueueHostOptions {
   whenStopped: WhenStopped
-  storage: QueueStorage | null
+  store: QueueStore
   locks: LockManagerLike
 }
 
@@ -53,9 +47,6 @@ export interface QueueKey {
 /** Where a thread's queue is kept: `preview-chat:queue:<scope>:<[projectId, agentId, threadId] as JSON>`. */
 export const queueStorageKey = ({ scope = '', projectId, agentId, threadId }: QueueKey) =>
   `preview-chat:queue:${scope}:${JSON.stringify([projectId, agentId, threadId])}`
-
-/** Other clients of this document that follow a queue, by storage key (`storage` events skip them). */
-const peers = new Map<string, Set<(raw: string | null) => void>>()
 
 /**
  * Locks within this document, FIFO per name: where `navigator.locks` is missing (Node, React
@@ -97,29 +88,6 @@ export function documentLocks(): LockManagerLike {
   }
 }
 
-function safely(storage: QueueStorage | null, warn: (message: string) => void) {
-  const refused = (cause: unknown) =>
-    warn(`The message queue could not be kept in storage: ${String(cause)}`)
-  return {
-    get(key: string): string | null {
-      try {
-        return storage?.getItem(key) ?? null
-      } catch (cause) {
-        refused(cause)
-        return null
-      }
-    },
-    set(key: string, value: string | null): void {
-      try {
-        if (value === null) storage?.removeItem(key)
-        else storage?.setItem(key, value)
-      } catch (cause) {
-        refused(cause)
-      }
-    },
-  }
-}
-
 /** The queue's part of one session: it hears the session's steps, and performs its commands. */
 export function queueHost(
   session: PreviewChatSession,
@@ -129,46 +97,49 @@ export function queueHost(
 ): ExtensionSelect {
   // The history's query key names the scope and the thread (`['preview-chat', scope, …]`).
   const [, scope, projectId, agentId, threadId] = context.queryKey as string[]
-  const storageKey = queueStorageKey({ scope, projectId, agentId, threadId } as QueueKey)
-  const storage = safely(options.storage, context.warn)
-  const { locks } = options
+  const key = queueStorageKey({ scope, projectId, agentId, threadId } as QueueKey)
+  const { store, locks } = options
   let open = true
   const act = (action: EngineAction) => {
     if (open) dispatch(action)
   }
-  const hear = (raw: string | null) => act({ type: 'queue-stored', stored: raw })
-  const onStorage = (event: StorageEvent) => {
-    if (event.key === storageKey || event.key === null) hear(storage.get(storageKey))
-  }
+  const refused = (what: string) => (cause: unknown) =>
+    context.warn(`The message queue could not ${what}: ${String(cause)}`)
+  /** What the store holds now, handed to the reducer as `make` says (raw: parsed there). */
+  const readThen = (make: (stored: string | null) => EngineAction) =>
+    void store.read(key).then((stored) => act(make(stored)), refused('be read'))
+  const hear = () => readThen((stored) => ({ type: 'queue-stored', stored }))
+  // A page being left writes what its transaction has not yet (best effort: the page may go first).
+  const onLeave = () => act({ type: 'queue-leaving' })
   const window = globalThis as {
     addEventListener?: typeof addEventListener
     removeEventListener?: typeof removeEventListener
   }
-  const write = (raw: string | null) => {
-    storage.set(storageKey, raw)
-    for (const peer of peers.get(storageKey) ?? []) if (peer !== hear) peer(raw)
-  }
-  // A page being left writes what its write lock has not yet (the lock's callback may never run).
-  const onLeave = () => act({ type: 'queue-leaving' })
-  const locked = () => act({ type: 'queue-locked', stored: storage.get(storageKey) })
-  const store = (stored: StoredQueue) => {
+  const write = (stored: StoredQueue) => {
     const empty = stored.items.length === 0 && !stored.paused && stored.dedupes === null
-    write(empty ? null : serializeQueue(stored))
+    return empty ? null : serializeQueue(stored)
   }
+  /** What the reducer wrote (`queue-store`) while the host held the store's transaction. */
+  let written: string | null | undefined
   const perform = (command: Command) => {
-    if (command.type === 'queue-store') store(command.stored)
+    if (command.type === 'queue-store') written = write(command.stored)
     else if (command.type === 'queue-flush')
-      store(flushedQueue(storage.get(storageKey), command.changes))
-    else if (command.type === 'queue-lock')
-      locks
-        .request(`preview-chat:queue-write:${storageKey}`, {}, locked)
-        .catch((cause: unknown) => {
-          // A lock refused (an opaque origin, say): written without it, as one tab would.
-          context.warn(
-            `The message queue's write lock was refused (${String(cause)}); writing without it.`,
-          )
-          locked()
+      void store
+        .update(key, (stored) => write(flushedQueue(stored, command.changes)))
+        .catch(refused('be written'))
+    else if (command.type === 'queue-lock') {
+      let wrote = false
+      store
+        .update(key, (stored) => {
+          // The reducer decides inside the transaction; its `queue-store` is what is written.
+          written = undefined
+          act({ type: 'queue-locked', stored })
+          wrote = written !== undefined
+          return written
         })
+        // Committed: a message it marked `sending` may go now.
+        .then(() => wrote && act({ type: 'queue-written' }), refused('be written'))
+    }
   }
   /** The sender lock, held while the session is followed. */
   let sender: { controller: AbortController; release: (() => void) | null } | null = null
@@ -176,9 +147,10 @@ export function queueHost(
     const held: NonNullable<typeof sender> = { controller: new AbortController(), release: null }
     sender = held
     locks
-      .request(`preview-chat:queue-send:${storageKey}`, { signal: held.controller.signal }, () => {
+      .request(`preview-chat:queue-send:${key}`, { signal: held.controller.signal }, () => {
         if (held.controller.signal.aborted) return
-        act({ type: 'queue-sender', held: true, stored: storage.get(storageKey) })
+        // The new sender starts from the store as it is now.
+        readThen((stored) => ({ type: 'queue-sender', held: true, stored }))
         return new Promise<void>((resolve) => (held.release = resolve))
       })
       .catch(() => {
@@ -192,25 +164,21 @@ export function queueHost(
     sender.release?.()
     sender = null
   }
+  let unwatch = () => {}
   const start = () => {
-    let set = peers.get(storageKey)
-    if (!set) peers.set(storageKey, (set = new Set()))
-    set.add(hear)
-    window.addEventListener?.('storage', onStorage as EventListener)
+    unwatch = store.watch(key, hear)
     window.addEventListener?.('pagehide', onLeave)
-    act({
+    readThen((stored) => ({
       type: 'queue-attached',
-      stored: storage.get(storageKey),
+      stored,
       whenStopped: options.whenStopped,
       at: context.timers.now(),
-    })
+    }))
   }
   const close = () => {
     unfollow()
     open = false
-    peers.get(storageKey)?.delete(hear)
-    if (peers.get(storageKey)?.size === 0) peers.delete(storageKey)
-    window.removeEventListener?.('storage', onStorage as EventListener)
+    unwatch()
     window.removeEventListener?.('pagehide', onLeave)
   }
   session.inspect(({ action, commands }) => {

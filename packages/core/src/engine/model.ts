@@ -432,8 +432,10 @@ export type QueueAction =
   | { type: 'queue-attached'; stored: unknown; whenStopped: WhenStopped; at: number }
   /** Another tab wrote the queue (`stored`: the raw value). */
   | { type: 'queue-stored'; stored: unknown }
-  /** This tab holds the write lock (`queue-lock`); `stored`: what storage holds now (raw). */
+  /** This tab holds the store's transaction (`queue-lock`); `stored`: what it holds now (raw). */
   | { type: 'queue-locked'; stored: unknown }
+  /** That transaction's write (`queue-store`) is committed: a message marked `sending` may go. */
+  | { type: 'queue-written' }
   /**
    * This tab got (`stored`: what storage holds then, raw) or gave up the thread's sender lock. The
    * new sender starts from storage as it is, not from `storage` events still on their way.
@@ -483,9 +485,12 @@ export type Command =
   | { type: 'turn-ended'; ending: TurnEnding<ErrorRecord> }
   /** Report a protocol oddity (once per message, by the client). */
   | { type: 'warn'; message: string }
-  /** Take the thread's queue write lock, then dispatch `queue-locked` with what storage holds. */
+  /**
+   * Open a read-modify-write transaction of the thread's queue: dispatch `queue-locked` with what
+   * the store holds, write the `queue-store` that step returns, then dispatch `queue-written`.
+   */
   | { type: 'queue-lock' }
-  /** Write the queue (inside the write lock, so no other tab's write is lost between). */
+  /** Write the queue (inside that transaction, so no other tab's write is lost between). */
   | { type: 'queue-store'; stored: StoredQueue }
   /**
    * The page goes (disposed, or `pagehide`) with changes the write lock has not written yet: apply

@@ -8,7 +8,7 @@ import {
 import { createPreviewChatClient } from '@preview-chat/core'
 import { queue } from '@preview-chat/core/queue'
 import { describe, expect, it } from 'vitest'
-import { memoryStorage, readQueue } from '../index'
+import { memoryQueueStore, readQueue } from '../index'
 import { setupPreviewChatServer } from '../vitest'
 import { follow, newThread, textOf } from './harness'
 
@@ -67,14 +67,14 @@ describe('the next-era flavor, mounted in MSW [R-QUEUE-MSW]', () => {
 describe('a core client with queue() against the next-era flavor [R-QUEUE-MSW]', () => {
   it('posts a queued message only when the thread is free: the platform queues none of it, and its queue routes are not used', async () => {
     const warnings: string[] = []
-    const storage = memoryStorage()
+    const store = memoryQueueStore()
     const client = createPreviewChatClient({
       baseUrl: 'http://localhost/rest',
       relay: false,
       storage: null,
       lingerMs: 0,
       onWarning: (message) => warnings.push(message),
-      queue: queue({ storage }),
+      queue: queue({ store }),
     })
     const turn = chat.mock.holdTurns()
     const key = newThread()
@@ -101,7 +101,7 @@ describe('a core client with queue() against the next-era flavor [R-QUEUE-MSW]',
       chat.mock.backend.inspect.countRequests({ route })
     expect([count('chat'), count('queue'), count('queueItem')]).toEqual([2, 0, 0])
     // Dedupe is learnt from the capabilities header; `message-queued` is skipped (with a warning).
-    expect(readQueue({ ...key, storage }).dedupes).toBe(true)
+    expect((await readQueue({ ...key, store })).dedupes).toBe(true)
     expect(warnings.every((message) => message.includes('"message-queued"'))).toBe(true)
     t.unsubscribe()
     client.dispose()

@@ -1,9 +1,9 @@
 // seedQueue / readQueue against a real core client with `queue()`, and what that client does
 // against the next-era flavor (the platform's own queue).
 import { createPreviewChatClient, type PreviewChatClient } from '@preview-chat/core'
-import { queue, type QueueStorage } from '@preview-chat/core/queue'
+import { queue, type QueueStore } from '@preview-chat/core/queue'
 import { afterEach, describe, expect, it } from 'vitest'
-import { memoryStorage, readQueue, seedQueue } from '../index'
+import { memoryQueueStore, readQueue, seedQueue } from '../index'
 import { setupPreviewChatServer } from '../vitest'
 import { follow, textOf } from './harness'
 
@@ -13,8 +13,8 @@ afterEach(() => {
   for (const client of clients.splice(0)) client.dispose()
 })
 
-/** Alice's tab, with a queue kept in `storage`. */
-function tab(storage: QueueStorage, warnings: string[] = []) {
+/** Alice's tab, with a queue kept in `store`. */
+function tab(store: QueueStore, warnings: string[] = []) {
   const client = createPreviewChatClient({
     baseUrl: 'http://localhost/rest',
     headers: { authorization: 'Bearer alice' },
@@ -25,7 +25,7 @@ function tab(storage: QueueStorage, warnings: string[] = []) {
     retry: { baseMs: 5, maxMs: 20 },
     poll: { baseMs: 5, maxMs: 20 },
     onWarning: (message) => warnings.push(message),
-    queue: queue({ storage }),
+    queue: queue({ store }),
   })
   clients.push(client)
   return client
@@ -39,17 +39,17 @@ const until = 10_000
 describe('seedQueue and readQueue [R-QUEUE-CLIENT-MSW]', () => {
   it('a seeded queue is what the next page shows and sends, in order, once each', async () => {
     const { key, turn } = await chat.mock.seed.runningTurn({ message: '/long 2' })
-    const storage = memoryStorage()
-    const seeded = seedQueue({
+    const store = memoryQueueStore()
+    const seeded = await seedQueue({
       scope: 'alice',
       ...key,
-      storage,
+      store,
       messages: ['first', { text: 'second', status: 'queued' }],
     })
     expect(seeded.messages.map((m) => m.text)).toEqual(['first', 'second'])
     expect(seeded.key).toBe(`preview-chat:queue:alice:${JSON.stringify(Object.values(key))}`)
 
-    const session = tab(storage).session(key)
+    const session = tab(store).session(key)
     const t = follow(session)
     const shown = await t.until((s) => s.queue?.length === 2, 'the seeded queue', until)
     expect(shown.queue).toEqual(seeded.messages)
@@ -63,7 +63,7 @@ describe('seedQueue and readQueue [R-QUEUE-CLIENT-MSW]', () => {
     expect(users(done)).toEqual(['/long 2', 'first', 'second'])
     expect(posts()).toBe(3)
     // What the client keeps now: nothing waits, and the server was found to dedupe.
-    expect(readQueue({ scope: 'alice', ...key, storage })).toMatchObject({
+    expect(await readQueue({ scope: 'alice', ...key, store })).toMatchObject({
       messages: [],
       paused: false,
       dedupes: true,
@@ -73,14 +73,16 @@ describe('seedQueue and readQueue [R-QUEUE-CLIENT-MSW]', () => {
 
   it('readQueue reads what the client wrote; a paused seed sends nothing', async () => {
     const { key, turn } = await chat.mock.seed.runningTurn()
-    const storage = memoryStorage()
-    const session = tab(storage).session(key)
+    const store = memoryQueueStore()
+    const session = tab(store).session(key)
     const t = follow(session)
     await t.until((s) => s.status === 'following', 'following', until)
     const queued = await session.submit('written by the client')
     expect(queued).toMatchObject({ outcome: 'queued' })
-    await t.until(() => storage.map.size > 0, 'the write', until)
-    expect(readQueue({ scope: 'alice', ...key, storage }).messages).toEqual([
+    await expect
+      .poll(async () => (await readQueue({ scope: 'alice', ...key, store })).messages.length)
+      .toBe(1)
+    expect((await readQueue({ scope: 'alice', ...key, store })).messages).toEqual([
       {
         id: queued.outcome === 'queued' ? queued.id : '',
         text: 'written by the client',
@@ -94,9 +96,9 @@ describe('seedQueue and readQueue [R-QUEUE-CLIENT-MSW]', () => {
 
     // Another thread, seeded paused: the client shows it paused and posts nothing.
     const other = await chat.mock.seed.thread()
-    seedQueue({ scope: 'alice', ...other.key, storage, messages: ['waits'], paused: true })
+    await seedQueue({ scope: 'alice', ...other.key, store, messages: ['waits'], paused: true })
     const before = posts()
-    const pausedSession = tab(storage).session(other.key)
+    const pausedSession = tab(store).session(other.key)
     const paused = follow(pausedSession)
     await paused.until((s) => s.status === 'idle', 'idle', until)
     await pausedSession.refresh() // a read's round trip more, for a POST that should not come
@@ -107,11 +109,11 @@ describe('seedQueue and readQueue [R-QUEUE-CLIENT-MSW]', () => {
     paused.unsubscribe()
   })
 
-  it('an undelivered message keeps its error; what core would not read is refused', () => {
-    const storage = memoryStorage()
-    const seeded = seedQueue({
+  it('an undelivered message keeps its error; what core would not read is refused', async () => {
+    const store = memoryQueueStore()
+    const seeded = await seedQueue({
       threadId: 't1',
-      storage,
+      store,
       messages: [
         {
           text: 'lost',
@@ -121,13 +123,12 @@ describe('seedQueue and readQueue [R-QUEUE-CLIENT-MSW]', () => {
       ],
     })
     expect(seeded.key).toBe('preview-chat:queue::["demo-project","demo-agent","t1"]')
-    expect(readQueue({ threadId: 't1', storage }).messages[0]).toMatchObject({
+    expect((await readQueue({ threadId: 't1', store })).messages[0]).toMatchObject({
       status: 'undelivered',
       error: { code: 'network_error', message: 'may have been sent' },
     })
-    storage.setItem(seeded.key, '{"v":"0"}')
-    expect(() => readQueue({ threadId: 't1', storage })).toThrow(/is not a queue/)
-    expect(readQueue({ threadId: 'nothing stored', storage }).messages).toEqual([])
-    expect(() => readQueue({ threadId: 't1' })).toThrow(/pass the `storage`/)
+    await store.update(seeded.key, () => '{"v":"0"}')
+    await expect(readQueue({ threadId: 't1', store })).rejects.toThrow(/is not a queue/)
+    expect((await readQueue({ threadId: 'nothing stored', store })).messages).toEqual([])
   })
 })

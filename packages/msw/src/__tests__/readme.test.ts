@@ -12,7 +12,7 @@ import {
 } from '@preview-chat/core'
 import { queue } from '@preview-chat/core/queue'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { memoryStorage, readQueue, seedQueue } from '../index'
+import { memoryQueueStore, readQueue, seedQueue } from '../index'
 import { setupPreviewChatServer } from '../vitest'
 
 // #region example: setup
@@ -150,14 +150,14 @@ describe('README examples [R-MSW-REAL-BACKEND R-RECOVER-FOLLOW-RECORDED]', () =>
   // #region example: seedQueue
   it('sends what the last page queued, once each, in order', async () => {
     const { key, turn } = await chat.mock.seed.runningTurn({ message: '/long 2' })
-    const storage = memoryStorage() // the page's localStorage
-    seedQueue({ scope: 'alice', ...key, storage, messages: ['first', 'second'] })
+    const store = memoryQueueStore() // the page's IndexedDB
+    await seedQueue({ scope: 'alice', ...key, store, messages: ['first', 'second'] })
 
     const client = createPreviewChatClient({
       baseUrl: 'http://localhost/rest',
       headers: { authorization: 'Bearer alice' },
       scope: 'alice', // part of the queue's storage key: the scope seedQueue was given
-      queue: queue({ storage }),
+      queue: queue({ store }),
     })
     const session = client.session(key)
     onTestFinished(session.subscribe(() => {}))
@@ -175,7 +175,7 @@ describe('README examples [R-MSW-REAL-BACKEND R-RECOVER-FOLLOW-RECORDED]', () =>
     expect(done.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(
       ['/long 2', 'first', 'second'].map((text) => [{ type: 'text', text }]),
     )
-    expect(readQueue({ scope: 'alice', ...key, storage }).messages).toEqual([])
+    expect((await readQueue({ scope: 'alice', ...key, store })).messages).toEqual([])
     expect(chat.mock.backend.inspect.countRequests({ route: 'chat', method: 'POST' })).toBe(3)
   })
   // #endregion

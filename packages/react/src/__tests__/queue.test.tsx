@@ -9,8 +9,8 @@ import type { ReactNode } from 'react'
 import { describe, expect, it } from 'vitest'
 import { usePreviewChat, usePreviewChatSelector, type Message, type PreviewChat } from '../index'
 import type { SessionState, ThreadKey } from '../index'
-import { queue, type QueueStorage } from '../queue'
-import { memoryStorage } from '@preview-chat/msw'
+import { queue } from '../queue'
+import { memoryQueueStore, type QueueStore } from '@preview-chat/core/queue'
 import { createProbe, Providers, setupChat, tabClient, thread } from './harness'
 
 const chat = setupChat({ deltaMs: 0, snapshotMs: 5 })
@@ -19,9 +19,27 @@ const posts = () => chat.mock.backend.inspect.countRequests({ route: 'chat', met
 const recorded = (threadId: string) =>
   userTexts(chat.mock.backend.inspect.history(threadId) ?? { messages: [] })
 
-/** Alice's tab with a queue kept in `storage`. */
-const queueClient = (storage: QueueStorage = memoryStorage()) =>
-  tabClient('alice', { queue: queue({ storage }) })
+/** A store in memory whose writes a test can see at once (its `map`). */
+function memoryStorage(): QueueStore & { map: Map<string, string> } {
+  const store = memoryQueueStore()
+  const map = new Map<string, string>()
+  return {
+    map,
+    read: store.read,
+    watch: store.watch,
+    update: (key, change) =>
+      store.update(key, (stored) => {
+        const next = change(stored)
+        if (next === null) map.delete(key)
+        else if (next !== undefined) map.set(key, next)
+        return next
+      }),
+  }
+}
+
+/** Alice's tab with a queue kept in `store`. */
+const queueClient = (store: QueueStore = memoryStorage()) =>
+  tabClient('alice', { queue: queue({ store }) })
 
 const userTexts = (state: Pick<SessionState, 'messages'>) =>
   state.messages

@@ -239,9 +239,9 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
       const commands: Command[] = []
       let stored = applyAll(readStored(action.stored, commands), queue.pending)
       let next: QueueState = { ...queue, stored, view: stored, pending: [], locking: false }
-      // The next message is chosen here, from what storage holds under the lock (another tab's
-      // message written before it is ahead of it), and marked `sending` in the same write: its
-      // POST goes out right after (`settle`).
+      // The next message is chosen here, from what the store holds in the transaction (another
+      // tab's message written before it is ahead of it), and marked `sending` in the same write:
+      // its POST goes out once that write is committed (`queue-written`, `settle`).
       const head = stored.items.find((item) => item.status === 'queued')
       if (head && readyToSend(state, next)) {
         const token = -(queue.sends + 1)
@@ -262,6 +262,8 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
       commands.push({ type: 'queue-store', stored })
       return { state: withQueueState(state, next), commands }
     }
+    case 'queue-written':
+      return step(state)
     case 'queue-sender': {
       if (!action.held)
         return { state: withQueueState(state, { ...queue, sender: false }), commands: [] }
@@ -348,9 +350,9 @@ function settle(
   const commands = [...stepped.commands]
   if ('at' in action) queue = { ...queue, clock: action.at }
 
-  // The message marked `sending` goes out once that mark is in storage (this step wrote it).
+  // The message marked `sending` goes out once that mark is committed to the store.
   const post = queue.sending
-  if (post && !post.posted && action.type === 'queue-locked') {
+  if (post && !post.posted && action.type === 'queue-written') {
     const item = queue.view.items.find((i) => i.id === post.id)
     queue = { ...queue, sending: item ? { ...post, posted: true } : null }
     if (item) {
@@ -426,17 +428,23 @@ function settle(
     }
   }
 
-  // A Stop pressed here, or a turn that failed (its sender decides), does what `whenStopped` says.
+  // A Stop pressed here, or a turn that failed, does what `whenStopped` says. The sender also
+  // pauses on a turn the record shows cancelled (a Stop pressed in another tab, whose pause may
+  // not have reached it yet): it sends nothing before it knows how the last turn ended
+  // (`readyToSend`), so the pause is never late. `draft` is the stopping tab's alone (the texts go
+  // into one draft).
   const stopped = action.type === 'stop-requested' && before.stop === null && state.stop !== null
-  const failed = commands.some((c) => c.type === 'turn-ended' && c.ending.status === 'error')
-  if ((stopped || (failed && queue.sender)) && queue.whenStopped !== 'keep') {
-    if (queue.whenStopped === 'pause') queue = change(queue, { op: 'paused', paused: true })
-    else {
-      const back = queue.view.items.filter((item) => item.status === 'queued')
-      queue = change(queue, ...back.map((item): QueueChange => ({ op: 'done', id: item.id })))
-      const texts = [state.draft, ...back.map((item) => item.text)]
-      state = { ...state, draft: texts.filter((text) => text.trim() !== '').join('\n\n') }
-    }
+  const ended = (status: string) =>
+    commands.some((c) => c.type === 'turn-ended' && c.ending.status === status)
+  const failed = queue.sender && ended('error')
+  const pause =
+    queue.whenStopped === 'pause' && (stopped || failed || (queue.sender && ended('cancelled')))
+  if (pause) queue = change(queue, { op: 'paused', paused: true })
+  else if (queue.whenStopped === 'draft' && (stopped || failed)) {
+    const back = queue.view.items.filter((item) => item.status === 'queued')
+    queue = change(queue, ...back.map((item): QueueChange => ({ op: 'done', id: item.id })))
+    const texts = [state.draft, ...back.map((item) => item.text)]
+    state = { ...state, draft: texts.filter((text) => text.trim() !== '').join('\n\n') }
   }
 
   // A sender that finds messages another tab was sending waits for a read to judge them.
@@ -463,6 +471,8 @@ function settle(
 /** This tab may send the next queued message now: it is the sender, and the thread is free. */
 const readyToSend = (state: EngineState, queue: QueueState) =>
   queue.sender &&
+  // Every turn this tab saw running has its ending on record (a cancelled one pauses the queue).
+  state.watching.length === 0 &&
   !queue.sending &&
   !queue.view.paused &&
   queue.judgeAfterRead === null &&
