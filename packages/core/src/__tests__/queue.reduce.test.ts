@@ -55,6 +55,17 @@ const submit = (request: number, text: string, messageId = `m${request}`): Engin
   at: 2,
 })
 
+/** The sender posting its one queued message `text` (id `q1`, token -1), its mark committed. */
+function postingOne(text: string) {
+  const held = stored({ items: [item('q1', text)], paused: false, dedupes: null })
+  const posting = run(
+    attached(held).state,
+    { type: 'queue-locked', stored: held },
+    { type: 'queue-written' },
+  ).state
+  return { held, posting }
+}
+
 const shown = (state: EngineState) =>
   state.queue?.view.items.map((i) => `${i.text}:${i.status}`).join(',')
 
@@ -129,12 +140,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   })
 
   it("the queued message's fate: accepted, it leaves the queue; refused as busy, it waits again", () => {
-    const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: null })
-    const posting = run(
-      attached(held).state,
-      { type: 'queue-locked', stored: held },
-      { type: 'queue-written' },
-    ).state
+    const { posting } = postingOne('first')
     const accepted = run(posting, {
       type: 'turn-events',
       token: -1,
@@ -168,12 +174,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   })
 
   it('a queued POST leaves the draft alone: the person may be typing the next message', () => {
-    const held = stored({ items: [item('q1', 'same text')], paused: false, dedupes: null })
-    const posting = run(
-      attached(held).state,
-      { type: 'queue-locked', stored: held },
-      { type: 'queue-written' },
-    ).state
+    const { posting } = postingOne('same text')
     const typing = run(posting, { type: 'draft-changed', draft: 'same text' }).state
     const accepted = run(typing, {
       type: 'turn-events',
@@ -389,12 +390,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     })
 
     it("an undelivered message's error is kept as plain JSON: storage reads it back", () => {
-      const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: null })
-      const posting = run(
-        attached(held).state,
-        { type: 'queue-locked', stored: held },
-        { type: 'queue-written' },
-      ).state
+      const { held, posting } = postingOne('first')
       const failed = run(posting, {
         type: 'post-failed',
         token: -1,

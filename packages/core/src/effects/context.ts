@@ -2,6 +2,7 @@ import type { QueryClient } from '@tanstack/query-core'
 import type { StoreApi } from 'zustand/vanilla'
 import type { LiveTurn } from '../engine/fold'
 import type {
+  Command,
   EngineAction,
   EngineConfig,
   EngineState,
@@ -12,7 +13,6 @@ import type { SessionState } from '../engine/select'
 import type { DraftStorage, ResumeSignal, Timers } from '../platform/environment'
 import type { PushListener } from '../wire/pushSource'
 import type { Transport } from '../wire/transport'
-import type { PreviewChatSession } from './session'
 import type { TabRelay } from './tabRelay'
 
 /** A read-only zustand store: what `useStore` and `useStoreWithEqualityFn` take. */
@@ -65,10 +65,22 @@ export interface SessionContext {
 export interface SessionExtension {
   reducer: Reducer
   attach(
-    session: PreviewChatSession,
+    session: ExtensionSession,
     dispatch: (action: EngineAction) => void,
     context: SessionContext,
   ): ExtensionSelect
+}
+
+/** What an extension sees of its session: every step, as devtools do (`session.inspect`). */
+export interface ExtensionSession {
+  inspect(
+    listener: (entry: {
+      action: EngineAction
+      commands: readonly Command[]
+      state: EngineState
+      at: number
+    }) => void,
+  ): () => void
 }
 
 /**

@@ -17,9 +17,8 @@ import type {
 import { selectSessionState, type QueuedMessage, type SessionState } from '../engine/select'
 import { flushedQueue, serializeQueue } from '../engine/slices/queue'
 import { fromErrorRecord } from '../wire/contract/errors'
-import type { ExtensionSelect, SessionContext } from './context'
+import type { ExtensionSelect, ExtensionSession, SessionContext } from './context'
 import type { QueueStore } from './queueStore'
-import type { PreviewChatSession } from './session'
 
 /** The part of the Web Locks API the queue uses (`navigator.locks`). */
 export interface LockManagerLike {
@@ -90,7 +89,7 @@ export function documentLocks(): LockManagerLike {
 
 /** The queue's part of one session: it hears the session's steps, and performs its commands. */
 export function queueHost(
-  session: PreviewChatSession,
+  session: ExtensionSession,
   dispatch: (action: EngineAction) => void,
   context: Pick<SessionContext, 'queryKey' | 'warn' | 'timers'>,
   options: QueueHostOptions,
