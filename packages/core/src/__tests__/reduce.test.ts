@@ -366,6 +366,25 @@ describe('relay: what the other tabs say, parsed', () => {
     })
   })
 
+  it('found by the queue tests: a relayed turn that ends is read from the record when no push says so [R-RECOVER-FOLLOW-RECORDED]', () => {
+    const follow = (pushConnected: boolean) =>
+      run(
+        idle({ push: { connected: pushConnected, lost: false } }),
+        relayed({ kind: 'turn', turn: liveTurn('eB', 'From B'), seq: 0 }),
+        relayed({
+          kind: 'events',
+          executionId: 'eB',
+          seq: 1,
+          events: [{ type: 'done', executionId: 'eB' }],
+        }),
+      ).state
+    const withoutPush = follow(false)
+    expect(withoutPush.live?.ended).toBe(true)
+    expect(withoutPush.reads.wanted).toBe(true)
+    // With push, the server's notification of the ending asks for that read: none twice.
+    expect(follow(true).reads.wanted).toBe(false)
+  })
+
   it('a batch that does not follow the last one asks the streaming tab for the whole turn, once', () => {
     const { commands } = run(
       idle(),

@@ -47,7 +47,11 @@ function renderOnServer(threadId: string): string {
 
 it('hydrates a reload with isNew still on without a mismatch, then reads the thread', async () => {
   const { key } = await chat.mock.seed.thread({ messages: ['Hello'] })
-  tabClient().session({ ...key, isNew: true }) // the first visit minted it in this browser
+  // The first visit minted it in this browser, and showed it (a session followed: the hint is
+  // used up then, not when a session is merely made — see isNew.test.tsx).
+  const firstVisit = tabClient()
+  firstVisit.session({ ...key, isNew: true }).subscribe(() => {})()
+  firstVisit.dispose()
 
   const html = renderOnServer(key.threadId)
   expect(html).toBe('<p>idle 0</p>')

@@ -108,11 +108,14 @@ export function relayReceived(
       ) {
         const options = turnOptions(config, action.stampedAt)
         const next = live.ended ? live : applyTurnEvents(live, message.events, options)
-        return step({
+        const followed = {
           ...released,
           live: underStop(next, state.stop),
           relay: { ...following, seq: message.seq },
-        })
+        }
+        // The relayed turn ended: the record says how. With no push channel to say so, read.
+        const ended = next.ended && !live.ended && !state.push.connected
+        return step(ended ? wantRead(followed) : followed)
       }
       // Joined mid-turn or missed a batch: ask the streaming tab for the whole turn (once).
       if (state.syncAsked === message.executionId) return step(released)
