@@ -260,7 +260,7 @@ export interface EngineState {
 /** What a Stop, or a turn that failed, does to the messages still queued. */
 export type WhenStopped = 'keep' | 'pause' | 'draft'
 
-/** A queued message, as storage keeps it (shared by every tab of the scope). */
+/** A queued message, as the store keeps it (shared by every tab of the scope). */
 export interface StoredQueueItem {
   /** The message's client id: its `messageId` on the wire, its id in the record. */
   id: string
@@ -275,7 +275,7 @@ export interface StoredQueueItem {
   by?: string
 }
 
-/** A thread's queue as storage keeps it. */
+/** A thread's queue as the store keeps it. */
 export interface StoredQueue {
   items: readonly StoredQueueItem[]
   /** Nothing is sent until `resumeQueue()` (a Stop or a failed turn paused it, `whenStopped: 'pause'`). */
@@ -284,7 +284,7 @@ export interface StoredQueue {
   dedupes: boolean | null
 }
 
-/** One change to a queue: what a tab asks, applied to what storage holds when it writes. */
+/** One change to a queue: what a tab asks, applied to what the store holds when it writes. */
 export type QueueChange =
   | { op: 'add'; item: StoredQueueItem }
   | { op: 'edit'; id: string; text: string }
@@ -306,13 +306,13 @@ export type QueueChange =
 
 /** The queue's part of the engine state (`withQueue` of `slices/queue.ts`). */
 export interface QueueState {
-  /** What storage held when this tab last read or wrote it. */
+  /** What the store held when this tab last read or wrote it. */
   stored: StoredQueue
-  /** This tab's changes not written yet (the write waits for the thread's write lock). */
+  /** This tab's changes not written yet (they wait for the store's next transaction). */
   pending: readonly QueueChange[]
   /** `stored` with `pending` applied: what the UI shows. */
   view: StoredQueue
-  /** The write lock is asked for (`queue-lock`) and not held yet. */
+  /** A transaction of the store is asked for (`queue-lock`) and has not run yet. */
   locking: boolean
   /** This tab holds the thread's sender lock: it alone sends queued messages. */
   sender: boolean
@@ -428,17 +428,17 @@ export type EngineAction =
 
 /** The queue's actions (`@preview-chat/core/queue`): the engine without it takes none of them. */
 export type QueueAction =
-  /** The queue was attached: what storage held (`stored`: the raw string, or `null`), and the settings. */
+  /** The queue was attached: what the store held (`stored`: the raw string, or `null`), and the settings. */
   | { type: 'queue-attached'; stored: unknown; whenStopped: WhenStopped; at: number }
-  /** Another tab wrote the queue (`stored`: the raw value). */
+  /** A tab (another, or this one's other client) wrote the queue (`stored`: what it holds now, raw). */
   | { type: 'queue-stored'; stored: unknown }
   /** This tab holds the store's transaction (`queue-lock`); `stored`: what it holds now (raw). */
   | { type: 'queue-locked'; stored: unknown }
   /** That transaction's write (`queue-store`) is committed: a message marked `sending` may go. */
   | { type: 'queue-written' }
   /**
-   * This tab got (`stored`: what storage holds then, raw) or gave up the thread's sender lock. The
-   * new sender starts from storage as it is, not from `storage` events still on their way.
+   * This tab got (`stored`: what the store holds then, raw) or gave up the thread's sender lock.
+   * The new sender starts from the store as it is, not from change notices still on their way.
    */
   | { type: 'queue-sender'; held: true; stored: unknown }
   | { type: 'queue-sender'; held: false }
@@ -493,9 +493,9 @@ export type Command =
   /** Write the queue (inside that transaction, so no other tab's write is lost between). */
   | { type: 'queue-store'; stored: StoredQueue }
   /**
-   * The page goes (disposed, or `pagehide`) with changes the write lock has not written yet: apply
-   * them to what storage holds now and write it, at once and without the lock (no callback of a
-   * page that is gone would run), so that a message written just before is not lost.
+   * The page goes (disposed, or `pagehide`) with changes not written yet: apply them to what the
+   * store holds and write it, in a transaction started at once (a page that is gone runs no later
+   * step), so that a message written just before is not lost.
    */
   | { type: 'queue-flush'; changes: readonly QueueChange[] }
 

@@ -6,11 +6,12 @@
  * What it decides, from actions only:
  * - `submit()` while the thread is busy, or behind messages still queued, adds the message to the
  *   queue (never to the transcript: it shows there once its turn begins) and clears the draft;
- * - the queue is one per thread, kept in storage for every tab of the scope: each change is
- *   applied to what storage holds at the moment this tab holds the write lock (`queue-lock`, then
- *   `queue-locked`), so that no tab's change is lost to another's write;
+ * - the queue is one per thread, kept in a store shared by every tab of the scope (IndexedDB):
+ *   each change is applied to what the store holds inside one of its read-write transactions
+ *   (`queue-lock`, then `queue-locked`), so that no tab's change is lost to another's write;
  * - only the tab holding the sender lock sends, one message at a time, when the thread is free,
- *   in order; a message is marked `sending` in storage before its POST goes out, so that its fate
+ *   in order; a message is marked `sending` in the store, committed (`queue-written`), before its
+ *   POST goes out, so that its fate
  *   is judged, never guessed, if that tab goes away: a later read shows the message (its
  *   `messageId` on the record's user message), or the next sender sends it again where the server
  *   dedupes, or marks it `undelivered` where a second POST could run it twice;
@@ -69,7 +70,7 @@ const storedSchema = object({
   dedupes: nullable(boolean),
 })
 
-/** What storage holds (a string from another tab, or from an older page), parsed; never trusted. */
+/** What the store holds (a string from another tab, or from an older page), parsed; never trusted. */
 export function parseStoredQueue(raw: unknown): StoredQueue | { problem: string } {
   if (raw === null || raw === undefined) return emptyQueue
   let json: unknown
@@ -85,7 +86,7 @@ export function parseStoredQueue(raw: unknown): StoredQueue | { problem: string 
   return { items, paused: parsed.paused, dedupes: parsed.dedupes }
 }
 
-/** The stored queue as storage keeps it (`parseStoredQueue` reads it back). */
+/** The stored queue as the store keeps it (`parseStoredQueue` reads it back). */
 export const serializeQueue = (queue: StoredQueue): string =>
   JSON.stringify({ v: String(QUEUE_VERSION), ...queue })
 
@@ -145,7 +146,7 @@ export function applyQueueChange(queue: StoredQueue, change: QueueChange): Store
 const applyAll = (queue: StoredQueue, changes: readonly QueueChange[]) =>
   changes.reduce(applyQueueChange, queue)
 
-/** What a `queue-flush` writes: `changes` applied to what storage holds (junk read as empty). */
+/** What a `queue-flush` writes: `changes` applied to what the store holds (junk read as empty). */
 export function flushedQueue(raw: unknown, changes: readonly QueueChange[]): StoredQueue {
   const parsed = parseStoredQueue(raw)
   return applyAll('problem' in parsed ? emptyQueue : parsed, changes)
@@ -168,13 +169,13 @@ function attached(whenStopped: WhenStopped, stored: StoredQueue, at: number): Qu
 
 const withQueueState = (state: EngineState, queue: QueueState): EngineState => ({ ...state, queue })
 
-/** This tab's change: shown at once, written once the write lock is held. */
+/** This tab's change: shown at once, written in the next transaction of the store. */
 function change(queue: QueueState, ...changes: QueueChange[]): QueueState {
   const pending = [...queue.pending, ...changes]
   return { ...queue, pending, view: applyAll(queue.view, changes) }
 }
 
-/** A storage value that cannot be read is reported, and read as an empty queue (nothing throws). */
+/** A stored value that cannot be read is reported, and read as an empty queue (nothing throws). */
 function readStored(raw: unknown, commands: Command[]): StoredQueue {
   const parsed = parseStoredQueue(raw)
   if ('problem' in parsed) {
@@ -386,7 +387,7 @@ function settle(
         op: 'mark',
         id: sending.id,
         status: 'undelivered',
-        // What storage keeps of it: JSON, read back by `parseStoredQueue`.
+        // What the store keeps of it: JSON, read back by `parseStoredQueue`.
         error: { code: result.error.code, message: result.error.message },
       })
     // Busy, or refused as busy: it waits for a read to show what runs, then for the thread.
@@ -457,8 +458,8 @@ function settle(
     commands.push(...read.commands)
   }
 
-  // This tab's changes go to storage under the write lock; so does the choice of the next message
-  // to send, made there (`queue-locked`) from what storage holds then.
+  // This tab's changes go to the store in a transaction; so is the choice of the next message to
+  // send made there (`queue-locked`), from what the store holds then.
   const wantsToSend =
     readyToSend(state, queue) && queue.view.items.some((item) => item.status === 'queued')
   if ((queue.pending.length > 0 || wantsToSend) && !queue.locking) {
