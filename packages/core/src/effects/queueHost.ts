@@ -181,7 +181,7 @@ export function queueHost(
     window.removeEventListener?.('pagehide', onLeave)
   }
   session.inspect(({ action, commands }) => {
-    // Its commands first: a `queue-store` is written before the same step's POST goes out.
+    // Its commands first (a `queue-store` is what the transaction in progress writes).
     for (const command of commands) perform(command)
     if (action.type === 'mounted') start()
     else if (action.type === 'activated') follow()
