@@ -206,6 +206,10 @@ function closeTab(world: World, tab: Tab) {
   world.timers = world.timers.filter((t) => t.tab !== tab)
 }
 
+/**
+ * `QUEUE_MODEL_WATCH=<text>` (with `PREVIEW_CHAT_SEED=<seed>`): a failure's report also lists each
+ * step at which a tab's view of the message whose text starts so changed (how a bug was traced).
+ */
 const WATCH = process.env.QUEUE_MODEL_WATCH
 const watched = new Map<Tab, string>()
 
