@@ -9,6 +9,7 @@ import { initialEngineState, reduce, snapshotAction } from '../engine/reduce'
 import { flushedQueue, parseStoredQueue, serializeQueue, withQueue } from '../engine/slices/queue'
 import { replayTrace, traceRecorder } from '../engine/trace'
 import { errorRecord } from '../wire/contract/errors'
+import type { TurnEvent } from '../wire/contract/events'
 import type { HistorySnapshot } from '../wire/contract/snapshot'
 import { engineConfig, finishedTurn, key, runningTurn, snapshot, userMessage } from './harness'
 
@@ -53,6 +54,15 @@ const submit = (request: number, text: string, messageId = `m${request}`): Engin
   text,
   messageId,
   at: 2,
+})
+
+/** Events of the stream of the queued message's POST (token -1). */
+const queuedEvents = (...events: TurnEvent[]): EngineAction => ({
+  type: 'turn-events',
+  token: -1,
+  events,
+  at: 3,
+  stampedAt: 3,
 })
 
 /** The sender posting its one queued message `text` (id `q1`, token -1), its mark committed. */
@@ -141,24 +151,18 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
 
   it("the queued message's fate: accepted, it leaves the queue; refused as busy, it waits again", () => {
     const { posting } = postingOne('first')
-    const accepted = run(posting, {
-      type: 'turn-events',
-      token: -1,
-      events: [{ type: 'execution-started', executionId: 'e1', sessionId: key.threadId }],
-      at: 3,
-      stampedAt: 3,
-    }).state
+    const accepted = run(
+      posting,
+      queuedEvents({ type: 'execution-started', executionId: 'e1', sessionId: key.threadId }),
+    ).state
     expect(shown(accepted)).toBe('')
     expect(accepted.queue?.sending).toBeNull()
     expect(accepted.live?.executionId).toBe('e1')
 
-    const refused = run(posting, {
-      type: 'turn-events',
-      token: -1,
-      events: [{ type: 'error', message: 'busy', errorCode: 'turn_already_running' }],
-      at: 3,
-      stampedAt: 3,
-    }).state
+    const refused = run(
+      posting,
+      queuedEvents({ type: 'error', message: 'busy', errorCode: 'turn_already_running' }),
+    ).state
     // It waits for a read to show what runs (never a POST per step while the thread is taken).
     expect(shown(refused)).toBe('first:queued')
     expect(refused.queue?.judgeAfterRead).toBe(refused.reads.count)
@@ -176,13 +180,10 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   it('a queued POST leaves the draft alone: the person may be typing the next message', () => {
     const { posting } = postingOne('same text')
     const typing = run(posting, { type: 'draft-changed', draft: 'same text' }).state
-    const accepted = run(typing, {
-      type: 'turn-events',
-      token: -1,
-      events: [{ type: 'execution-started', executionId: 'e1', sessionId: key.threadId }],
-      at: 3,
-      stampedAt: 3,
-    }).state
+    const accepted = run(
+      typing,
+      queuedEvents({ type: 'execution-started', executionId: 'e1', sessionId: key.threadId }),
+    ).state
     expect(accepted.draft).toBe('same text')
   })
 
@@ -263,6 +264,32 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     )
     expect(after.queue?.view.paused).toBe(true)
     const locked = run(after, { type: 'queue-locked', stored: held }, { type: 'queue-written' })
+    expect(locked.commands.some((c) => c.type === 'post')).toBe(false)
+  })
+
+  it('the sender sends nothing while a turn it saw has no ending on record (its own stream ended first) [R-QUEUE-CLIENT-STOPPED]', () => {
+    const two = stored({
+      items: [item('q1', 'first'), item('q2', 'second')],
+      paused: false,
+      dedupes: null,
+    })
+    const posting = run(
+      attached(two).state,
+      { type: 'queue-locked', stored: two },
+      { type: 'queue-written' },
+    ).state
+    const streamed = run(
+      posting,
+      queuedEvents({ type: 'execution-started', executionId: 'e1', sessionId: key.threadId }),
+      queuedEvents({ type: 'done', executionId: 'e1' }),
+      { type: 'stream-ended', token: -1, end: { kind: 'terminal' } },
+    ).state
+    expect(streamed.watching).toEqual(['e1'])
+    const locked = run(
+      streamed,
+      { type: 'queue-locked', stored: streamed.queue && serializeQueue(streamed.queue.view) },
+      { type: 'queue-written' },
+    )
     expect(locked.commands.some((c) => c.type === 'post')).toBe(false)
   })
 
