@@ -61,6 +61,7 @@ const eventSchemas = {
     taskPath: str,
     chunk: v.variant('type', Object.values(chunkSchemas)),
   }),
+  'message-queued': v.object({ type: v.literal('message-queued'), queueId: str, sessionId: str }),
   warning: v.object({ type: v.literal('warning'), message: str, code: v.optional(str) }),
   error: v.object({ type: v.literal('error'), message: str, errorCode: v.optional(str) }),
   done: v.object({

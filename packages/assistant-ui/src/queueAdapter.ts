@@ -22,6 +22,12 @@ export function toQueueItems(queue: readonly QueuedMessage[]): readonly QueueIte
   return queue.map(({ id, text }) => ({ id, prompt: text, parts: [{ type: 'text', text }] }))
 }
 
+/** The queue's two lanes: what the server adds to the running turn (`steering`), and the rest. */
+const lanes = (queue: readonly QueuedMessage[]) => ({
+  waiting: queue.filter((item) => item.status !== 'steering'),
+  steering: queue.filter((item) => item.status === 'steering'),
+})
+
 /**
  * Where `placement` puts `id` in `queue`, as assistant-ui's own queue reads it (`insertAfter: null`
  * is the front, `insertBefore: null` the end); `null` when it says nothing, or names a message
@@ -49,9 +55,11 @@ function placedAt(queue: readonly QueuedMessage[], id: string, placement: Placem
  *
  * - the kit's `enqueue` and `steer` (its Send while a turn runs) are `submit(text)`: sent now
  *   when the thread is free, queued behind the others when not. Nothing interrupts a running turn
- *   (Stop does that); `steerItems` is always empty.
+ *   (Stop does that).
  * - `move` into the steer lane ("run now") is `sendQueuedNow(id)`: to the front, the queue
- *   resumed; a move within the queue is `reorderQueued(id, index)`.
+ *   resumed; on a server with a queue of its own, an item it holds joins the running turn, and
+ *   shows in `steerItems` (`status: 'steering'`) until it does. A move within the queue is
+ *   `reorderQueued(id, index)`.
  * - `edit` and `remove` are `editQueued` and `removeQueued` (nothing happens to a message being
  *   sent).
  *
@@ -60,6 +68,7 @@ function placedAt(queue: readonly QueuedMessage[], id: string, placement: Placem
  */
 export function queueAdapter(
   items: readonly QueueItemState[],
+  steerItems: readonly QueueItemState[],
   current: () => PreviewChat,
   refused: (text: string, result: NotSent) => void,
 ): ExternalThreadQueueAdapter {
@@ -73,7 +82,7 @@ export function queueAdapter(
   }
   return {
     items,
-    steerItems: noItems,
+    steerItems: steerItems.length === 0 ? noItems : steerItems,
     enqueue: send,
     steer: send,
     move: (id, placement) => {
@@ -98,7 +107,8 @@ export function previewChatQueue(
   runtime: () => AssistantRuntime | undefined,
 ): ExternalThreadQueueAdapter {
   // A message the session refused goes back to the composer, if it is still empty.
-  return queueAdapter(toQueueItems(queued), current, (text) => {
+  const { waiting, steering } = lanes(queued)
+  return queueAdapter(toQueueItems(waiting), toQueueItems(steering), current, (text) => {
     const composer = runtime()?.thread.composer
     if (composer?.getState().text === '') composer.setText(text)
   })

@@ -422,6 +422,7 @@ function createPushHub(
   let isConnected = false
   const invalid = (error: PreviewChatError) =>
     warn(`Ignored a push message that is not of the wire contract: ${error.message}`)
+  const other = (frame: unknown) => listeners.forEach((listener) => listener.onOther?.(frame))
   const connection = lingering(
     () => {
       const stop = source?.subscribe({
@@ -431,8 +432,10 @@ function createPushHub(
           if (parsed.kind === 'message')
             listeners.forEach((listener) => listener.onMessage(parsed.message))
           else if (parsed.kind === 'invalid') invalid(parsed.error)
+          else other(value)
         },
         onInvalid: invalid,
+        onOther: other,
         onRefused: (error) => warn(error.message),
         onConnectionChange: (connected) => {
           isConnected = connected

@@ -41,6 +41,8 @@ export interface StoredQueuedMessage {
    */
   status: 'queued' | 'sending' | 'undelivered'
   error?: { code: PreviewChatErrorCode; message: string }
+  /** The server took it into its own queue as this item (a server that queues messages). */
+  queueId?: string
 }
 
 export interface SeedQueueOptions extends QueueKeyOptions {
@@ -50,6 +52,8 @@ export interface SeedQueueOptions extends QueueKeyOptions {
   paused?: boolean
   /** What the tabs learnt of the server: it dedupes a `messageId` (`null`: not known yet). */
   dedupes?: boolean | null
+  /** What the tabs learnt of the server: it queues messages itself (`null`: not known yet). */
+  serverQueue?: boolean | null
 }
 
 /** A thread's queue as storage holds it. */
@@ -59,6 +63,7 @@ export interface StoredQueue {
   messages: StoredQueuedMessage[]
   paused: boolean
   dedupes: boolean | null
+  serverQueue: boolean | null
 }
 
 function keyOf(options: QueueKeyOptions): string {
@@ -72,14 +77,16 @@ function parsed(key: string, raw: string | null): StoredQueue {
   if ('problem' in queue) throw new Error(`The queue stored at ${key} ${queue.problem}.`)
   return {
     key,
-    messages: queue.items.map(({ id, text, status, error }) => ({
+    messages: queue.items.map(({ id, text, status, error, queueId }) => ({
       id,
       text,
       status,
       ...(error && { error: { code: error.code, message: error.message } }),
+      ...(queueId !== undefined && { queueId }),
     })),
     paused: queue.paused,
     dedupes: queue.dedupes,
+    serverQueue: queue.serverQueue,
   }
 }
 
@@ -99,6 +106,7 @@ export async function seedQueue(options: SeedQueueOptions): Promise<StoredQueue>
     items,
     paused: options.paused ?? false,
     dedupes: options.dedupes ?? null,
+    serverQueue: options.serverQueue ?? null,
   })
   const seeded = parsed(key, raw)
   await options.store.update(key, () => raw)

@@ -16,6 +16,7 @@ const labels: Record<QueuedMessage['status'], string> = {
   queued: 'Queued',
   sending: 'Sending…',
   undelivered: 'Not delivered',
+  steering: 'Joining the running turn…',
 }
 
 /**
@@ -74,7 +75,8 @@ function QueuedItem({
   onSendNow,
 }: { item: QueuedMessage } & Pick<QueueListProps, 'onEdit' | 'onRemove' | 'onSendNow'>) {
   const [editing, setEditing] = useState<string | null>(null)
-  const sending = item.status === 'sending'
+  // Being sent, or being added to the running turn: it can no longer change.
+  const sending = item.status === 'sending' || item.status === 'steering'
   const textId = `queued-${item.id}`
   const save = () => {
     if (editing !== null && editing.trim() !== '') onEdit(item.id, editing)

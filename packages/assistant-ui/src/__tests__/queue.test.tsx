@@ -250,6 +250,7 @@ describe('queueAdapter', () => {
     const refused: string[] = []
     const adapter = queueAdapter(
       toQueueItems(queued),
+      [],
       () => chat,
       (text) => refused.push(text),
     )
@@ -257,6 +258,18 @@ describe('queueAdapter', () => {
   }
   const message = (...texts: string[]) =>
     ({ content: texts.map((text) => ({ type: 'text', text })) }) as unknown as AppendMessage
+
+  it('a message the server adds to the running turn is in the steer lane until it has joined', () => {
+    const queue = [
+      { id: 's', text: 'joining', status: 'steering', queueId: '1' },
+      { id: 'a', text: 'waiting', status: 'queued', queueId: '2' },
+      { id: 'b', text: 'here', status: 'queued' },
+    ] as const
+    const chat = { queue } as unknown as PreviewChat
+    const adapter = previewChatQueue(queue, () => chat, () => undefined)
+    expect(adapter.steerItems.map((item) => item.id)).toEqual(['s'])
+    expect(adapter.items.map((item) => item.id)).toEqual(['a', 'b'])
+  })
 
   it('has one lane: the items in order, no steer items; enqueue and steer both submit', async () => {
     const { adapter, calls } = recordedChat(['a', 'b'])

@@ -372,12 +372,12 @@ function answerPost(world: World, index: number, choice: number) {
   if (messageId !== undefined && world.recordedById.has(messageId)) {
     if (!dedupes) throw new Error(`(q1) "${text}" reached the server again after it was taken`)
     // Already taken: a bare `done`, nothing recorded.
-    dispatch(world, tab, { type: 'turn-opened', token, dedupesMessages: dedupes })
+    dispatch(world, tab, { type: 'turn-opened', token, dedupesMessages: dedupes, queuesMessages: false })
     toStream(world, { stream: { tab, token } } as Exec, [{ type: 'done' }])
     return dispatch(world, tab, { type: 'stream-ended', token, end: { kind: 'terminal' } })
   }
   if (tab.dead && choice % 2 === 0) return void refused() // it never reached the server
-  if (!tab.dead) dispatch(world, tab, { type: 'turn-opened', token, dedupesMessages: dedupes })
+  if (!tab.dead) dispatch(world, tab, { type: 'turn-opened', token, dedupesMessages: dedupes, queuesMessages: false })
   if (choice % 6 === 1 || (tab.dead && runningExec(world))) {
     refused()
     return dispatch(world, tab, {

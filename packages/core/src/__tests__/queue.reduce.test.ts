@@ -25,7 +25,9 @@ function run(state: EngineState, ...actions: EngineAction[]) {
   return { state, commands }
 }
 
-const stored = (queue: StoredQueue) => serializeQueue(queue)
+/** What storage holds for `queue` (a server's own queue not known unless it says). */
+const stored = (queue: Omit<StoredQueue, 'serverQueue'> & Partial<StoredQueue>) =>
+  serializeQueue({ serverQueue: null, ...queue })
 const item = (id: string, text = id, status: 'queued' | 'sending' | 'undelivered' = 'queued') => ({
   id,
   text,
@@ -67,7 +69,7 @@ const queuedEvents = (...events: TurnEvent[]): EngineAction => ({
 
 /** The sender posting its one queued message `text` (id `q1`, token -1), its mark committed. */
 function postingOne(text: string) {
-  const held = stored({ items: [item('q1', text)], paused: false, dedupes: null })
+  const held = stored({ items: [item('q1', text)], paused: false, dedupes: null, serverQueue: null })
   const posting = run(
     attached(held).state,
     { type: 'queue-locked', stored: held },
@@ -100,7 +102,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   it("the write applies this tab's changes to what storage holds then: another tab's message is kept", () => {
     const busy = attached(null, runningTurn({ executionId: 'e1' })).state
     const mine = run(busy, submit(1, 'mine')).state
-    const other = stored({ items: [item('o1', 'theirs')], paused: false, dedupes: null })
+    const other = stored({ items: [item('o1', 'theirs')], paused: false, dedupes: null, serverQueue: null })
     const { state, commands } = run(mine, { type: 'queue-locked', stored: other })
     const write = commands.find((c) => c.type === 'queue-store')
     expect(write?.type === 'queue-store' && write.stored.items.map((i) => i.text)).toEqual([
@@ -143,7 +145,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   })
 
   it('a tab that is not the sender sends nothing', () => {
-    const held = stored({ items: [item('q1')], paused: false, dedupes: null })
+    const held = stored({ items: [item('q1')], paused: false, dedupes: null, serverQueue: null })
     const { state, commands } = attached(held, snapshot([]), false)
     expect(shown(state)).toBe('q1:queued')
     expect(commands.some((c) => c.type === 'post' || c.type === 'queue-lock')).toBe(false)
@@ -188,7 +190,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   })
 
   it('a fresh record that holds a queued message’s id takes it out of the queue', () => {
-    const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: null })
+    const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: null, serverQueue: null })
     const watcher = attached(held, runningTurn({ executionId: 'e0' }), false).state
     const recorded = snapshot([{ ...userMessage('e2', 'first'), messageId: 'q1' }])
     const { state } = run(watcher, ...readOf(recorded, 5))
@@ -243,7 +245,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   })
 
   it('the sender pauses on a turn the record shows cancelled, before it sends the next (Stop in another tab) [R-QUEUE-CLIENT-STOPPED]', () => {
-    const held = stored({ items: [item('q1', 'next')], paused: false, dedupes: null })
+    const held = stored({ items: [item('q1', 'next')], paused: false, dedupes: null, serverQueue: null })
     const { state } = attached(held, runningTurn({ executionId: 'e1' }))
     expect(state.watching).toEqual(['e1'])
     const cancelled = snapshot([
@@ -307,7 +309,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   })
 
   it('storage is parsed, never trusted [R-QUEUE-CLIENT-PARSED]', () => {
-    expect(parseStoredQueue(null)).toEqual({ items: [], paused: false, dedupes: null })
+    expect(parseStoredQueue(null)).toEqual({ items: [], paused: false, dedupes: null, serverQueue: null })
     for (const junk of [
       '',
       '{',
@@ -323,7 +325,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
       paused: false,
       dedupes: null,
     })
-    expect(parseStoredQueue(twice)).toEqual({ items: [item('x')], paused: false, dedupes: null })
+    expect(parseStoredQueue(twice)).toEqual({ items: [item('x')], paused: false, dedupes: null, serverQueue: null })
     const { state, commands } = attached('not json')
     expect(shown(state)).toBe('')
     expect(commands.find((c) => c.type === 'warn')).toMatchObject({
@@ -349,9 +351,9 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
 
     it('the next message is chosen under the write lock, from storage: another tab’s earlier one goes first', () => {
       // This tab knows only its own message; storage has another tab's, written before it.
-      const own = stored({ items: [item('mine')], paused: false, dedupes: null })
+      const own = stored({ items: [item('mine')], paused: false, dedupes: null, serverQueue: null })
       const { state } = attached(own)
-      const both = stored({ items: [item('theirs'), item('mine')], paused: false, dedupes: null })
+      const both = stored({ items: [item('theirs'), item('mine')], paused: false, dedupes: null, serverQueue: null })
       const locked = run(state, { type: 'queue-locked', stored: both }, { type: 'queue-written' })
       const post = locked.commands.find((c) => c.type === 'post')
       expect(post).toMatchObject({ request: { body: { messageId: 'theirs' } } })
@@ -398,13 +400,13 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
 
     it('a new sender starts from what storage holds when it gets the lock', () => {
       const { state } = attached(null, snapshot([]), false)
-      const now = stored({ items: [item('q1', 'written elsewhere')], paused: false, dedupes: null })
+      const now = stored({ items: [item('q1', 'written elsewhere')], paused: false, dedupes: null, serverQueue: null })
       const sender = run(state, { type: 'queue-sender', held: true, stored: now }).state
       expect(shown(sender)).toBe('written elsewhere:queued')
     })
 
     it('under the lock, a message another tab was sending is judged before anything is sent', () => {
-      const quiet = stored({ items: [item('q1')], paused: false, dedupes: true })
+      const quiet = stored({ items: [item('q1')], paused: false, dedupes: true, serverQueue: null })
       const { state } = attached(quiet)
       const orphan = stored({
         items: [{ ...item('q0', 'theirs', 'sending'), by: 'gone' }, item('q1')],
@@ -439,7 +441,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     const initial = initialEngineState({ key, tab: 'A' })
     const recorder = traceRecorder(initial, engineConfig)
     let state = initial
-    const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: true })
+    const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: true, serverQueue: null })
     for (const action of [
       { type: 'activated', at: 0, pushConnected: true },
       { type: 'queue-attached', stored: held, whenStopped: 'pause', at: 0 },

@@ -763,6 +763,7 @@ describe('a message whose POST lost its answer [R-POST-RETRY-DEDUPE]', () => {
     type: 'turn-opened',
     token: 1,
     dedupesMessages,
+    queuesMessages: false,
   })
   const cut: EngineAction = {
     type: 'stream-ended',

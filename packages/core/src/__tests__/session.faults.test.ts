@@ -348,7 +348,7 @@ describe('a stream that does not begin with execution-started (released n8n) [R-
     expect(await result).toEqual({ outcome: 'accepted', executionId: null })
     expect(t.session.getState()).toMatchObject({ status: 'streaming', draft: '' })
     expect(t.session.getState().messages[1]?.content).toEqual([{ type: 'text', text: 'Hello' }])
-    stream.raw('data: {"type":"message-queued","position":1}\n\n')
+    stream.raw('data: {"type":"agent-mood","level":1}\n\n')
     stream.send({ type: 'text-delta', id: 'm', delta: ' there' })
     await settle()
     expect(stream.cancelled).toBe(false)
@@ -360,7 +360,7 @@ describe('a stream that does not begin with execution-started (released n8n) [R-
     expect(ids(t)).toEqual(['n8nExec16chars01:user', 'n8nExec16chars01:assistant'])
     expect(warnings).toEqual([
       expect.stringMatching(/began with "start-step" instead of "execution-started"/),
-      expect.stringMatching(/unknown type "message-queued"/),
+      expect.stringMatching(/unknown type "agent-mood"/),
     ])
     t.session.dispose()
   })

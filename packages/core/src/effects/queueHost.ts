@@ -10,13 +10,32 @@ import type {
   Command,
   EngineAction,
   EngineState,
+  QueuePostAnswer,
+  ServerQueueCall,
   StoredQueue,
-  StoredQueueItem,
   WhenStopped,
 } from '../engine/model'
 import { selectSessionState, type QueuedMessage, type SessionState } from '../engine/select'
 import { flushedQueue, serializeQueue } from '../engine/slices/queue'
-import { fromErrorRecord } from '../wire/contract/errors'
+import { shownQueue, type ShownQueueItem } from '../engine/slices/queueServer'
+import {
+  failureRecord,
+  fromErrorRecord,
+  inBandError,
+  toErrorRecord,
+  toPreviewChatError,
+} from '../wire/contract/errors'
+import { readQueuePushMessage, parseQueuePushMessage } from '../wire/contract/push'
+import {
+  parseMessageQueue,
+  parseQueueItem,
+  parseQueueRemoveAnswer,
+  queueConflictOf,
+  type MessageQueue,
+} from '../wire/contract/queue'
+import type { ParseResult } from '../wire/contract/result'
+import { readTurnStream } from '../wire/transport'
+import type { ThreadKey } from '../wire/contract/ids'
 import type { ExtensionSelect, ExtensionSession, SessionContext } from './context'
 import type { QueueStore } from './queueStore'
 
@@ -91,12 +110,14 @@ export function documentLocks(): LockManagerLike {
 export function queueHost(
   session: ExtensionSession,
   dispatch: (action: EngineAction) => void,
-  context: Pick<SessionContext, 'queryKey' | 'warn' | 'timers'>,
+  context: Pick<SessionContext, 'queryKey' | 'warn' | 'timers' | 'transport' | 'listenToPush'>,
   options: QueueHostOptions,
 ): ExtensionSelect {
   // The history's query key names the scope and the thread (`['preview-chat', scope, …]`).
   const [, scope, projectId, agentId, threadId] = context.queryKey as string[]
   const key = queueStorageKey({ scope, projectId, agentId, threadId } as QueueKey)
+  const thread = { projectId, agentId, threadId } as ThreadKey
+  const server = serverQueueCalls(context.transport, thread, (action) => act(action))
   const { store, locks } = options
   let open = true
   const act = (action: EngineAction) => {
@@ -121,7 +142,10 @@ export function queueHost(
   /** What the reducer wrote (`queue-store`) while the host held the store's transaction. */
   let written: string | null | undefined
   const perform = (command: Command) => {
-    if (command.type === 'queue-store') written = write(command.stored)
+    if (command.type === 'queue-read-server') server.read(command.seq)
+    else if (command.type === 'queue-post') server.post(command.token, command.id, command.text)
+    else if (command.type === 'queue-call') server.call(command.call)
+    else if (command.type === 'queue-store') written = write(command.stored)
     else if (command.type === 'queue-flush')
       void store
         .update(key, (stored) => write(flushedQueue(stored, command.changes)))
@@ -140,9 +164,21 @@ export function queueHost(
         .then(() => wrote && act({ type: 'queue-written' }), refused('be written'))
     }
   }
+  /** The server's queue push of this thread (push goes to every member of a project). */
+  const onFrame = (frame: unknown) => {
+    const parsed =
+      typeof frame === 'string' ? parseQueuePushMessage(frame) : readQueuePushMessage(frame)
+    if (parsed.kind === 'invalid') context.warn(`Ignored a push message: ${parsed.error.message}`)
+    if (parsed.kind !== 'message') return
+    const { data } = parsed.message
+    if (data.threadId === threadId && data.agentId === agentId && data.projectId === projectId)
+      act({ type: 'queue-server-changed' })
+  }
+  let unlisten = () => {}
   /** The sender lock, held while the session is followed. */
   let sender: { controller: AbortController; release: (() => void) | null } | null = null
   const follow = () => {
+    unlisten = context.listenToPush({ onMessage: () => {}, onOther: onFrame })
     const held: NonNullable<typeof sender> = { controller: new AbortController(), release: null }
     sender = held
     locks
@@ -157,6 +193,8 @@ export function queueHost(
       })
   }
   const unfollow = () => {
+    unlisten()
+    unlisten = () => {}
     if (!sender) return
     sender.controller.abort()
     if (sender.release) act({ type: 'queue-sender', held: false })
@@ -176,6 +214,7 @@ export function queueHost(
   }
   const close = () => {
     unfollow()
+    server.abort()
     open = false
     unwatch()
     window.removeEventListener?.('pagehide', onLeave)
@@ -201,7 +240,7 @@ export function queueHost(
     const view = selectSessionState(state, previous)
     const queue = state.queue
     if (!shown || shown.queue !== queue) {
-      const items = queue?.view.items ?? []
+      const items = queue ? shownQueue(queue) : []
       const before = shown?.fields.queue
       const same =
         before?.length === items.length && items.every((item, i) => sameItem(before[i], item))
@@ -226,18 +265,160 @@ export function queueHost(
   }
 }
 
-const sameItem = (a: QueuedMessage | undefined, b: StoredQueueItem) =>
+const sameItem = (a: QueuedMessage | undefined, b: ShownQueueItem) =>
   a !== undefined &&
   a.id === b.id &&
   a.text === b.text &&
   a.status === b.status &&
+  a.queueId === b.queueId &&
   a.error?.message === b.error?.message
 
-function toQueuedMessage(item: StoredQueueItem): QueuedMessage {
+function toQueuedMessage(item: ShownQueueItem): QueuedMessage {
   return {
     id: item.id,
     text: item.text,
     status: item.status,
     ...(item.error && { error: fromErrorRecord(item.error) }),
+    ...(item.queueId !== undefined && { queueId: item.queueId }),
+  }
+}
+
+/** Codes of a POST that got no usable answer: the server may have taken the message anyway. */
+const mayHaveBeenTaken = new Set(['network_error', 'server_error', 'invalid_response', 'timeout'])
+
+/**
+ * The server's queue routes (`next-era.md`) and the hand-over POST, performed for the reducer:
+ * each answer is checked by the contract's parsers and dispatched; nothing here decides.
+ */
+function serverQueueCalls(
+  transport: SessionContext['transport'],
+  thread: ThreadKey,
+  act: (action: EngineAction) => void,
+) {
+  const controllers = new Set<AbortController>()
+  const track = () => {
+    const controller = new AbortController()
+    controllers.add(controller)
+    return controller
+  }
+  const route = (call: ServerQueueCall) => {
+    const item = `/queue/${encodeURIComponent(call.queueId)}`
+    switch (call.op) {
+      case 'edit':
+        return { path: item, method: 'PATCH', body: { message: call.text }, parse: parseQueueItem }
+      case 'remove':
+        return { path: item, method: 'DELETE', parse: parseQueueRemoveAnswer }
+      case 'reorder': {
+        const { targetQueueId, expectedQueueIds } = call
+        const body = { targetQueueId, expectedQueueIds }
+        return { path: `${item}/reorder`, method: 'POST', body, parse: parseMessageQueue }
+      }
+      case 'steer':
+        const body = { executionId: call.executionId }
+        return { path: `${item}/steer`, method: 'POST', body, parse: parseQueueItem }
+    }
+  }
+  return {
+    read(seq: number) {
+      const controller = track()
+      transport
+        .callThread(thread, '/queue', { method: 'GET' }, 'The message queue read', parseMessageQueue, controller.signal)
+        .then(
+          (queue: MessageQueue) =>
+            act({
+              type: 'queue-server-read',
+              seq,
+              server: {
+                steerable: queue.steerableExecutionId,
+                items: queue.items.map((item) => ({
+                  queueId: item.id,
+                  text: item.message,
+                  steering: item.steeringExecutionId !== null,
+                })),
+              },
+            }),
+          (cause: unknown) =>
+            controller.signal.aborted ||
+            act({
+              type: 'queue-server-read',
+              seq,
+              error: failureRecord(cause, 'network_error', 'The message queue read'),
+            }),
+        )
+        .finally(() => controllers.delete(controller))
+    },
+    call(call: ServerQueueCall) {
+      const controller = track()
+      const { path, method, body, parse } = route(call)
+      transport
+        .callThread(
+          thread,
+          path,
+          { method, ...(body && { body }) },
+          'Changing the message queue',
+          parse as (body: unknown) => ParseResult<unknown>,
+          controller.signal,
+        )
+        .then(
+          () => act({ type: 'queue-called', call, error: null, conflict: null }),
+          (cause: unknown) => {
+            if (controller.signal.aborted) return
+            const error = toPreviewChatError(cause, 'network_error', 'Changing the message queue')
+            act({ type: 'queue-called', call, error: toErrorRecord(error), conflict: queueConflictOf(error) })
+          },
+        )
+        .finally(() => controllers.delete(controller))
+    },
+    /**
+     * POSTs the message and reads its stream until the server's first word, then closes it (what
+     * the platform's own web client does to a stream whose message waits): the message is the
+     * server's from `message-queued` on, and its turn is followed as any other once taken up.
+     */
+    post(token: number, id: string, text: string) {
+      const controller = track()
+      let answer: QueuePostAnswer | null = null
+      const settle = (found: QueuePostAnswer) => {
+        if (answer) return
+        answer = found
+        controller.abort()
+        act({ type: 'queue-posted', token, answer: found })
+      }
+      const request = {
+        kind: 'message' as const,
+        body: { message: text, sessionId: thread.threadId, messageId: id },
+      }
+      transport
+        .openTurn(thread, request, controller.signal)
+        .then(({ body }) =>
+          readTurnStream(
+            body,
+            ([first]) => {
+              if (!first) return
+              if (first.type === 'message-queued')
+                settle({ kind: 'queued', queueId: first.queueId })
+              else if (first.type === 'error') settle({ kind: 'refused', error: inBandError(first) })
+              else settle(first.type === 'done' ? { kind: 'duplicate' } : { kind: 'started' })
+            },
+            controller.signal,
+          ),
+        )
+        .then(
+          (end) => {
+            if (end.kind === 'cut') settle({ kind: 'lost', error: toErrorRecord(end.error) })
+          },
+          (cause: unknown) => {
+            if (answer) return
+            const error = toPreviewChatError(cause, 'network_error', 'Sending the queued message')
+            const lost = mayHaveBeenTaken.has(error.code)
+            settle({ kind: lost ? 'lost' : 'refused', error: toErrorRecord(error) })
+          },
+        )
+        .finally(() => controllers.delete(controller))
+    },
+    /** The session stopped following: answers still on their way are not wanted. */
+    abort() {
+      for (const controller of controllers) controller.abort()
+      controllers.clear()
+    },
   }
 }

@@ -497,6 +497,7 @@ export class PreviewChatSession {
           type: 'turn-opened',
           token,
           dedupesMessages: capabilities.dedupesMessages,
+          queuesMessages: capabilities.queuesMessages,
         })
         void readTurnStream(
           body,

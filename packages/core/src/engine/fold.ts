@@ -156,12 +156,14 @@ export function applyTurnEvent(turn: LiveTurn, event: TurnEvent, options: TurnOp
     case 'done':
       return end(turn, 'success')
     case 'execution-started':
+    case 'message-queued':
     case 'start-step':
     case 'finish-step':
     case 'text-end':
     case 'tool-input-delta':
     case 'warning':
-      // execution-started opens the turn (startTurn); the others change no part.
+      // execution-started opens the turn (startTurn); message-queued comes before it (its
+      // POST's acceptance, `ownTurn.ts`); the others change no part.
       return turn
   }
 }

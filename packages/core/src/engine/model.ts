@@ -37,7 +37,12 @@ export interface EngineConfig {
  */
 export type SubmitResult<E = PreviewChatError> =
   /** The server took the turn and runs it; `executionId` `null`: unannounced ([stand-in ids](../../../../docs/decisions/stand-in-ids.md)). */
-  | { outcome: 'accepted'; executionId: string | null }
+  | {
+      outcome: 'accepted'
+      executionId: string | null
+      /** Taken into the server's own queue (`message-queued`): its item there; the turn follows. */
+      queueId?: string
+    }
   /** A turn runs, a submission is under way, or the thread's state is not known yet: nothing was sent. */
   | { outcome: 'busy' }
   /** Not accepted (or not confirmed in time); the draft is kept. `error.code` says why. */
@@ -88,8 +93,11 @@ export interface OwnTurn {
   text: string | null
   /** The suspension (tool call id) being answered, for a resume. */
   resuming: string | null
-  /** `posting`: not accepted yet; `streaming`: accepted, its events arrive. */
-  phase: 'posting' | 'streaming'
+  /**
+   * `posting`: not accepted yet; `queued`: accepted into the server's own queue
+   * (`message-queued`), its turn not begun; `streaming`: accepted, its events arrive.
+   */
+  phase: 'posting' | 'queued' | 'streaming'
   /** When it was posted, and when its stream last delivered events (scheduler time). */
   since: number
   lastEventAt: number
@@ -273,6 +281,11 @@ export interface StoredQueueItem {
   error?: ErrorRecord
   /** The tab sending it. */
   by?: string
+  /**
+   * The server took it into its own queue (`message-queued`) as this item: it waits there, and
+   * leaves this queue once a read of the server's queue no longer lists it, or the record holds it.
+   */
+  queueId?: string
 }
 
 /** A thread's queue as the store keeps it. */
@@ -282,7 +295,37 @@ export interface StoredQueue {
   paused: boolean
   /** The server dedupes by `messageId`, as a tab learnt it (`null`: not known). */
   dedupes: boolean | null
+  /** The server has a queue of its own (`message-queued`), as a tab learnt it (`null`: not known). */
+  serverQueue: boolean | null
 }
+
+/** The server's own queue of the thread, as this tab last read it (`GET …/chat/:threadId/queue`). */
+export interface ServerQueueView {
+  /** The running execution a queued message can be steered into now. */
+  steerable: string | null
+  /** In the server's order: accepted steers first, then what waits. */
+  items: readonly { queueId: string; text: string; steering: boolean }[]
+}
+
+/** A change asked of the server's queue (its routes, `next-era.md`). */
+export type ServerQueueCall =
+  | { op: 'edit'; queueId: string; text: string }
+  | { op: 'remove'; queueId: string }
+  /** `queueId` takes `targetQueueId`'s place; `expectedQueueIds`: the pending order as shown. */
+  | { op: 'reorder'; queueId: string; targetQueueId: string; expectedQueueIds: string[] }
+  /** Into the running turn `executionId`. */
+  | { op: 'steer'; queueId: string; executionId: string }
+
+/**
+ * How a message handed to the server's queue (`queue-post`) was answered: taken into the queue;
+ * a bare `done` (a retry of one taken already); taken up at once; refused; or no answer at all.
+ */
+export type QueuePostAnswer =
+  | { kind: 'queued'; queueId: string }
+  | { kind: 'duplicate' }
+  | { kind: 'started' }
+  | { kind: 'refused'; error: ErrorRecord }
+  | { kind: 'lost'; error: ErrorRecord }
 
 /** One change to a queue: what a tab asks, applied to what the store holds when it writes. */
 export type QueueChange =
@@ -303,6 +346,9 @@ export type QueueChange =
   | { op: 'mark'; id: string; status: StoredQueueItem['status']; error?: ErrorRecord; by?: string }
   | { op: 'paused'; paused: boolean }
   | { op: 'dedupes'; dedupes: boolean }
+  | { op: 'server-queue'; serverQueue: boolean }
+  /** It is in the server's own queue as `queueId` (`message-queued`). */
+  | { op: 'handed'; id: string; queueId: string }
 
 /** The queue's part of the engine state (`withQueue` of `slices/queue.ts`). */
 export interface QueueState {
@@ -317,8 +363,18 @@ export interface QueueState {
   /** This tab holds the thread's sender lock: it alone sends queued messages. */
   sender: boolean
   whenStopped: WhenStopped
-  /** The queued message this tab sends: its POST's token, and whether it went out. */
-  sending: { id: string; token: number; posted: boolean } | null
+  /**
+   * The queued message this tab sends: its POST's token, whether it went out, and how: through
+   * the engine (a turn of this tab), or handed to the server's own queue (`queue-post`), and how
+   * many times (a second only where the server dedupes).
+   */
+  sending: {
+    id: string
+    token: number
+    posted: boolean
+    via?: 'server-queue'
+    attempts?: number
+  } | null
   /** Queued messages this tab posted so far (their tokens are `-1`, `-2`, …). */
   sends: number
   /**
@@ -329,6 +385,16 @@ export interface QueueState {
   judgeAfterRead: number | null
   /** The scheduler time of the last action that had one: when a queued message is posted. */
   clock: number
+  /** The server's own queue as last read (`null`: not read, or the server has none). */
+  server: ServerQueueView | null
+  /** Reads of the server's queue: asked so far, the last one applied, one in flight, one wanted. */
+  serverReads: { asked: number; applied: number; inFlight: boolean; wanted: boolean }
+  /**
+   * Per item in the server's queue that this queue holds (`queueId`): how many reads of the
+   * server's queue were asked when this tab learnt of it. A read asked after that which does not
+   * list it shows it was taken up (or removed): it leaves this queue.
+   */
+  handedAt: Readonly<Record<string, number>>
 }
 
 /** `at` is the scheduler's clock (`timers.now()`); `stampedAt` the wall clock (`now()`). */
@@ -372,8 +438,11 @@ export type EngineAction =
       resumeData: unknown
       at: number
     }
-  /** The POST was answered with a turn stream; its headers say whether the server dedupes. */
-  | { type: 'turn-opened'; token: number; dedupesMessages: boolean }
+  /**
+   * The POST was answered with a turn stream; its headers say whether the server dedupes, and
+   * whether it queues messages itself (the queue of `@preview-chat/core/queue` uses that).
+   */
+  | { type: 'turn-opened'; token: number; dedupesMessages: boolean; queuesMessages: boolean }
   /** The POST got no turn stream: refused, failed, or a page instead of the API. */
   | { type: 'post-failed'; token: number; error: ErrorRecord }
   /** Events of one of this tab's turn streams, in order (one network chunk's worth). */
@@ -448,6 +517,15 @@ export type QueueAction =
   | { type: 'queue-reorder'; id: string; to: number }
   | { type: 'queue-send-now'; id: string }
   | { type: 'queue-resume' }
+  /** The server's queue of this thread changed (push `agentMessageQueueUpdated`): read it. */
+  | { type: 'queue-server-changed' }
+  /** A read of the server's queue (`queue-read-server` number `seq`) answered, checked. */
+  | { type: 'queue-server-read'; seq: number; server: ServerQueueView }
+  | { type: 'queue-server-read'; seq: number; error: ErrorRecord }
+  /** A message handed to the server's queue (`queue-post`) was answered. */
+  | { type: 'queue-posted'; token: number; answer: QueuePostAnswer }
+  /** A change of the server's queue (`queue-call`) was answered; `conflict`: its 409's reason. */
+  | { type: 'queue-called'; call: ServerQueueCall; error: ErrorRecord | null; conflict: string | null }
   /** The page is being left (`pagehide`): what is not written yet is written now (`queue-flush`). */
   | { type: 'queue-leaving' }
 
@@ -498,6 +576,17 @@ export type Command =
    * step), so that a message written just before is not lost.
    */
   | { type: 'queue-flush'; changes: readonly QueueChange[] }
+  /** Read the server's own queue of the thread; answer with `queue-server-read` of this `seq`. */
+  | { type: 'queue-read-server'; seq: number }
+  /**
+   * Hand a queued message to the server's own queue: POST it (same `messageId`), read its stream
+   * only until the server's first word (`message-queued`, a bare `done`, `execution-started` or an
+   * error), then close it and answer with `queue-posted`. The turn, once taken up, is followed as
+   * any other.
+   */
+  | { type: 'queue-post'; token: number; id: string; text: string }
+  /** Ask a change of the server's queue; answer with `queue-called`. */
+  | { type: 'queue-call'; call: ServerQueueCall }
 
 /** What one action did: the next state, and the commands to perform, in order. */
 export interface Step {

@@ -88,15 +88,25 @@ export interface SessionState {
 
 /** A message in the queue (`SessionState.queue`). */
 export interface QueuedMessage {
-  /** Its client id: the `messageId` it is sent with, and its id in the record once sent. */
+  /**
+   * Its client id: the `messageId` it is sent with, and its id in the record once sent. An item
+   * of the server's queue that no tab of this scope sent (another device's) is `queue:<queueId>`.
+   */
   id: string
   text: string
   /**
    * `queued`: waiting for the thread; `sending`: posted, its fate not known yet; `undelivered`:
-   * it could not be sent, or may have been (`error` says which): edit, send now or remove it.
+   * it could not be sent, or may have been (`error` says which): edit, send now or remove it;
+   * `steering`: the server adds it to the running turn (a server with a queue of its own).
    */
-  status: 'queued' | 'sending' | 'undelivered'
+  status: 'queued' | 'sending' | 'undelivered' | 'steering'
   error?: PreviewChatError
+  /**
+   * It waits in the server's own queue (a server that queues messages, `next-era.md`) as this
+   * item: edits, removal, moves and "send now" go to the server, which may refuse one (409:
+   * it started meanwhile) with `state.error` saying why.
+   */
+  queueId?: string
 }
 
 const publicError = (record: ErrorRecord | null): PreviewChatError | null =>

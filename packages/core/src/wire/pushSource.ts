@@ -14,6 +14,12 @@ export interface PushListener {
    * `agentExecutionUpdated`); the client reports it through `onWarning` and goes on listening.
    */
   onInvalid?(error: PreviewChatError): void
+  /**
+   * A frame of a type the contract does not know (the platform's queue push,
+   * `agentMessageQueueUpdated`): its text (or an app source's value), unchecked, for an opt-in
+   * part that knows the type to parse (the queue of `@preview-chat/core/queue`).
+   */
+  onOther?(frame: unknown): void
   /** The channel (re)connected (`true`) or was lost (`false`). Reads follow a reconnect. */
   onConnectionChange?(connected: boolean): void
   /**
@@ -118,6 +124,7 @@ function reconnecting(
             const parsed = parsePushMessage(data)
             if (parsed.kind === 'message') listener.onMessage(parsed.message)
             else if (parsed.kind === 'invalid') listener.onInvalid?.(parsed.error)
+            else listener.onOther?.(data)
           },
           closed(retryAfterMs) {
             if (!live) return

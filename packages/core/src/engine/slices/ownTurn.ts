@@ -197,6 +197,15 @@ export function turnEvents(
   if (own?.token !== action.token) return step(state) // a detached stream: shown nowhere
   if (own.phase === 'streaming') return streamed(state, own, action.events, action, config)
   const [first] = action.events
+  if (first?.type === 'message-queued' && own.phase === 'posting') {
+    const queued = queuedByServer(state, own, first.queueId)
+    const rest = action.events.slice(1)
+    return rest.length === 0
+      ? queued
+      : andThen(queued, (s) => turnEvents(s, { ...action, events: rest }, config))
+  }
+  if (own.phase === 'queued' && first?.type !== 'execution-started')
+    return leftServerQueue(state, own, first)
   if (first?.type === 'done' && own.attempts > 1) return alreadyAccepted(state, own)
   if (first?.type === 'error') {
     // Refused before it started (e.g. turn_already_running): nothing was recorded.
@@ -240,6 +249,38 @@ function alreadyAccepted(state: EngineState, own: OwnTurn): Step {
     ),
     // A Stop held for this message has no execution id to wait for: what runs is the record's.
     (s) => onOwnTurnNotTaken(s, own.token),
+  )
+}
+
+/**
+ * The server took the message into its own queue (`message-queued`, the platform's next era):
+ * accepted, so the draft clears and `submit()` resolves, with no execution yet and no deadline.
+ * Its turn streams on this same POST once taken up; the gate of the other tabs is the thread's
+ * (a turn runs ahead of it).
+ */
+function queuedByServer(state: EngineState, own: OwnTurn, queueId: string): Step {
+  const next = {
+    ...state,
+    own: { ...own, phase: 'queued' as const, settled: true },
+    draft: draftAfter(state, own),
+    error: null,
+  }
+  return step(
+    next,
+    ...settleSubmit(own, { outcome: 'accepted', executionId: null, queueId }),
+    relay(next, { kind: 'posting', active: false }),
+  )
+}
+
+/**
+ * A message the server had queued ended before its turn began: removed from the queue (an
+ * `error` says so), or steered into the running turn (a bare `done`). Nothing of it runs here;
+ * the record shows where it went.
+ */
+function leftServerQueue(state: EngineState, own: OwnTurn, first: TurnEvent | undefined): Step {
+  const error = first?.type === 'error' ? inBandError(first) : state.error
+  return andThen(step(wantRead({ ...state, own: null, error })), (s) =>
+    onOwnTurnNotTaken(s, own.token),
   )
 }
 
@@ -353,7 +394,8 @@ export function streamEnded(state: EngineState, action: Action<'stream-ended'>):
     own: null,
     cut: state.cut || end.kind !== 'terminal',
   })
-  if (own.phase === 'streaming') return step(end.kind === 'cut' ? reopenAnswer(ended, own) : ended)
+  // Accepted already (a turn, or the server's queue): the record says the rest.
+  if (own.phase !== 'posting') return step(end.kind === 'cut' ? reopenAnswer(ended, own) : ended)
   const error =
     end.kind === 'cut'
       ? end.error

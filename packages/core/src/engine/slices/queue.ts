@@ -29,8 +29,18 @@ import {
   FAIL,
   type Schema,
 } from '../../wire/contract/schema'
-import { sessionStatus } from '../derive'
+import { heldByAnotherTab, sessionStatus } from '../derive'
 import { step } from './common'
+import {
+  callProblem,
+  handsOver,
+  learnHanded,
+  serverItemAction,
+  serverRead,
+  shownQueue,
+  waitsHere,
+  wantServerRead,
+} from './queueServer'
 import type {
   Command,
   EngineAction,
@@ -45,7 +55,7 @@ import type {
   WhenStopped,
 } from '../model'
 
-export const emptyQueue: StoredQueue = { items: [], paused: false, dedupes: null }
+export const emptyQueue: StoredQueue = { items: [], paused: false, dedupes: null, serverQueue: null }
 
 /** The version of the stored queue's shape: another one is not read (it is replaced on write). */
 export const QUEUE_VERSION = 1
@@ -64,10 +74,13 @@ const storedSchema = object({
       status: picklist(['queued', 'sending', 'undelivered']),
       error: optional(errorSchema),
       by: optional(string),
+      queueId: optional(string),
     }),
   ),
   paused: boolean,
   dedupes: nullable(boolean),
+  // Absent in what an earlier version wrote: not known.
+  serverQueue: optional(nullable(boolean)),
 })
 
 /** What the store holds (a string from another tab, or from an older page), parsed; never trusted. */
@@ -83,7 +96,12 @@ export function parseStoredQueue(raw: unknown): StoredQueue | { problem: string 
   if (parsed === FAIL) return { problem: 'is not a queue this version of preview-chat wrote' }
   const ids = new Set<string>()
   const items = parsed.items.filter((item) => !ids.has(item.id) && ids.add(item.id))
-  return { items, paused: parsed.paused, dedupes: parsed.dedupes }
+  return {
+    items,
+    paused: parsed.paused,
+    dedupes: parsed.dedupes,
+    serverQueue: parsed.serverQueue ?? null,
+  }
 }
 
 /** The stored queue as the store keeps it (`parseStoredQueue` reads it back). */
@@ -140,6 +158,20 @@ export function applyQueueChange(queue: StoredQueue, change: QueueChange): Store
       return queue.paused === change.paused ? queue : { ...queue, paused: change.paused }
     case 'dedupes':
       return queue.dedupes === change.dedupes ? queue : { ...queue, dedupes: change.dedupes }
+    case 'server-queue':
+      return queue.serverQueue === change.serverQueue
+        ? queue
+        : { ...queue, serverQueue: change.serverQueue }
+    case 'handed': {
+      if (!item) return queue
+      const handed: StoredQueueItem = {
+        id: item.id,
+        text: item.text,
+        status: 'queued',
+        queueId: change.queueId,
+      }
+      return { ...queue, items: items.map((i) => (i === item ? handed : i)) }
+    }
   }
 }
 
@@ -164,6 +196,9 @@ function attached(whenStopped: WhenStopped, stored: StoredQueue, at: number): Qu
     sends: 0,
     judgeAfterRead: null,
     clock: at,
+    server: null,
+    serverReads: { asked: 0, applied: 0, inFlight: false, wanted: false },
+    handedAt: {},
   }
 }
 
@@ -243,7 +278,7 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
       // The next message is chosen here, from what the store holds in the transaction (another
       // tab's message written before it is ahead of it), and marked `sending` in the same write:
       // its POST goes out once that write is committed (`queue-written`, `settle`).
-      const head = stored.items.find((item) => item.status === 'queued')
+      const head = stored.items.find(waitsHere)
       if (head && readyToSend(state, next)) {
         const token = -(queue.sends + 1)
         stored = applyQueueChange(stored, {
@@ -273,36 +308,33 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
       const next = { ...queue, sender: true, stored, view: applyAll(stored, queue.pending) }
       return { state: withQueueState(state, next), commands }
     }
+    case 'queue-server-read': {
+      const commands: Command[] = []
+      const read = serverRead(queue, action, commands)
+      return { state: withQueueState(state, change(read.queue, ...read.changes)), commands }
+    }
+    case 'queue-posted':
+      return queuePosted(state, queue, action)
+    case 'queue-called': {
+      // Whatever the answer, the queue is read again: it shows what the server holds.
+      const commands: Command[] = []
+      const next = wantServerRead(queue, commands)
+      const error = action.error && callProblem(action.error, action.conflict)
+      return { state: { ...withQueueState(state, next), ...(error && { error }) }, commands }
+    }
+    case 'queue-server-changed':
+      return step(state) // read in `settle`
     // Not of a message this tab shows `sending` (no UI offers it): made on what the person saw.
     case 'queue-edit':
-    case 'queue-remove': {
-      const seen = queue.view.items.find((item) => item.id === action.id)
-      if (!seen || seen.status === 'sending') return step(state)
-      const edit: QueueChange =
-        action.type === 'queue-edit'
-          ? { op: 'edit', id: action.id, text: action.text }
-          : { op: 'remove', id: action.id }
-      return { state: withQueueState(state, change(queue, edit)), commands: [] }
-    }
-    case 'queue-reorder': {
-      const others = queue.view.items.filter((item) => item.id !== action.id)
-      const before = others[Math.max(0, Math.trunc(action.to))]?.id ?? null
-      return {
-        state: withQueueState(state, change(queue, { op: 'move', id: action.id, before })),
-        commands: [],
-      }
-    }
+    case 'queue-remove':
+    case 'queue-reorder':
     case 'queue-send-now': {
-      // Sent again only if the person saw it undelivered (their decision, with its error shown).
-      const seen = queue.view.items.find((item) => item.id === action.id)
-      const retry = seen?.status === 'undelivered'
-      return {
-        state: withQueueState(
-          state,
-          change(queue, { op: 'front', id: action.id, ...(retry && { retry }) }),
-        ),
-        commands: [],
+      const held = serverItemAction(queue, action)
+      if (held) {
+        const commands: Command[] = held.call ? [{ type: 'queue-call', call: held.call }] : []
+        return { state: withQueueState(state, change(held.queue, ...held.changes)), commands }
       }
+      return localItemAction(state, queue, action)
     }
     case 'queue-resume':
       return {
@@ -332,6 +364,102 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
   }
 }
 
+/** The person's edit, removal, move or "send now" of a message this client holds. */
+function localItemAction(
+  state: EngineState,
+  queue: QueueState,
+  action: Extract<
+    EngineAction,
+    { type: 'queue-edit' | 'queue-remove' | 'queue-reorder' | 'queue-send-now' }
+  >,
+): Step {
+  const seen = queue.view.items.find((item) => item.id === action.id)
+  let edit: QueueChange
+  if (action.type === 'queue-reorder') {
+    // Behind what the server holds, which runs first: `to` counts the queue as shown.
+    const local = queue.view.items.filter((item) => item.queueId === undefined)
+    const ahead = shownQueue(queue).length - local.length
+    const others = local.filter((item) => item.id !== action.id)
+    const before = others[Math.max(0, Math.trunc(action.to) - ahead)]?.id ?? null
+    edit = { op: 'move', id: action.id, before }
+  } else if (action.type === 'queue-send-now') {
+    // Sent again only if the person saw it undelivered (their decision, with its error shown).
+    const retry = seen?.status === 'undelivered'
+    edit = { op: 'front', id: action.id, ...(retry && { retry }) }
+  } else {
+    if (!seen || seen.status === 'sending') return step(state)
+    edit =
+      action.type === 'queue-edit'
+        ? { op: 'edit', id: action.id, text: action.text }
+        : { op: 'remove', id: action.id }
+  }
+  return { state: withQueueState(state, change(queue, edit)), commands: [] }
+}
+
+/**
+ * A message handed to the server's queue was answered (`queue-post`): it is the server's now (or
+ * was already, or runs); refused, it is undelivered; with no answer, it is sent once more with
+ * the same id where the server dedupes, else undelivered ("may have been sent").
+ */
+function queuePosted(
+  state: EngineState,
+  queue: QueueState,
+  action: Extract<EngineAction, { type: 'queue-posted' }>,
+): Step {
+  const sending = queue.sending
+  if (sending?.via !== 'server-queue' || sending.token !== action.token) return step(state)
+  const { answer } = action
+  const commands: Command[] = []
+  let next: QueueState = { ...queue, sending: null }
+  switch (answer.kind) {
+    case 'queued':
+      next = change(
+        next,
+        { op: 'handed', id: sending.id, queueId: answer.queueId },
+        { op: 'server-queue', serverQueue: true },
+      )
+      next = wantServerRead(
+        { ...next, handedAt: { ...next.handedAt, [answer.queueId]: next.serverReads.asked } },
+        commands,
+      )
+      break
+    case 'duplicate':
+    case 'started':
+      // Taken (now, or by an earlier POST whose answer was lost): the reads show where it is.
+      // (`settle` asks the engine for a read of the record.)
+      next = change(next, { op: 'done', id: sending.id })
+      if (answer.kind === 'duplicate') next = wantServerRead(next, commands)
+      break
+    case 'refused':
+      next = change(next, {
+        op: 'mark',
+        id: sending.id,
+        status: 'undelivered',
+        error: { code: answer.error.code, message: answer.error.message },
+      })
+      break
+    case 'lost': {
+      const attempts = sending.attempts ?? 1
+      if (queue.view.dedupes === true && attempts < 2) {
+        next = { ...next, sending: { ...sending, attempts: attempts + 1 } }
+        const item = queue.view.items.find((i) => i.id === sending.id)
+        if (item) {
+          commands.push({ type: 'queue-post', token: sending.token, id: item.id, text: item.text })
+          break
+        }
+        next = { ...next, sending: null }
+      }
+      next = change(next, {
+        op: 'mark',
+        id: sending.id,
+        status: 'undelivered',
+        error: answerLost,
+      })
+    }
+  }
+  return { state: withQueueState(state, next), commands }
+}
+
 /**
  * What every step owes the queue once the engine (or the queue's own action) has stepped: the POST
  * of a message whose `sending` mark is written, that message's fate, the record's word on every
@@ -356,7 +484,12 @@ function settle(
   if (post && !post.posted && action.type === 'queue-written') {
     const item = queue.view.items.find((i) => i.id === post.id)
     queue = { ...queue, sending: item ? { ...post, posted: true } : null }
-    if (item) {
+    // While a turn runs, to the server's queue (where it has one and `keep` is the rule); when
+    // the thread is free, as this tab's own turn.
+    if (item && handsOver(queue) && sessionStatus(state) !== 'idle') {
+      queue = { ...queue, sending: { ...post, posted: true, via: 'server-queue', attempts: 1 } }
+      commands.push({ type: 'queue-post', token: post.token, id: item.id, text: item.text })
+    } else if (item) {
       const sent = base(
         withQueueState(state, queue),
         {
@@ -381,7 +514,14 @@ function settle(
   if (sending && settled?.type === 'settle-submit') {
     const { result } = settled
     queue = { ...queue, sending: null }
-    if (result.outcome === 'accepted') queue = change(queue, { op: 'done', id: sending.id })
+    // Taken into the server's own queue: it waits there until its turn.
+    if (result.outcome === 'accepted' && result.queueId !== undefined)
+      queue = change(
+        queue,
+        { op: 'handed', id: sending.id, queueId: result.queueId },
+        { op: 'server-queue', serverQueue: true },
+      )
+    else if (result.outcome === 'accepted') queue = change(queue, { op: 'done', id: sending.id })
     else if (result.outcome === 'failed' && result.error.code !== 'turn_already_running')
       queue = change(queue, {
         op: 'mark',
@@ -403,6 +543,42 @@ function settle(
   // What this tab learnt of dedupe is shared with the tabs (a sender judges by it).
   if (state.dedupesMessages !== null && state.dedupesMessages !== queue.view.dedupes)
     queue = change(queue, { op: 'dedupes', dedupes: state.dedupesMessages })
+  // And that the server queues messages itself (its header says so; the platform's says nothing,
+  // but a `message-queued` does).
+  const queues =
+    (action.type === 'turn-opened' && action.queuesMessages) ||
+    (action.type === 'turn-events' && action.events.some((e) => e.type === 'message-queued'))
+  if (queues && queue.view.serverQueue !== true)
+    queue = change(queue, { op: 'server-queue', serverQueue: true })
+
+  // The server's queue is read when it may have changed: on its push, once this tab follows the
+  // thread, when a read of the record shows a turn began or ended (the server takes up its next
+  // item), after a message was handed over; and a message handed over that this tab had not
+  // heard of is judged by a read asked from now.
+  if (queue.view.serverQueue === true && state.active) {
+    const learnt = learnHanded(queue)
+    queue = learnt.queue
+    const held = queue.server !== null && queue.server.items.length > 0
+    const handed = queue.view.items.some((item) => item.queueId !== undefined)
+    if (
+      learnt.learnt ||
+      action.type === 'queue-server-changed' ||
+      action.type === 'activated' ||
+      (action.type === 'queue-sender' && action.held) ||
+      (queue.server === null && queue.serverReads.asked === 0) ||
+      (action.type === 'snapshot' && action.fresh && action.fromRead && (held || handed))
+    )
+      queue = wantServerRead(queue, commands)
+  }
+  // A message the server took (or had taken): the record shows it.
+  if (
+    action.type === 'queue-posted' &&
+    (action.answer.kind === 'duplicate' || action.answer.kind === 'started')
+  ) {
+    const read = base(withQueueState(state, queue), { type: 'read-wanted', urgent: false }, config)
+    state = read.state
+    commands.push(...read.commands)
+  }
 
   if (action.type === 'snapshot' && action.fresh) {
     // The record holds a queued message: its turn was taken, whoever sent it.
@@ -442,7 +618,7 @@ function settle(
     queue.whenStopped === 'pause' && (stopped || failed || (queue.sender && ended('cancelled')))
   if (pause) queue = change(queue, { op: 'paused', paused: true })
   else if (queue.whenStopped === 'draft' && (stopped || failed)) {
-    const back = queue.view.items.filter((item) => item.status === 'queued')
+    const back = queue.view.items.filter(waitsHere)
     queue = change(queue, ...back.map((item): QueueChange => ({ op: 'done', id: item.id })))
     const texts = [state.draft, ...back.map((item) => item.text)]
     state = { ...state, draft: texts.filter((text) => text.trim() !== '').join('\n\n') }
@@ -460,8 +636,7 @@ function settle(
 
   // This tab's changes go to the store in a transaction; so is the choice of the next message to
   // send made there (`queue-locked`), from what the store holds then.
-  const wantsToSend =
-    readyToSend(state, queue) && queue.view.items.some((item) => item.status === 'queued')
+  const wantsToSend = readyToSend(state, queue) && queue.view.items.some(waitsHere)
   if ((queue.pending.length > 0 || wantsToSend) && !queue.locking) {
     commands.push({ type: 'queue-lock' })
     queue = { ...queue, locking: true }
@@ -469,18 +644,23 @@ function settle(
   return { state: withQueueState(state, queue), commands }
 }
 
-/** This tab may send the next queued message now: it is the sender, and the thread is free. */
+/**
+ * This tab may send the next queued message now: it is the sender, and the thread is free; or,
+ * where it hands messages to the server's queue, the message sent before it was accepted (this
+ * tab's own, and another tab's that holds the gate), so that they reach the server in order.
+ */
 const readyToSend = (state: EngineState, queue: QueueState) =>
   queue.sender &&
-  // Every turn this tab saw running has its ending on record (a cancelled one pauses the queue).
-  state.watching.length === 0 &&
   !queue.sending &&
   !queue.view.paused &&
   queue.judgeAfterRead === null &&
   // A message another tab was sending is judged first (`waitForRead`): its fate may be ahead.
   !queue.view.items.some((item) => item.status === 'sending') &&
   state.active &&
-  sessionStatus(state) === 'idle'
+  (handsOver(queue)
+    ? state.synced && state.own?.phase !== 'posting' && !heldByAnotherTab(state)
+    : // Every turn this tab saw running has its ending on record (a cancelled one pauses the queue).
+      state.watching.length === 0 && sessionStatus(state) === 'idle')
 
 /**
  * Nothing more is sent until a read started from now answers (`judgeAfterRead`): asked through the
@@ -491,6 +671,13 @@ function waitForRead(state: EngineState, queue: QueueState, config: EngineConfig
   const read = base(withQueueState(state, waiting), { type: 'read-wanted', urgent: false }, config)
   return { state: read.state, queue: waiting, commands: read.commands }
 }
+
+const answerLost = errorRecord(
+  'network_error',
+  'This message was sent, but the connection failed before the server answered, and this ' +
+    'server cannot tell a second copy from a new message: it may have been taken. Check the ' +
+    'conversation, then send it again (send now) or remove it.',
+)
 
 const mayHaveBeenSent = errorRecord(
   'network_error',

@@ -26,6 +26,17 @@ export interface ExecutionStartedEvent {
    */
   inputMessageIds?: string[]
 }
+/**
+ * A message the server took into its own queue (the platform's next era, `next-era.md`): that is
+ * its acceptance, and `execution-started` follows on the same stream once it is taken up (a
+ * server may take it up at once). Not a turn's start: no execution exists yet.
+ */
+export interface MessageQueuedEvent {
+  type: 'message-queued'
+  /** The queue item's id: a numeric string. */
+  queueId: string
+  sessionId: string
+}
 export interface StartStepEvent {
   type: 'start-step'
 }
@@ -151,6 +162,7 @@ export interface DoneEvent {
 /** One `data:` block of a turn stream, discriminated by `type`. */
 export type TurnEvent =
   | ExecutionStartedEvent
+  | MessageQueuedEvent
   | StartStepEvent
   | FinishStepEvent
   | TextStartEvent
@@ -201,6 +213,7 @@ const chunkSchemas = typed({
 
 const eventSchemas = typed({
   'execution-started': { executionId: str, sessionId: str },
+  'message-queued': { queueId: str, sessionId: str },
   'start-step': {},
   'finish-step': {},
   'text-start': id,

@@ -2,15 +2,16 @@
  * The platform's unreleased message queue (`shared/interop/next-era.md`, "The queue in detail"):
  * the turn-stream events of a queued message, the queue resource and its routes' bodies and
  * answers, and the 409s those routes answer. Kept apart from `TurnEvent` and `PushMessage`: those
- * unions are what every server speaks, and `parseTurnEvent` still reports these types as
- * `ignored` (a client that does not know the queue tolerates them, as before), and keeps no
- * `inputMessageIds` of `execution-started`. A client that knows the queue reads each event with
+ * unions are what every server speaks. Only `message-queued` is in `TurnEvent` too (every client
+ * must take it as its message's acceptance); `parseTurnEvent` reports the other types as `ignored`
+ * (a client that does not know the queue tolerates them), and keeps no `inputMessageIds` of
+ * `execution-started`. A client that knows the queue reads each event with
  * `queueEventFrom` first (the queue's events, and `execution-started` with its
  * `inputMessageIds`), then with `turnEventFrom` what that reports `ignored`. Nothing here is
  * bundled by a client that does not import it.
  */
 import type { PreviewChatError } from './errors'
-import type { ExecutionStartedEvent } from './events'
+import type { ExecutionStartedEvent, MessageQueuedEvent } from './events'
 import { isRecord, parseJson, unwrapEnvelope, validate, type ParseResult } from './result'
 import {
   array,
@@ -24,14 +25,6 @@ import {
   unknown,
   type Schema,
 } from './schema'
-
-/** Acceptance of a message that waits in the server's queue ("the composer clears"). */
-export interface MessageQueuedEvent {
-  type: 'message-queued'
-  /** The queue item's id: a numeric string (`^[1-9]\d*$`). */
-  queueId: string
-  sessionId: string
-}
 
 /**
  * A queued message added to the running turn: the client drops the queue row and shows the
@@ -49,6 +42,9 @@ export interface BudgetNoticeEvent {
   type: 'budget-notice'
   code: string
 }
+
+/** A message the server queued (its acceptance): a turn event every client reads (`events.ts`). */
+export type { MessageQueuedEvent }
 
 /** A turn-stream event of the queue protocol. */
 export type QueueTurnEvent = MessageQueuedEvent | MessageSteeredEvent | BudgetNoticeEvent

@@ -20,16 +20,17 @@ import { parseChatRequest } from '../requests'
 const uuid = '0b9c6f2e-3d1a-4c5b-9e8f-7a6b5c4d3e2f'
 
 describe('the queue protocol parses into typed values, and leaves what every server speaks as it was [R-QUEUE-WIRE]', () => {
-  it('message-queued, message-steered and budget-notice are queue events; parseTurnEvent still ignores them', () => {
-    const events = [
-      { type: 'message-queued', queueId: '1', sessionId: 't1' },
+  it('message-queued, message-steered and budget-notice are queue events; parseTurnEvent reads only message-queued (an acceptance every client must take)', () => {
+    const queued = { type: 'message-queued', queueId: '1', sessionId: 't1' }
+    const others = [
       { type: 'message-steered', queueId: '2', executionId: 'e1', message: 'also this' },
       { type: 'budget-notice', code: 'near_limit' },
     ]
-    for (const event of events) {
+    for (const event of [queued, ...others])
       expect(parseQueueEvent(JSON.stringify(event))).toEqual({ kind: 'event', event })
+    expect(parseTurnEvent(JSON.stringify(queued))).toEqual({ kind: 'event', event: queued })
+    for (const event of others)
       expect(parseTurnEvent(JSON.stringify(event))).toEqual({ kind: 'ignored', type: event.type })
-    }
   })
 
   it('a turn event is no queue event; a malformed queue event is a typed error', () => {
