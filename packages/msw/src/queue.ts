@@ -107,6 +107,7 @@ export async function seedQueue(options: SeedQueueOptions): Promise<StoredQueue>
     paused: options.paused ?? false,
     dedupes: options.dedupes ?? null,
     serverQueue: options.serverQueue ?? null,
+    serverRev: 0,
   })
   const seeded = parsed(key, raw)
   await options.store.update(key, () => raw)

@@ -266,7 +266,11 @@ describe('queueAdapter', () => {
       { id: 'b', text: 'here', status: 'queued' },
     ] as const
     const chat = { queue } as unknown as PreviewChat
-    const adapter = previewChatQueue(queue, () => chat, () => undefined)
+    const adapter = previewChatQueue(
+      queue,
+      () => chat,
+      () => undefined,
+    )
     expect(adapter.steerItems.map((item) => item.id)).toEqual(['s'])
     expect(adapter.items.map((item) => item.id)).toEqual(['a', 'b'])
   })

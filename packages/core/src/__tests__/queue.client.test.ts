@@ -7,184 +7,20 @@
  * `messageId`: every queued message POSTed once, recorded once, in the order written.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { createPreviewChatBackend, type PreviewChatBackend } from '../../../server/src/index'
 import type { FlavorName } from '../../../server/src/flavor/types'
-import { createPreviewChatClient, type PreviewChatClient, type SessionState } from '../index'
-import { documentLocks } from '../effects/queueHost'
-import { memoryQueueStore, queue, queueStorageKey, type WhenStopped } from '../queue'
-import { createTabs } from './harness'
+import { createPreviewChatClient } from '../index'
+import {
+  clients,
+  closeWorlds,
+  describeQueue,
+  idleWith,
+  postsById,
+  until,
+  userTexts,
+  world,
+} from './queueWorld'
 
-let backend: PreviewChatBackend | null = null
-const clients: PreviewChatClient[] = []
-afterEach(() => {
-  for (const client of clients.splice(0)) client.dispose()
-  backend?.close()
-  backend = null
-})
-
-const auth: Record<FlavorName, (user: string) => Record<string, string>> = {
-  spec: (user) => ({ Authorization: `Bearer ${user}` }),
-  'n8n-2.41': (user) => ({ cookie: `n8n-auth=${user}`, 'browser-id': `browser-${user}` }),
-  'next-era': (user) => ({ Authorization: `Bearer ${user}` }),
-}
-
-/** Every pause of the agent waits here while the gate is shut (and rejects on a Stop). */
-function gate() {
-  let open = false
-  const waiting = new Set<() => void>()
-  return {
-    sleep: (_ms: number, signal: AbortSignal) =>
-      new Promise<void>((resolve, reject) => {
-        if (signal.aborted) return reject(signal.reason as Error)
-        if (open) return resolve()
-        const go = () => {
-          waiting.delete(go)
-          resolve()
-        }
-        waiting.add(go)
-        signal.addEventListener('abort', () => {
-          waiting.delete(go)
-          reject(signal.reason as Error)
-        })
-      }),
-    open() {
-      open = true
-      for (const go of [...waiting]) go()
-    },
-    shut() {
-      open = false
-    },
-  }
-}
-
-interface WorldOptions {
-  flavor?: FlavorName
-  whenStopped?: WhenStopped
-  /** How long a tab's unanswered POST holds the other tabs' gates (a closed tab's, here). */
-  submitTimeoutMs?: number
-}
-
-function world({ flavor = 'spec', whenStopped, submitTimeoutMs }: WorldOptions = {}) {
-  const agent = gate()
-  backend = createPreviewChatBackend({ flavor, deltaMs: 0, snapshotMs: 5, sleep: agent.sleep })
-  const server = backend
-  const store = memoryQueueStore()
-  /** What the store holds for `key` now (kept in step by watching it). */
-  const held = new Map<string, string | null>()
-  const watched = new Set<string>()
-  const watchKey = (key: string) => {
-    const refresh = () => void store.read(key).then((raw) => held.set(key, raw))
-    store.watch(key, refresh)
-    refresh()
-  }
-  const locks = documentLocks()
-  /** Every chat POST's `messageId` and text, in order. */
-  const posts: { messageId?: string; message: string }[] = []
-  /** A POST to hold before the server sees it (a tab that closes mid-send): its release. */
-  let holdNextPost: ((release: () => void) => void) | null = null
-  const warnings: string[] = []
-  const threadId = crypto.randomUUID()
-  // Each user's tabs hear each other (BroadcastChannel's rule, in memory); the first tab of a user
-  // minted the thread (`isNew`), the others read it.
-  const relays = new Map<string, ReturnType<typeof createTabs>>()
-  const tab = (user = 'alice') => {
-    const isNew = !relays.has(user)
-    if (isNew) relays.set(user, createTabs())
-    const client = createPreviewChatClient({
-      headers: auth[flavor](user),
-      scope: user,
-      fetch: async (input, init) => {
-        const request = new Request(new URL(String(input), 'http://x'), init)
-        if (request.method === 'POST' && request.url.endsWith('/chat')) {
-          const body = JSON.parse(String(init?.body)) as { messageId?: string; message?: string }
-          if (body.message !== undefined) {
-            posts.push({
-              ...(body.messageId && { messageId: body.messageId }),
-              message: body.message,
-            })
-            const hold = holdNextPost
-            holdNextPost = null
-            if (hold) await new Promise<void>((release) => hold(release))
-          }
-        }
-        return server.fetch(request)
-      },
-      push: false,
-      relay: relays.get(user)?.relay() ?? false,
-      storage: null,
-      lingerMs: 0,
-      minReadIntervalMs: 5,
-      poll: { baseMs: 5, maxMs: 10 },
-      retry: { baseMs: 5, maxMs: 20 },
-      ...(submitTimeoutMs && { submitTimeoutMs }),
-      onWarning: (message) => warnings.push(message),
-      queue: queue({ store, locks, ...(whenStopped && { whenStopped }) }),
-    })
-    clients.push(client)
-    const session = client.session({ projectId: 'p', agentId: 'a', threadId, isNew })
-    /** The queue's states as this tab showed them, each new one once. */
-    const queues: string[] = []
-    const stop = session.subscribe((state) => {
-      const shown = describeQueue(state)
-      if (queues.at(-1) !== shown) queues.push(shown)
-    })
-    return { client, session, queues, stop, state: () => session.getState() }
-  }
-  return {
-    agent,
-    tab,
-    posts,
-    warnings,
-    /** What the store holds under `key` now, as last read (`watchKey` first). */
-    stored: (key: string) => held.get(key) ?? null,
-    watchKey,
-    /** Writes `raw` under `key` as another tab would have. */
-    seed: (key: string, raw: string) => store.update(key, () => raw),
-    holdNextPost: (hold: (release: () => void) => void) => (holdNextPost = hold),
-    key: (user = 'alice') => {
-      const key = queueStorageKey({ scope: user, projectId: 'p', agentId: 'a', threadId })
-      if (!watched.has(key)) {
-        watched.add(key)
-        watchKey(key)
-      }
-      return key
-    },
-  }
-}
-
-/** `text:status` of each queued message, `|paused` when paused: one line per state. */
-function describeQueue(state: SessionState): string {
-  const items = (state.queue ?? []).map((item) => `${item.text}:${item.status}`).join(',')
-  return `[${items}]${state.queuePaused ? '|paused' : ''}`
-}
-
-const userTexts = (state: SessionState) =>
-  state.messages
-    .filter((m) => m.role === 'user')
-    .map((m) => m.content.map((part) => (part.type === 'text' ? part.text : '')).join(''))
-
-async function until(done: () => boolean) {
-  for (let i = 0; i < 3_000 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 2))
-  expect(done()).toBe(true)
-}
-
-const idleWith = (tab: { state(): SessionState }, users: number) => () => {
-  const state = tab.state()
-  return (
-    state.status === 'idle' &&
-    userTexts(state).length === users &&
-    state.messages.at(-1)?.executionStatus === 'success' &&
-    (state.queue ?? []).length === 0
-  )
-}
-
-/** How many POSTs each queued message's id got. */
-const postsById = (posts: { messageId?: string }[]) => {
-  const counts = new Map<string, number>()
-  for (const post of posts)
-    if (post.messageId) counts.set(post.messageId, (counts.get(post.messageId) ?? 0) + 1)
-  return [...counts.values()]
-}
+afterEach(closeWorlds)
 
 describe('the client queue', () => {
   it('a message sent while a turn runs waits in the queue, out of the transcript, then is sent once [R-QUEUE-CLIENT]', async () => {

@@ -2,9 +2,11 @@
  * The queue model (issue 29): three tabs of one user, each its own production runner with the
  * queue's reducer (`withQueue(reduce)`), one storage and one set of locks between them as a
  * browser has them (localStorage, Web Locks: the write lock and the sender lock, granted in the
- * order asked), and a model server — one that dedupes by `messageId`, one that does not, and one
+ * order asked), and a model server — one that dedupes by `messageId`, one that does not, one
  * that neither dedupes nor keeps the ids in its record (the released n8n 2.41, as far as the queue
- * can tell). No network, no real timers: runners' alarms are kept on the model's clock, the
+ * can tell), and one with a queue of its own (the platform's next era: `message-queued`, its queue
+ * read, edited, reordered, emptied and steered, another device writing into it; the tabs hand
+ * messages over with `whenStopped: 'keep'`). No network, no real timers: runners' alarms are kept on the model's clock, the
  * queue's host is this file's, and every interleaving is random, by the thousand.
  *
  * Moves: write while busy (or not), edit, remove, reorder, send now, resume, Stop, a store
@@ -21,6 +23,8 @@
  * the person to decide — never lost.
  *
  * What it found, each now pinned by a step of `queue.reduce.test.ts` ("found by the queue model"):
+ * against the server's queue, a message the server queued on a POST of the sender's own turn shown
+ * both queued and in the transcript once its turn began there (now it leaves the queue then);
  * a message written just before its page went, lost with the write lock never granted (now a
  * `queue-flush`); the next message chosen from a stale view, behind another tab's earlier one (now
  * chosen under the lock); "send now" and "remove" made on a stale view, sending twice what was
@@ -31,11 +35,12 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
-import type { Command, EngineAction, EngineState } from '../engine/model'
+import type { Command, EngineAction, EngineState, ServerQueueCall } from '../engine/model'
 import { initialEngineState, reduce } from '../engine/reduce'
 import { createRunner, type Runner } from '../engine/runner'
 import { selectSessionState } from '../engine/select'
 import { flushedQueue, serializeQueue, withQueue } from '../engine/slices/queue'
+import { shownQueue } from '../engine/slices/queueServer'
 import { replayTrace, traceRecorder } from '../engine/trace'
 import type { TurnEvent } from '../wire/contract/events'
 import { toErrorRecord } from '../wire/contract/errors'
@@ -44,7 +49,7 @@ import { parseHistorySnapshot } from '../wire/contract/snapshot'
 import { engineConfig, key } from './harness'
 import { assertSeeded } from './seeded'
 
-type Behaviour = 'dedupe' | 'no-dedupe' | 'no-ids'
+type Behaviour = 'dedupe' | 'no-dedupe' | 'no-ids' | 'server-queue'
 const reducer = withQueue(reduce)
 const config = engineConfig
 
@@ -54,6 +59,18 @@ interface Exec {
   messageId: string | undefined
   status: 'running' | 'success' | 'error' | 'cancelled'
   tokens: number
+  stream: { tab: Tab; token: number } | null
+  /** Queued messages steered into it (the server's queue), recorded as its user messages too. */
+  steered: { text: string; messageId: string | undefined; queueId: string }[]
+}
+
+/** An item of the model server's own queue (`server-queue`). */
+interface ServerItem {
+  queueId: string
+  text: string
+  messageId: string | undefined
+  state: 'pending' | 'steering'
+  /** The POST that waits for it (the engine's own turn), if it is still read. */
   stream: { tab: Tab; token: number } | null
 }
 
@@ -104,8 +121,23 @@ interface World {
   traces: ReturnType<typeof traceRecorder>[]
   /** What happened to messages (POSTs, answers, writes), for a failure's report. */
   events: string[]
+  /** `server-queue`: the server's own queue, and the calls to it waiting for their answers. */
+  serverItems: ServerItem[]
+  queueIds: number
+  queueReads: { tab: Tab; seq: number; items: ServerItem[]; steerable: string | null }[]
+  queuePosts: { tab: Tab; token: number; id: string; text: string }[]
+  queueCalls: { tab: Tab; call: ServerQueueCall }[]
+  /** Messages the server took (queued or run), by `messageId`: a second POST is a duplicate. */
+  accepted: Set<string>
+  /** What the server's queue saw, counted (the sizes the runs really produced). */
+  counts: Record<
+    'handedOver' | 'queuedByServer' | 'steers' | 'steered' | 'callsMade' | 'callsRefused' | 'reads',
+    number
+  >
 }
 
+/** The server answers a second POST of a `messageId` it took with a bare `done`. */
+const dedupes = (world: World) => world.behaviour === 'dedupe' || world.behaviour === 'server-queue'
 const tabId = (tab: Tab) => `tab-${tab.index}-${tab.origin}`
 const at = (world: World, tab: Tab) => world.now + tab.origin
 const live = (world: World) => world.tabs.filter((tab) => !tab.dead)
@@ -134,6 +166,31 @@ function newWorld(behaviour: Behaviour): World {
     postedTokens: new Set(),
     traces: [],
     events: [],
+    serverItems: [],
+    queueIds: 0,
+    queueReads: [],
+    queuePosts: [],
+    queueCalls: [],
+    accepted: new Set(),
+    // What a tab learnt before (kept in the store): this server dedupes and queues.
+    ...(behaviour === 'server-queue' && {
+      storage: serializeQueue({
+        items: [],
+        paused: false,
+        dedupes: true,
+        serverQueue: true,
+        serverRev: 0,
+      }),
+    }),
+    counts: {
+      handedOver: 0,
+      queuedByServer: 0,
+      steers: 0,
+      steered: 0,
+      callsMade: 0,
+      callsRefused: 0,
+      reads: 0,
+    },
   }
   for (let i = 0; i < 3; i++) openTab(world, i)
   return world
@@ -179,7 +236,8 @@ function openTab(world: World, index: number) {
   dispatch(world, tab, {
     type: 'queue-attached',
     stored: world.storage,
-    whenStopped: 'pause',
+    // The server's queue is used with `keep` (its own rule); the others are tried with `pause`.
+    whenStopped: world.behaviour === 'server-queue' ? 'keep' : 'pause',
     at: now,
   })
   dispatch(world, tab, { type: 'activated', at: now, pushConnected: true })
@@ -197,6 +255,9 @@ function closeTab(world: World, tab: Tab) {
   tab.inbox = []
   for (const e of world.execs) if (e.stream?.tab === tab) e.stream = null
   world.stops = world.stops.filter((s) => s.tab !== tab)
+  for (const item of world.serverItems) if (item.stream?.tab === tab) item.stream = null
+  world.queueReads = world.queueReads.filter((r) => r.tab !== tab)
+  world.queueCalls = world.queueCalls.filter((c) => c.tab !== tab)
   world.writeLock = world.writeLock.filter((t) => t !== tab)
   const held = world.senderLock[0] === tab
   world.senderLock = world.senderLock.filter((t) => t !== tab)
@@ -232,18 +293,22 @@ function dispatch(world: World, tab: Tab, action: EngineAction) {
 
 const queueOf = (tab: Tab) => tab.runner.getState().queue?.view.items ?? []
 
-function perform(world: World, tab: Tab, command: Command) {
-  switch (command.type) {
-    case 'post': {
-      const { request, token } = command
-      if (request.kind !== 'message') return
-      const { message: text, messageId } = request.body
+/** A message POSTed (as a turn, or handed to the server's queue): (q1) and (q2) are checked. */
+function posted(
+  world: World,
+  tab: Tab,
+  token: number,
+  text: string,
+  messageId: string | undefined,
+) {
+  {
+    {
       if (messageId !== undefined) {
         const count = (world.postsById.get(messageId) ?? 0) + 1
         world.postsById.set(messageId, count)
         // Again only once every earlier POST of it was refused (not taken), where no dedupe guards.
         const fate = world.fates.get(messageId)
-        if ((fate === 'open' || fate === 'taken') && world.behaviour !== 'dedupe')
+        if ((fate === 'open' || fate === 'taken') && !dedupes(world))
           throw new Error(
             `(q1) "${text}" POSTed again (${count}) while an earlier POST of it ${fate === 'open' ? 'may have been' : 'was'} taken, to a server that does not dedupe`,
           )
@@ -252,7 +317,8 @@ function perform(world: World, tab: Tab, command: Command) {
         if (token < 0 && !world.postedTokens.has(posted)) {
           world.postedTokens.add(posted)
           // (q2) What is ahead of it in the sender's queue could not be sent (undelivered).
-          const items = queueOf(tab)
+          // (What the server holds already is ahead of it by right.)
+          const items = queueOf(tab).filter((i) => i.queueId === undefined)
           const ahead = items.slice(
             0,
             Math.max(
@@ -267,10 +333,37 @@ function perform(world: World, tab: Tab, command: Command) {
           if (!world.sentOrder.includes(messageId)) world.sentOrder.push(messageId)
         }
       }
+    }
+  }
+}
+
+function perform(world: World, tab: Tab, command: Command) {
+  switch (command.type) {
+    case 'post': {
+      const { request, token } = command
+      if (request.kind !== 'message') return
+      const { message: text, messageId } = request.body
+      posted(world, tab, token, text, messageId)
       world.posts.push({ tab, token, text, messageId })
       world.events.push(`tab ${tab.index} POSTs ${text} (token ${token})`)
       return
     }
+    case 'queue-post':
+      posted(world, tab, command.token, command.text, command.id)
+      world.queuePosts.push({ tab, token: command.token, id: command.id, text: command.text })
+      world.counts.handedOver++
+      world.events.push(`tab ${tab.index} hands ${command.text} to the server's queue`)
+      return
+    case 'queue-read-server': {
+      // Answered as the server holds it now, delivered whenever (a late answer included).
+      const items = world.serverItems.map((item) => ({ ...item }))
+      const running = runningExec(world)
+      world.queueReads.push({ tab, seq: command.seq, items, steerable: running?.id ?? null })
+      return
+    }
+    case 'queue-call':
+      world.queueCalls.push({ tab, call: command.call })
+      return
     case 'read': {
       const fetch = ++world.fetches
       tab.read = { fetch, body: record(world) }
@@ -322,16 +415,17 @@ function perform(world: World, tab: Tab, command: Command) {
 /** The thread's record as the server answers a read. */
 function record(world: World): unknown {
   const ids = world.behaviour !== 'no-ids'
+  const said = (e: Exec, id: string, text: string, messageId: string | undefined) => ({
+    id,
+    role: 'user',
+    content: [{ type: 'text', text }],
+    executionId: e.id,
+    executionStatus: e.status,
+    createdAt: '2026-12-01T10:00:00.000Z',
+    ...(ids && messageId !== undefined && { messageId }),
+  })
   const messages = world.execs.flatMap((e) => [
-    {
-      id: `${e.id}:user`,
-      role: 'user',
-      content: [{ type: 'text', text: e.text }],
-      executionId: e.id,
-      executionStatus: e.status,
-      createdAt: '2026-12-01T10:00:00.000Z',
-      ...(ids && e.messageId !== undefined && { messageId: e.messageId }),
-    },
+    said(e, `${e.id}:user`, e.text, e.messageId),
     {
       id: `${e.id}:assistant`,
       role: 'assistant',
@@ -340,6 +434,8 @@ function record(world: World): unknown {
       executionStatus: e.status,
       createdAt: '2026-12-01T10:00:00.000Z',
     },
+    // What was steered into the turn: user messages of its execution too.
+    ...e.steered.map((x) => said(e, `${e.id}:steer:${x.queueId}`, x.text, x.messageId)),
   ])
   return { messages, openSuspensions: [], activeExecutionId: runningExec(world)?.id ?? null }
 }
@@ -368,16 +464,31 @@ function answerPost(world: World, index: number, choice: number) {
   const { tab, token, text, messageId } = post
   world.events.push(`the server answers tab ${tab.index}'s ${text} (${choice % 6})`)
   const refused = () => messageId !== undefined && world.fates.set(messageId, 'refused')
-  const dedupes = world.behaviour === 'dedupe'
-  if (messageId !== undefined && world.recordedById.has(messageId)) {
-    if (!dedupes) throw new Error(`(q1) "${text}" reached the server again after it was taken`)
+  const deduping = dedupes(world)
+  const queuesMessages = world.behaviour === 'server-queue'
+  if (
+    messageId !== undefined &&
+    (world.recordedById.has(messageId) || world.accepted.has(messageId))
+  ) {
+    if (!deduping) throw new Error(`(q1) "${text}" reached the server again after it was taken`)
     // Already taken: a bare `done`, nothing recorded.
-    dispatch(world, tab, { type: 'turn-opened', token, dedupesMessages: dedupes, queuesMessages: false })
+    dispatch(world, tab, {
+      type: 'turn-opened',
+      token,
+      dedupesMessages: deduping,
+      queuesMessages,
+    })
     toStream(world, { stream: { tab, token } } as Exec, [{ type: 'done' }])
     return dispatch(world, tab, { type: 'stream-ended', token, end: { kind: 'terminal' } })
   }
   if (tab.dead && choice % 2 === 0) return void refused() // it never reached the server
-  if (!tab.dead) dispatch(world, tab, { type: 'turn-opened', token, dedupesMessages: dedupes, queuesMessages: false })
+  if (!tab.dead)
+    dispatch(world, tab, {
+      type: 'turn-opened',
+      token,
+      dedupesMessages: deduping,
+      queuesMessages,
+    })
   if (choice % 6 === 1 || (tab.dead && runningExec(world))) {
     refused()
     return dispatch(world, tab, {
@@ -386,6 +497,21 @@ function answerPost(world: World, index: number, choice: number) {
       error: toErrorRecord(errorFromResponse(429, { code: 429, message: 'Slow down' }, 'Sending')),
     })
   }
+  if (runningExec(world) && world.behaviour === 'server-queue') {
+    // Into the server's queue: `message-queued` is its acceptance; the POST waits for its turn.
+    const item = enqueue(world, text, messageId, tab.dead ? null : { tab, token })
+    if (choice % 6 === 5) {
+      item.stream = null
+      return dispatch(world, tab, {
+        type: 'post-failed',
+        token,
+        error: toErrorRecord(errorFromResponse(502, '<html>Bad gateway</html>', 'Sending')),
+      })
+    }
+    return toStream(world, { stream: item.stream } as Exec, [
+      { type: 'message-queued', queueId: item.queueId, sessionId: key.threadId },
+    ])
+  }
   if (runningExec(world)) {
     refused()
     toStream(world, { stream: { tab, token } } as Exec, [
@@ -393,23 +519,7 @@ function answerPost(world: World, index: number, choice: number) {
     ])
     return dispatch(world, tab, { type: 'stream-ended', token, end: { kind: 'terminal' } })
   }
-  const e: Exec = {
-    id: `e${world.execs.length + 1}`,
-    text,
-    messageId,
-    status: 'running',
-    tokens: 0,
-    stream: { tab, token },
-  }
-  world.execs.push(e)
-  // A page that is gone reads no stream: the turn runs all the same (the spec's servers).
-  if (tab.dead) e.stream = null
-  if (messageId !== undefined) {
-    world.fates.set(messageId, 'taken')
-    const count = (world.recordedById.get(messageId) ?? 0) + 1
-    world.recordedById.set(messageId, count)
-    if (count > 1) throw new Error(`(q1) "${text}" recorded ${count} times`)
-  }
+  const e = startExec(world, text, messageId, { tab, token })
   if (choice % 6 === 5) {
     // Taken, but its answer is lost before any event (a dropped connection).
     e.stream = null
@@ -423,12 +533,106 @@ function answerPost(world: World, index: number, choice: number) {
   notify(world, e)
 }
 
+/** A turn begins (recorded first, as the server does): its stream, if one is read, hears it. */
+function startExec(
+  world: World,
+  text: string,
+  messageId: string | undefined,
+  stream: { tab: Tab; token: number } | null,
+): Exec {
+  const e: Exec = {
+    id: `e${world.execs.length + 1}`,
+    text,
+    messageId,
+    status: 'running',
+    tokens: 0,
+    // A page that is gone reads no stream: the turn runs all the same (the spec's servers).
+    stream: stream && !stream.tab.dead ? stream : null,
+    steered: [],
+  }
+  world.execs.push(e)
+  if (messageId !== undefined) {
+    world.fates.set(messageId, 'taken')
+    world.accepted.add(messageId)
+    recorded(world, text, messageId)
+  }
+  return e
+}
+
+function recorded(world: World, text: string, messageId: string) {
+  const count = (world.recordedById.get(messageId) ?? 0) + 1
+  world.recordedById.set(messageId, count)
+  if (count > 1) throw new Error(`(q1) "${text}" recorded ${count} times`)
+}
+
+/** The server's queue changed: every tab hears its push (no contents). */
+function queueChanged(world: World) {
+  for (const tab of live(world)) dispatch(world, tab, { type: 'queue-server-changed' })
+}
+
+function enqueue(
+  world: World,
+  text: string,
+  messageId: string | undefined,
+  stream: ServerItem['stream'],
+): ServerItem {
+  const item: ServerItem = {
+    queueId: String(++world.queueIds),
+    text,
+    messageId,
+    state: 'pending',
+    stream,
+  }
+  world.serverItems.push(item)
+  world.counts.queuedByServer++
+  if (messageId !== undefined) {
+    world.fates.set(messageId, 'taken')
+    world.accepted.add(messageId)
+  }
+  world.events.push(`the server queues ${text} as ${item.queueId}`)
+  queueChanged(world)
+  return item
+}
+
+/**
+ * The thread is free: the server takes up its next item (steers the ended turn did not take in
+ * went back to waiting, in place), on the POST that waits for it if one is read.
+ */
+function takeUpNext(world: World) {
+  for (const item of world.serverItems) item.state = 'pending'
+  if (runningExec(world)) return
+  const item = world.serverItems.shift()
+  if (!item) return
+  const e = startExec(world, item.text, item.messageId, item.stream)
+  world.events.push(`the server takes up ${item.text} as ${e.id}`)
+  toStream(world, e, [{ type: 'execution-started', executionId: e.id, sessionId: key.threadId }])
+  notify(world, e)
+  queueChanged(world)
+}
+
 function advance(world: World, choice: number) {
   const e = runningExec(world)
   if (!e) return
-  if (choice % 4 !== 0) {
+  // Against the server's queue, turns last longer: messages wait in it meanwhile.
+  if (choice % (world.behaviour === 'server-queue' ? 8 : 4) !== 0) {
     e.tokens++
     toStream(world, e, [{ type: 'text-delta', id: 't', delta: 'w ' }])
+    // At the agent's pause, what was steered into this turn joins it.
+    const steering = world.serverItems.filter((i) => i.state === 'steering')
+    if (steering.length === 0) return
+    world.serverItems = world.serverItems.filter((i) => i.state !== 'steering')
+    for (const item of steering) {
+      e.steered.push({ text: item.text, messageId: item.messageId, queueId: item.queueId })
+      world.counts.steered++
+      if (item.messageId !== undefined) recorded(world, item.text, item.messageId)
+      if (item.stream) {
+        const { tab, token } = item.stream
+        toStream(world, { stream: item.stream } as Exec, [{ type: 'done' }])
+        dispatch(world, tab, { type: 'stream-ended', token, end: { kind: 'terminal' } })
+      }
+      world.events.push(`${item.text} is steered into ${e.id}`)
+    }
+    queueChanged(world)
     return
   }
   e.status = choice % 8 === 4 ? 'error' : 'success'
@@ -441,6 +645,7 @@ function advance(world: World, choice: number) {
   )
   endStream(world, e)
   notify(world, e)
+  takeUpNext(world)
 }
 
 function answerStop(world: World) {
@@ -458,6 +663,108 @@ function answerStop(world: World) {
   toStream(world, e, [{ type: 'done', executionId: e.id }])
   endStream(world, e)
   notify(world, e)
+  // "Stop leaves pending items in place; the next one starts after the cancel settles."
+  takeUpNext(world)
+}
+
+/** A message handed to the server's queue is answered (or its answer is lost: `choice`). */
+function answerQueuePost(world: World, index: number, choice: number) {
+  const post = world.queuePosts.splice(index, 1)[0]
+  if (!post) return
+  const { tab, token, id, text } = post
+  world.events.push(`the server answers tab ${tab.index}'s hand-over of ${text} (${choice % 5})`)
+  const answer = (answer: Extract<EngineAction, { type: 'queue-posted' }>['answer']) =>
+    dispatch(world, tab, { type: 'queue-posted', token, answer })
+  const lost = () =>
+    answer({ kind: 'lost', error: toErrorRecord(errorFromResponse(502, 'Bad gateway', 'Sending')) })
+  if (world.accepted.has(id)) return answer({ kind: 'duplicate' })
+  if (choice % 5 === 1 || (tab.dead && choice % 2 === 0)) {
+    world.fates.set(id, 'refused') // it never reached the server
+    return lost()
+  }
+  if (runningExec(world)) {
+    const item = enqueue(world, text, id, null)
+    return choice % 5 === 2 ? lost() : answer({ kind: 'queued', queueId: item.queueId })
+  }
+  const e = startExec(world, text, id, null)
+  notify(world, e)
+  return choice % 5 === 2 ? lost() : answer({ kind: 'started' })
+}
+
+function answerQueueRead(world: World, index: number) {
+  const read = world.queueReads.splice(index, 1)[0]
+  if (!read) return
+  world.counts.reads++
+  dispatch(world, read.tab, {
+    type: 'queue-server-read',
+    seq: read.seq,
+    server: {
+      steerable: read.steerable,
+      items: read.items.map((i) => ({
+        queueId: i.queueId,
+        text: i.text,
+        steering: i.state === 'steering',
+      })),
+    },
+  })
+}
+
+/** A change of the server's queue, made or refused as the platform's routes do. */
+function answerQueueCall(world: World, index: number) {
+  const made = world.queueCalls.splice(index, 1)[0]
+  if (!made) return
+  const { tab, call } = made
+  const item = world.serverItems.find((i) => i.queueId === call.queueId)
+  const refuse = (status: number, code: string) => {
+    world.counts.callsRefused++
+    dispatch(world, tab, {
+      type: 'queue-called',
+      call,
+      error: toErrorRecord(
+        errorFromResponse(status, { code, message: code }, 'Changing the queue'),
+      ),
+      conflict: status === 409 ? code : null,
+    })
+  }
+  if (!item) return refuse(404, 'not_found')
+  if (item.state !== 'pending') return refuse(409, 'queue_item_steering')
+  const pending = world.serverItems.filter((i) => i.state === 'pending').map((i) => i.queueId)
+  switch (call.op) {
+    case 'edit':
+      item.text = call.text
+      break
+    case 'remove':
+      world.serverItems = world.serverItems.filter((i) => i !== item)
+      if (item.stream) {
+        const { tab: poster, token } = item.stream
+        toStream(world, { stream: item.stream } as Exec, [
+          { type: 'error', message: 'Removed.', errorCode: 'queue_item_removed' },
+        ])
+        dispatch(world, poster, { type: 'stream-ended', token, end: { kind: 'terminal' } })
+      }
+      break
+    case 'reorder': {
+      if (pending.join() !== call.expectedQueueIds.join()) return refuse(409, 'queue_changed')
+      const to = pending.indexOf(call.targetQueueId)
+      if (to < 0) return refuse(400, 'bad_request')
+      const order = pending.filter((id) => id !== item.queueId)
+      order.splice(to, 0, item.queueId)
+      const byId = new Map(world.serverItems.map((i) => [i.queueId, i]))
+      const steering = world.serverItems.filter((i) => i.state === 'steering')
+      world.serverItems = [...steering, ...order.flatMap((id) => byId.get(id) ?? [])]
+      break
+    }
+    case 'steer':
+      if (runningExec(world)?.id !== call.executionId) return refuse(409, 'not_steerable')
+      item.state = 'steering'
+      world.serverItems = [item, ...world.serverItems.filter((i) => i !== item)]
+      world.counts.steers++
+      break
+  }
+  world.events.push(`the server's queue: ${call.op} ${call.queueId} by tab ${tab.index}`)
+  world.counts.callsMade++
+  dispatch(world, tab, { type: 'queue-called', call, error: null, conflict: null })
+  queueChanged(world)
 }
 
 function answerRead(world: World, tab: Tab) {
@@ -540,6 +847,9 @@ function drain(world: World) {
       )
     else if (world.stops.length > 0) answerStop(world)
     else if (world.posts.length > 0) answerPost(world, 0, 0)
+    else if (world.queuePosts.length > 0) answerQueuePost(world, 0, 0)
+    else if (world.queueCalls.length > 0) answerQueueCall(world, 0)
+    else if (world.queueReads.length > 0) answerQueueRead(world, 0)
     else if (runningExec(world)) advance(world, 0)
     else if (tabs.some((t) => t.read))
       answerRead(
@@ -584,9 +894,12 @@ let texts = 0
 
 function play(world: World, { op, a, b }: Move, log: string[]) {
   const tab = world.tabs[a % world.tabs.length]!
-  const items = queueOf(tab)
+  // The queue as the person sees it (with the server's items, where it has a queue).
+  const queue = tab.runner.getState().queue
+  const items = queue ? shownQueue(queue) : []
   const item = items[b % Math.max(1, items.length)]
-  switch (op % 15) {
+  // Against the server's queue, its answers too (hand-overs the most: each holds up the next).
+  switch (op % (world.behaviour === 'server-queue' ? 31 : 15)) {
     case 0:
     case 1: {
       const text = `m${++texts}`
@@ -607,11 +920,18 @@ function play(world: World, { op, a, b }: Move, log: string[]) {
       if (!item) return
       log.push(`tab ${tab.index} removes ${item.text}`)
       if (item.status !== 'sending') world.removeAsked.add(item.id)
+      // An item of the server's queue is shown under its queue id when no tab knows its own.
+      for (const held of world.serverItems)
+        if (held.queueId === item.queueId && held.messageId) world.removeAsked.add(held.messageId)
       return dispatch(world, tab, { type: 'queue-remove', id: item.id })
     case 4:
       if (!item) return
       log.push(`tab ${tab.index} moves ${item.text} to ${b % 3}`)
       return dispatch(world, tab, { type: 'queue-reorder', id: item.id, to: b % 3 })
+    // (Against the server's queue "send now" steers into the running turn: more of it, 28-30.)
+    case 28:
+    case 29:
+    case 30:
     case 5:
       // "Send now" of a message that may have been sent is the person's decision: not modelled.
       if (!item || item.status !== 'queued') return
@@ -652,6 +972,37 @@ function play(world: World, { op, a, b }: Move, log: string[]) {
       if (b % 2 === 1) return openTab(world, tab.index)
       // A tab closed mid-send stays closed for a while: the others go on without it.
       return
+    case 15:
+    case 16:
+    case 17:
+      log.push(`a hand-over is answered (${b % 5})`)
+      return answerQueuePost(world, b % Math.max(1, world.queuePosts.length), b)
+    case 18:
+      log.push(`a read of the server's queue is answered`)
+      return answerQueueRead(world, b % Math.max(1, world.queueReads.length))
+    case 19:
+    case 20:
+      log.push(`a change of the server's queue is answered`)
+      return answerQueueCall(world, b % Math.max(1, world.queueCalls.length))
+    case 21:
+    case 22:
+      log.push('a write lock is granted')
+      return grantWriteLock(world)
+    case 23:
+      log.push(`tab ${tab.index} hears storage`)
+      return hearStorage(world, tab)
+    case 24:
+    case 25:
+      log.push(`tab ${tab.index}'s read is answered`)
+      return answerRead(world, tab)
+    case 26:
+    case 27: {
+      // Another device of the user (the platform's web client) writes: the server queues it.
+      const text = `d${++texts}`
+      log.push(`another device writes ${text}`)
+      if (runningExec(world)) return void enqueue(world, text, `dev-${text}`, null)
+      return notify(world, startExec(world, text, `dev-${text}`, null))
+    }
   }
 }
 
@@ -688,12 +1039,13 @@ const RUNS = 600
 const move = fc.record({ op: fc.nat(), a: fc.nat(), b: fc.nat() })
 
 describe('the queue across three tabs, through the runner (model-based) [R-QUEUE-CLIENT-ONCE]', () => {
-  for (const behaviour of ['dedupe', 'no-dedupe', 'no-ids'] as const) {
+  for (const behaviour of ['dedupe', 'no-dedupe', 'no-ids', 'server-queue'] as const) {
     it(`keeps (q1)-(q4) after every step, and loses nothing, against a server with ${behaviour}`, () => {
       const lengths: number[] = []
       let queued = 0
       let recorded = 0
       let undelivered = 0
+      const counts: Record<string, number> = {}
       assertSeeded(
         `queue model ${behaviour}`,
         fc.property(fc.array(move, { minLength: 40, maxLength: 100, size: 'max' }), (moves) => {
@@ -704,6 +1056,8 @@ describe('the queue across three tabs, through the runner (model-based) [R-QUEUE
           undelivered += world.queued.filter(
             (id) => !world.recordedById.has(id) && !world.removeAsked.has(id),
           ).length
+          for (const [what, n] of Object.entries(world.counts))
+            counts[what] = (counts[what] ?? 0) + n
         }),
         { numRuns: RUNS },
       )
@@ -711,8 +1065,21 @@ describe('the queue across three tabs, through the runner (model-based) [R-QUEUE
       const median = sorted[Math.floor(sorted.length / 2)] ?? 0
       // What the runs really produced, not what was asked for.
       console.log(
-        `[queue model ${behaviour}] runs ${lengths.length}, moves median ${median} (min ${sorted[0]}, max ${sorted.at(-1)}); messages queued ${queued}, recorded once ${recorded}, left undelivered ${undelivered}`,
+        `[queue model ${behaviour}] runs ${lengths.length}, moves median ${median} (min ${sorted[0]}, max ${sorted.at(-1)}); messages queued ${queued}, recorded once ${recorded}, left undelivered ${undelivered}` +
+          (behaviour === 'server-queue'
+            ? `; the server's queue: handed over ${counts.handedOver}, queued by the server ${counts.queuedByServer}, changes made ${counts.callsMade} (steers ${counts.steers}, of which joined their turn ${counts.steered}), refused ${counts.callsRefused}, reads answered ${counts.reads}`
+            : ''),
       )
+      if (behaviour === 'server-queue') {
+        expect(counts.handedOver, 'handed over').toBeGreaterThan(RUNS)
+        expect(counts.queuedByServer, 'queued by the server').toBeGreaterThan(RUNS)
+        expect(counts.callsMade, 'changes made').toBeGreaterThan(RUNS / 10)
+        // A refusal needs a change asked on a stale view, a steer "send now" while the turn the
+        // last read named still runs: rarer, but each must happen (one that joined its turn
+        // needs a pause of it after that: the rarest, printed).
+        expect(counts.callsRefused, 'changes refused').toBeGreaterThan(RUNS / 60)
+        expect(counts.steers, 'steers').toBeGreaterThan(RUNS / 60)
+      }
       expect(median).toBeGreaterThanOrEqual(40)
       expect(queued).toBeGreaterThan(RUNS)
       expect(recorded).toBeGreaterThan(queued / 4)

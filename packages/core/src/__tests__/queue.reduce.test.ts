@@ -4,9 +4,18 @@
  * the test hands in (`queue-attached`, `queue-stored`, `queue-locked`), the locks are actions.
  */
 import { describe, expect, it } from 'vitest'
-import type { Command, EngineAction, EngineState, StoredQueue } from '../engine/model'
+import type {
+  Command,
+  EngineAction,
+  EngineState,
+  ServerQueueView,
+  StoredQueue,
+  WhenStopped,
+} from '../engine/model'
 import { initialEngineState, reduce, snapshotAction } from '../engine/reduce'
 import { flushedQueue, parseStoredQueue, serializeQueue, withQueue } from '../engine/slices/queue'
+import { shownQueue } from '../engine/slices/queueServer'
+import { selectSessionState } from '../engine/select'
 import { replayTrace, traceRecorder } from '../engine/trace'
 import { errorRecord } from '../wire/contract/errors'
 import type { TurnEvent } from '../wire/contract/events'
@@ -26,8 +35,8 @@ function run(state: EngineState, ...actions: EngineAction[]) {
 }
 
 /** What storage holds for `queue` (a server's own queue not known unless it says). */
-const stored = (queue: Omit<StoredQueue, 'serverQueue'> & Partial<StoredQueue>) =>
-  serializeQueue({ serverQueue: null, ...queue })
+const stored = (queue: Omit<StoredQueue, 'serverQueue' | 'serverRev'> & Partial<StoredQueue>) =>
+  serializeQueue({ serverQueue: null, serverRev: 0, ...queue })
 const item = (id: string, text = id, status: 'queued' | 'sending' | 'undelivered' = 'queued') => ({
   id,
   text,
@@ -40,11 +49,16 @@ const readOf = (record: HistorySnapshot, at = 1): EngineAction[] => [
 ]
 
 /** Followed, the queue attached with what storage held, and a first read answered with `record`. */
-function attached(raw: string | null, record: HistorySnapshot = snapshot([]), sender = true) {
+function attached(
+  raw: string | null,
+  record: HistorySnapshot = snapshot([]),
+  sender = true,
+  whenStopped: WhenStopped = 'pause',
+) {
   return run(
     initialEngineState({ key, tab: 'A' }),
     { type: 'activated', at: 0, pushConnected: true },
-    { type: 'queue-attached', stored: raw, whenStopped: 'pause', at: 0 },
+    { type: 'queue-attached', stored: raw, whenStopped, at: 0 },
     ...(sender ? [{ type: 'queue-sender', held: true, stored: raw } as const] : []),
     ...readOf(record),
   )
@@ -69,7 +83,11 @@ const queuedEvents = (...events: TurnEvent[]): EngineAction => ({
 
 /** The sender posting its one queued message `text` (id `q1`, token -1), its mark committed. */
 function postingOne(text: string) {
-  const held = stored({ items: [item('q1', text)], paused: false, dedupes: null, serverQueue: null })
+  const held = stored({
+    items: [item('q1', text)],
+    paused: false,
+    dedupes: null,
+  })
   const posting = run(
     attached(held).state,
     { type: 'queue-locked', stored: held },
@@ -102,7 +120,11 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   it("the write applies this tab's changes to what storage holds then: another tab's message is kept", () => {
     const busy = attached(null, runningTurn({ executionId: 'e1' })).state
     const mine = run(busy, submit(1, 'mine')).state
-    const other = stored({ items: [item('o1', 'theirs')], paused: false, dedupes: null, serverQueue: null })
+    const other = stored({
+      items: [item('o1', 'theirs')],
+      paused: false,
+      dedupes: null,
+    })
     const { state, commands } = run(mine, { type: 'queue-locked', stored: other })
     const write = commands.find((c) => c.type === 'queue-store')
     expect(write?.type === 'queue-store' && write.stored.items.map((i) => i.text)).toEqual([
@@ -145,7 +167,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   })
 
   it('a tab that is not the sender sends nothing', () => {
-    const held = stored({ items: [item('q1')], paused: false, dedupes: null, serverQueue: null })
+    const held = stored({ items: [item('q1')], paused: false, dedupes: null })
     const { state, commands } = attached(held, snapshot([]), false)
     expect(shown(state)).toBe('q1:queued')
     expect(commands.some((c) => c.type === 'post' || c.type === 'queue-lock')).toBe(false)
@@ -190,7 +212,11 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   })
 
   it('a fresh record that holds a queued message’s id takes it out of the queue', () => {
-    const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: null, serverQueue: null })
+    const held = stored({
+      items: [item('q1', 'first')],
+      paused: false,
+      dedupes: null,
+    })
     const watcher = attached(held, runningTurn({ executionId: 'e0' }), false).state
     const recorded = snapshot([{ ...userMessage('e2', 'first'), messageId: 'q1' }])
     const { state } = run(watcher, ...readOf(recorded, 5))
@@ -245,7 +271,11 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   })
 
   it('the sender pauses on a turn the record shows cancelled, before it sends the next (Stop in another tab) [R-QUEUE-CLIENT-STOPPED]', () => {
-    const held = stored({ items: [item('q1', 'next')], paused: false, dedupes: null, serverQueue: null })
+    const held = stored({
+      items: [item('q1', 'next')],
+      paused: false,
+      dedupes: null,
+    })
     const { state } = attached(held, runningTurn({ executionId: 'e1' }))
     expect(state.watching).toEqual(['e1'])
     const cancelled = snapshot([
@@ -309,7 +339,13 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   })
 
   it('storage is parsed, never trusted [R-QUEUE-CLIENT-PARSED]', () => {
-    expect(parseStoredQueue(null)).toEqual({ items: [], paused: false, dedupes: null, serverQueue: null })
+    expect(parseStoredQueue(null)).toEqual({
+      items: [],
+      paused: false,
+      dedupes: null,
+      serverQueue: null,
+      serverRev: 0,
+    })
     for (const junk of [
       '',
       '{',
@@ -325,7 +361,13 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
       paused: false,
       dedupes: null,
     })
-    expect(parseStoredQueue(twice)).toEqual({ items: [item('x')], paused: false, dedupes: null, serverQueue: null })
+    expect(parseStoredQueue(twice)).toEqual({
+      items: [item('x')],
+      paused: false,
+      dedupes: null,
+      serverQueue: null,
+      serverRev: 0,
+    })
     const { state, commands } = attached('not json')
     expect(shown(state)).toBe('')
     expect(commands.find((c) => c.type === 'warn')).toMatchObject({
@@ -351,9 +393,13 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
 
     it('the next message is chosen under the write lock, from storage: another tab’s earlier one goes first', () => {
       // This tab knows only its own message; storage has another tab's, written before it.
-      const own = stored({ items: [item('mine')], paused: false, dedupes: null, serverQueue: null })
+      const own = stored({ items: [item('mine')], paused: false, dedupes: null })
       const { state } = attached(own)
-      const both = stored({ items: [item('theirs'), item('mine')], paused: false, dedupes: null, serverQueue: null })
+      const both = stored({
+        items: [item('theirs'), item('mine')],
+        paused: false,
+        dedupes: null,
+      })
       const locked = run(state, { type: 'queue-locked', stored: both }, { type: 'queue-written' })
       const post = locked.commands.find((c) => c.type === 'post')
       expect(post).toMatchObject({ request: { body: { messageId: 'theirs' } } })
@@ -400,13 +446,17 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
 
     it('a new sender starts from what storage holds when it gets the lock', () => {
       const { state } = attached(null, snapshot([]), false)
-      const now = stored({ items: [item('q1', 'written elsewhere')], paused: false, dedupes: null, serverQueue: null })
+      const now = stored({
+        items: [item('q1', 'written elsewhere')],
+        paused: false,
+        dedupes: null,
+      })
       const sender = run(state, { type: 'queue-sender', held: true, stored: now }).state
       expect(shown(sender)).toBe('written elsewhere:queued')
     })
 
     it('under the lock, a message another tab was sending is judged before anything is sent', () => {
-      const quiet = stored({ items: [item('q1')], paused: false, dedupes: true, serverQueue: null })
+      const quiet = stored({ items: [item('q1')], paused: false, dedupes: true })
       const { state } = attached(quiet)
       const orphan = stored({
         items: [{ ...item('q0', 'theirs', 'sending'), by: 'gone' }, item('q1')],
@@ -441,7 +491,11 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     const initial = initialEngineState({ key, tab: 'A' })
     const recorder = traceRecorder(initial, engineConfig)
     let state = initial
-    const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: true, serverQueue: null })
+    const held = stored({
+      items: [item('q1', 'first')],
+      paused: false,
+      dedupes: true,
+    })
     for (const action of [
       { type: 'activated', at: 0, pushConnected: true },
       { type: 'queue-attached', stored: held, whenStopped: 'pause', at: 0 },
@@ -458,5 +512,234 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     expect(replayTrace(trace, queued)).toBeNull()
     // The engine's own reducer takes no queue action: a queue's trace needs the queue's reducer.
     expect(() => replayTrace(trace)).toThrow()
+  })
+})
+
+describe("the server's own queue, in the queue's reducer [R-QUEUE-SERVER-HANDOVER]", () => {
+  const onServer = (...items: ReturnType<typeof item>[]) =>
+    stored({ items, paused: false, dedupes: true, serverQueue: true })
+  /** The sender, `keep`, on a server known to queue, while `e1` runs; `raw` is what storage holds. */
+  const read = (seq: number, ...items: [string, string][]): EngineAction => ({
+    type: 'queue-server-read',
+    seq,
+    server: {
+      steerable: 'e1',
+      items: items.map(([queueId, text]) => ({ queueId, text, steering: false })),
+    } satisfies ServerQueueView,
+  })
+  /** With the reads of the server's queue it asked answered (empty: as the server's is). */
+  const busyKeeping = (raw: string) => {
+    let state = attached(raw, runningTurn({ executionId: 'e1' }), true, 'keep').state
+    while (state.queue?.serverReads.inFlight)
+      state = run(state, read(state.queue.serverReads.asked)).state
+    return state
+  }
+  /** A read of the server's queue is asked now, or wanted once the one in flight answers. */
+  const readAsked = (before: EngineState, after: EngineState) =>
+    after.queue!.serverReads.asked > before.queue!.serverReads.asked ||
+    (after.queue!.serverReads.wanted && !before.queue!.serverReads.wanted)
+  /** The sender, `keep`, while `e1` runs, its one message `text` handed over (not answered yet). */
+  const handingOver = (text: string) => {
+    const held = onServer(item('q1', text))
+    const marked = [{ type: 'queue-locked', stored: held }, { type: 'queue-written' }] as const
+    return run(busyKeeping(held), ...marked).state
+  }
+  /** The server's queue changed (its push), and the read that asks answered with `items`. */
+  const pushedThenRead = (state: EngineState, ...items: [string, string][]) => {
+    const asked = run(state, { type: 'queue-server-changed' }).state
+    return run(asked, read(asked.queue!.serverReads.asked, ...items)).state
+  }
+  const texts = (state: EngineState) =>
+    (state.queue ? shownQueue(state.queue) : []).map((i) => `${i.text}:${i.status}`).join(',')
+
+  it('while a turn runs, the sender hands the head to the server (queue-post, not a turn of its own), then the next', () => {
+    const held = onServer(item('q1', 'first'), item('q2', 'second'))
+    const busy = busyKeeping(held)
+    const sent = run(busy, { type: 'queue-locked', stored: held }, { type: 'queue-written' })
+    expect(sent.commands.filter((c) => c.type === 'post')).toEqual([])
+    expect(sent.commands.filter((c) => c.type === 'queue-post')).toEqual([
+      { type: 'queue-post', token: -1, id: 'q1', text: 'first' },
+    ])
+    expect(sent.state.queue?.sending).toMatchObject({ id: 'q1', via: 'server-queue' })
+    // Taken into the server's queue: the server's now, read; the next one is sent in turn.
+    const taken = run(sent.state, {
+      type: 'queue-posted',
+      token: -1,
+      answer: { kind: 'queued', queueId: '5' },
+    })
+    expect(sent.state.queue?.sending).not.toBeNull()
+    expect(taken.state.queue?.sending).toBeNull()
+    expect(taken.state.queue?.view.items[0]).toEqual({
+      id: 'q1',
+      text: 'first',
+      status: 'queued',
+      queueId: '5',
+    })
+    expect(readAsked(sent.state, taken.state)).toBe(true)
+    expect(taken.commands).toContainEqual({ type: 'queue-lock' })
+    expect(texts(taken.state)).toBe('first:queued,second:queued')
+  })
+
+  it("with 'pause', or while the thread is free, nothing is handed over: the thread's turn carries it", () => {
+    const held = onServer(item('q1', 'first'))
+    const paused = attached(held, runningTurn({ executionId: 'e1' }), true, 'pause')
+    expect(paused.commands.filter((c) => c.type === 'queue-lock')).toEqual([])
+    const free = attached(held, snapshot([]), true, 'keep').state
+    const sent = run(free, { type: 'queue-locked', stored: held }, { type: 'queue-written' })
+    expect(sent.commands.filter((c) => c.type === 'queue-post')).toEqual([])
+    expect(sent.commands.filter((c) => c.type === 'post')).toHaveLength(1)
+  })
+
+  it('no answer to a hand-over: sent once more with the same id where the server dedupes, then undelivered', () => {
+    const sent = handingOver('first')
+    const lost = {
+      type: 'queue-posted',
+      token: -1,
+      answer: { kind: 'lost', error: errorRecord('network_error', 'cut') },
+    } as const
+    const again = run(sent, lost)
+    expect(again.commands).toContainEqual({
+      type: 'queue-post',
+      token: -1,
+      id: 'q1',
+      text: 'first',
+    })
+    const twice = run(again.state, lost)
+    expect(twice.commands.filter((c) => c.type === 'queue-post')).toEqual([])
+    expect(twice.state.queue?.view.items[0]).toMatchObject({
+      status: 'undelivered',
+      error: { message: expect.stringMatching(/may have been taken/) },
+    })
+  })
+
+  it('a message the server queued on a POST of this tab’s own turn leaves the queue as its turn begins there (found by the queue model: it showed queued and in the transcript)', () => {
+    const held = onServer(item('q1', 'first'))
+    // The thread looked free: sent as this tab's turn; the server was busy after all.
+    const free = attached(held, snapshot([]), true, 'keep').state
+    const sent = run(free, { type: 'queue-locked', stored: held }, { type: 'queue-written' }).state
+    const queued = run(
+      sent,
+      queuedEvents({ type: 'message-queued', queueId: '9', sessionId: key.threadId }),
+    ).state
+    expect(queued.queue?.view.items).toEqual([
+      { id: 'q1', text: 'first', status: 'queued', queueId: '9' },
+    ])
+    const began = run(
+      queued,
+      queuedEvents({ type: 'execution-started', executionId: 'e9', sessionId: key.threadId }),
+    ).state
+    expect(began.queue?.view.items).toEqual([])
+    const users = selectSessionState(began).messages.filter((m) => m.role === 'user')
+    expect(users.map((m) => m.content)).toEqual([[{ type: 'text', text: 'first' }]])
+  })
+
+  it('a bare done (taken by an earlier POST) or a turn begun at once: it leaves the queue, and the record is read', () => {
+    for (const kind of ['duplicate', 'started'] as const) {
+      const sent = handingOver('first')
+      const { state } = run(sent, { type: 'queue-posted', token: -1, answer: { kind } })
+      expect(state.queue?.view.items).toEqual([])
+      expect(state.reads.wanted || state.reads.inFlight).toBe(true)
+    }
+  })
+
+  it('shows one queue: the server’s items in its order (under the ids this scope gave them), then what the client holds', () => {
+    const held = onServer(
+      { ...item('q1', 'mine'), queueId: '5' } as ReturnType<typeof item>,
+      item('q2', 'local'),
+    )
+    let state = attached(held, runningTurn({ executionId: 'e1' }), true, 'keep').state
+    while (state.queue?.serverReads.inFlight)
+      state = run(
+        state,
+        read(state.queue.serverReads.asked, ['4', 'another device'], ['5', 'mine']),
+      ).state
+    expect(shownQueue(state.queue!).map((i) => [i.id, i.text, i.status, i.queueId])).toEqual([
+      ['queue:4', 'another device', 'queued', '4'],
+      ['q1', 'mine', 'queued', '5'],
+      ['q2', 'local', 'queued', undefined],
+    ])
+  })
+
+  it('a message on its way is shown once when a read of the server’s queue lists it before its POST’s answer (found by the e2e)', () => {
+    const held = onServer({ ...item('q1', 'on its way', 'sending'), by: 'B' } as ReturnType<
+      typeof item
+    >)
+    // Tab B sends it (this tab is not the sender: B's POST is on its way).
+    let state = attached(held, runningTurn({ executionId: 'e1' }), false, 'keep').state
+    while (state.queue?.serverReads.inFlight)
+      state = run(
+        state,
+        read(state.queue.serverReads.asked, ['4', 'another device'], ['5', 'on its way']),
+      ).state
+    expect(texts(state)).toBe('another device:queued,on its way:sending')
+  })
+
+  it('a read of the server’s queue that answers late changes nothing [R-QUEUE-SERVER-LATE]', () => {
+    const newer = pushedThenRead(busyKeeping(onServer()), ['6', 'after the edit'])
+    const { applied } = newer.queue!.serverReads
+    const late = run(newer, read(applied - 1, ['6', 'before the edit'], ['7', 'removed since']))
+    expect(texts(late.state)).toBe('after the edit:queued')
+    expect(late.state.queue?.server).toBe(newer.queue?.server)
+  })
+
+  it('a message handed over leaves the queue only when a read asked after this tab learnt of it does not list it', () => {
+    const held = onServer({ ...item('q1', 'mine'), queueId: '5' } as ReturnType<typeof item>)
+    const before = attached(held, runningTurn({ executionId: 'e1' }), true, 'keep').state
+    const { asked } = before.queue!.serverReads
+    // As if this tab learnt of it after the read in flight was asked: that read may predate it.
+    const learntLate = { ...before, queue: { ...before.queue!, handedAt: { '5': asked } } }
+    const kept = run(learntLate, read(asked, ['9', 'other'])).state
+    expect(kept.queue?.view.items.map((i) => i.id)).toEqual(['q1'])
+    const again = run(kept, { type: 'queue-server-changed' }).state
+    const gone = run(again, read(again.queue!.serverReads.asked, ['9', 'other'])).state
+    expect(gone.queue?.view.items).toEqual([])
+  })
+
+  it('an item the server holds is changed through its routes; a 409 says why, and the queue is read again [R-QUEUE-SERVER-ITEMS]', () => {
+    const busy = pushedThenRead(busyKeeping(onServer()), ['4', 'a'], ['5', 'b'], ['6', 'c'])
+    const call = (action: EngineAction) =>
+      run(busy, action).commands.filter((c) => c.type === 'queue-call')
+    expect(call({ type: 'queue-edit', id: 'queue:5', text: 'b2' })).toEqual([
+      { type: 'queue-call', call: { op: 'edit', queueId: '5', text: 'b2' } },
+    ])
+    expect(call({ type: 'queue-remove', id: 'queue:4' })).toEqual([
+      { type: 'queue-call', call: { op: 'remove', queueId: '4' } },
+    ])
+    expect(call({ type: 'queue-reorder', id: 'queue:6', to: 0 })).toEqual([
+      {
+        type: 'queue-call',
+        call: {
+          op: 'reorder',
+          queueId: '6',
+          targetQueueId: '4',
+          expectedQueueIds: ['4', '5', '6'],
+        },
+      },
+    ])
+    expect(texts(run(busy, { type: 'queue-reorder', id: 'queue:6', to: 0 }).state)).toBe(
+      'c:queued,a:queued,b:queued',
+    )
+    expect(call({ type: 'queue-send-now', id: 'queue:5' })).toEqual([
+      { type: 'queue-call', call: { op: 'steer', queueId: '5', executionId: 'e1' } },
+    ])
+    const refused = run(busy, {
+      type: 'queue-called',
+      call: { op: 'edit', queueId: '5', text: 'b2' },
+      error: errorRecord('conflict', 'HTTP 409', { status: 409, serverCode: 'queue_item_started' }),
+      conflict: 'queue_item_started',
+    })
+    expect(refused.state.error).toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/already been taken up/),
+    })
+    expect(readAsked(busy, refused.state)).toBe(true)
+    // A change made is told to the other tabs through the store.
+    const made = run(busy, {
+      type: 'queue-called',
+      call: { op: 'remove', queueId: '4' },
+      error: null,
+      conflict: null,
+    })
+    expect(made.state.queue?.view.serverRev).toBe(1)
   })
 })

@@ -10,6 +10,7 @@ import { sessionStatus } from '../engine/derive'
 import { startTurn } from '../engine/fold'
 import type { EngineAction, EngineConfig, EngineState, ReadState } from '../engine/model'
 import { initialEngineState, reduce, snapshotAction } from '../engine/reduce'
+import { submitDueAt } from '../engine/slices/ownTurn'
 import type { ErrorRecord, PreviewChatErrorCode } from '../wire/contract/errors'
 import { errorRecord } from '../wire/contract/errors'
 import type { TurnEvent } from '../wire/contract/events'
@@ -864,4 +865,86 @@ describe('a message whose POST lost its answer [R-POST-RETRY-DEDUPE]', () => {
       ],
     },
   ])
+})
+
+describe('a message the server took into its own queue (message-queued) [R-QUEUE-SERVER-ACCEPT]', () => {
+  const queued = turnEvents(1, { type: 'message-queued', queueId: '7', sessionId: key.threadId })
+  const accepted = [
+    {
+      type: 'settle-submit',
+      request: 1,
+      result: { outcome: 'accepted', executionId: null, queueId: '7' },
+    },
+    { type: 'relay', message: { kind: 'posting', active: false } },
+    { type: 'store-draft', draft: '' },
+  ]
+  const waiting = after({ ...posting(), draft: 'Hi' }, queued)
+
+  table([
+    {
+      title: 'is accepted: submit() resolves with its queueId, the draft clears, no turn yet',
+      given: { ...posting(), draft: 'Hi' },
+      when: queued,
+      then: {
+        own: { token: 1, phase: 'queued', settled: true },
+        draft: '',
+        error: null,
+        live: null,
+      },
+      commands: accepted,
+      status: 'submitting',
+    },
+    {
+      title: 'its turn begins on the same stream once the server takes it up',
+      given: waiting,
+      when: turnEvents(1, {
+        type: 'execution-started',
+        executionId: 'e1',
+        sessionId: key.threadId,
+      }),
+      then: { own: { phase: 'streaming' }, live: { executionId: 'e1' } },
+      // The turn, relayed to the other tabs (no second `submit()` outcome).
+      commands: [{ type: 'relay', message: { kind: 'turn' } }],
+      status: 'streaming',
+    },
+    {
+      title: 'message-queued and execution-started in one chunk: accepted, then streaming',
+      given: { ...posting(), draft: 'Hi' },
+      when: turnEvents(
+        1,
+        { type: 'message-queued', queueId: '7', sessionId: key.threadId },
+        { type: 'execution-started', executionId: 'e1', sessionId: key.threadId },
+      ),
+      then: { own: { phase: 'streaming' }, live: { executionId: 'e1' }, draft: '' },
+      commands: [
+        accepted[0],
+        accepted[1],
+        { type: 'relay', message: { kind: 'turn' } },
+        { type: 'store-draft', draft: '' },
+      ],
+      status: 'streaming',
+    },
+    {
+      title: 'removed from the server’s queue before its turn (an error event): said, nothing runs',
+      given: waiting,
+      when: turnEvents(1, {
+        type: 'error',
+        message: 'The queued message was removed before it was taken up.',
+        errorCode: 'queue_item_removed',
+      }),
+      then: { own: null, error: { serverCode: 'queue_item_removed' }, reads: { wanted: true } },
+    },
+    {
+      title:
+        'its stream cut while it waits: accepted already, so no error; the record says the rest',
+      given: waiting,
+      when: { type: 'stream-ended', token: 1, end: { kind: 'cut', error: err('stream_cut') } },
+      then: { own: null, error: null, cut: true, draft: '' },
+    },
+  ])
+
+  it('has no acceptance deadline: a long wait in the server’s queue is not a failure', () => {
+    expect(submitDueAt(posting(), engineConfig)).not.toBeNull()
+    expect(submitDueAt(waiting, engineConfig)).toBeNull()
+  })
 })

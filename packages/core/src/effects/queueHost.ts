@@ -313,16 +313,25 @@ function serverQueueCalls(
         const body = { targetQueueId, expectedQueueIds }
         return { path: `${item}/reorder`, method: 'POST', body, parse: parseMessageQueue }
       }
-      case 'steer':
+      case 'steer': {
         const body = { executionId: call.executionId }
         return { path: `${item}/steer`, method: 'POST', body, parse: parseQueueItem }
+      }
     }
   }
   return {
     read(seq: number) {
       const controller = track()
       transport
-        .callThread(thread, '/queue', { method: 'GET' }, 'The message queue read', parseMessageQueue, controller.signal)
+        .callThread(
+          thread,
+          '/queue',
+          'GET',
+          undefined,
+          'The message queue read',
+          parseMessageQueue,
+          controller.signal,
+        )
         .then(
           (queue: MessageQueue) =>
             act({
@@ -354,7 +363,8 @@ function serverQueueCalls(
         .callThread(
           thread,
           path,
-          { method, ...(body && { body }) },
+          method,
+          body,
           'Changing the message queue',
           parse as (body: unknown) => ParseResult<unknown>,
           controller.signal,
@@ -364,7 +374,12 @@ function serverQueueCalls(
           (cause: unknown) => {
             if (controller.signal.aborted) return
             const error = toPreviewChatError(cause, 'network_error', 'Changing the message queue')
-            act({ type: 'queue-called', call, error: toErrorRecord(error), conflict: queueConflictOf(error) })
+            act({
+              type: 'queue-called',
+              call,
+              error: toErrorRecord(error),
+              conflict: queueConflictOf(error),
+            })
           },
         )
         .finally(() => controllers.delete(controller))
@@ -396,7 +411,8 @@ function serverQueueCalls(
               if (!first) return
               if (first.type === 'message-queued')
                 settle({ kind: 'queued', queueId: first.queueId })
-              else if (first.type === 'error') settle({ kind: 'refused', error: inBandError(first) })
+              else if (first.type === 'error')
+                settle({ kind: 'refused', error: inBandError(first) })
               else settle(first.type === 'done' ? { kind: 'duplicate' } : { kind: 'started' })
             },
             controller.signal,

@@ -11,7 +11,8 @@ import type { EngineState } from './model'
 /**
  * Exactly one at a time:
  * - `idle`: nothing runs; a message may be sent.
- * - `submitting`: the message is posted; the server has not accepted it yet.
+ * - `submitting`: the message is posted, and its turn has not begun: the server has not accepted
+ *   it yet, or took it into its own queue (`message-queued`; `submit()` resolved `accepted`).
  * - `streaming`: this tab reads the turn's live stream.
  * - `recovering`: this tab does not know the thread's state (first read pending, its live stream
  *   was cut, or the server never confirmed the message) and reads the recorded transcript.
@@ -78,8 +79,9 @@ export const heldByAnotherTab = (state: EngineState) => Object.keys(state.postin
 
 export function sessionStatus(state: EngineState): SessionStatus {
   if (state.stop) return 'stopping'
+  // A message the server queued is on its way still: its turn has not begun.
   if (state.own && !state.own.timedOut)
-    return state.own.phase === 'posting' ? 'submitting' : 'streaming'
+    return state.own.phase === 'streaming' ? 'streaming' : 'submitting'
   if (state.cut || !state.synced) return 'recovering'
   // Another tab's message, sent and not begun yet, holds the gate as its turn will.
   return activeExecutionId(state) || heldByAnotherTab(state) ? 'following' : 'idle'

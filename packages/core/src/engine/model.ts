@@ -297,6 +297,11 @@ export interface StoredQueue {
   dedupes: boolean | null
   /** The server has a queue of its own (`message-queued`), as a tab learnt it (`null`: not known). */
   serverQueue: boolean | null
+  /**
+   * Changes a tab made to the server's queue (edits, removals, moves, steers): one more tells the
+   * other tabs to read it again, where no push says so.
+   */
+  serverRev: number
 }
 
 /** The server's own queue of the thread, as this tab last read it (`GET …/chat/:threadId/queue`). */
@@ -347,6 +352,8 @@ export type QueueChange =
   | { op: 'paused'; paused: boolean }
   | { op: 'dedupes'; dedupes: boolean }
   | { op: 'server-queue'; serverQueue: boolean }
+  /** This tab changed the server's queue: `serverRev` goes up. */
+  | { op: 'server-changed' }
   /** It is in the server's own queue as `queueId` (`message-queued`). */
   | { op: 'handed'; id: string; queueId: string }
 
@@ -395,6 +402,11 @@ export interface QueueState {
    * list it shows it was taken up (or removed): it leaves this queue.
    */
   handedAt: Readonly<Record<string, number>>
+  /**
+   * Queued messages this tab posted as its own turn that the server took into its queue: by POST
+   * token. The turn begins on that POST (`execution-started`), and the message leaves the queue then.
+   */
+  handedPosts: Readonly<Record<number, string>>
 }
 
 /** `at` is the scheduler's clock (`timers.now()`); `stampedAt` the wall clock (`now()`). */
@@ -525,7 +537,12 @@ export type QueueAction =
   /** A message handed to the server's queue (`queue-post`) was answered. */
   | { type: 'queue-posted'; token: number; answer: QueuePostAnswer }
   /** A change of the server's queue (`queue-call`) was answered; `conflict`: its 409's reason. */
-  | { type: 'queue-called'; call: ServerQueueCall; error: ErrorRecord | null; conflict: string | null }
+  | {
+      type: 'queue-called'
+      call: ServerQueueCall
+      error: ErrorRecord | null
+      conflict: string | null
+    }
   /** The page is being left (`pagehide`): what is not written yet is written now (`queue-flush`). */
   | { type: 'queue-leaving' }
 

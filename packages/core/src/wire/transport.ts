@@ -233,15 +233,16 @@ export function createTransport(options: TransportOptions) {
     callThread<T>(
       key: ThreadKey,
       path: string,
-      init: { method: string; body?: unknown },
+      method: string,
+      body: unknown,
       what: string,
       parse: (body: unknown) => ParseResult<T>,
       signal?: AbortSignal,
     ): Promise<T> {
-      const body = init.body === undefined ? {} : { body: JSON.stringify(init.body) }
+      const init = { method, headers: { 'content-type': 'application/json' } }
       return json(
         `${agentPath(key)}/${enc(key.threadId)}${path}`,
-        { method: init.method, headers: { 'content-type': 'application/json' }, ...body },
+        body === undefined ? init : { ...init, body: JSON.stringify(body) },
         what,
         parse,
         signal,
@@ -311,12 +312,6 @@ function failure(response: Response, text: string, what: string): PreviewChatErr
 
 const lower = (what: string) => what.charAt(0).toLowerCase() + what.slice(1)
 
-/**
- * Turn-stream events of the platform's queue (`next-era.md`) that a turn's view has no place for:
- * skipped without a warning (a steered message shows from the record).
- */
-const queueProtocol = new Set(['message-steered', 'budget-notice'])
-
 /** How a turn stream ended. */
 export type TurnStreamEnd =
   | { kind: 'terminal' }
@@ -381,11 +376,8 @@ export async function readTurnStream(
           continue
         }
         parsed ??= turnEventFrom(raw)
-        if (parsed.kind === 'ignored') {
-          // The platform's queue events are known, and the record shows what they tell.
-          if (!queueProtocol.has(parsed.type))
-            warn(`Skipped turn stream events of unknown type "${parsed.type}".`)
-        }
+        if (parsed.kind === 'ignored')
+          warn(`Skipped turn stream events of unknown type "${parsed.type}".`)
         else if (parsed.kind === 'invalid')
           warn(`Skipped a turn stream event: ${parsed.error.message}`)
         else {

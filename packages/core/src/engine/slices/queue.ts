@@ -22,6 +22,7 @@ import {
   array,
   boolean,
   nullable,
+  number,
   object,
   optional,
   picklist,
@@ -55,7 +56,13 @@ import type {
   WhenStopped,
 } from '../model'
 
-export const emptyQueue: StoredQueue = { items: [], paused: false, dedupes: null, serverQueue: null }
+export const emptyQueue: StoredQueue = {
+  items: [],
+  paused: false,
+  dedupes: null,
+  serverQueue: null,
+  serverRev: 0,
+}
 
 /** The version of the stored queue's shape: another one is not read (it is replaced on write). */
 export const QUEUE_VERSION = 1
@@ -81,6 +88,7 @@ const storedSchema = object({
   dedupes: nullable(boolean),
   // Absent in what an earlier version wrote: not known.
   serverQueue: optional(nullable(boolean)),
+  serverRev: optional(number),
 })
 
 /** What the store holds (a string from another tab, or from an older page), parsed; never trusted. */
@@ -101,6 +109,7 @@ export function parseStoredQueue(raw: unknown): StoredQueue | { problem: string 
     paused: parsed.paused,
     dedupes: parsed.dedupes,
     serverQueue: parsed.serverQueue ?? null,
+    serverRev: parsed.serverRev ?? 0,
   }
 }
 
@@ -162,6 +171,8 @@ export function applyQueueChange(queue: StoredQueue, change: QueueChange): Store
       return queue.serverQueue === change.serverQueue
         ? queue
         : { ...queue, serverQueue: change.serverQueue }
+    case 'server-changed':
+      return { ...queue, serverRev: queue.serverRev + 1 }
     case 'handed': {
       if (!item) return queue
       const handed: StoredQueueItem = {
@@ -199,6 +210,7 @@ function attached(whenStopped: WhenStopped, stored: StoredQueue, at: number): Qu
     server: null,
     serverReads: { asked: 0, applied: 0, inFlight: false, wanted: false },
     handedAt: {},
+    handedPosts: {},
   }
 }
 
@@ -317,8 +329,11 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
       return queuePosted(state, queue, action)
     case 'queue-called': {
       // Whatever the answer, the queue is read again: it shows what the server holds.
+      // Whatever the answer, the queue is read again: it shows what the server holds. A change
+      // made is told to the other tabs through the store.
       const commands: Command[] = []
-      const next = wantServerRead(queue, commands)
+      let next = wantServerRead(queue, commands)
+      if (!action.error) next = change(next, { op: 'server-changed' })
       const error = action.error && callProblem(action.error, action.conflict)
       return { state: { ...withQueueState(state, next), ...(error && { error }) }, commands }
     }
@@ -516,11 +531,14 @@ function settle(
     queue = { ...queue, sending: null }
     // Taken into the server's own queue: it waits there until its turn.
     if (result.outcome === 'accepted' && result.queueId !== undefined)
-      queue = change(
-        queue,
-        { op: 'handed', id: sending.id, queueId: result.queueId },
-        { op: 'server-queue', serverQueue: true },
-      )
+      queue = {
+        ...change(
+          queue,
+          { op: 'handed', id: sending.id, queueId: result.queueId },
+          { op: 'server-queue', serverQueue: true },
+        ),
+        handedPosts: { ...queue.handedPosts, [sending.token]: sending.id },
+      }
     else if (result.outcome === 'accepted') queue = change(queue, { op: 'done', id: sending.id })
     else if (result.outcome === 'failed' && result.error.code !== 'turn_already_running')
       queue = change(queue, {
@@ -538,6 +556,17 @@ function settle(
       queue = read.queue
       commands.push(...read.commands)
     }
+  }
+
+  // A message the server queued on this tab's own POST begins there: it leaves the queue as its
+  // turn shows (else it would show in both); its stream gone first, the reads say where it is.
+  if ('token' in action && action.token in queue.handedPosts) {
+    const { [action.token]: id, ...rest } = queue.handedPosts
+    const began =
+      action.type === 'turn-events' && action.events.some((e) => e.type === 'execution-started')
+    if (began && id !== undefined) queue = change(queue, { op: 'done', id })
+    if (began || action.type === 'stream-ended' || action.type === 'post-failed')
+      queue = { ...queue, handedPosts: rest }
   }
 
   // What this tab learnt of dedupe is shared with the tabs (a sender judges by it).
@@ -560,8 +589,16 @@ function settle(
     queue = learnt.queue
     const held = queue.server !== null && queue.server.items.length > 0
     const handed = queue.view.items.some((item) => item.queueId !== undefined)
+    // Another tab changed the server's queue (told through the store).
+    const heard =
+      action.type === 'queue-stored' ||
+      action.type === 'queue-locked' ||
+      (action.type === 'queue-sender' && action.held)
+    const told =
+      heard && before.queue !== undefined && queue.stored.serverRev !== before.queue.view.serverRev
     if (
       learnt.learnt ||
+      told ||
       action.type === 'queue-server-changed' ||
       action.type === 'activated' ||
       (action.type === 'queue-sender' && action.held) ||

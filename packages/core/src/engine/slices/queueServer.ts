@@ -50,11 +50,23 @@ export const serverItemId = (queueId: string) => `queue:${queueId}`
  */
 export function shownQueue(queue: QueueState): ShownQueueItem[] {
   const handed = new Map<string, StoredQueueItem>()
-  for (const item of queue.view.items) if (item.queueId !== undefined) handed.set(item.queueId, item)
+  for (const item of queue.view.items)
+    if (item.queueId !== undefined) handed.set(item.queueId, item)
+  // A message on its way may be in the server's queue before its POST's answer names its item
+  // (the push and a read can beat it; the server's items carry no `messageId`): an item no tab
+  // knows, with the text of one on its way, is that one, shown once, as it is on its way.
+  const onItsWay = queue.view.items
+    .filter((item) => item.status === 'sending' && item.queueId === undefined)
+    .map((item) => item.text)
   const listed = new Set<string>()
   const shown: ShownQueueItem[] = []
   for (const item of queue.server?.items ?? []) {
     listed.add(item.queueId)
+    const mine = onItsWay.indexOf(item.text)
+    if (!handed.has(item.queueId) && mine >= 0) {
+      onItsWay.splice(mine, 1)
+      continue
+    }
     shown.push({
       id: handed.get(item.queueId)?.id ?? serverItemId(item.queueId),
       text: item.text,
@@ -106,15 +118,15 @@ export function serverRead(
     })
   } else if (action.seq > reads.applied) {
     const listed = new Set(action.server.items.map((item) => item.queueId))
-    const handedAt = { ...queue.handedAt }
-    for (const item of queue.view.items) {
-      const { queueId } = item
-      if (queueId === undefined || listed.has(queueId)) continue
-      if ((handedAt[queueId] ?? Infinity) < action.seq) {
-        changes.push({ op: 'done', id: item.id })
-        delete handedAt[queueId]
-      }
-    }
+    const gone = (queueId: string | undefined) =>
+      queueId !== undefined &&
+      !listed.has(queueId) &&
+      (queue.handedAt[queueId] ?? Infinity) < action.seq
+    for (const item of queue.view.items)
+      if (gone(item.queueId)) changes.push({ op: 'done', id: item.id })
+    const handedAt = Object.fromEntries(
+      Object.entries(queue.handedAt).filter(([queueId]) => !gone(queueId)),
+    )
     next = {
       ...next,
       server: action.server,
@@ -210,27 +222,35 @@ function reorder(
   const byId = new Map(items.map((i) => [i.queueId, i]))
   const steering = items.filter((i) => i.steering)
   return {
-    queue: withItems([...steering, ...order.map((id) => byId.get(id)!)]),
+    queue: withItems([...steering, ...order.flatMap((id) => byId.get(id) ?? [])]),
     call: { op: 'reorder', queueId, targetQueueId: target, expectedQueueIds: pending },
     changes: [],
   }
 }
+
+const changedMeanwhile =
+  'The queue changed meanwhile (another tab or device): it now shows its current order; try again if you still want it.'
 
 const conflictMessages: Record<string, string> = {
   queue_item_started:
     'That message had already been taken up, so it was not changed: it is in the conversation now.',
   queue_item_steering:
     'That message is being added to the running turn, so it can no longer be changed.',
-  queue_changed:
-    'The queue changed meanwhile (another tab or device): it now shows its current order; try again if you still want it.',
-  not_steerable:
-    'The running turn cannot take a message now: it stays queued, and runs next.',
+  queue_changed: changedMeanwhile,
+  not_steerable: 'The running turn cannot take a message now: it stays queued, and runs next.',
 }
 
-/** What the person is told when the server could not make a change of its queue. */
+/**
+ * What the person is told when the server could not make a change of its queue: a 409 says why
+ * (`conflict`), a 404 that the item is gone; any other error as it came.
+ */
 export function callProblem(error: ErrorRecord, conflict: string | null): ErrorRecord {
-  if (conflict === null) return error
-  return errorRecord('conflict', conflictMessages[conflict] ?? conflictMessages.queue_changed!, {
+  const gone = error.status === 404
+  if (conflict === null && !gone) return error
+  const message = gone
+    ? 'That message is no longer in the queue (removed in another tab or device, or taken up): nothing was changed.'
+    : (conflictMessages[conflict ?? ''] ?? changedMeanwhile)
+  return errorRecord(gone ? 'not_found' : 'conflict', message, {
     ...(error.status !== undefined && { status: error.status }),
     ...(error.serverCode !== undefined && { serverCode: error.serverCode }),
   })

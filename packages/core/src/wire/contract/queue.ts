@@ -56,16 +56,25 @@ const str = string
 export const queueIdPattern = /^[1-9]\d*$/
 export const isQueueId = (id: unknown): id is string =>
   typeof id === 'string' && queueIdPattern.test(id)
-const queueId = check(str, isQueueId, 'must be a queue id (a numeric string, ^[1-9]\\d*$)')
+const queueId = /* @__PURE__ */ check(
+  str,
+  isQueueId,
+  'must be a queue id (a numeric string, ^[1-9]\\d*$)',
+)
 
 /** What `queueEventFrom` reads: the queue's events, and `execution-started` with its inputs. */
 export type QueueStreamEvent = QueueTurnEvent | ExecutionStartedEvent
 
-const queueEventSchemas = typed({
+// Each schema is marked pure: a bundle keeps only those its importer reads.
+const queueEventSchemas = /* @__PURE__ */ typed({
   'message-queued': { queueId, sessionId: str },
   'message-steered': { queueId, executionId: str, message: str },
   'budget-notice': { code: str },
-  'execution-started': { executionId: str, sessionId: str, inputMessageIds: optional(array(str)) },
+  'execution-started': {
+    executionId: str,
+    sessionId: str,
+    inputMessageIds: /* @__PURE__ */ optional(/* @__PURE__ */ array(str)),
+  },
 }) satisfies {
   [K in QueueStreamEvent['type']]: Schema<Extract<QueueStreamEvent, { type: K }>>
 }
@@ -113,17 +122,17 @@ export interface MessageQueue {
   items: QueueItem[]
 }
 
-const queueItemSchema = object({
+const queueItemSchema = /* @__PURE__ */ object({
   id: queueId,
   message: str,
-  attachments: array(unknown),
-  steeringExecutionId: nullable(str),
+  attachments: /* @__PURE__ */ array(unknown),
+  steeringExecutionId: /* @__PURE__ */ nullable(str),
   createdAt: str,
 }) satisfies Schema<QueueItem>
 
-const messageQueueSchema = object({
-  steerableExecutionId: nullable(str),
-  items: array(queueItemSchema),
+const messageQueueSchema = /* @__PURE__ */ object({
+  steerableExecutionId: /* @__PURE__ */ nullable(str),
+  items: /* @__PURE__ */ array(queueItemSchema),
 }) satisfies Schema<MessageQueue>
 
 /** The answer of `GET …/queue` and of a reorder (`{ data }` or bare). */
@@ -169,13 +178,21 @@ export interface QueueSteerBody {
   executionId: string
 }
 
-const nonBlank = check(str, (text) => text.trim().length > 0, 'must have non-blank text')
-const editSchema = object({ message: nonBlank }) satisfies Schema<QueueEditBody>
-const reorderSchema = object({
+const nonBlank = /* @__PURE__ */ check(
+  str,
+  (text) => text.trim().length > 0,
+  'must have non-blank text',
+)
+const editSchema = /* @__PURE__ */ object({ message: nonBlank }) satisfies Schema<QueueEditBody>
+const reorderSchema = /* @__PURE__ */ object({
   targetQueueId: queueId,
-  expectedQueueIds: check(array(queueId), (ids) => ids.length >= 2, 'must list at least two ids'),
+  expectedQueueIds: /* @__PURE__ */ check(
+    /* @__PURE__ */ array(queueId),
+    (ids) => ids.length >= 2,
+    'must list at least two ids',
+  ),
 }) satisfies Schema<QueueReorderBody>
-const steerSchema = object({ executionId: str }) satisfies Schema<QueueSteerBody>
+const steerSchema = /* @__PURE__ */ object({ executionId: str }) satisfies Schema<QueueSteerBody>
 
 /** The server's side of an edit. */
 export function parseQueueEditRequest(body: unknown): ParseResult<QueueEditBody> {

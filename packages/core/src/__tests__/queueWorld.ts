@@ -1,0 +1,214 @@
+/**
+ * The world of the queue's client tests: the reference backend in process, tabs of one user (and
+ * of other users, or another device) sharing one store and one set of locks as a browser's tabs
+ * do, an agent whose every pause waits on a gate the test opens, and every chat POST recorded.
+ */
+import { expect } from 'vitest'
+import { createPreviewChatBackend, type PreviewChatBackend } from '../../../server/src/index'
+import type { FlavorName } from '../../../server/src/flavor/types'
+import { createPreviewChatClient, type PreviewChatClient, type SessionState } from '../index'
+import { documentLocks } from '../effects/queueHost'
+import { memoryQueueStore, queue, queueStorageKey, type WhenStopped } from '../queue'
+import { createTabs } from './harness'
+
+let backend: PreviewChatBackend | null = null
+/** Every client a world made (and any a test adds): `closeWorlds` disposes of them. */
+export const clients: PreviewChatClient[] = []
+/** For `afterEach`: the clients disposed of, the backend closed. */
+export function closeWorlds() {
+  for (const client of clients.splice(0)) client.dispose()
+  backend?.close()
+  backend = null
+}
+
+export const auth: Record<FlavorName, (user: string) => Record<string, string>> = {
+  spec: (user) => ({ Authorization: `Bearer ${user}` }),
+  'n8n-2.41': (user) => ({ cookie: `n8n-auth=${user}`, 'browser-id': `browser-${user}` }),
+  'next-era': (user) => ({ Authorization: `Bearer ${user}` }),
+}
+
+/** Every pause of the agent waits here while the gate is shut (and rejects on a Stop). */
+export function gate() {
+  let open = false
+  const waiting = new Set<() => void>()
+  return {
+    sleep: (_ms: number, signal: AbortSignal) =>
+      new Promise<void>((resolve, reject) => {
+        if (signal.aborted) return reject(signal.reason as Error)
+        if (open) return resolve()
+        const go = () => {
+          waiting.delete(go)
+          resolve()
+        }
+        waiting.add(go)
+        signal.addEventListener('abort', () => {
+          waiting.delete(go)
+          reject(signal.reason as Error)
+        })
+      }),
+    open() {
+      open = true
+      for (const go of [...waiting]) go()
+    },
+    shut() {
+      open = false
+    },
+  }
+}
+
+export interface WorldOptions {
+  flavor?: FlavorName
+  whenStopped?: WhenStopped
+  /** How long a tab's unanswered POST holds the other tabs' gates (a closed tab's, here). */
+  submitTimeoutMs?: number
+}
+
+/** How one tab is made: without the queue (the gate), on a device of its own (no relay). */
+export interface TabOptions {
+  queue?: boolean
+  device?: string
+  /** Reads no more often than this (a tab that has not looked for a while). */
+  minReadIntervalMs?: number
+}
+
+export function world({ flavor = 'spec', whenStopped, submitTimeoutMs }: WorldOptions = {}) {
+  const agent = gate()
+  backend = createPreviewChatBackend({ flavor, deltaMs: 0, snapshotMs: 5, sleep: agent.sleep })
+  const server = backend
+  const store = memoryQueueStore()
+  /** What the store holds for `key` now (kept in step by watching it). */
+  const held = new Map<string, string | null>()
+  const watched = new Set<string>()
+  const watchKey = (key: string) => {
+    const refresh = () => void store.read(key).then((raw) => held.set(key, raw))
+    store.watch(key, refresh)
+    refresh()
+  }
+  const locks = documentLocks()
+  /** Every chat POST's `messageId` and text, in order. */
+  const posts: { messageId?: string; message: string }[] = []
+  /** A POST to hold before the server sees it (a tab that closes mid-send): its release. */
+  let holdNextPost: ((release: () => void) => void) | null = null
+  /** Awaited before each request reaches the server (a test holding a route's answers). */
+  let before: (request: Request) => Promise<void> | void = () => {}
+  const warnings: string[] = []
+  const threadId = crypto.randomUUID()
+  // Each user's tabs hear each other (BroadcastChannel's rule, in memory); the first tab of a user
+  // minted the thread (`isNew`), the others read it.
+  const relays = new Map<string, ReturnType<typeof createTabs>>()
+  const tab = (user = 'alice', options: TabOptions = {}) => {
+    const group = options.device === undefined ? user : `${user}@${options.device}`
+    const isNew = !relays.has(user)
+    if (isNew) relays.set(user, createTabs())
+    if (!relays.has(group)) relays.set(group, createTabs())
+    const client = createPreviewChatClient({
+      headers: auth[flavor](user),
+      scope: user,
+      fetch: async (input, init) => {
+        const request = new Request(new URL(String(input), 'http://x'), init)
+        if (request.method === 'POST' && request.url.endsWith('/chat')) {
+          const body = JSON.parse(String(init?.body)) as { messageId?: string; message?: string }
+          if (body.message !== undefined) {
+            posts.push({
+              ...(body.messageId && { messageId: body.messageId }),
+              message: body.message,
+            })
+            const hold = holdNextPost
+            holdNextPost = null
+            if (hold) await new Promise<void>((release) => hold(release))
+          }
+        }
+        await before(request)
+        return server.fetch(request)
+      },
+      push: false,
+      relay: relays.get(group)?.relay() ?? false,
+      storage: null,
+      lingerMs: 0,
+      minReadIntervalMs: options.minReadIntervalMs ?? 5,
+      poll: { baseMs: 5, maxMs: 10 },
+      retry: { baseMs: 5, maxMs: 20 },
+      ...(submitTimeoutMs && { submitTimeoutMs }),
+      onWarning: (message) => warnings.push(message),
+      ...(options.queue !== false && {
+        queue: queue({ store, locks, ...(whenStopped && { whenStopped }) }),
+      }),
+    })
+    clients.push(client)
+    const session = client.session({ projectId: 'p', agentId: 'a', threadId, isNew })
+    /** The queue's states as this tab showed them, each new one once. */
+    const queues: string[] = []
+    const stop = session.subscribe((state) => {
+      const shown = describeQueue(state)
+      if (queues.at(-1) !== shown) queues.push(shown)
+    })
+    return { client, session, queues, stop, state: () => session.getState() }
+  }
+  return {
+    agent,
+    tab,
+    posts,
+    warnings,
+    /** What the store holds under `key` now, as last read (`watchKey` first). */
+    stored: (key: string) => held.get(key) ?? null,
+    watchKey,
+    /** Writes `raw` under `key` as another tab would have. */
+    seed: (key: string, raw: string) => store.update(key, () => raw),
+    holdNextPost: (hold: (release: () => void) => void) => (holdNextPost = hold),
+    /** `hook` runs before each request reaches the server (awaited). */
+    before: (hook: (request: Request) => Promise<void> | void) => (before = hook),
+    /** A request straight to the server under `…/chat` + `path`, as `user` (another device). */
+    call: (path: string, init: RequestInit = {}, user = 'alice') =>
+      server.fetch(
+        new Request(new URL(`/rest/projects/p/agents/v2/a/chat${path}`, 'http://x'), {
+          ...init,
+          headers: { 'content-type': 'application/json', ...auth[flavor](user) },
+        }),
+      ),
+    threadId,
+    key: (user = 'alice') => {
+      const key = queueStorageKey({ scope: user, projectId: 'p', agentId: 'a', threadId })
+      if (!watched.has(key)) {
+        watched.add(key)
+        watchKey(key)
+      }
+      return key
+    },
+  }
+}
+
+/** `text:status` of each queued message, `|paused` when paused: one line per state. */
+export function describeQueue(state: SessionState): string {
+  const items = (state.queue ?? []).map((item) => `${item.text}:${item.status}`).join(',')
+  return `[${items}]${state.queuePaused ? '|paused' : ''}`
+}
+
+export const userTexts = (state: SessionState) =>
+  state.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content.map((part) => (part.type === 'text' ? part.text : '')).join(''))
+
+/** Waits (by polling, up to ~6 s of event-loop turns) until `done` holds, then asserts it. */
+export async function until(done: () => boolean | Promise<boolean>) {
+  for (let i = 0; i < 3_000 && !(await done()); i++)
+    await new Promise((resolve) => setTimeout(resolve, 2))
+  expect(await done()).toBe(true)
+}
+
+export const idleWith = (tab: { state(): SessionState }, users: number) => () => {
+  const state = tab.state()
+  return (
+    state.status === 'idle' &&
+    userTexts(state).length === users &&
+    state.messages.at(-1)?.executionStatus === 'success' &&
+    (state.queue ?? []).length === 0
+  )
+}
+
+/** How many POSTs each queued message's id got. */
+export const postsById = (posts: { messageId?: string }[]) => {
+  const counts = new Map<string, number>()
+  for (const post of posts)
+    if (post.messageId) counts.set(post.messageId, (counts.get(post.messageId) ?? 0) + 1)
+  return [...counts.values()]
+}
