@@ -37,10 +37,17 @@ function initialUser(): string {
 
 /**
  * `?queue=1`: a message sent while a turn runs waits in the thread's queue, shared by the user's
- * tabs, and is sent once the thread is free (opt-in; see `@preview-chat/core/queue`). Without
- * it, the gate: Send waits for the thread.
+ * tabs, and is sent once the thread is free (opt-in; see `@preview-chat/core/queue`); after Stop
+ * it waits for "Send queued (N)". `?queue=keep`: `whenStopped: 'keep'`, so where the server has
+ * its own queue (the reference server's `next-era` flavor) each message is handed to it as soon
+ * as it is written, and Send now steers it into the running turn. Without either, the gate: Send
+ * waits for the thread.
  */
-const queueOption = () => new URLSearchParams(location.search).has('queue') && { queue: queue() }
+const queueOption = () => {
+  const mode = new URLSearchParams(location.search).get('queue')
+  if (mode === null) return false
+  return { queue: queue(mode === 'keep' ? { whenStopped: 'keep' } : {}) }
+}
 
 /** The client of `user`, as the server this page talks to wants it. */
 function clientFor(user: string) {
