@@ -1,7 +1,8 @@
 // Serves the built chat app and proxies `/rest` (HTTP and the push WebSocket) to the reference
-// server, the way the Vite dev server does in `pnpm demo`, with two extras: the proxy can cut the
-// responses and sockets it carries, which is what a network drop does to a browser, and it can
-// hold a message's POST on its way to the server, so that a test closes its tab mid-send.
+// server, the way the Vite dev server does in `pnpm demo`, with extras: the proxy can cut the
+// responses and sockets it carries, which is what a network drop does to a browser; it can hold a
+// message's POST on its way to the server, so that a test closes its tab mid-send; and it can hold
+// that POST's answer, or what the server pushes, so that a test picks which a page hears first.
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import {
@@ -31,6 +32,13 @@ export interface HeldChatPost {
   readonly dropped: Promise<void>
 }
 
+/** A message POST's answer held before the page: the server has the message, the page not its answer. */
+export interface HeldChatAnswer {
+  readonly post: ChatPost
+  /** Sends the answer on to the page (what the server wrote meanwhile, then the rest). */
+  release(): void
+}
+
 export interface AppServer {
   url: string
   /** Every message POST the proxy carried, in the order they arrived. */
@@ -42,10 +50,22 @@ export interface AppServer {
   holdChatPosts(hold: boolean): void
   /** The oldest held POST the test has not taken yet (waits for one). */
   nextHeldPost(): Promise<HeldChatPost>
+  /**
+   * From now on (`false`: no longer), holds the answer of each message POST the server has, before
+   * the page, until the test releases it (`nextHeldAnswer`). One already held stays held.
+   */
+  holdChatAnswers(hold: boolean): void
+  /** The oldest held answer the test has not taken yet (waits for one). */
+  nextHeldAnswer(): Promise<HeldChatAnswer>
   /** Drops every open turn stream (POST …/chat and …/chat/resume): the server's turn goes on. */
   cutTurnStreams(): number
   /** Drops every push WebSocket. */
   cutPush(): number
+  /**
+   * From now on (`false`: no longer), holds what the server pushes on every WebSocket (held frames
+   * wait in order, and reach the page once released).
+   */
+  holdPush(hold: boolean): void
   close(): Promise<void>
 }
 
@@ -64,11 +84,15 @@ export async function startAppServer(options: {
   const upstream = new URL(options.target)
   const turnStreams = new Set<ServerResponse>()
   const pushSockets = new Set<Socket>()
+  const pushFlows = new Set<{ hold(): void; flow(): void }>()
+  let holdingPush = false
   const sockets = new Set<Socket>()
   const chatPosts: ChatPost[] = []
   let holding = false
   const held: HeldChatPost[] = []
   const heldWaiters: ((post: HeldChatPost) => void)[] = []
+  let holdingAnswers = false
+  const heldAnswers = taking<HeldChatAnswer>()
 
   const proxy = (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/'
@@ -76,7 +100,7 @@ export async function startAppServer(options: {
     let up: ClientRequest | null = null
     let gone = false
     let left = () => {}
-    const forward = (body?: Buffer) => {
+    const forward = (body?: Buffer, post?: ChatPost) => {
       up = httpRequest(
         {
           host: upstream.hostname,
@@ -86,8 +110,23 @@ export async function startAppServer(options: {
           headers: req.headers,
         },
         (upRes) => {
-          res.writeHead(upRes.statusCode ?? 502, upRes.headers)
-          upRes.pipe(res)
+          const answer = () => {
+            if (gone) return
+            res.writeHead(upRes.statusCode ?? 502, upRes.headers)
+            upRes.pipe(res)
+          }
+          if (!post || !holdingAnswers) return answer()
+          // Not read meanwhile: what the server writes waits in the socket's buffers.
+          upRes.pause()
+          let released = false
+          heldAnswers.put({
+            post,
+            release() {
+              if (released) return
+              released = true
+              answer()
+            },
+          })
         },
       )
       up.on('error', () => res.destroy())
@@ -112,7 +151,7 @@ export async function startAppServer(options: {
       chatPosts.push(post)
       const send = () => {
         post.reached = true
-        forward(body)
+        forward(body, post)
       }
       if (gone) return // left before its body was whole: the server never hears of it
       if (!holding) return send()
@@ -165,10 +204,27 @@ export async function startAppServer(options: {
         raw += `${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}\r\n`
       up.write(`${raw}\r\n`)
       if (head.length > 0) up.write(head)
-      up.pipe(socket)
+      if (!holdingPush) flow.flow()
       socket.pipe(up)
     })
+    // The server's side, to the page: unpiped and paused while held, its bytes waiting in order.
+    let piped = false
+    const flow = {
+      hold() {
+        if (!piped) return
+        up.unpipe(socket)
+        up.pause()
+        piped = false
+      },
+      flow() {
+        if (piped) return
+        up.pipe(socket)
+        piped = true
+      },
+    }
+    pushFlows.add(flow)
     const drop = () => {
+      pushFlows.delete(flow)
       pushSockets.delete(socket)
       socket.destroy()
       up.destroy()
@@ -192,6 +248,10 @@ export async function startAppServer(options: {
       const next = held.shift()
       return next ? Promise.resolve(next) : new Promise((resolve) => heldWaiters.push(resolve))
     },
+    holdChatAnswers(hold) {
+      holdingAnswers = hold
+    },
+    nextHeldAnswer: heldAnswers.take,
     cutTurnStreams() {
       const count = turnStreams.size
       for (const res of turnStreams) res.destroy()
@@ -202,6 +262,12 @@ export async function startAppServer(options: {
       const count = pushSockets.size
       for (const socket of pushSockets) socket.destroy()
       return count
+    },
+    holdPush(hold) {
+      holdingPush = hold
+      for (const flow of pushFlows)
+        if (hold) flow.hold()
+        else flow.flow()
     },
     async close() {
       for (const socket of [...sockets, ...pushSockets]) socket.destroy()
@@ -220,5 +286,24 @@ function messageOf(body: Buffer): Pick<ChatPost, 'message' | 'messageId'> {
     }
   } catch {
     return { message: undefined, messageId: undefined }
+  }
+}
+
+/** Things given in one order and taken in it: `take` waits for the next one. */
+function taking<T>() {
+  const given: T[] = []
+  const waiters: ((value: T) => void)[] = []
+  return {
+    put(value: T) {
+      const waiter = waiters.shift()
+      if (waiter) waiter(value)
+      else given.push(value)
+    },
+    take(): Promise<T> {
+      const next = given.shift()
+      return next !== undefined
+        ? Promise.resolve(next)
+        : new Promise((resolve) => waiters.push(resolve))
+    },
   }
 }

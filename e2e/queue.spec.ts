@@ -1,10 +1,12 @@
 // Issue 29's "Done when", in Chromium: three tabs of one user (three pages of one browser context,
 // which share localStorage and Web Locks as tabs do) write while a turn runs, one reloads, one
 // closes mid-send, Stop is pressed once; every message is recorded once, in the order written.
-// With `?queue=1` against the spec and next-era flavors (the demo's queue), and with the gate
-// against the released n8n 2.41's, which has no dedupe and no message ids. The agent's pauses wait
-// on a gate the test opens, and the app server holds message POSTs: every state asserted here
-// lasts until the test moves on, whatever the machine's speed.
+// With `?queue=1` against the spec and next-era flavors (the demo's queue), with `?queue=keep`
+// against next-era's own queue (each message handed to it as written, edited, removed and steered
+// there), and with the gate against the released n8n 2.41's, which has no dedupe and no message
+// ids. The agent's pauses wait on a gate the test opens, and the app server holds message POSTs
+// (their answers, the push): every state asserted here lasts until the test moves on, whatever
+// the machine's speed.
 import { test as base, expect, type BrowserContext, type Page } from '@playwright/test'
 import type { FlavorName, Sleep } from '@preview-chat/server'
 import { fileURLToPath } from 'node:url'
@@ -120,6 +122,27 @@ interface QueueProbe {
   __queue: { states: string[]; describe(): string }
 }
 
+/**
+ * Runs in a page from its first byte: its queue (`text:status` each) and the person's messages in
+ * its transcript, each new pair once (`__shown`).
+ */
+function recordQueueAndTranscript() {
+  const texts = (selector: string, text: (element: HTMLElement) => string) =>
+    [...document.querySelectorAll<HTMLElement>(selector)].map(text).join(',')
+  const shown: string[] = []
+  Object.assign(window, { __shown: shown })
+  new MutationObserver(() => {
+    const queue = texts(
+      '[data-testid="queued-message"]',
+      (item) =>
+        `${item.querySelector('[data-testid="queued-text"]')?.textContent}:${item.dataset.status}`,
+    )
+    const users = texts('[data-testid="message-user"] .part-text', (part) => part.textContent ?? '')
+    const state = `queue [${queue}] transcript [${users}]`
+    if (shown.at(-1) !== state) shown.push(state)
+  }).observe(document, { childList: true, subtree: true, attributes: true, characterData: true })
+}
+
 /** The states a page's queue went through (since its last load). */
 const queueStates = (page: Page) =>
   page.evaluate(() => (window as unknown as QueueProbe).__queue.states)
@@ -184,11 +207,20 @@ interface RecordedTurn {
   answer: string | undefined
 }
 
-/**
- * The thread's turns as its owner reads them: each user message, with its answer's status
- * (`null` while the server has no such thread).
- */
-async function recordedTurns(stack: Stack, flavor: FlavorName, threadId: string) {
+interface RecordedMessage {
+  role: string
+  executionId: string
+  executionStatus?: string
+  messageId?: string
+  content: { type: string; text?: string }[]
+}
+
+/** The thread's messages as its owner reads them (`null` while the server has no such thread). */
+async function recordedMessages(
+  stack: Stack,
+  flavor: FlavorName,
+  threadId: string,
+): Promise<RecordedMessage[] | null> {
   const headers: Record<string, string> =
     flavor === 'n8n-2.41'
       ? { cookie: 'n8n-auth=alice', 'browser-id': 'e2e' }
@@ -199,28 +231,47 @@ async function recordedTurns(stack: Stack, flavor: FlavorName, threadId: string)
   )
   // A thread n8n 2.41 has not recorded yet is a 404.
   if (response.status !== 200) return null
-  const { data } = (await response.json()) as {
-    data: {
-      messages: {
-        role: string
-        executionId: string
-        executionStatus?: string
-        messageId?: string
-        content: { type: string; text?: string }[]
-      }[]
-    }
-  }
-  const text = (content: { type: string; text?: string }[]) =>
-    content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+  const { data } = (await response.json()) as { data: { messages: RecordedMessage[] } }
   return data.messages
-    .filter((message) => message.role === 'user')
-    .map((message): RecordedTurn => ({
-      text: text(message.content),
-      messageId: message.messageId,
-      answer: data.messages.find(
-        (m) => m.role === 'assistant' && m.executionId === message.executionId,
-      )?.executionStatus,
-    }))
+}
+
+const textOf = (message: RecordedMessage) =>
+  message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+
+/**
+ * The thread's turns as its owner reads them: each user message, with its answer's status
+ * (`null` while the server has no such thread).
+ */
+async function recordedTurns(stack: Stack, flavor: FlavorName, threadId: string) {
+  const messages = await recordedMessages(stack, flavor, threadId)
+  return (
+    messages
+      ?.filter((message) => message.role === 'user')
+      .map((message): RecordedTurn => ({
+        text: textOf(message),
+        messageId: message.messageId,
+        answer: messages.find(
+          (m) => m.role === 'assistant' && m.executionId === message.executionId,
+        )?.executionStatus,
+      })) ?? null
+  )
+}
+
+/**
+ * The server's own queue of the thread (next-era's `GET …/queue`, read as its owner), in its
+ * order: each item's text, `:steering` after one reserved for the running turn.
+ */
+async function serverQueue(stack: Stack, threadId: string): Promise<string[]> {
+  const response = await fetch(
+    `${stack.server.url}/rest/projects/demo-project/agents/v2/demo-agent/chat/${threadId}/queue`,
+    { headers: { authorization: 'Bearer alice' } },
+  )
+  const { data } = (await response.json()) as {
+    data: { items: { message: string; steeringExecutionId: string | null }[] }
+  }
+  return data.items.map((item) =>
+    item.steeringExecutionId === null ? item.message : `${item.message}:steering`,
+  )
 }
 
 /**
@@ -312,7 +363,8 @@ for (const flavor of ['spec', 'next-era'] as const) {
       // Edited inline in one tab, removed in another: every tab shows the one queue.
       await queuedItem(c, 'three from B').getByRole('button', { name: 'Edit' }).click()
       const editor = c.getByRole('textbox', { name: 'Edit queued message' })
-      await editor.fill('three from B edited in C')
+      const threeEdited = 'three from B edited in C'
+      await editor.fill(threeEdited)
       await editor.press('Enter')
       const edited = ['one from B', 'two from A', 'three from B edited in C', 'typo from A']
       await expectQueue(
@@ -466,6 +518,263 @@ for (const flavor of ['spec', 'next-era'] as const) {
     })
   })
 }
+
+// The next-era server answers a message POSTed into a free thread with `message-queued`, then
+// takes it up at once (`execution-started` on the same stream).
+test.describe('next-era flavor, ?queue=1, a thread that is free', () => {
+  test.use({ flavor: 'next-era' })
+
+  test('a queued message the server takes up at once leaves the queue as its turn begins: never queued and in the transcript at once [R-QUEUE-CLIENT]', async ({
+    alice,
+    stack,
+    gate,
+  }) => {
+    gate.shutAfter(5)
+    const a = await alice.newPage()
+    await a.addInitScript(recordQueueAndTranscript)
+    await openNewThread(a, '/?queue=1')
+    await send(a, '/long 60')
+    await expect(lastAnswer(a)).toContainText('delta 5.')
+    await send(a, 'next one')
+    await expectQueue([a], ['next one:queued'])
+    stack.app.holdChatPosts(true)
+    gate.open()
+    const held = await nextHeld(stack)
+    expect(held.post.message).toBe('next one')
+    await expectQueue([a], ['next one:sending'])
+    held.release()
+    await expect.poll(() => userTexts(a)).toEqual(['/long 60', 'next one'])
+    await expect(queueList(a)).toHaveCount(0)
+    await expect(lastAnswer(a)).toHaveAttribute('data-execution-status', 'success')
+    const states = await a.evaluate(() => (window as unknown as { __shown: string[] }).__shown)
+    expect(states).toEqual([
+      'queue [] transcript []',
+      'queue [] transcript [/long 60]',
+      'queue [next one:queued] transcript [/long 60]',
+      'queue [next one:sending] transcript [/long 60]',
+      'queue [] transcript [/long 60,next one]',
+    ])
+  })
+})
+
+// --- the server's own queue: next-era, ?queue=keep -----------------------------------------
+
+/**
+ * `states` as `expected` says, where a `{ maybe }` state may have been passed through or not: a tab
+ * that reads another tab's write while a third overwrites it may see the second write only.
+ */
+function expectStates(states: string[], expected: (string | { maybe: string })[]) {
+  let at = 0
+  const resolved: string[] = []
+  for (const state of expected) {
+    if (typeof state === 'string') resolved.push(state)
+    else if (states[at] === state.maybe) resolved.push(state.maybe)
+    else continue
+    at++
+  }
+  expect(states).toEqual(resolved)
+}
+
+/** A queue state (`text:status` each), as `recordQueueStates` writes it. */
+const q = (...items: string[]) => `[${items.join(',')}]`
+const queued = (...texts: string[]) => texts.map((text) => `${text}:queued`)
+
+/** A response to the page's read of the server's queue (`GET …/queue`) that lists `text`. */
+const queueReadListing = (tab: Page, text: string) =>
+  tab.waitForResponse(
+    async (response) =>
+      response.request().method() === 'GET' &&
+      new URL(response.url()).pathname.endsWith('/queue') &&
+      (await response.text()).includes(JSON.stringify(text)),
+  )
+
+// With `whenStopped: 'keep'` against a server that queues (next-era), the tab holding the sender
+// lock hands each message to the server's queue as it is written, while the turn runs; the list
+// shows the server's items, and Edit, Remove and Send now (a steer) go to the server's routes.
+test.describe('next-era flavor, ?queue=keep', () => {
+  test.use({ flavor: 'next-era' })
+
+  test("three tabs write while a turn runs: each message is handed to the server's queue at once, edited, removed and steered there, the rest recorded once, in order [R-QUEUE-CLIENT-ONCE R-QUEUE-CLIENT-EDIT R-QUEUE-STEER]", async ({
+    alice,
+    stack,
+    gate,
+    flavor,
+  }) => {
+    const { a, b, c, tabs, threadId } = await threeTabsOnARunningTurn(
+      { alice, stack, gate, flavor },
+      '/?queue=keep',
+    )
+    const poster = posters(tabs)
+    const firstTurn = async () => (await recordedTurns(stack, flavor, threadId))?.[0]?.answer
+    stack.app.holdChatPosts(true)
+
+    // Written in two tabs while the turn runs: the sender (the first tab) POSTs each at once, held
+    // here on its way (`sending` in every tab); once released, the server queues it and the POST's
+    // `message-queued` reaches the sender before the server's push reaches any tab (held here:
+    // the other order is the next test's), and every tab shows it `queued`, listed by the server.
+    const written: string[] = []
+    const handOver = async (tab: Page, text: string) => {
+      await send(tab, text)
+      await expect(composer(tab)).toHaveValue('')
+      const held = await nextHeld(stack)
+      expect(held.post.message).toBe(text)
+      expect(await poster(text)).toBe(a)
+      await expectQueue(tabs, [...queued(...written), `${text}:sending`])
+      stack.app.holdPush(true)
+      held.release()
+      await expectQueue(tabs, queued(...written, text))
+      stack.app.holdPush(false)
+      written.push(text)
+      await expect.poll(() => serverQueue(stack, threadId)).toEqual(written)
+      // The gate has not opened: the first turn still runs.
+      expect(await firstTurn()).toBe('running')
+      return held.post
+    }
+    const one = await handOver(b, 'one from B')
+    const two = await handOver(a, 'two from A')
+    const three = await handOver(b, 'three from B')
+    const four = await handOver(a, 'four from A')
+    for (const tab of tabs) await expect(tab.getByTestId('message-user')).toHaveCount(1)
+
+    // Edited in the third tab: the server's item changes, and every tab shows it.
+    await queuedItem(c, 'three from B').getByRole('button', { name: 'Edit' }).click()
+    const editor = c.getByRole('textbox', { name: 'Edit queued message' })
+    const threeEdited = 'three from B edited in C'
+    await editor.fill(threeEdited)
+    await editor.press('Enter')
+    const edited = ['one from B', 'two from A', threeEdited, 'four from A']
+    await expectQueue(tabs, queued(...edited))
+    await expect.poll(() => serverQueue(stack, threadId)).toEqual(edited)
+
+    // Removed in the second tab: gone from the server's queue.
+    await queuedItem(b, 'two from A').getByRole('button', { name: 'Remove' }).click()
+    const kept = ['one from B', threeEdited, 'four from A']
+    await expectQueue(tabs, queued(...kept))
+    await expect.poll(() => serverQueue(stack, threadId)).toEqual(kept)
+
+    // "Send now" in the first tab while the turn runs: a steer, shown first in every tab until the
+    // agent's next pause takes it into the running turn.
+    await queuedItem(a, 'four from A').getByRole('button', { name: 'Send now' }).click()
+    const rest = ['one from B', threeEdited]
+    await expectQueue(tabs, ['four from A:steering', ...queued(...rest)])
+    for (const tab of tabs)
+      await expect(queuedItem(tab, 'four from A')).toContainText('Joining the running turn…')
+    await expect.poll(() => serverQueue(stack, threadId)).toEqual(['four from A:steering', ...rest])
+    gate.shutAfter(1) // the pause held now goes through; the next one lets the steer in, and holds
+    await expectQueue(tabs, queued(...rest))
+    await expect.poll(() => serverQueue(stack, threadId)).toEqual(rest)
+    // Recorded as a message of the running turn's execution, which still runs.
+    const userMessages = async () =>
+      ((await recordedMessages(stack, flavor, threadId)) ?? [])
+        .filter((message) => message.role === 'user')
+        .map((message) => [textOf(message), message.executionId, message.executionStatus])
+    const [[, execution] = []] = await userMessages()
+    await expect.poll(userMessages).toEqual([
+      ['/long 60', execution, 'running'],
+      ['four from A', execution, 'running'],
+    ])
+    for (const tab of tabs) {
+      await expect.poll(() => userTexts(tab)).toEqual(['/long 60', 'four from A'])
+      await expect(lastAnswer(tab)).toHaveAttribute('data-execution-status', 'running')
+    }
+
+    // The gate opens: the turn ends, and the server takes up what it holds, in order.
+    gate.open()
+    const recorded = ['/long 60', 'four from A', ...rest]
+    for (const tab of tabs) {
+      await expect(queueList(tab)).toHaveCount(0)
+      await expect(tab.getByTestId('message-user')).toHaveCount(recorded.length)
+      await expect(lastAnswer(tab)).toHaveAttribute('data-execution-status', 'success')
+      await expect(status(tab)).toHaveAttribute('data-status', 'idle')
+      expect(await userTexts(tab)).toEqual(recorded)
+    }
+    expect(await serverQueue(stack, threadId)).toEqual([])
+
+    // The record: each message once, in order, under the id of its one POST; the removed one never.
+    const first = stack.app.chatPosts[0]
+    expect(await recordedTurns(stack, flavor, threadId)).toEqual([
+      { text: '/long 60', messageId: first?.messageId, answer: 'success' },
+      { text: 'four from A', messageId: four.messageId, answer: 'success' },
+      { text: 'one from B', messageId: one.messageId, answer: 'success' },
+      { text: threeEdited, messageId: three.messageId, answer: 'success' },
+    ])
+    // The POSTs (still held, had there been one more): each message's once, each reached the
+    // server, each with its own id.
+    expect(stack.app.chatPosts.map((post) => [post.message, post.reached])).toEqual([
+      ['/long 60', true],
+      ['one from B', true],
+      ['two from A', true],
+      ['three from B', true],
+      ['four from A', true],
+    ])
+    const ids = stack.app.chatPosts.map((post) => post.messageId)
+    expect(new Set(ids).size).toBe(5)
+    expect(ids).toContain(two.messageId)
+
+    // What each tab showed, in order. A message is `queued` in the tab that wrote it, and in the
+    // sender, which reads it from the store before it marks it `sending` (where the writer is the
+    // sender, both are one write); the third tab may read it only once marked.
+    const handedOver = (tab: Page, writer: Page, before: string[], text: string) => [
+      ...(tab === writer || tab === a
+        ? [q(...queued(...before, text))]
+        : writer === a
+          ? []
+          : [{ maybe: q(...queued(...before, text)) }]),
+      q(...queued(...before), `${text}:sending`),
+      q(...queued(...before, text)),
+    ]
+    const shown = (tab: Page) => [
+      q(),
+      ...handedOver(tab, b, [], 'one from B'),
+      ...handedOver(tab, a, ['one from B'], 'two from A'),
+      ...handedOver(tab, b, ['one from B', 'two from A'], 'three from B'),
+      ...handedOver(tab, a, ['one from B', 'two from A', 'three from B'], 'four from A'),
+      ...(tab === c ? [q(...queued('one from B', 'two from A', '(editing)', 'four from A'))] : []),
+      q(...queued(...edited)),
+      q(...queued(...kept)),
+      q('four from A:steering', ...queued(...rest)),
+      q(...queued(...rest)),
+      q(...queued(threeEdited)),
+      q(),
+    ]
+    for (const tab of tabs) expectStates(await queueStates(tab), shown(tab))
+  })
+
+  // The server's push (`agentMessageQueueUpdated`) and the POST's `message-queued` leave the
+  // server together; here the push reaches the tabs first (the POST's answer held on its way).
+  test("a message the server queued is shown once while the sender still waits for the POST's answer [R-QUEUE-CLIENT]", async ({
+    alice,
+    stack,
+    gate,
+    flavor,
+  }) => {
+    const { tabs, b, threadId } = await threeTabsOnARunningTurn(
+      { alice, stack, gate, flavor },
+      '/?queue=keep',
+    )
+    stack.app.holdChatAnswers(true)
+    const reads = tabs.map((tab) => queueReadListing(tab, 'one from B'))
+    await send(b, 'one from B')
+    const held = await stack.app.nextHeldAnswer()
+    expect(held.post.message).toBe('one from B')
+    expect(await serverQueue(stack, threadId)).toEqual(['one from B'])
+    // Every tab heard the push and read the server's queue, which lists the message: each shows
+    // it once, being sent or queued.
+    await Promise.all(reads)
+    for (const tab of tabs)
+      await expect
+        .poll(() => tab.evaluate(() => (window as unknown as QueueProbe).__queue.describe()))
+        .toMatch(/^\[one from B:(sending|queued)\]$/)
+    held.release()
+    await expectQueue(tabs, ['one from B:queued'])
+    for (const tab of tabs) {
+      const states = await queueStates(tab)
+      // Never twice in one list.
+      expect(states.filter((state) => state.split('one from B').length > 2)).toEqual([])
+      expect(states.at(-1)).toBe(q('one from B:queued'))
+    }
+  })
+})
 
 // --- the gate: the released n8n 2.41 ----------------------------------------------------------
 
