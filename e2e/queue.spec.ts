@@ -524,7 +524,7 @@ for (const flavor of ['spec', 'next-era'] as const) {
 test.describe('next-era flavor, ?queue=1, a thread that is free', () => {
   test.use({ flavor: 'next-era' })
 
-  test('a queued message the server takes up at once leaves the queue as its turn begins: never queued and in the transcript at once [R-QUEUE-CLIENT]', async ({
+  test('a queued message the server takes up at once leaves the queue as its turn begins: never queued and in the transcript at once [R-QUEUE-CLIENT R-QUEUE-SERVER-ACCEPT]', async ({
     alice,
     stack,
     gate,
@@ -594,7 +594,7 @@ const queueReadListing = (tab: Page, text: string) =>
 test.describe('next-era flavor, ?queue=keep', () => {
   test.use({ flavor: 'next-era' })
 
-  test("three tabs write while a turn runs: each message is handed to the server's queue at once, edited, removed and steered there, the rest recorded once, in order [R-QUEUE-CLIENT-ONCE R-QUEUE-CLIENT-EDIT R-QUEUE-STEER]", async ({
+  test("three tabs write while a turn runs: each message is handed to the server's queue at once, edited, removed and steered there, the rest recorded once, in order [R-QUEUE-CLIENT-ONCE R-QUEUE-CLIENT-EDIT R-QUEUE-STEER R-QUEUE-SERVER-HANDOVER R-QUEUE-SERVER-ITEMS]", async ({
     alice,
     stack,
     gate,
@@ -742,7 +742,7 @@ test.describe('next-era flavor, ?queue=keep', () => {
 
   // The server's push (`agentMessageQueueUpdated`) and the POST's `message-queued` leave the
   // server together; here the push reaches the tabs first (the POST's answer held on its way).
-  test("a message the server queued is shown once while the sender still waits for the POST's answer [R-QUEUE-CLIENT]", async ({
+  test("a message the server queued is shown once while the sender still waits for the POST's answer [R-QUEUE-CLIENT R-QUEUE-SERVER-HANDOVER]", async ({
     alice,
     stack,
     gate,

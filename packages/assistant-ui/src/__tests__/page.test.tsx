@@ -63,7 +63,10 @@ describe('the README page', () => {
       () => expect(tools('request_approval')[0]?.textContent).toBe('request_approval: answered'),
       { timeout: 10_000 },
     )
-    expect(screen.queryByText('Approve')).toBeNull()
+    // Under the whole suite's load the Approve button was once still in the DOM for a render
+    // after the call showed answered (2 of 3 full runs, never alone): waited for, and noted.
+    await waitFor(() => expect(screen.queryByText('Approve')).toBeNull(), { timeout: 10_000 })
+    expect(tools('request_approval')[0]?.textContent).toBe('request_approval: answered')
   })
 
   it('an answer the server refuses is said beside the buttons, which work again', async () => {

@@ -204,6 +204,24 @@ describe('the client queue', () => {
     expect(w.posts.map((p) => p.message)).toEqual(['/long 2', 'four', 'three', 'one, edited'])
   })
 
+  it('a store that refuses a write loses nothing: the message is kept and sent once, and it says so [R-QUEUE-CLIENT-DURABLE]', async () => {
+    const w = world()
+    const a = w.tab()
+    await until(() => a.state().status === 'idle')
+    await a.session.submit('/long 2')
+    await until(() => a.state().status === 'streaming')
+    w.failWrites(1)
+    await a.session.submit('kept through a refused write')
+    await until(() =>
+      w.warnings.some((m) => /could not be written .*quota has been exceeded/.test(m)),
+    )
+    expect(describeQueue(a.state())).toBe('[kept through a refused write:queued]')
+    w.agent.open()
+    await until(idleWith(a, 2))
+    expect(userTexts(a.state())).toEqual(['/long 2', 'kept through a refused write'])
+    expect(postsById(w.posts)).toEqual([1, 1])
+  })
+
   it('what storage holds is parsed: junk is reported and read as an empty queue, losing nothing typed [R-QUEUE-CLIENT-PARSED]', async () => {
     const w = world()
     await w.seed(w.key(), '{"v":"1","items":[{"id":1}]')

@@ -375,6 +375,35 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     })
   })
 
+  it('a store transaction that fails loses nothing: its changes wait again, a message it marked is not posted, and the next step tries again [R-QUEUE-CLIENT-DURABLE]', () => {
+    const busy = attached(null, runningTurn({ executionId: 'e1' })).state
+    const typed = run(busy, submit(1, 'kept')).state
+    const locked = run(typed, { type: 'queue-locked', stored: null }).state
+    expect(locked.queue?.pending).toEqual([])
+    const failed = run(locked, {
+      type: 'queue-store-failed',
+      error: errorRecord('unsupported', 'QuotaExceededError'),
+    })
+    expect(failed.state.queue).toMatchObject({ locking: false, writing: null, sending: null })
+    expect(failed.state.queue?.pending).toEqual(typed.queue?.pending)
+    expect(shown(failed.state)).toBe('kept:queued')
+    expect(failed.commands.map((c) => c.type)).toEqual(['warn'])
+    // The next step (here: the person typing) asks for the store again.
+    const next = run(failed.state, { type: 'draft-changed', draft: 'x' })
+    expect(next.commands).toContainEqual({ type: 'queue-lock' })
+    // A message marked `sending` in a write that failed was never posted: it waits again.
+    const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: null })
+    const marking = run(attached(held).state, { type: 'queue-locked', stored: held }).state
+    expect(marking.queue?.sending).toMatchObject({ id: 'q1', posted: false })
+    const lost = run(marking, {
+      type: 'queue-store-failed',
+      error: errorRecord('unsupported', 'refused'),
+    })
+    expect(lost.state.queue?.sending).toBeNull()
+    expect(shown(lost.state)).toBe('first:queued')
+    expect(lost.commands.some((c) => c.type === 'post')).toBe(false)
+  })
+
   // What the queue model (`queue.model.test.ts`) found, each pinned here by the step it was.
   describe('found by the queue model', () => {
     it('a page that goes before its write lock is granted writes its changes at once (queue-flush)', () => {

@@ -8,7 +8,13 @@ import { createPreviewChatBackend, type PreviewChatBackend } from '../../../serv
 import type { FlavorName } from '../../../server/src/flavor/types'
 import { createPreviewChatClient, type PreviewChatClient, type SessionState } from '../index'
 import { documentLocks } from '../effects/queueHost'
-import { memoryQueueStore, queue, queueStorageKey, type WhenStopped } from '../queue'
+import {
+  memoryQueueStore,
+  queue,
+  queueStorageKey,
+  type QueueStore,
+  type WhenStopped,
+} from '../queue'
 import { createTabs } from './harness'
 
 let backend: PreviewChatBackend | null = null
@@ -75,7 +81,21 @@ export function world({ flavor = 'spec', whenStopped, submitTimeoutMs }: WorldOp
   const agent = gate()
   backend = createPreviewChatBackend({ flavor, deltaMs: 0, snapshotMs: 5, sleep: agent.sleep })
   const server = backend
-  const store = memoryQueueStore()
+  const memory = memoryQueueStore()
+  /** Transactions still to fail after their change ran (a commit refused: a full disk, say). */
+  let failing = 0
+  const store: QueueStore = {
+    ...memory,
+    update: (key, change) => {
+      if (failing === 0) return memory.update(key, change)
+      failing--
+      // The transaction reads and the reducer decides; its commit is refused.
+      return memory.read(key).then((raw) => {
+        change(raw)
+        throw new DOMException('The quota has been exceeded.', 'QuotaExceededError')
+      })
+    },
+  }
   /** What the store holds for `key` now (kept in step by watching it). */
   const held = new Map<string, string | null>()
   const watched = new Set<string>()
@@ -155,6 +175,8 @@ export function world({ flavor = 'spec', whenStopped, submitTimeoutMs }: WorldOp
     /** Writes `raw` under `key` as another tab would have. */
     seed: (key: string, raw: string) => store.update(key, () => raw),
     holdNextPost: (hold: (release: () => void) => void) => (holdNextPost = hold),
+    /** The next `n` transactions of the store fail once their change ran (nothing written). */
+    failWrites: (n: number) => (failing = n),
     /** `hook` runs before each request reaches the server (awaited). */
     before: (hook: (request: Request) => Promise<void> | void) => (before = hook),
     /** A request straight to the server under `…/chat` + `path`, as `user` (another device). */

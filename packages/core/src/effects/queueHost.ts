@@ -160,8 +160,15 @@ export function queueHost(
           wrote = written !== undefined
           return written
         })
-        // Committed: a message it marked `sending` may go now.
-        .then(() => wrote && act({ type: 'queue-written' }), refused('be written'))
+        // Committed: a message it marked `sending` may go now. Failed: the reducer keeps it all.
+        .then(
+          () => wrote && act({ type: 'queue-written' }),
+          (cause: unknown) =>
+            act({
+              type: 'queue-store-failed',
+              error: failureRecord(cause, 'unsupported', 'The queue store refused the write'),
+            }),
+        )
     }
   }
   /** The server's queue push of this thread (push goes to every member of a project). */

@@ -365,6 +365,11 @@ export interface QueueState {
   pending: readonly QueueChange[]
   /** `stored` with `pending` applied: what the UI shows. */
   view: StoredQueue
+  /**
+   * The changes the transaction in progress writes, and what the store held before them: given
+   * back to `pending` if it fails (`queue-store-failed`), so that nothing of them is lost.
+   */
+  writing: { changes: readonly QueueChange[]; before: StoredQueue } | null
   /** A transaction of the store is asked for (`queue-lock`) and has not run yet. */
   locking: boolean
   /** This tab holds the thread's sender lock: it alone sends queued messages. */
@@ -517,6 +522,11 @@ export type QueueAction =
   | { type: 'queue-locked'; stored: unknown }
   /** That transaction's write (`queue-store`) is committed: a message marked `sending` may go. */
   | { type: 'queue-written' }
+  /**
+   * That transaction failed (a full disk, a refused IndexedDB), before or after the reducer's
+   * `queue-locked`: nothing of it was written.
+   */
+  | { type: 'queue-store-failed'; error: ErrorRecord }
   /**
    * This tab got (`stored`: what the store holds then, raw) or gave up the thread's sender lock.
    * The new sender starts from the store as it is, not from change notices still on their way.

@@ -201,6 +201,7 @@ function attached(whenStopped: WhenStopped, stored: StoredQueue, at: number): Qu
     pending: [],
     view: stored,
     locking: false,
+    writing: null,
     sender: false,
     whenStopped,
     sending: null,
@@ -285,8 +286,16 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
     }
     case 'queue-locked': {
       const commands: Command[] = []
-      let stored = applyAll(readStored(action.stored, commands), queue.pending)
-      let next: QueueState = { ...queue, stored, view: stored, pending: [], locking: false }
+      const before = readStored(action.stored, commands)
+      let stored = applyAll(before, queue.pending)
+      let next: QueueState = {
+        ...queue,
+        stored,
+        view: stored,
+        pending: [],
+        locking: false,
+        writing: { changes: queue.pending, before },
+      }
       // The next message is chosen here, from what the store holds in the transaction (another
       // tab's message written before it is ahead of it), and marked `sending` in the same write:
       // its POST goes out once that write is committed (`queue-written`, `settle`).
@@ -311,7 +320,33 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
       return { state: withQueueState(state, next), commands }
     }
     case 'queue-written':
-      return step(state)
+      return { state: withQueueState(state, { ...queue, writing: null }), commands: [] }
+    case 'queue-store-failed': {
+      // Nothing was written: its changes wait again, before those made since; a message it
+      // marked `sending` was not posted (its POST waits for the commit), and waits again too.
+      const { writing } = queue
+      const pending = [...(writing?.changes ?? []), ...queue.pending]
+      const stored = writing?.before ?? queue.stored
+      const unsent = queue.sending && !queue.sending.posted
+      const next: QueueState = {
+        ...queue,
+        stored,
+        pending,
+        view: applyAll(stored, pending),
+        locking: false,
+        writing: null,
+        ...(unsent && { sending: null }),
+      }
+      return {
+        state: withQueueState(state, next),
+        commands: [
+          {
+            type: 'warn',
+            message: `The message queue could not be written (${action.error.message}); its changes are kept in this tab and written at its next step.`,
+          },
+        ],
+      }
+    }
     case 'queue-sender': {
       if (!action.held)
         return { state: withQueueState(state, { ...queue, sender: false }), commands: [] }
@@ -674,7 +709,12 @@ function settle(
   // This tab's changes go to the store in a transaction; so is the choice of the next message to
   // send made there (`queue-locked`), from what the store holds then.
   const wantsToSend = readyToSend(state, queue) && queue.view.items.some(waitsHere)
-  if ((queue.pending.length > 0 || wantsToSend) && !queue.locking) {
+  // (Not in the step that heard a write fail: the next one tries again, not a loop of failures.)
+  if (
+    (queue.pending.length > 0 || wantsToSend) &&
+    !queue.locking &&
+    action.type !== 'queue-store-failed'
+  ) {
     commands.push({ type: 'queue-lock' })
     queue = { ...queue, locking: true }
   }
