@@ -15,7 +15,15 @@ import type { ErrorRecord, PreviewChatErrorCode } from '../wire/contract/errors'
 import { errorRecord } from '../wire/contract/errors'
 import type { TurnEvent } from '../wire/contract/events'
 import type { HistorySnapshot } from '../wire/contract/snapshot'
-import { engineConfig, finishedTurn, key, runningTurn, snapshot, messageIdOf } from './harness'
+import {
+  engineConfig,
+  finishedTurn,
+  key,
+  runningTurn,
+  snapshot,
+  messageIdOf,
+  userMessage,
+} from './harness'
 
 // --- errors: built and compared in one place each (they may become plain records) ---------------
 
@@ -946,5 +954,61 @@ describe('a message the server took into its own queue (message-queued) [R-QUEUE
   it('has no acceptance deadline: a long wait in the server’s queue is not a failure', () => {
     expect(submitDueAt(posting(), engineConfig)).not.toBeNull()
     expect(submitDueAt(waiting, engineConfig)).toBeNull()
+  })
+})
+
+describe('a draft whose page left right after Send keeps its message id across the reload [R-DRAFT-SENT-ID]', () => {
+  const sentAs = messageIdOf(1)
+  /** The reloaded page: its draft and the id it was sent with, from storage; push connected. */
+  const reloaded = listened(true, { draft: 'Hi', draftSentAs: sentAs })
+  const taken = snapshot([
+    { ...userMessage('e1', 'Hi'), messageId: sentAs },
+    ...finishedTurn('e1', 'Hi', 'Hello').slice(1),
+  ])
+
+  table([
+    {
+      title: 'sending the draft keeps its message id with it (stored beside it)',
+      given: { ...idle(), draft: 'Hi' },
+      when: submit(1),
+      then: { draft: 'Hi', draftSentAs: sentAs },
+      commands: [{ type: 'post' }, { type: 'relay' }, { type: 'store-draft', draft: 'Hi', sentAs }],
+      status: 'submitting',
+    },
+    {
+      title: 'a message sent that is not the draft keeps nothing',
+      given: { ...idle(), draft: 'something else' },
+      when: submit(1, 'Hi'),
+      then: { draft: 'something else', draftSentAs: null },
+      commands: [{ type: 'post' }, { type: 'relay' }],
+    },
+    {
+      title:
+        'after the reload, a record that holds that id: the message was taken, the draft clears',
+      given: reloaded,
+      when: readOf(taken)[1]!,
+      then: { draft: '', draftSentAs: null },
+      commands: [{ type: 'store-draft', draft: '', sentAs: null }],
+    },
+    {
+      title: 'a record without it: it never reached the server, the draft stays (and its id)',
+      given: reloaded,
+      when: readOf(snapshot(finishedTurn('e0', 'Before', 'An answer')))[1]!,
+      then: { draft: 'Hi', draftSentAs: sentAs },
+    },
+    {
+      title: 'the person edits the draft: it is no longer that message',
+      given: reloaded,
+      when: { type: 'draft-changed', draft: 'Hi there' },
+      then: { draft: 'Hi there', draftSentAs: null },
+      commands: [{ type: 'store-draft', draft: 'Hi there', sentAs: null }],
+    },
+  ])
+
+  it('accepted as usual, the draft clears and its id goes with it', () => {
+    const posted = after({ ...idle(), draft: 'Hi' }, submit(1))
+    const accepted = reduce(posted, turnStarted(1, 'e1'), engineConfig)
+    expect(accepted.state).toMatchObject({ draft: '', draftSentAs: null })
+    expect(accepted.commands).toContainEqual({ type: 'store-draft', draft: '', sentAs: null })
   })
 })

@@ -131,6 +131,7 @@ export class PreviewChatSession {
       key: this.key,
       tab: ctx.tab,
       draft: ctx.storage.getItem(ctx.draftKey) ?? '',
+      draftSentAs: sentId(ctx.storage.getItem(`${ctx.draftKey}:sent`)),
       isNew: key.isNew ?? false,
       live: ctx.keptLive ?? null,
       ...(ctx.server && { server: ctx.server }),
@@ -441,10 +442,16 @@ export class PreviewChatSession {
         return this.#ctx.relay?.post(command.message)
       case 'keep-live':
         return this.#ctx.keepLive?.(command.turn)
-      case 'store-draft':
-        if (command.draft) storage.setItem(this.#ctx.draftKey, command.draft)
-        else storage.removeItem(this.#ctx.draftKey)
+      case 'store-draft': {
+        const { draftKey } = this.#ctx
+        for (const [key, value] of [
+          [draftKey, command.draft],
+          [`${draftKey}:sent`, command.sentAs],
+        ] as const)
+          if (value) storage.setItem(key, value)
+          else storage.removeItem(key)
         return
+      }
       case 'settle-submit':
         return this.#settle(command.request, withPublicError(command.result) as SubmitResult)
       case 'settle-stop':
@@ -558,6 +565,10 @@ export class PreviewChatSession {
     }
   }
 }
+
+/** What storage holds as the draft's sent message id, checked: an id, or nothing. */
+const sentId = (stored: string | null) =>
+  stored !== null && /^[\w-]{1,100}$/.test(stored) ? stored : null
 
 /** The engine's results carry error records; the app gets each as its `PreviewChatError`. */
 function withPublicError(

@@ -241,6 +241,12 @@ export interface EngineState {
   /** This tab lost track of its own turn (a cut stream, no answer): cleared by a fresh read. */
   cut: boolean
   draft: string
+  /**
+   * The `messageId` this draft, as it is, was POSTed with, whose fate is not known yet (kept with
+   * the draft across a reload: a page left right after Send). A read whose record holds it clears
+   * the draft (the message was taken); an edit of the draft forgets it.
+   */
+  draftSentAs: string | null
   error: ErrorRecord | null
   readError: ErrorRecord | null
   lastSyncedAt: number | null
@@ -582,8 +588,11 @@ export type Command =
   | { type: 'relay'; message: RelayMessage }
   /** Keep the live turn for a reload (`null`: forget it); only with `config.keepLive`. */
   | { type: 'keep-live'; turn: LiveTurn | null }
-  /** Keep the draft for a reload (`''`: remove it). */
-  | { type: 'store-draft'; draft: string }
+  /**
+   * Keep the draft for a reload (`''`: remove it), and beside it the `messageId` it was sent with
+   * (`sentAs`; `null`: remove it).
+   */
+  | { type: 'store-draft'; draft: string; sentAs: string | null }
   | { type: 'settle-submit'; request: number; result: SubmitResult<ErrorRecord> }
   | { type: 'settle-stop'; requests: readonly number[]; result: StopResult<ErrorRecord> }
   /** A turn this tab saw running ended (the record says how). */

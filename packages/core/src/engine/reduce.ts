@@ -38,6 +38,8 @@ export interface EngineInit {
   /** This tab's id on the relay between tabs. */
   tab: string
   draft?: string
+  /** The `messageId` the kept draft was sent with, its fate not known (`EngineState.draftSentAs`). */
+  draftSentAs?: string | null
   isNew?: boolean
   /** A running turn's live view kept across a reload: it stands until a record covers it. */
   live?: LiveTurn | null
@@ -73,6 +75,7 @@ export function initialEngineState(init: EngineInit): EngineState {
     standInBase: [],
     cut: false,
     draft: init.draft ?? '',
+    draftSentAs: init.draft ? (init.draftSentAs ?? null) : null,
     error: null,
     readError: null,
     lastSyncedAt: null,
@@ -172,10 +175,11 @@ export function reduce(state: EngineState, action: EngineAction, config: EngineC
   // a call made now is answered at once.
   if (state.disposed) return afterDispose(state, action)
   const next = route(state, action, config)
-  let after = next.state
+  let after = draftFate(state, next.state, action)
   const commands = [...next.commands]
-  const { draft, live } = after
-  if (draft !== state.draft) commands.push({ type: 'store-draft', draft })
+  const { draft, live, draftSentAs: sentAs } = after
+  if (draft !== state.draft || sentAs !== state.draftSentAs)
+    commands.push({ type: 'store-draft', draft, sentAs })
   // A read on its way when the turn ended cannot know how it ended (a stand-in turn stays).
   if (live?.ended && !state.live?.ended) after = { ...after, liveEndedAfterRead: after.reads.count }
   if (live !== state.live && config.keepLive) {
@@ -194,6 +198,25 @@ export function reduce(state: EngineState, action: EngineAction, config: EngineC
   return after === next.state && commands.length === next.commands.length
     ? next
     : { state: after, commands }
+}
+
+/**
+ * The draft's sent message id, kept in step: a read whose record holds it shows the message was
+ * taken (its page left before the answer), so the draft clears; a draft that changed otherwise is
+ * no longer that message.
+ */
+function draftFate(before: EngineState, after: EngineState, action: EngineAction): EngineState {
+  const sent = after.draftSentAs
+  if (sent === null) return after
+  const taken =
+    action.type === 'snapshot' &&
+    action.fresh &&
+    after.own === null &&
+    after.recorded?.messages.some((message) => message.messageId === sent) === true
+  if (taken) return { ...after, draft: '', draftSentAs: null }
+  return after.draft !== before.draft && sent === before.draftSentAs
+    ? { ...after, draftSentAs: null }
+    : after
 }
 
 function afterDispose(state: EngineState, action: EngineAction): Step {

@@ -102,7 +102,12 @@ export function requestTurn(
     request: turnRequest,
     attempts: 1,
   }
-  const next = { ...state, own, streams: [...state.streams, request], error: null }
+  // The draft itself goes: its message id is kept with it until its fate is known.
+  const sentDraft =
+    action.type === 'submit-requested' && request > 0 && text === state.draft
+      ? { draftSentAs: action.messageId }
+      : {}
+  const next = { ...state, own, streams: [...state.streams, request], error: null, ...sentDraft }
   // The other tabs hold their gate from now until this message's turn begins or is not taken up.
   return step(
     next,
