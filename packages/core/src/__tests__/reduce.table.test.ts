@@ -1005,6 +1005,20 @@ describe('a draft whose page left right after Send keeps its message id across t
     },
   ])
 
+  it('refused for sure (turn_already_running), the id is forgotten; with no answer (it may have been taken), kept for the record', () => {
+    const posted = after({ ...idle(), draft: 'Hi' }, submit(1))
+    const busy = turnEvents(1, {
+      type: 'error',
+      message: 'Busy.',
+      errorCode: 'turn_already_running',
+    })
+    const refused = reduce(posted, busy, engineConfig)
+    expect(refused.state).toMatchObject({ draft: 'Hi', draftSentAs: null })
+    expect(refused.commands).toContainEqual({ type: 'store-draft', draft: 'Hi', sentAs: null })
+    const lost = after(posted, { type: 'post-failed', token: 1, error: err('network_error') })
+    expect(lost).toMatchObject({ draft: 'Hi', draftSentAs: sentAs })
+  })
+
   it('accepted as usual, the draft clears and its id goes with it', () => {
     const posted = after({ ...idle(), draft: 'Hi' }, submit(1))
     const accepted = reduce(posted, turnStarted(1, 'e1'), engineConfig)

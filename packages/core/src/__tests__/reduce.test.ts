@@ -140,7 +140,8 @@ describe('ownTurn: the gate and the first events of this tab’s turn', () => {
       submit(1, undefined),
       events(1, started()),
     )
-    expect(commands.slice(2)).toMatchObject([
+    // (After the POST, its relay, and the draft's message id kept beside it.)
+    expect(commands.slice(3)).toMatchObject([
       { type: 'settle-submit', result: { outcome: 'accepted', executionId: 'e1' } },
       { type: 'relay', message: { kind: 'turn', seq: 0, turn: { executionId: 'e1' } } },
       { type: 'store-draft', draft: '' },

@@ -123,6 +123,12 @@ export function requestTurn(
 const draftAfter = (state: EngineState, own: OwnTurn) =>
   own.token > 0 && state.draft === own.text ? '' : state.draft
 
+/** A message refused for sure: the draft it was is no longer waiting for its fate. */
+const notSent = (state: EngineState, own: OwnTurn) =>
+  own.request.kind === 'message' && state.draftSentAs === own.request.body.messageId
+    ? { draftSentAs: null }
+    : {}
+
 /** `submit()`'s outcome, unless it has one already (a timed-out message was told it failed). */
 const settleSubmit = (own: OwnTurn, result: SubmitResult<ErrorRecord>): Command[] =>
   own.settled ? [] : [{ type: 'settle-submit', request: own.token, result }]
@@ -186,10 +192,12 @@ export function postFailed(state: EngineState, action: Action<'post-failed'>): S
   const again = retried(state, own, action.error.code === 'network_error')
   if (again) return again
   // Read either way: a refusal such as turn_already_running means another turn runs.
+  const maybe = mayHaveBeenTaken.has(action.error.code)
   return notTakenUp(wantRead({ ...state, streams }), own, action.error, {
     own: null,
     error: action.error,
-    cut: state.cut || mayHaveBeenTaken.has(action.error.code),
+    cut: state.cut || maybe,
+    ...(!maybe && notSent(state, own)),
   })
 }
 
@@ -213,9 +221,10 @@ export function turnEvents(
     return leftServerQueue(state, own, first)
   if (first?.type === 'done' && own.attempts > 1) return alreadyAccepted(state, own)
   if (first?.type === 'error') {
-    // Refused before it started (e.g. turn_already_running): nothing was recorded.
+    // Refused before it started (e.g. turn_already_running): nothing was recorded, and its
+    // message id is no draft's fate to wait for.
     const error = inBandError(first)
-    return notTakenUp(wantRead(state), own, error, { own: null, error })
+    return notTakenUp(wantRead(state), own, error, { own: null, error, ...notSent(state, own) })
   }
   const announced = first?.type === 'execution-started' ? first : null
   const started = startOwnTurn(state, own, announced, action)
