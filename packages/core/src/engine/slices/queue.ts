@@ -363,7 +363,6 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
     case 'queue-posted':
       return queuePosted(state, queue, action)
     case 'queue-called': {
-      // Whatever the answer, the queue is read again: it shows what the server holds.
       // Whatever the answer, the queue is read again: it shows what the server holds. A change
       // made is told to the other tabs through the store.
       const commands: Command[] = []
