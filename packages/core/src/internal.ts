@@ -31,9 +31,12 @@ export type {
 /** Traces of the engine's runs (`recordTrace(session)`): kept as JSON, replayed through the reducer. */
 export { recordTrace } from './effects/recordTrace'
 export { parseTrace, replayTrace, TRACE_VERSION } from './engine/trace'
-/** The queue's reducer around the engine's (`queue()`): what replays a run that had a queue. */
-export { withQueue } from './engine/slices/queue'
-export { reduce } from './engine/reduce'
+/**
+ * The queue's part of the reducer (`queue()`); `replayTrace(trace, reducerWith(withQueue))`
+ * replays a run that had a queue, each step ended by the engine's one post-step.
+ */
+export { withQueue } from './engine/queue/reduce'
+export { decide, postStep, reduce, reducerWith } from './engine/reduce'
 export type { EngineTrace, TraceDivergence, TraceStep } from './engine/trace'
 export { composeTranscript, markTruncated, recordCovers } from './engine/transcript'
 export { defaultTimers } from './platform/environment'

@@ -6,8 +6,7 @@
  * transactions and shared by that scope's tabs (one of them sends, under a Web Lock), and a
  * message whose tab closed mid-send is judged by the record, never sent twice by guess. See `docs/decisions/client-queue.md`.
  */
-import { reduce } from './engine/reduce'
-import { withQueue } from './engine/slices/queue'
+import { withQueue } from './engine/queue/reduce'
 import type { WhenStopped } from './engine/model'
 import type { SessionExtension } from './effects/context'
 import { documentLocks, queueHost, type LockManagerLike } from './effects/queueHost'
@@ -20,7 +19,7 @@ export { queueStorageKey } from './effects/queueHost'
 export type { QueuedMessage } from './engine/select'
 export type { StoredQueue, StoredQueueItem, WhenStopped } from './engine/model'
 /** What storage holds for a thread's queue, parsed (never trusted), and written the same way. */
-export { parseStoredQueue, serializeQueue } from './engine/slices/queue'
+export { parseStoredQueue, serializeQueue } from './engine/queue/stored'
 
 export interface QueueOptions {
   /**
@@ -50,30 +49,35 @@ let inDocument: LockManagerLike | undefined
 /** One memory store per document where there is no IndexedDB: every client made here shares it. */
 let inMemory: QueueStore | undefined
 
-function defaultStore(): QueueStore {
+/** This document's memory store: where there is no IndexedDB, or the browser refuses it. */
+const documentStore = () => (inMemory ??= memoryQueueStore())
+
+/** IndexedDB where the browser has it (kept across reloads), else this document's memory. */
+function defaultStore(): { store: QueueStore; kept: boolean } {
   try {
-    if (typeof indexedDB === 'object' && indexedDB !== null) return indexedDbQueueStore()
+    if (typeof indexedDB === 'object' && indexedDB !== null)
+      return { store: indexedDbQueueStore(), kept: true }
   } catch {
-    // refused (a privacy mode): kept in memory, for this document
+    // Reading `indexedDB` threw (a privacy mode): kept in memory, for this document.
   }
-  return (inMemory ??= memoryQueueStore())
+  return { store: documentStore(), kept: false }
 }
 
 /** The queue, for `PreviewChatClientOptions.queue`. */
 export function queue(options: QueueOptions = {}): SessionExtension {
-  const reducer = withQueue(reduce)
   const locks =
     options.locks ??
     (globalThis as { navigator?: { locks?: LockManagerLike } }).navigator?.locks ??
     (inDocument ??= documentLocks())
   const whenStopped = options.whenStopped ?? 'pause'
-  let defaultStoreOnce: QueueStore | undefined
+  let defaultStoreOnce: { store: QueueStore; kept: boolean } | undefined
   return {
-    reducer,
-    attach: (session, dispatch, context) =>
-      queueHost(session, dispatch, context, {
+    extend: withQueue,
+    attach: (dispatch, context) =>
+      queueHost(dispatch, context, {
         whenStopped,
-        store: options.store ?? (defaultStoreOnce ??= defaultStore()),
+        ...(options.store ? { store: options.store } : (defaultStoreOnce ??= defaultStore())),
+        fallback: documentStore,
         locks,
       }),
   }

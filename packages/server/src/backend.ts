@@ -1,5 +1,9 @@
 import type { Timers } from '@preview-chat/core'
-import { capabilitiesHeader } from '@preview-chat/core/contract'
+import {
+  capabilitiesHeader,
+  formatCapabilities,
+  type ServerCapability,
+} from '@preview-chat/core/contract'
 import { scriptedAgent, type PreviewChatAgent } from './agent'
 import type { BackendContext } from './context'
 import {
@@ -229,7 +233,7 @@ export function createPreviewChatBackend(
         status: response.status,
       })
       for (const [header, value] of Object.entries(allowOrigin)) response.headers.set(header, value)
-      exposeCapabilities(response, cors)
+      announceCapabilities(response, flavor.capabilities, cors)
       return response
     },
     subscribePush: (userId, listener) =>
@@ -262,8 +266,18 @@ export function createPreviewChatBackend(
   }
 }
 
-/** A page of another origin may read the capabilities header of a turn stream (`cors` on). */
-function exposeCapabilities(response: Response, cors: string | undefined): void {
+/**
+ * What the server offers, on every answer (a read's too): a client learns it from whatever it asks
+ * first, not only from a POST of its own (a second device that only reads). A page of another
+ * origin may read it (`cors` on).
+ */
+function announceCapabilities(
+  response: Response,
+  capabilities: readonly ServerCapability[],
+  cors: string | undefined,
+): void {
+  if (capabilities.length > 0 && !response.headers.has(capabilitiesHeader))
+    response.headers.set(capabilitiesHeader, formatCapabilities(capabilities))
   if (cors === undefined || !response.headers.has(capabilitiesHeader)) return
   const exposed = response.headers.get('Access-Control-Expose-Headers')
   response.headers.set(

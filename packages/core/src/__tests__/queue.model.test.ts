@@ -1,6 +1,6 @@
 /**
  * The queue model (issue 29): three tabs of one user, each its own production runner with the
- * queue's reducer (`withQueue(reduce)`), one storage and one set of locks between them as a
+ * queue's part of the reducer (`withQueue`), one storage and one set of locks between them as a
  * browser has them (localStorage, Web Locks: the write lock and the sender lock, granted in the
  * order asked), and a model server — one that dedupes by `messageId`, one that does not, one
  * that neither dedupes nor keeps the ids in its record (the released n8n 2.41, as far as the queue
@@ -36,11 +36,12 @@
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
 import type { Command, EngineAction, EngineState, ServerQueueCall } from '../engine/model'
-import { initialEngineState, reduce } from '../engine/reduce'
+import { initialEngineState, reducerWith } from '../engine/reduce'
 import { createRunner, type Runner } from '../engine/runner'
 import { selectSessionState } from '../engine/select'
-import { flushedQueue, serializeQueue, withQueue } from '../engine/slices/queue'
-import { shownQueue } from '../engine/slices/queueServer'
+import { withQueue } from '../engine/queue/reduce'
+import { shownQueue } from '../engine/queue/server'
+import { flushedQueue, serializeQueue } from '../engine/queue/stored'
 import { replayTrace, traceRecorder } from '../engine/trace'
 import type { TurnEvent } from '../wire/contract/events'
 import { toErrorRecord } from '../wire/contract/errors'
@@ -50,7 +51,7 @@ import { engineConfig, key } from './harness'
 import { assertSeeded } from './seeded'
 
 type Behaviour = 'dedupe' | 'no-dedupe' | 'no-ids' | 'server-queue'
-const reducer = withQueue(reduce)
+const reducer = reducerWith(withQueue)
 const config = engineConfig
 
 interface Exec {
@@ -222,7 +223,7 @@ function openTab(world: World, index: number) {
       },
       perform: (command) => perform(world, tab, command),
     },
-    reducer,
+    withQueue,
   )
   world.tabs[index] = tab
   const now = at(world, tab)
@@ -232,13 +233,6 @@ function openTab(world: World, index: number) {
     at: now,
     stampedAt: now,
     random: 0.5,
-  })
-  dispatch(world, tab, {
-    type: 'queue-attached',
-    stored: world.storage,
-    // The server's queue is used with `keep` (its own rule); the others are tried with `pause`.
-    whenStopped: world.behaviour === 'server-queue' ? 'keep' : 'pause',
-    at: now,
   })
   dispatch(world, tab, { type: 'activated', at: now, pushConnected: true })
   // Following: it asks for the sender lock (granted at once when free, as the Web Lock is).
@@ -383,6 +377,16 @@ function perform(world: World, tab: Tab, command: Command) {
     case 'stop-execution':
       world.stops.push({ tab, executionId: command.executionId })
       return
+    case 'queue-open':
+      // The store answers with what it holds (the model's storage is read at once).
+      return dispatch(world, tab, {
+        type: 'queue-attached',
+        stored: world.storage,
+        kept: true,
+        // The server's queue is used with `keep` (its own rule); the others are tried with `pause`.
+        whenStopped: world.behaviour === 'server-queue' ? 'keep' : 'pause',
+        at: at(world, tab),
+      })
     case 'queue-lock':
       world.writeLock.push(tab)
       return
@@ -567,7 +571,7 @@ function recorded(world: World, text: string, messageId: string) {
 
 /** The server's queue changed: every tab hears its push (no contents). */
 function queueChanged(world: World) {
-  for (const tab of live(world)) dispatch(world, tab, { type: 'queue-server-changed' })
+  for (const tab of live(world)) dispatch(world, tab, { type: 'queue-server-changed', thread: key })
 }
 
 function enqueue(
@@ -673,22 +677,28 @@ function answerQueuePost(world: World, index: number, choice: number) {
   if (!post) return
   const { tab, token, id, text } = post
   world.events.push(`the server answers tab ${tab.index}'s hand-over of ${text} (${choice % 5})`)
-  const answer = (answer: Extract<EngineAction, { type: 'queue-posted' }>['answer']) =>
-    dispatch(world, tab, { type: 'queue-posted', token, answer })
+  const answer = (heard: Extract<EngineAction, { type: 'queue-posted' }>['heard']) =>
+    dispatch(world, tab, { type: 'queue-posted', token, heard })
   const lost = () =>
-    answer({ kind: 'lost', error: toErrorRecord(errorFromResponse(502, 'Bad gateway', 'Sending')) })
-  if (world.accepted.has(id)) return answer({ kind: 'duplicate' })
+    answer({ failed: toErrorRecord(errorFromResponse(502, 'Bad gateway', 'Sending')) })
+  if (world.accepted.has(id)) return answer({ event: { type: 'done' } })
   if (choice % 5 === 1 || (tab.dead && choice % 2 === 0)) {
     world.fates.set(id, 'refused') // it never reached the server
     return lost()
   }
   if (runningExec(world)) {
     const item = enqueue(world, text, id, null)
-    return choice % 5 === 2 ? lost() : answer({ kind: 'queued', queueId: item.queueId })
+    return choice % 5 === 2
+      ? lost()
+      : answer({
+          event: { type: 'message-queued', queueId: item.queueId, sessionId: key.threadId },
+        })
   }
   const e = startExec(world, text, id, null)
   notify(world, e)
-  return choice % 5 === 2 ? lost() : answer({ kind: 'started' })
+  return choice % 5 === 2
+    ? lost()
+    : answer({ event: { type: 'execution-started', executionId: e.id, sessionId: key.threadId } })
 }
 
 function answerQueueRead(world: World, index: number) {

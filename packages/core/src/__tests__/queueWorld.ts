@@ -75,6 +75,22 @@ export interface TabOptions {
   device?: string
   /** Reads no more often than this (a tab that has not looked for a while). */
   minReadIntervalMs?: number
+  /** The app says the thread is new (`isNew`); default: the user's first tab. */
+  isNew?: boolean
+}
+
+/**
+ * One browser's localStorage, in memory (drafts are kept there across a reload): shared by the
+ * tabs of a device, as a browser shares it between its tabs of one origin.
+ */
+export function deviceStorage() {
+  const values = new Map<string, string>()
+  return {
+    values,
+    getItem: (key: string) => values.get(key) ?? null,
+    setItem: (key: string, value: string) => void values.set(key, String(value)),
+    removeItem: (key: string) => void values.delete(key),
+  }
 }
 
 export function world({ flavor = 'spec', whenStopped, submitTimeoutMs }: WorldOptions = {}) {
@@ -105,6 +121,9 @@ export function world({ flavor = 'spec', whenStopped, submitTimeoutMs }: WorldOp
     refresh()
   }
   const locks = documentLocks()
+  /** Each device's own queue store and locks (another browser shares neither), and drafts. */
+  const devices = new Map<string, { store: QueueStore; locks: ReturnType<typeof documentLocks> }>()
+  const drafts = new Map<string, ReturnType<typeof deviceStorage>>()
   /** Every chat POST's `messageId` and text, in order. */
   const posts: { messageId?: string; message: string }[] = []
   /** A POST to hold before the server sees it (a tab that closes mid-send): its release. */
@@ -116,34 +135,43 @@ export function world({ flavor = 'spec', whenStopped, submitTimeoutMs }: WorldOp
   // Each user's tabs hear each other (BroadcastChannel's rule, in memory); the first tab of a user
   // minted the thread (`isNew`), the others read it.
   const relays = new Map<string, ReturnType<typeof createTabs>>()
+  const deviceOf = (name: string) => {
+    let device = devices.get(name)
+    if (!device) devices.set(name, (device = { store: memoryQueueStore(), locks: documentLocks() }))
+    return device
+  }
+  /** Every request of a tab's client to the backend: chat POSTs recorded (and held when asked). */
+  const serverFetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(new URL(String(input), 'http://x'), init)
+    if (request.method === 'POST' && request.url.endsWith('/chat')) {
+      const body = JSON.parse(String(init?.body)) as { messageId?: string; message?: string }
+      if (body.message !== undefined) {
+        posts.push({
+          ...(body.messageId && { messageId: body.messageId }),
+          message: body.message,
+        })
+        const hold = holdNextPost
+        holdNextPost = null
+        if (hold) await new Promise<void>((release) => hold(release))
+      }
+    }
+    await before(request)
+    return server.fetch(request)
+  }
   const tab = (user = 'alice', options: TabOptions = {}) => {
     const group = options.device === undefined ? user : `${user}@${options.device}`
-    const isNew = !relays.has(user)
-    if (isNew) relays.set(user, createTabs())
+    const isNew = options.isNew ?? !relays.has(user)
+    if (!relays.has(user)) relays.set(user, createTabs())
+    const device = options.device === undefined ? { store, locks } : deviceOf(options.device)
+    if (!drafts.has(group)) drafts.set(group, deviceStorage())
     if (!relays.has(group)) relays.set(group, createTabs())
     const client = createPreviewChatClient({
       headers: auth[flavor](user),
       scope: user,
-      fetch: async (input, init) => {
-        const request = new Request(new URL(String(input), 'http://x'), init)
-        if (request.method === 'POST' && request.url.endsWith('/chat')) {
-          const body = JSON.parse(String(init?.body)) as { messageId?: string; message?: string }
-          if (body.message !== undefined) {
-            posts.push({
-              ...(body.messageId && { messageId: body.messageId }),
-              message: body.message,
-            })
-            const hold = holdNextPost
-            holdNextPost = null
-            if (hold) await new Promise<void>((release) => hold(release))
-          }
-        }
-        await before(request)
-        return server.fetch(request)
-      },
+      fetch: serverFetch,
       push: false,
       relay: relays.get(group)?.relay() ?? false,
-      storage: null,
+      storage: drafts.get(group) ?? null,
       lingerMs: 0,
       minReadIntervalMs: options.minReadIntervalMs ?? 5,
       poll: { baseMs: 5, maxMs: 10 },
@@ -151,7 +179,7 @@ export function world({ flavor = 'spec', whenStopped, submitTimeoutMs }: WorldOp
       ...(submitTimeoutMs && { submitTimeoutMs }),
       onWarning: (message) => warnings.push(message),
       ...(options.queue !== false && {
-        queue: queue({ store, locks, ...(whenStopped && { whenStopped }) }),
+        queue: queue({ ...device, ...(whenStopped && { whenStopped }) }),
       }),
     })
     clients.push(client)
@@ -162,7 +190,12 @@ export function world({ flavor = 'spec', whenStopped, submitTimeoutMs }: WorldOp
       const shown = describeQueue(state)
       if (queues.at(-1) !== shown) queues.push(shown)
     })
-    return { client, session, queues, stop, state: () => session.getState() }
+    /** The drafts this tab showed, each new one once. */
+    const draftsShown: string[] = [session.getState().draft]
+    session.subscribe((state) => {
+      if (draftsShown.at(-1) !== state.draft) draftsShown.push(state.draft)
+    })
+    return { client, session, queues, drafts: draftsShown, stop, state: () => session.getState() }
   }
   return {
     agent,
@@ -174,7 +207,12 @@ export function world({ flavor = 'spec', whenStopped, submitTimeoutMs }: WorldOp
     watchKey,
     /** Writes `raw` under `key` as another tab would have. */
     seed: (key: string, raw: string) => store.update(key, () => raw),
+    /** A client's `fetch` to the backend, as the tabs' (POSTs recorded). */
+    fetch: serverFetch,
     holdNextPost: (hold: (release: () => void) => void) => (holdNextPost = hold),
+    /** The localStorage of `user`'s device (its drafts). */
+    storageOf: (user = 'alice', device?: string) =>
+      drafts.get(device === undefined ? user : `${user}@${device}`),
     /** The next `n` transactions of the store fail once their change ran (nothing written). */
     failWrites: (n: number) => (failing = n),
     /** `hook` runs before each request reaches the server (awaited). */

@@ -6,7 +6,7 @@ import type {
   EngineAction,
   EngineConfig,
   EngineState,
-  Reducer,
+  Extend,
   ServerTraits,
 } from '../engine/model'
 import type { SessionState } from '../engine/select'
@@ -57,30 +57,21 @@ export interface SessionContext {
 }
 
 /**
- * An opt-in part of the engine (`queue()` of `@preview-chat/core/queue`): its reducer, wrapped
- * around the engine's (its decisions), and, per session, its side of the host. That side hears
- * every step through `session.inspect` (its commands are performed there, before the step's
- * other commands) and dispatches its actions; it adds its fields to the session's view.
+ * An opt-in part of the engine (`queue()` of `@preview-chat/core/queue`): its decisions, wrapped
+ * around the engine's (`extend`; the runner ends each step with the engine's post-step), and, per
+ * session, its side of the host, which performs the commands the session does not know (the
+ * part's own) and dispatches what came of them; it adds its fields to the session's view.
  */
 export interface SessionExtension {
-  reducer: Reducer
-  attach(
-    session: ExtensionSession,
-    dispatch: (action: EngineAction) => void,
-    context: SessionContext,
-  ): ExtensionSelect
+  /** Its decisions, wrapped around the engine's. */
+  extend: Extend
+  attach(dispatch: (action: EngineAction) => void, context: SessionContext): ExtensionPart
 }
 
-/** What an extension sees of its session: every step, as devtools do (`session.inspect`). */
-export interface ExtensionSession {
-  inspect(
-    listener: (entry: {
-      action: EngineAction
-      commands: readonly Command[]
-      state: EngineState
-      at: number
-    }) => void,
-  ): () => void
+/** A session's side of an extension: its commands' performer, and its view's fields. */
+export interface ExtensionPart {
+  select: ExtensionSelect
+  perform(command: Command): void
 }
 
 /**

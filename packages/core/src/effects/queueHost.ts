@@ -1,30 +1,24 @@
 /**
  * The queue's side of the host ([decision](../../../../docs/decisions/client-queue.md)): where a
  * thread's queue is kept (a `QueueStore`: IndexedDB in a browser, shared by the scope's tabs),
- * the sender lock of the one tab that sends, and what other tabs wrote. It decides nothing: the
- * reducer's `queue-lock` (a read-modify-write transaction of the store, inside which the reducer
- * decides and its `queue-store` is written) and `queue-flush` are performed, and what the store
- * holds is handed to the reducer raw, to be parsed there.
+ * the sender lock of the one tab that sends, what other tabs wrote, and the server's queue routes.
+ * It decides nothing: it performs the reducer's queue commands (`queue-open` … `queue-close`, a
+ * `queue-lock` transaction inside which the reducer decides and its `queue-store` is written) and
+ * hands back what came of them raw — what the store holds, a push's thread, a hand-over's first
+ * event or its failure — to be parsed and judged in `engine/queue/`.
  */
 import type {
   Command,
   EngineAction,
   EngineState,
-  QueuePostAnswer,
+  QueuePostHeard,
   ServerQueueCall,
-  StoredQueue,
   WhenStopped,
 } from '../engine/model'
-import { selectSessionState, type QueuedMessage, type SessionState } from '../engine/select'
-import { flushedQueue, serializeQueue } from '../engine/slices/queue'
-import { shownQueue, type ShownQueueItem } from '../engine/slices/queueServer'
-import {
-  failureRecord,
-  fromErrorRecord,
-  inBandError,
-  toErrorRecord,
-  toPreviewChatError,
-} from '../wire/contract/errors'
+import { selectSessionState, type SessionState } from '../engine/select'
+import { flushedQueue, storedValue } from '../engine/queue/stored'
+import { queueFields, queueGate } from '../engine/queue/view'
+import { failureRecord, toErrorRecord, toPreviewChatError } from '../wire/contract/errors'
 import { readQueuePushMessage, parseQueuePushMessage } from '../wire/contract/push'
 import {
   parseMessageQueue,
@@ -36,7 +30,7 @@ import {
 import type { ParseResult } from '../wire/contract/result'
 import { readTurnStream } from '../wire/transport'
 import type { ThreadKey } from '../wire/contract/ids'
-import type { ExtensionSelect, ExtensionSession, SessionContext } from './context'
+import type { ExtensionPart, ExtensionSelect, SessionContext } from './context'
 import type { QueueStore } from './queueStore'
 
 /** The part of the Web Locks API the queue uses (`navigator.locks`). */
@@ -51,6 +45,10 @@ export interface LockManagerLike {
 export interface QueueHostOptions {
   whenStopped: WhenStopped
   store: QueueStore
+  /** Whether `store` keeps the queue across reloads (default `true`). */
+  kept?: boolean
+  /** The store to use where `store` cannot be opened (this document's memory). */
+  fallback: () => QueueStore
   locks: LockManagerLike
 }
 
@@ -106,93 +104,103 @@ export function documentLocks(): LockManagerLike {
   }
 }
 
-/** The queue's part of one session: it hears the session's steps, and performs its commands. */
+/** The queue's part of one session: it performs the reducer's queue commands, and adds the view's fields. */
 export function queueHost(
-  session: ExtensionSession,
   dispatch: (action: EngineAction) => void,
   context: Pick<SessionContext, 'queryKey' | 'warn' | 'timers' | 'transport' | 'listenToPush'>,
   options: QueueHostOptions,
-): ExtensionSelect {
+): ExtensionPart {
   // The history's query key names the scope and the thread (`['preview-chat', scope, …]`).
   const [, scope, projectId, agentId, threadId] = context.queryKey as string[]
   const key = queueStorageKey({ scope, projectId, agentId, threadId } as QueueKey)
   const thread = { projectId, agentId, threadId } as ThreadKey
   const server = serverQueueCalls(context.transport, thread, (action) => act(action))
-  const { store, locks } = options
+  const { locks } = options
+  let store = options.store
+  let kept = options.kept ?? true
   let open = true
   const act = (action: EngineAction) => {
     if (open) dispatch(action)
   }
   const refused = (what: string) => (cause: unknown) =>
     context.warn(`The message queue could not ${what}: ${String(cause)}`)
-  /** What the store holds now, handed to the reducer as `make` says (raw: parsed there). */
-  const readThen = (make: (stored: string | null) => EngineAction) =>
-    void store.read(key).then((stored) => act(make(stored)), refused('be read'))
-  const hear = () => readThen((stored) => ({ type: 'queue-stored', stored }))
+  const hear = () =>
+    void store.read(key).then((stored) => act({ type: 'queue-stored', stored }), refused('be read'))
   // A page being left writes what its transaction has not yet (best effort: the page may go first).
   const onLeave = () => act({ type: 'queue-leaving' })
   const window = globalThis as {
     addEventListener?: typeof addEventListener
     removeEventListener?: typeof removeEventListener
   }
-  const write = (stored: StoredQueue) => {
-    const empty = stored.items.length === 0 && !stored.paused && stored.dedupes === null
-    return empty ? null : serializeQueue(stored)
+  let unwatch = () => {}
+  const openStore = () => {
+    unwatch()
+    unwatch = store.watch(key, hear)
+    store.read(key).then(
+      (stored) =>
+        act({
+          type: 'queue-attached',
+          stored,
+          kept,
+          whenStopped: options.whenStopped,
+          at: context.timers.now(),
+        }),
+      (cause: unknown) =>
+        act({
+          type: 'queue-store-refused',
+          error: failureRecord(cause, 'unsupported', 'The queue store could not be opened'),
+        }),
+    )
   }
   /** What the reducer wrote (`queue-store`) while the host held the store's transaction. */
   let written: string | null | undefined
-  const perform = (command: Command) => {
-    if (command.type === 'queue-read-server') server.read(command.seq)
-    else if (command.type === 'queue-post') server.post(command.token, command.id, command.text)
-    else if (command.type === 'queue-call') server.call(command.call)
-    else if (command.type === 'queue-store') written = write(command.stored)
-    else if (command.type === 'queue-flush')
-      void store
-        .update(key, (stored) => write(flushedQueue(stored, command.changes)))
-        .catch(refused('be written'))
-    else if (command.type === 'queue-lock') {
-      let wrote = false
-      store
-        .update(key, (stored) => {
-          // The reducer decides inside the transaction; its `queue-store` is what is written.
-          written = undefined
-          act({ type: 'queue-locked', stored })
-          wrote = written !== undefined
-          return written
-        })
-        // Committed: a message it marked `sending` may go now. Failed: the reducer keeps it all.
-        .then(
-          () => wrote && act({ type: 'queue-written' }),
-          (cause: unknown) =>
-            act({
-              type: 'queue-store-failed',
-              error: failureRecord(cause, 'unsupported', 'The queue store refused the write'),
-            }),
-        )
-    }
+  const lock = () => {
+    let wrote = false
+    store
+      .update(key, (stored) => {
+        // The reducer decides inside the transaction; its `queue-store` is what is written.
+        written = undefined
+        act({ type: 'queue-locked', stored })
+        wrote = written !== undefined
+        return written
+      })
+      // Committed: a message it marked `sending` may go now. Failed: the reducer keeps it all.
+      .then(
+        () => wrote && act({ type: 'queue-written' }),
+        (cause: unknown) =>
+          act({
+            type: 'queue-store-failed',
+            error: failureRecord(cause, 'unsupported', 'The queue store refused the write'),
+          }),
+      )
   }
-  /** The server's queue push of this thread (push goes to every member of a project). */
+  /** The server's queue push, checked, handed over with the thread it names. */
   const onFrame = (frame: unknown) => {
     const parsed =
       typeof frame === 'string' ? parseQueuePushMessage(frame) : readQueuePushMessage(frame)
     if (parsed.kind === 'invalid') context.warn(`Ignored a push message: ${parsed.error.message}`)
     if (parsed.kind !== 'message') return
-    const { data } = parsed.message
-    if (data.threadId === threadId && data.agentId === agentId && data.projectId === projectId)
-      act({ type: 'queue-server-changed' })
+    const { projectId, agentId, threadId } = parsed.message.data
+    act({ type: 'queue-server-changed', thread: { projectId, agentId, threadId } })
   }
   let unlisten = () => {}
   /** The sender lock, held while the session is followed. */
-  let sender: { controller: AbortController; release: (() => void) | null } | null = null
+  type Sender = { controller: AbortController; release: (() => void) | null }
+  let sender: Sender | null = null
   const follow = () => {
+    unlisten()
     unlisten = context.listenToPush({ onMessage: () => {}, onOther: onFrame })
-    const held: NonNullable<typeof sender> = { controller: new AbortController(), release: null }
+    if (sender) return
+    const held: Sender = { controller: new AbortController(), release: null }
     sender = held
     locks
       .request(`preview-chat:queue-send:${key}`, { signal: held.controller.signal }, () => {
         if (held.controller.signal.aborted) return
-        // The new sender starts from the store as it is now.
-        readThen((stored) => ({ type: 'queue-sender', held: true, stored }))
+        // The new sender starts from the store as it is now (unread: from its next transaction).
+        store.read(key).then(
+          (stored) => act({ type: 'queue-sender', held: true, stored }),
+          () => act({ type: 'queue-sender', held: true, stored: null }),
+        )
         return new Promise<void>((resolve) => (held.release = resolve))
       })
       .catch(() => {
@@ -208,17 +216,6 @@ export function queueHost(
     sender.release?.()
     sender = null
   }
-  let unwatch = () => {}
-  const start = () => {
-    unwatch = store.watch(key, hear)
-    window.addEventListener?.('pagehide', onLeave)
-    readThen((stored) => ({
-      type: 'queue-attached',
-      stored,
-      whenStopped: options.whenStopped,
-      at: context.timers.now(),
-    }))
-  }
   const close = () => {
     unfollow()
     server.abort()
@@ -226,14 +223,39 @@ export function queueHost(
     unwatch()
     window.removeEventListener?.('pagehide', onLeave)
   }
-  session.inspect(({ action, commands }) => {
-    // Its commands first (a `queue-store` is what the transaction in progress writes).
-    for (const command of commands) perform(command)
-    if (action.type === 'mounted') start()
-    else if (action.type === 'activated') follow()
-    else if (action.type === 'deactivated') unfollow()
-    else if (action.type === 'disposed') close()
-  })
+  const perform = (command: Command) => {
+    switch (command.type) {
+      case 'queue-open':
+        window.addEventListener?.('pagehide', onLeave)
+        return openStore()
+      case 'queue-fallback':
+        store = options.fallback()
+        kept = false
+        return openStore()
+      case 'queue-follow':
+        return follow()
+      case 'queue-unfollow':
+        return unfollow()
+      case 'queue-close':
+        return close()
+      case 'queue-lock':
+        return lock()
+      case 'queue-store':
+        written = storedValue(command.stored)
+        return
+      case 'queue-flush':
+        void store
+          .update(key, (stored) => storedValue(flushedQueue(stored, command.changes)))
+          .catch(refused('be written'))
+        return
+      case 'queue-read-server':
+        return server.read(command.seq)
+      case 'queue-post':
+        return server.post(command.token, command.id, command.text)
+      case 'queue-call':
+        return server.call(command.call)
+    }
+  }
 
   let shown: { queue: EngineState['queue']; fields: Partial<SessionState> } | null = null
   const actions = {
@@ -243,55 +265,23 @@ export function queueHost(
     sendQueuedNow: (id: string) => act({ type: 'queue-send-now', id }),
     resumeQueue: () => act({ type: 'queue-resume' }),
   }
-  return (state, previous) => {
+  const select: ExtensionSelect = (state, previous) => {
     const view = selectSessionState(state, previous)
     const queue = state.queue
-    if (!shown || shown.queue !== queue) {
-      const items = queue ? shownQueue(queue) : []
-      const before = shown?.fields.queue
-      const same =
-        before?.length === items.length && items.every((item, i) => sameItem(before[i], item))
-      shown = {
-        queue,
-        fields: {
-          queue: same && before ? before : items.map(toQueuedMessage),
-          queuePaused: queue?.view.paused ?? false,
-          ...actions,
-        },
-      }
-    }
+    if (!shown || shown.queue !== queue)
+      shown = { queue, fields: { ...queueFields(queue, shown?.fields.queue), ...actions } }
     const { fields } = shown
-    // With a queue, a message can always be sent: it waits in the queue while the thread is busy.
-    const canSubmit = view.draft.trim() !== ''
+    const gate = queueGate(view)
     return view.queue === fields.queue &&
       view.queuePaused === fields.queuePaused &&
-      view.canSend &&
-      view.canSubmit === canSubmit
+      view.queueKept === fields.queueKept &&
+      view.canSend === gate.canSend &&
+      view.canSubmit === gate.canSubmit
       ? view
-      : { ...view, ...fields, canSend: true, canSubmit }
+      : { ...view, ...fields, ...gate }
   }
+  return { select, perform }
 }
-
-const sameItem = (a: QueuedMessage | undefined, b: ShownQueueItem) =>
-  a !== undefined &&
-  a.id === b.id &&
-  a.text === b.text &&
-  a.status === b.status &&
-  a.queueId === b.queueId &&
-  a.error?.message === b.error?.message
-
-function toQueuedMessage(item: ShownQueueItem): QueuedMessage {
-  return {
-    id: item.id,
-    text: item.text,
-    status: item.status,
-    ...(item.error && { error: fromErrorRecord(item.error) }),
-    ...(item.queueId !== undefined && { queueId: item.queueId }),
-  }
-}
-
-/** Codes of a POST that got no usable answer: the server may have taken the message anyway. */
-const mayHaveBeenTaken = new Set(['network_error', 'server_error', 'invalid_response', 'timeout'])
 
 /**
  * The server's queue routes (`next-era.md`) and the hand-over POST, performed for the reducer:
@@ -398,12 +388,12 @@ function serverQueueCalls(
      */
     post(token: number, id: string, text: string) {
       const controller = track()
-      let answer: QueuePostAnswer | null = null
-      const settle = (found: QueuePostAnswer) => {
-        if (answer) return
-        answer = found
+      let heard = false
+      const hear = (what: QueuePostHeard) => {
+        if (heard) return
+        heard = true
         controller.abort()
-        act({ type: 'queue-posted', token, answer: found })
+        act({ type: 'queue-posted', token, heard: what })
       }
       const request = {
         kind: 'message' as const,
@@ -412,29 +402,16 @@ function serverQueueCalls(
       transport
         .openTurn(thread, request, controller.signal)
         .then(({ body }) =>
-          readTurnStream(
-            body,
-            ([first]) => {
-              if (!first) return
-              if (first.type === 'message-queued')
-                settle({ kind: 'queued', queueId: first.queueId })
-              else if (first.type === 'error')
-                settle({ kind: 'refused', error: inBandError(first) })
-              else settle(first.type === 'done' ? { kind: 'duplicate' } : { kind: 'started' })
-            },
-            controller.signal,
-          ),
+          readTurnStream(body, ([event]) => event && hear({ event }), controller.signal),
         )
         .then(
-          (end) => {
-            if (end.kind === 'cut') settle({ kind: 'lost', error: toErrorRecord(end.error) })
-          },
-          (cause: unknown) => {
-            if (answer) return
-            const error = toPreviewChatError(cause, 'network_error', 'Sending the queued message')
-            const lost = mayHaveBeenTaken.has(error.code)
-            settle({ kind: lost ? 'lost' : 'refused', error: toErrorRecord(error) })
-          },
+          (end) => end.kind === 'cut' && hear({ cut: toErrorRecord(end.error) }),
+          (cause: unknown) =>
+            hear({
+              failed: toErrorRecord(
+                toPreviewChatError(cause, 'network_error', 'Sending the queued message'),
+              ),
+            }),
         )
         .finally(() => controllers.delete(controller))
     },

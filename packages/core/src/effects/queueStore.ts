@@ -60,12 +60,17 @@ const CHANNEL = 'preview-chat:queues'
  */
 export function indexedDbQueueStore(factory: IDBFactory = indexedDB): QueueStore {
   let opened: Promise<IDBDatabase> | null = null
+  // A refused open is not kept: the next call tries again (a profile unlocked, a quota freed).
   const db = () =>
-    (opened ??= new Promise((resolve, reject) => {
+    (opened ??= new Promise<IDBDatabase>((resolve, reject) => {
       const request = factory.open(DB, 1)
       request.onupgradeneeded = () => request.result.createObjectStore(STORE)
       request.onsuccess = () => resolve(request.result)
       request.onerror = () => reject(request.error ?? new Error('IndexedDB refused to open'))
+      request.onblocked = () => reject(new Error('IndexedDB is blocked by another tab'))
+    }).catch((cause: unknown) => {
+      opened = null
+      throw cause
     }))
   const done = (transaction: IDBTransaction) =>
     new Promise<void>((resolve, reject) => {

@@ -24,7 +24,7 @@ import {
 import type { ParseResult } from '../wire/contract/result'
 import { checkSnapshot, type HistorySnapshot, type Suspension } from '../wire/contract/snapshot'
 import { readTurnStream, type ThreadKey } from '../wire/transport'
-import type { ReadonlyStore, SessionContext } from './context'
+import type { ExtensionPart, ReadonlyStore, SessionContext } from './context'
 import { createHistoryQuery, type HistoryQuery } from './historyQuery'
 import { lingering, type Lingering } from './linger'
 
@@ -120,6 +120,8 @@ export class PreviewChatSession {
   #requests = 0
   readonly #endings = new Set<(ending: TurnEnding) => void>()
   readonly #inspectors = new Set<(entry: InspectedStep) => void>()
+  /** The session's side of an opt-in part (the queue), or `null`. */
+  readonly #part: ExtensionPart | null
   /** The snapshots taken, and what `markTruncated` made of each (`#take`). */
   readonly #marked = new WeakMap<HistorySnapshot, HistorySnapshot>()
 
@@ -152,9 +154,9 @@ export class PreviewChatSession {
     this.#engine = createStore<EngineState>()(() => initial)
     // The server render shows what a server has too: the cache as the app filled it, not the
     // draft, nor what a reload kept in this browser's storage (so hydration matches it).
-    // An opt-in part (the queue): it hears every step through `inspect`, as devtools do.
-    const select =
-      ctx.extension?.attach(this, (action) => this.#dispatch(action), ctx) ?? selectSessionState
+    // An opt-in part (the queue): it performs its own commands, and adds its fields to the view.
+    this.#part = ctx.extension?.attach((action) => this.#dispatch(action), ctx) ?? null
+    const select = this.#part?.select ?? selectSessionState
     const serverState = serverRenderState(init, mounted, ctx.config)
     this.#view = createStore<SessionState>()(() => select(serverState))
     this.#view.setState(select(initial), true)
@@ -174,7 +176,7 @@ export class PreviewChatSession {
         perform: (command) => this.#perform(command),
         onStep: (action, step) => this.#publish(action, step),
       },
-      ctx.extension?.reducer,
+      ctx.extension?.extend,
     )
     this.store = {
       getState: this.getState,
@@ -187,7 +189,12 @@ export class PreviewChatSession {
       // What the session shows (a kept transcript, the cache's): checked when taken, so a read's
       // answer that repeats its messages is not validated again.
       fetch: (signal) =>
-        ctx.transport.readHistory(this.key, signal, this.#engine.getState().recorded),
+        ctx.transport.readHistory(
+          this.key,
+          signal,
+          this.#engine.getState().recorded,
+          (capabilities) => this.#dispatch({ type: 'capabilities-heard', ...capabilities }),
+        ),
       ...(key.isNew &&
         !cached && { initialData: { messages: [], openSuspensions: [], activeExecutionId: null } }),
       check: (value) => this.#take(value),
@@ -475,6 +482,12 @@ export class PreviewChatSession {
       }
       case 'warn':
         return this.#ctx.warn(command.message)
+      case 'act':
+        // The runner's own (never handed to a performer).
+        return
+      default:
+        // An opt-in part's command (the queue's).
+        return this.#part?.perform(command)
     }
   }
 

@@ -308,6 +308,12 @@ export interface StoredQueue {
    * other tabs to read it again, where no push says so.
    */
   serverRev: number
+  /**
+   * The last executions whose Stop, pressed in a tab of the scope, paused the queue (`pause`):
+   * their cancelled ending pauses it no more, so a resume pressed before that ending reached the
+   * sender stands. Absent: none.
+   */
+  stopped?: readonly string[]
 }
 
 /** The server's own queue of the thread, as this tab last read it (`GET …/chat/:threadId/queue`). */
@@ -328,8 +334,15 @@ export type ServerQueueCall =
   | { op: 'steer'; queueId: string; executionId: string }
 
 /**
- * How a message handed to the server's queue (`queue-post`) was answered: taken into the queue;
- * a bare `done` (a retry of one taken already); taken up at once; refused; or no answer at all.
+ * What the host heard of a message handed to the server's queue (`queue-post`), raw: the stream's
+ * first event, the stream cut before any, or the POST failed. The reducer reads it
+ * (`engine/queue/handOver.ts`).
+ */
+export type QueuePostHeard = { event: TurnEvent } | { cut: ErrorRecord } | { failed: ErrorRecord }
+
+/**
+ * How the reducer reads a hand-over's answer: taken into the queue; a bare `done` (a retry of one
+ * taken already); taken up at once; refused; or no answer at all.
  */
 export type QueuePostAnswer =
   | { kind: 'queued'; queueId: string }
@@ -358,12 +371,14 @@ export type QueueChange =
   | { op: 'paused'; paused: boolean }
   | { op: 'dedupes'; dedupes: boolean }
   | { op: 'server-queue'; serverQueue: boolean }
+  /** A Stop of this execution paused the queue (`StoredQueue.stopped`). */
+  | { op: 'stopped'; executionId: string }
   /** This tab changed the server's queue: `serverRev` goes up. */
   | { op: 'server-changed' }
   /** It is in the server's own queue as `queueId` (`message-queued`). */
   | { op: 'handed'; id: string; queueId: string }
 
-/** The queue's part of the engine state (`withQueue` of `slices/queue.ts`). */
+/** The queue's part of the engine state (`withQueue`, `engine/queue/`). */
 export interface QueueState {
   /** What the store held when this tab last read or wrote it. */
   stored: StoredQueue
@@ -393,6 +408,15 @@ export interface QueueState {
     via?: 'server-queue'
     attempts?: number
   } | null
+  /** The store was opened and read (`queue-attached`): until then, changes only wait. */
+  attached: boolean
+  /** The store keeps the queue across reloads (IndexedDB); `false`: this document's memory only. */
+  kept: boolean
+  /**
+   * A read of the record answered in this session (or it said the thread does not exist): until
+   * then the queue sends nothing, since it cannot know the thread is free (a reload mid-turn).
+   */
+  recordRead: boolean
   /** Queued messages this tab posted so far (their tokens are `-1`, `-2`, …). */
   sends: number
   /**
@@ -516,12 +540,23 @@ export type EngineAction =
   | { type: 'runs-answered'; cancelled: boolean }
   | { type: 'runs-failed'; error: ErrorRecord }
   | { type: 'error-cleared' }
+  /**
+   * An answer of the server carried its capabilities header (`Preview-Chat-Capabilities`): what
+   * it offers, from the server itself (a read's answer as much as a POST's).
+   */
+  | { type: 'capabilities-heard'; dedupesMessages: boolean; queuesMessages: boolean }
   | QueueAction
 
 /** The queue's actions (`@preview-chat/core/queue`): the engine without it takes none of them. */
 export type QueueAction =
-  /** The queue was attached: what the store held (`stored`: the raw string, or `null`), and the settings. */
-  | { type: 'queue-attached'; stored: unknown; whenStopped: WhenStopped; at: number }
+  /**
+   * The queue's store was opened (`queue-open`): what it held (`stored`: the raw string, or
+   * `null`), whether it is kept across reloads (`kept`: IndexedDB; `false`: this document's
+   * memory), and the settings.
+   */
+  | { type: 'queue-attached'; stored: unknown; kept: boolean; whenStopped: WhenStopped; at: number }
+  /** The queue's store could not be opened or read (`queue-open`): IndexedDB refused, say. */
+  | { type: 'queue-store-refused'; error: ErrorRecord }
   /** A tab (another, or this one's other client) wrote the queue (`stored`: what it holds now, raw). */
   | { type: 'queue-stored'; stored: unknown }
   /** This tab holds the store's transaction (`queue-lock`); `stored`: what it holds now (raw). */
@@ -545,13 +580,16 @@ export type QueueAction =
   | { type: 'queue-reorder'; id: string; to: number }
   | { type: 'queue-send-now'; id: string }
   | { type: 'queue-resume' }
-  /** The server's queue of this thread changed (push `agentMessageQueueUpdated`): read it. */
-  | { type: 'queue-server-changed' }
+  /**
+   * A push `agentMessageQueueUpdated` arrived, checked: the thread it names (push goes to every
+   * member of a project; the reducer keeps this thread's).
+   */
+  | { type: 'queue-server-changed'; thread: ThreadKey }
   /** A read of the server's queue (`queue-read-server` number `seq`) answered, checked. */
   | { type: 'queue-server-read'; seq: number; server: ServerQueueView }
   | { type: 'queue-server-read'; seq: number; error: ErrorRecord }
   /** A message handed to the server's queue (`queue-post`) was answered. */
-  | { type: 'queue-posted'; token: number; answer: QueuePostAnswer }
+  | { type: 'queue-posted'; token: number; heard: QueuePostHeard }
   /** A change of the server's queue (`queue-call`) was answered; `conflict`: its 409's reason. */
   | {
       type: 'queue-called'
@@ -623,6 +661,28 @@ export type Command =
   | { type: 'queue-post'; token: number; id: string; text: string }
   /** Ask a change of the server's queue; answer with `queue-called`. */
   | { type: 'queue-call'; call: ServerQueueCall }
+  /**
+   * Open the thread's queue store and read it: answer `queue-attached`, or `queue-store-refused`;
+   * from then on, tell of other tabs' writes (`queue-stored`) and of the page being left
+   * (`queue-leaving`).
+   */
+  | { type: 'queue-open' }
+  /** Use this document's memory store instead (IndexedDB refused), then open it as `queue-open`. */
+  | { type: 'queue-fallback' }
+  /**
+   * Follow the thread's queue: hear the server's queue pushes (`queue-server-changed`) and ask
+   * for the sender lock (`queue-sender`).
+   */
+  | { type: 'queue-follow' }
+  /** Stop following: the lock given up (or no longer asked), the pushes no longer heard. */
+  | { type: 'queue-unfollow' }
+  /** The session is gone: close the store's watch and abort the queue's requests. */
+  | { type: 'queue-close' }
+  /**
+   * Dispatch `action` next, as its own step (the runner's): how an extension asks the engine for
+   * something (the queued message's send, a read), seen as a real action by traces and inspectors.
+   */
+  | { type: 'act'; action: EngineAction }
 
 /** What one action did: the next state, and the commands to perform, in order. */
 export interface Step {
@@ -630,5 +690,16 @@ export interface Step {
   commands: Command[]
 }
 
-/** `reduce`, or a reducer wrapped around it (`withQueue`). */
+/**
+ * A reducer: the engine's `reduce`, or its decisions (`decide`) with an extension wrapped around
+ * them (`withQueue`), which `reducerWith` ends with the one post-step.
+ */
 export type Reducer = (state: EngineState, action: EngineAction, config: EngineConfig) => Step
+
+/**
+ * An extension's part of the reducer (`withQueue`): it wraps the engine's decisions (`decide`,
+ * which has no post-step) and returns its own. It never ends a step itself: `reducerWith` (what
+ * the runner and a trace's replay use) ends every step with `postStep`, so no change an extension
+ * makes (the draft, a read it asks for) can miss storage, the refresh waiters or the alarm.
+ */
+export type Extend = (decide: Reducer) => Reducer

@@ -10,7 +10,9 @@ import type {
   EngineAction,
   EngineConfig,
   EngineState,
+  Extend,
   QueueAction,
+  Reducer,
   ServerTraits,
   Step,
 } from './model'
@@ -112,7 +114,7 @@ type Handler<T extends EngineAction['type']> = (
   config: EngineConfig,
 ) => Step
 
-/** Each action's handler, in its slice; the queue's actions are `withQueue`'s (`slices/queue.ts`). */
+/** Each action's handler, in its slice; the queue's actions are `withQueue`'s (`engine/queue/`). */
 const handlers: { [T in Exclude<EngineAction, QueueAction>['type']]: Handler<T> } = {
   mounted,
   activated,
@@ -121,6 +123,9 @@ const handlers: { [T in Exclude<EngineAction, QueueAction>['type']]: Handler<T> 
   tick: (state, { at }, config) => tick(state, at, config),
   'draft-changed': (state, { draft }) => step({ ...state, draft }),
   'error-cleared': (state) => step({ ...state, error: null }),
+  // What the server offers, said by the server (only a message-dedupe is the engine's to use).
+  'capabilities-heard': (state, { dedupesMessages }) =>
+    step(state.dedupesMessages === dedupesMessages ? state : { ...state, dedupesMessages }),
   'submit-requested': requestTurn,
   'resume-requested': requestTurn,
   'turn-opened': turnOpened,
@@ -165,26 +170,37 @@ function route(state: EngineState, action: EngineAction, config: EngineConfig): 
 }
 
 /**
- * `reduce(state, action)` → the next state and the commands to perform. Pure; never throws.
- * After the action's slice, what every step owes: the draft and the live turn kept in step with
- * storage, `refresh()` calls settled once reads settle, and the alarm set for the next deadline
- * or read (`set-alarm` whenever that time changes; its `tick` does what is due).
+ * The engine's decisions for one action, without the post-step: what an extension wraps
+ * (`Extend`). A disposed session takes nothing more: its requests were aborted, its outcomes
+ * given, and a call made now is answered at once.
  */
-export function reduce(state: EngineState, action: EngineAction, config: EngineConfig): Step {
-  // A disposed session takes nothing more: its requests were aborted, its outcomes given, and
-  // a call made now is answered at once.
-  if (state.disposed) return afterDispose(state, action)
-  const next = route(state, action, config)
-  let after = draftFate(state, next.state, action)
+export const decide: Reducer = (state, action, config) =>
+  state.disposed ? afterDispose(state, action) : route(state, action, config)
+
+/**
+ * The one post-step, what every step owes whatever decided it (the engine's slices or an
+ * extension around them): the draft and the live turn kept in step with storage, `refresh()`
+ * calls settled once reads settle, and the alarm set for the next deadline or read (`set-alarm`
+ * whenever that time changes; its `tick` does what is due). `before` is the state the action met.
+ */
+export function postStep(
+  before: EngineState,
+  next: Step,
+  action: EngineAction,
+  config: EngineConfig,
+): Step {
+  if (before.disposed) return next
+  let after = draftFate(before, next.state, action)
   const commands = [...next.commands]
   const { draft, live, draftSentAs: sentAs } = after
-  if (draft !== state.draft || sentAs !== state.draftSentAs)
+  if (draft !== before.draft || sentAs !== before.draftSentAs)
     commands.push({ type: 'store-draft', draft, sentAs })
   // A read on its way when the turn ended cannot know how it ended (a stand-in turn stays).
-  if (live?.ended && !state.live?.ended) after = { ...after, liveEndedAfterRead: after.reads.count }
-  if (live !== state.live && config.keepLive) {
+  if (live?.ended && !before.live?.ended)
+    after = { ...after, liveEndedAfterRead: after.reads.count }
+  if (live !== before.live && config.keepLive) {
     commands.push({ type: 'keep-live', turn: live })
-    after = { ...after, kept: after.kept && live === state.live }
+    after = { ...after, kept: after.kept && live === before.live }
   }
   if (after.reads.waiters.length > 0 && readsSettled(after)) {
     commands.push({ type: 'settle-refresh', requests: after.reads.waiters })
@@ -199,6 +215,18 @@ export function reduce(state: EngineState, action: EngineAction, config: EngineC
     ? next
     : { state: after, commands }
 }
+
+/**
+ * The reducer the runner (and a trace's replay) uses: the engine's decisions, wrapped by an
+ * extension where the client has one, and every step ended by `postStep`.
+ */
+export function reducerWith(extend?: Extend): Reducer {
+  const decided = extend ? extend(decide) : decide
+  return (state, action, config) => postStep(state, decided(state, action, config), action, config)
+}
+
+/** `reduce(state, action)` → the next state and the commands to perform. Pure; never throws. */
+export const reduce: Reducer = reducerWith()
 
 /**
  * The draft's sent message id, kept in step: a read whose record holds it shows the message was

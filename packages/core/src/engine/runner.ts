@@ -9,8 +9,8 @@
  * No clock, timer or I/O of its own: the host injects them, so the same runner runs under real
  * timers in a browser and under a model's simulated time in a test.
  */
-import type { Command, EngineAction, EngineConfig, EngineState, Reducer, Step } from './model'
-import { reduce } from './reduce'
+import type { Command, EngineAction, EngineConfig, EngineState, Extend, Step } from './model'
+import { reducerWith } from './reduce'
 
 /** What a runner needs from where it runs. */
 export interface RunnerHost {
@@ -18,7 +18,7 @@ export interface RunnerHost {
   now(): number
   /** Calls `ring` once, `delay` ms from now; returns the function that cancels it. */
   setTimer(delay: number, ring: () => void): () => void
-  /** Performs one command (every one but `set-alarm`, which is the runner's). */
+  /** Performs one command (every one but `set-alarm` and `act`, which are the runner's). */
   perform(command: Command): void
   /** Sees every step before its commands run: the state to publish, the devtools' entry. */
   onStep?(action: EngineAction, step: Step): void
@@ -35,13 +35,17 @@ export interface Runner {
  */
 const IMMEDIATE_TICKS = 16
 
-/** `reducer`: the engine's `reduce`, or one wrapped around it (the queue's `withQueue`). */
+/**
+ * `extend`: an extension's part of the reducer (the queue's `withQueue`), wrapped around the
+ * engine's decisions; the runner ends each of its steps with the one post-step (`reducerWith`).
+ */
 export function createRunner(
   initial: EngineState,
   config: EngineConfig,
   host: RunnerHost,
-  reducer: Reducer = reduce,
+  extend?: Extend,
 ): Runner {
+  const reducer = reducerWith(extend)
   let state = initial
   const queue: EngineAction[] = []
   let draining = false
@@ -80,6 +84,8 @@ export function createRunner(
         host.onStep?.(next, step)
         for (const command of step.commands)
           if (command.type === 'set-alarm') alarm(command.at)
+          // An action the step asks for: its own step, after this one's commands.
+          else if (command.type === 'act') queue.push(command.action)
           else host.perform(command)
       }
     } finally {

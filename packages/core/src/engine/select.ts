@@ -70,6 +70,12 @@ export interface SessionState {
   queue?: readonly QueuedMessage[]
   /** With a queue: nothing is sent until `resumeQueue()` (a Stop or a failed turn paused it). */
   queuePaused?: boolean
+  /**
+   * With a queue: `false` when the browser refused IndexedDB (a locked-down or private profile),
+   * so the queue is kept in this page's memory only and lost on a reload (said once through
+   * `onWarning` too).
+   */
+  queueKept?: boolean
   /** With a queue: changes a queued message's text (not while it is `sending`). */
   editQueued?(id: string, text: string): void
   /** With a queue: removes a queued message (not while it is `sending`). */

@@ -174,6 +174,7 @@ export function createTransport(options: TransportOptions) {
       key: ThreadKey,
       signal?: AbortSignal,
       held?: HistorySnapshot | null,
+      heard?: (capabilities: ServerCapabilities) => void,
     ): Promise<HistorySnapshot> {
       const path = `${agentPath(key)}/${enc(key.threadId)}/messages`
       const reuse = lastRead(path)
@@ -198,6 +199,9 @@ export function createTransport(options: TransportOptions) {
         },
         signal,
         (response, text) => {
+          // What the server offers, where it says so (any answer: the capabilities header).
+          const offered = response.headers.get(capabilitiesHeader)
+          if (offered !== null && heard) heard(parseCapabilities(offered))
           // A 304 to a read that named no version is no answer: the HTTP error it is (`http_error`).
           if (response.status === 304) return etag ? snapshot : undefined
           return response.ok && text === reuse.text ? reuse.snapshot : undefined

@@ -114,8 +114,12 @@ describe('a POST or DELETE authenticated by cookie checks the page Origin [R-SER
       headers: { Cookie: cookie, Origin: foreign },
     })
     expect(read.status).toBe(200)
-    // What the client needs of an answer (a Retry-After, the Date it counts from, the ETag) is exposed.
-    expect(read.headers['access-control-expose-headers']).toBe('Retry-After, Date, ETag')
+    // What the client needs of an answer (a Retry-After, the Date it counts from, the ETag, what
+    // the server offers) is exposed.
+    expect(read.headers['access-control-expose-headers']).toBe(
+      'Retry-After, Date, ETag, Preview-Chat-Capabilities',
+    )
+    expect(read.headers['preview-chat-capabilities']).toBe('message-dedupe')
   })
 
   it("another site's page stays refused though it claims same-origin from another name (DNS rebinding)", async () => {

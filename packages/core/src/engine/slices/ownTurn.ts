@@ -34,7 +34,12 @@ import { onOwnTurnAnnounced, onOwnTurnNotTaken, underStop } from './stop'
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
 
 /** Codes of a POST that got no usable answer: the server may have taken the turn anyway. */
-const mayHaveBeenTaken = new Set(['network_error', 'server_error', 'invalid_response', 'timeout'])
+export const mayHaveBeenTaken: ReadonlySet<string> = new Set([
+  'network_error',
+  'server_error',
+  'invalid_response',
+  'timeout',
+])
 
 export const turnOptions = (config: EngineConfig, stampedAt: number) => ({
   delegationCharLimit: config.delegationCharLimit,

@@ -3,6 +3,7 @@
  * follows a read (a retry, a poll, or nothing). When a wanted read actually starts is the
  * scheduler's (`schedule.ts`).
  */
+import { isThread } from '../../wire/contract/ids'
 import { backoffDelay } from '../backoff'
 import { activeExecutionId } from '../derive'
 import type { Command, EngineAction, EngineConfig, EngineState, Step } from '../model'
@@ -20,10 +21,7 @@ export const IDLE_READ_RETRIES = 3
 export const LAGGING_RECORD_POLLS = 8
 
 export function pushMessage(state: EngineState, { message }: Action<'push-message'>): Step {
-  const { projectId, agentId, threadId } = message.data
-  const { key } = state
-  if (projectId !== key.projectId || agentId !== key.agentId || threadId !== key.threadId)
-    return step(state)
+  if (!isThread(state.key, message.data)) return step(state)
   // A notification about this thread: a read is wanted, and the channel works.
   return step(wantRead({ ...state, reads: { ...state.reads, polls: 0, lagPolls: 0 } }))
 }

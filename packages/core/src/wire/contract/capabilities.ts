@@ -1,11 +1,11 @@
 /**
- * What a server says it can do beyond the contract, in one response header of its turn streams
- * (`Preview-Chat-Capabilities: message-dedupe, message-queue`). The reference server sends it;
+ * What a server says it can do beyond the contract, in one response header of its answers — its
+ * turn streams and its reads alike (`Preview-Chat-Capabilities: message-dedupe, message-queue`). The reference server sends it;
  * the platform's own server sends none, and a client learns the same from its first queue event
  * (`message-queued`: the platform's queue dedupes too) or from its `server` option.
  */
 
-/** The response header (of `POST …/chat`'s answer) that lists the capabilities. */
+/** The response header (of any answer of the agents API) that lists the capabilities. */
 export const capabilitiesHeader = 'Preview-Chat-Capabilities'
 
 /**

@@ -10,6 +10,12 @@ export interface ThreadKey {
   threadId: string
 }
 
+/** Whether `other` names the thread `key` (a push names its thread: push reaches every project member). */
+export const isThread = (key: ThreadKey, other: ThreadKey): boolean =>
+  other.threadId === key.threadId &&
+  other.agentId === key.agentId &&
+  other.projectId === key.projectId
+
 /** The role of a recorded message; one execution is one turn of one user and one assistant message. */
 export type RecordedRole = 'user' | 'assistant'
 

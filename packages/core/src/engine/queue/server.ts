@@ -1,7 +1,7 @@
 /**
  * The server's own queue (the platform's next era, `next-era.md`), as the client's queue uses it
  * ([decision](../../../../../docs/decisions/client-queue.md), "The server's queue"). Pure, like
- * `queue.ts`, whose reducer calls these:
+ * the queue's reducer (`reduce.ts`), which calls these:
  * - the UI sees one queue: the server's items (read from `GET …/queue`, on its push, after each
  *   change), then the messages this client still holds;
  * - where the server queues and `whenStopped` is `keep` (the server's own rule: a Stop or a
@@ -31,10 +31,6 @@ export interface ShownQueueItem {
   /** Its item in the server's own queue. */
   queueId?: string
 }
-
-/** The sender hands messages to the server's queue as they come (see the file's comment). */
-export const handsOver = (queue: QueueState) =>
-  queue.view.serverQueue === true && queue.whenStopped === 'keep'
 
 /** Waits in this client, to be sent by it (not handed to the server's queue). */
 export const waitsHere = (item: StoredQueueItem) =>

@@ -1,0 +1,52 @@
+/**
+ * What a Stop, or a turn that failed, does to the messages still queued (`whenStopped`): `pause`
+ * keeps them and sends nothing until `queue-resume`; `keep` goes on; `draft` takes them out of the
+ * queue and into the stopping tab's draft.
+ */
+import type { Command, EngineAction, EngineState, QueueChange, QueueState } from '../model'
+import { change } from './changes'
+import { waitsHere } from './server'
+
+/**
+ * After a step: a Stop pressed here, or a turn that failed, does what `whenStopped` says. The
+ * sender also pauses on a turn the record shows cancelled (a Stop pressed in another tab, whose
+ * pause may not have reached it yet): it sends nothing before it knows how the last turn ended
+ * (`readyToSend`), so the pause is never late. `draft` is the stopping tab's alone (the texts go
+ * into one draft).
+ */
+export function afterStop(
+  before: EngineState,
+  state: EngineState,
+  queue: QueueState,
+  action: EngineAction,
+  commands: readonly Command[],
+): { state: EngineState; queue: QueueState } {
+  const stopped = action.type === 'stop-requested' && before.stop === null && state.stop !== null
+  const endings = (status: string) =>
+    commands.flatMap((c) =>
+      c.type === 'turn-ended' && c.ending.status === status ? [c.ending.executionId] : [],
+    )
+  const failed = queue.sender && endings('error').length > 0
+  if (queue.whenStopped === 'pause') {
+    // The execution this tab stops (once known): its cancelled ending has paused the queue already.
+    const stopping = state.stop?.kind === 'execution' ? state.stop.executionId : null
+    let next = queue
+    if (stopping !== null && !(queue.view.stopped ?? []).includes(stopping))
+      next = change(next, { op: 'stopped', executionId: stopping })
+    // A turn cancelled by a Stop this scope has not paused for (another tab's, not yet heard).
+    const unheard = endings('cancelled').some((id) => !(next.view.stopped ?? []).includes(id))
+    if (stopped || failed || (queue.sender && unheard))
+      next = change(next, { op: 'paused', paused: true })
+    return { state, queue: next }
+  }
+  if (queue.whenStopped === 'draft' && (stopped || failed)) {
+    const back = queue.view.items.filter(waitsHere)
+    const texts = [state.draft, ...back.map((item) => item.text)]
+    return {
+      // The draft's change is stored by the post-step, as every change of it is.
+      state: { ...state, draft: texts.filter((text) => text.trim() !== '').join('\n\n') },
+      queue: change(queue, ...back.map((item): QueueChange => ({ op: 'done', id: item.id }))),
+    }
+  }
+  return { state, queue }
+}
