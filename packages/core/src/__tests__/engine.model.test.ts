@@ -1,13 +1,15 @@
 /**
  * The engine across tabs, through the production runner (`engine/runner.ts`), at reducer speed:
- * three tabs of two users (each tab its own runner, clock origin and skewed wall clock), a model
- * server per user (the spec's behaviour, or the released n8n 2.41's), a relay between one user's
- * tabs that delays, drops, duplicates and carries junk, reads answered in any order, push that
- * drops and reconnects, Stops, suspensions with their resumes and cancelled runs, reloads (with
- * and without a prefetch), `dispose()`, the app's `setQueryData`, `removeQueries` and
- * `invalidateQueries`, a listener that throws, and a user switching in a tab. No network and no
- * real timers: the runners' alarms are kept on the model's clock, and the commands they perform
- * are this file's; random interleavings of everything run by the thousand.
+ * four tabs of two users, three of them alice's (each tab its own runner, clock origin and skewed
+ * wall clock; three tabs in the runs of move set 1, `MOVE_SET`), a model server per user (the
+ * spec's behaviour, or the released n8n 2.41's), a relay between one user's tabs that delays,
+ * drops, duplicates and carries junk, reads answered in any order, push that drops and
+ * reconnects, Stops, suspensions with their resumes and cancelled runs, reloads (with and without
+ * a prefetch), `dispose()`, the app's `setQueryData`, `removeQueries` and `invalidateQueries`, a
+ * listener that throws, a user switching in a tab, two tabs sending at once and relays that
+ * overtake a read on its way. No network and no real timers: the runners' alarms are kept on the
+ * model's clock, and the commands they perform are this file's; random interleavings of
+ * everything run by the thousand.
  *
  * After every step:
  * (i)    no Stop names an execution its tab did not display as running (or hold a Stop for), and
@@ -33,7 +35,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
-import { sessionStatus } from '../engine/derive'
+import { isStandIn, sessionStatus } from '../engine/derive'
 import type { Command, EngineAction, EngineState, SubmitResult } from '../engine/model'
 import { initialEngineState } from '../engine/reduce'
 import { createRunner, type Runner } from '../engine/runner'
@@ -116,10 +118,14 @@ interface Tab {
   answered: Set<string>
   /** Resume POSTs of this tab by token: the suspension each answers. */
   resumes: Map<number, string>
+  /** When (`world.seq`) a turn under a stand-in id was last set aside here (a read begun before went past it). */
+  setAsideAt: number
 }
 
 interface World {
   behaviour: Behaviour
+  /** The moves a run picks from (`MOVE_SET`): a run kept as an example replays with its own. */
+  moveSet: number
   now: number
   tabs: Tab[]
   servers: Record<Scope, Server>
@@ -135,7 +141,23 @@ interface World {
   refreshes: Map<number, Tab>
   /** Every runner's steps (a reloaded tab starts a new one), kept as traces. */
   traces: { tab: number; scope: Scope; recorder: ReturnType<typeof traceRecorder> }[]
+  /** What the run produced, for the suite's report (`Counts`). */
+  counts: Counts
 }
+
+/**
+ * What runs produced of the moves issue 35 (row d) is about: turns relayed, reads answered with
+ * the record of their start, and reads answered while a turn under a stand-in id was set aside
+ * (`overSetAside`), of them those begun before it was (`overtaken`: a read on its way when
+ * another tab's turn replaced the one followed).
+ */
+interface Counts {
+  relayedTurns: number
+  lateReads: number
+  overSetAside: number
+  overtaken: number
+}
+const noCounts = (): Counts => ({ relayedTurns: 0, lateReads: 0, overSetAside: 0, overtaken: 0 })
 
 const tabId = (tab: Tab) => `tab-${tab.index}-${tab.origin}`
 const at = (world: World, tab: Tab) => world.now + tab.origin
@@ -149,9 +171,10 @@ function newServer(scope: Scope): Server {
   return { scope, execs: [], posts: [], stops: [], runCancels: [], posted: new Map() }
 }
 
-function newWorld(behaviour: Behaviour, skews: number[]): World {
+function newWorld(behaviour: Behaviour, skews: number[], moveSet: number): World {
   const world: World = {
     behaviour,
+    moveSet,
     now: 0,
     tabs: [],
     servers: { alice: newServer('alice'), bob: newServer('bob') },
@@ -164,9 +187,13 @@ function newWorld(behaviour: Behaviour, skews: number[]): World {
     outcomes: new Map(),
     refreshes: new Map(),
     traces: [],
+    counts: noCounts(),
   }
   // Two tabs of alice's, one of bob's: the same thread id, each user's own thread.
   skews.forEach((skew, i) => openTab(world, i, i < 2 ? 'alice' : 'bob', skew, false))
+  // Since move set 2, a third tab of alice's (its wall clock a minute off the first tab's): two
+  // of her tabs may send at once while the third follows both.
+  if (moveSet >= 2) openTab(world, skews.length, 'alice', (skews[0] ?? 0) + 60_000, false)
   return world
 }
 
@@ -192,6 +219,7 @@ function openTab(world: World, index: number, scope: Scope, skew: number, prefet
     appSetAt: -1,
     answered: new Set(),
     resumes: new Map(),
+    setAsideAt: -1,
   }
   world.ids++
   const initial = initialEngineState({ key, tab: tabId(tab) })
@@ -494,6 +522,12 @@ function dispatch(world: World, tab: Tab, action: EngineAction) {
   } catch (cause) {
     throw new Error(`(v) the engine threw on ${action.type}: ${String(cause)}`)
   }
+  const { settled } = tab.runner.getState()
+  if (
+    settled !== before.settled &&
+    settled.some((t) => isStandIn(t.executionId) && !before.settled.includes(t))
+  )
+    tab.setAsideAt = world.seq
 }
 
 function perform(world: World, tab: Tab, command: Command) {
@@ -608,6 +642,12 @@ function answerRead(world: World, tab: Tab, fail: boolean, late = false) {
   }
   const parsed = parseHistorySnapshot(body)
   if (!parsed.success) throw parsed.error
+  const { counts } = world
+  if (late) counts.lateReads++
+  if (tab.runner.getState().settled.some((t) => isStandIn(t.executionId))) {
+    counts.overSetAside++
+    if (read.startedAt < tab.setAsideAt) counts.overtaken++
+  }
   if (
     world.quietSince !== null &&
     read.startedAt >= world.quietSince &&
@@ -682,6 +722,7 @@ function deliver(world: World, tab: Tab, mode: number) {
   }
   if (mode === 1) dispatch(world, tab, relayAction(world, tab, junk[world.now % junk.length]))
   dispatch(world, tab, relayAction(world, tab, data))
+  if ((data as { kind?: unknown }).kind === 'turn') world.counts.relayedTurns++
   // A duplicate arrives right behind the original (the channel keeps each sender's order).
   if (mode === 2) dispatch(world, tab, relayAction(world, tab, structuredClone(data)))
   const from = world.tabs.find((t) => tabId(t) === (data as { tab?: string }).tab)
@@ -848,19 +889,7 @@ function enabledMoves(world: World, { a, b }: Move): [string, () => void][] {
   if (!tab.dead) {
     const n = tab.index
     moves.push(
-      [
-        `tab ${n} submits`,
-        () => {
-          const request = ++world.requests
-          dispatch(world, tab, {
-            type: 'submit-requested',
-            request,
-            text: `${tab.scope}:m${request}`,
-            messageId: messageIdOf(request),
-            at: at(world, tab),
-          })
-        },
-      ],
+      [`tab ${n} submits`, () => submitFrom(world, tab)],
       [
         `tab ${n} stops`,
         () =>
@@ -922,6 +951,33 @@ function enabledMoves(world: World, { a, b }: Move): [string, () => void][] {
         [`relay to tab ${n} (mode ${b % 8})`, () => deliver(world, tab, b % 8)],
         [`relay to tab ${n}`, () => deliver(world, tab, 3)],
       )
+    // Since move set 2: two other tabs of this user send at once, and the server takes both.
+    const senders = world.tabs.filter(
+      (other) => other !== tab && !other.dead && other.scope === tab.scope,
+    )
+    if (world.moveSet >= 2 && senders.length >= 2)
+      moves.push([
+        `tabs ${senders.map((other) => other.index).join(' and ')} send at once`,
+        () => {
+          const server = serverOf(world, tab)
+          const before = server.posts.length
+          for (const sender of senders) submitFrom(world, sender)
+          while (server.posts.length > before) answerPost(world, server, before, 1)
+        },
+      ])
+    // Since move set 2: what the relay carries overtakes a read on its way, which answers after
+    // it, with the record as it is now or as it was when it began (issue 35, row d).
+    if (world.moveSet >= 2 && tab.read && tab.inbox.length > 0)
+      moves.push([
+        `relays to tab ${n} overtake its read, answered with the record ${b % 2 ? 'of its start' : 'of now'}`,
+        () => {
+          while (!tab.dead && tab.inbox.length > 0) {
+            deliver(world, tab, 3)
+            checkInvariants(world)
+          }
+          answerRead(world, tab, false, b % 2 === 1)
+        },
+      ])
   }
   moves.push(
     [
@@ -984,6 +1040,18 @@ function enabledMoves(world: World, { a, b }: Move): [string, () => void][] {
   const dt = [10, 300, 6_000, 31_000, 130_000][b % 5]!
   moves.push([`${dt} ms pass`, () => advance(world, dt)])
   return moves
+}
+
+/** The tab sends a message of its own (every text is unique). */
+function submitFrom(world: World, tab: Tab) {
+  const request = ++world.requests
+  dispatch(world, tab, {
+    type: 'submit-requested',
+    request,
+    text: `${tab.scope}:m${request}`,
+    messageId: messageIdOf(request),
+    at: at(world, tab),
+  })
 }
 
 function play(world: World, move: Move, trace: string[]) {
@@ -1063,10 +1131,47 @@ const isServerQuiet = (server: Server) =>
   running(server).length === 0
 
 const move = fc.record({ op: fc.nat(), a: fc.nat(), b: fc.nat() })
+const runMoves = fc.array(move, { minLength: 40, maxLength: 80, size: 'max' })
 const skews = fc.array(fc.integer({ min: -3_600_000, max: 3_600_000 }), {
   minLength: 3,
   maxLength: 3,
 })
+
+/**
+ * Runs that found a bug, kept as fixed examples beside the random runs (CONTRIBUTING, "Replaying
+ * a property run"): a seed, the run of it that failed (fast-check's `path`) and the move set it
+ * ran with (`MOVE_SET`), so that it replays what it found while the moves grow. The bug itself is
+ * pinned by a reducer test too.
+ */
+const FOUND: Record<Behaviour, { seed: number; path: string; moveSet: number; found: string }[]> = {
+  spec: [],
+  n8n: [
+    // Issue 35, row d: a turn set aside under a stand-in id showed beside the record's copy.
+    {
+      seed: 763449186,
+      path: '1337',
+      moveSet: 1,
+      found: 'a relayed turn set aside shown twice [R-N8N-STAND-IN-SET-ASIDE]',
+    },
+    {
+      seed: 1246050543,
+      path: '262',
+      moveSet: 1,
+      found: 'a relayed turn set aside shown twice [R-N8N-STAND-IN-SET-ASIDE]',
+    },
+  ],
+}
+
+/** The moves and skews of run `path` of `seed`, as `fc.assert` generates them. */
+function runOf(seed: number, path: string): [Move[], number[]] {
+  let found: [Move[], number[]] | null = null
+  fc.assert(
+    fc.property(runMoves, skews, (moves, tabSkews) => void (found = [moves, tabSkews])),
+    { seed, path, numRuns: 1 },
+  )
+  if (!found) throw new Error(`no run ${path} of seed ${seed}`)
+  return found
+}
 
 /** The world's runs as traces, through JSON as a file keeps them. */
 const tracesOf = (world: World) =>
@@ -1096,8 +1201,21 @@ const REPLAY_EVERY = 25
 const failureTracePath = (behaviour: Behaviour) =>
   join(tmpdir(), `preview-chat-model-${behaviour}-${process.pid}.json`)
 
-function runModel(behaviour: Behaviour, moves: Move[], tabSkews: number[], replay: boolean) {
-  const world = newWorld(behaviour, tabSkews)
+/**
+ * The moves runs pick from now: 1, as the suite began; 2 (issue 35, row d), a third tab of
+ * alice's, two tabs of a user sending at once, and relays that overtake a read. A change of the
+ * world or of `enabledMoves` makes a new set, so that a run kept in `FOUND` replays as found.
+ */
+const MOVE_SET = 2
+
+function runModel(
+  behaviour: Behaviour,
+  moves: Move[],
+  tabSkews: number[],
+  replay: boolean,
+  moveSet = MOVE_SET,
+) {
+  const world = newWorld(behaviour, tabSkews, moveSet)
   answerReads(world)
   const trace: string[] = []
   try {
@@ -1112,8 +1230,17 @@ function runModel(behaviour: Behaviour, moves: Move[], tabSkews: number[], repla
   return world
 }
 
-/** What one suite's runs really produced: their lengths and the moves per second. */
-function report(behaviour: Behaviour, lengths: number[], elapsedMs: number) {
+/**
+ * What one suite's runs really produced: their lengths, the moves per second, and what they made
+ * of the moves row d of issue 35 is about (`Counts`, summed over the runs; `withOvertaken`: the
+ * runs with a read on its way past a set-aside turn).
+ */
+function report(
+  behaviour: Behaviour,
+  lengths: number[],
+  elapsedMs: number,
+  counts: Counts & { withOvertaken: number },
+) {
   const sorted = [...lengths].sort((x, y) => x - y)
   const median = sorted[Math.floor(sorted.length / 2)] ?? 0
   const total = lengths.reduce((sum, n) => sum + n, 0)
@@ -1126,7 +1253,8 @@ function report(behaviour: Behaviour, lengths: number[], elapsedMs: number) {
     .join(', ')
   const rate = Math.round((total / Math.max(1, elapsedMs)) * 1_000)
   console.log(
-    `[model ${behaviour}] model lengths: median ${median}, max ${sorted.at(-1) ?? 0}, runs ${lengths.length}; ${rate.toLocaleString('en')} moves/s\n[model ${behaviour}] histogram: ${histogram}`,
+    `[model ${behaviour}] model lengths: median ${median}, max ${sorted.at(-1) ?? 0}, runs ${lengths.length}; ${rate.toLocaleString('en')} moves/s\n[model ${behaviour}] histogram: ${histogram}\n` +
+      `[model ${behaviour}] relayed turns ${counts.relayedTurns}, late reads ${counts.lateReads}, reads over a set-aside stand-in turn ${counts.overSetAside} (begun before it was set aside: ${counts.overtaken}, in ${counts.withOvertaken} runs)`,
   )
   return { median }
 }
@@ -1142,22 +1270,28 @@ describe('the engine across three tabs of two users, through the runner (model-b
   for (const behaviour of ['spec', 'n8n'] as const) {
     it(`keeps (i)-(xi) after every step against the ${behaviour} server`, async () => {
       const lengths: number[] = []
+      const counts = { ...noCounts(), withOvertaken: 0 }
       const started = performance.now()
       await assertSeeded(
         `engine model ${behaviour}`,
-        fc.property(
-          fc.array(move, { minLength: 40, maxLength: 80, size: 'max' }),
-          skews,
-          (moves, tabSkews) => {
-            lengths.push(moves.length)
-            runModel(behaviour, moves, tabSkews, lengths.length % REPLAY_EVERY === 0)
-          },
-        ),
+        fc.property(runMoves, skews, (moves, tabSkews) => {
+          lengths.push(moves.length)
+          const world = runModel(behaviour, moves, tabSkews, lengths.length % REPLAY_EVERY === 0)
+          for (const name of Object.keys(world.counts) as (keyof Counts)[])
+            counts[name] += world.counts[name]
+          if (world.counts.overtaken > 0) counts.withOvertaken++
+        }),
         // PREVIEW_CHAT_SHRINK=1 shrinks a failure to its shortest trace (slower).
         { numRuns: RUNS, endOnFailure: process.env.PREVIEW_CHAT_SHRINK !== '1' },
       )
-      const { median } = report(behaviour, lengths, performance.now() - started)
+      const { median } = report(behaviour, lengths, performance.now() - started, counts)
       expect(median).toBeGreaterThanOrEqual(40)
     })
+
+    for (const { seed, path, moveSet, found } of FOUND[behaviour])
+      it(`keeps (i)-(xi) against the ${behaviour} server in run ${path} of seed ${seed}, which found ${found}`, () => {
+        const [moves, tabSkews] = runOf(seed, path)
+        runModel(behaviour, moves, tabSkews, true, moveSet)
+      })
   }
 })

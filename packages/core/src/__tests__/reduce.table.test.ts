@@ -10,12 +10,14 @@ import { sessionStatus } from '../engine/derive'
 import { startTurn } from '../engine/fold'
 import type { EngineAction, EngineConfig, EngineState, ReadState } from '../engine/model'
 import { initialEngineState, reduce, snapshotAction } from '../engine/reduce'
+import { selectSessionState } from '../engine/select'
 import { submitDueAt } from '../engine/slices/ownTurn'
 import type { ErrorRecord, PreviewChatErrorCode } from '../wire/contract/errors'
 import { errorRecord } from '../wire/contract/errors'
 import type { TurnEvent } from '../wire/contract/events'
-import type { HistorySnapshot } from '../wire/contract/snapshot'
+import type { HistorySnapshot, Message } from '../wire/contract/snapshot'
 import {
+  assistantMessage,
   engineConfig,
   finishedTurn,
   key,
@@ -50,6 +52,14 @@ const suspended = snapshot(finishedTurn('e0', 'Pay?', 'Approve it?'), null, [sus
 // --- states ---------------------------------------------------------------------------------------
 
 const thread = JSON.stringify([key.projectId, key.agentId, key.threadId])
+
+/** A message of tab `tab` on the relay channel. */
+const relayFrom = (tab: string, body: Record<string, unknown>): EngineAction => ({
+  type: 'relay-received',
+  data: { v: 1, tab, thread, ...body },
+  at: 5,
+  stampedAt: 5,
+})
 
 /** Each action's step in turn; the state at the end. */
 function after(state: EngineState, ...actions: EngineAction[]): EngineState {
@@ -150,12 +160,22 @@ interface Row {
   commands?: unknown[]
   status?: SessionStatus
   config?: Partial<EngineConfig>
+  /** The transcript shown after it, each message as `id text` (`transcript`). */
+  shows?: string[]
 }
 
-function check({ given, when, then, unchanged, commands = [], status, config }: Row) {
+/** The transcript a state shows, each message as its id and its text. */
+const transcript = (state: EngineState) =>
+  selectSessionState(state).messages.map(
+    (message) =>
+      `${message.id} ${message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')}`,
+  )
+
+function check({ given, when, then, unchanged, commands = [], status, config, shows }: Row) {
   const step = reduce(given, when, { ...engineConfig, ...config })
   if (unchanged) expect(step.state).toBe(given)
   if (then) expect(step.state).toMatchObject(then)
+  if (shows) expect(transcript(step.state)).toEqual(shows)
   // The alarm (`set-alarm`) is the runner's: its own tests are in runner.test.ts.
   expect(step.commands.filter((command) => command.type !== 'set-alarm')).toMatchObject(commands)
   if (status) expect(sessionStatus(step.state)).toBe(status)
@@ -1025,4 +1045,153 @@ describe('a draft whose page left right after Send keeps its message id across t
     expect(accepted.state).toMatchObject({ draft: '', draftSentAs: null })
     expect(accepted.commands).toContainEqual({ type: 'store-draft', draft: '', sentAs: null })
   })
+})
+
+describe('a read on its way answers after a relayed turn under a stand-in id replaced another (n8n) [R-N8N-STAND-IN-SET-ASIDE]', () => {
+  // Found by the engine model (seeds 763449186 and 1246050543): three tabs of one user on the
+  // released n8n; B and C send at once, this tab follows both over the relay, and a read it had on
+  // its way answers after C's turn replaced B's. B's turn, set aside under its stand-in id, was
+  // matched to the record by that id only: the record's copy and the stand-in's both showed.
+  const n8n = (...messages: Message[]): HistorySnapshot => ({
+    ...snapshot(messages),
+    derived: true,
+  })
+  const relayTurn = (tab: string, executionId: string, text: string, after: string[]) =>
+    relayFrom(tab, {
+      kind: 'turn',
+      turn: startTurn({ executionId, sessionId: key.threadId, message: text, createdAt: 'now' }),
+      seq: 0,
+      after,
+    })
+  const relayBatch = (tab: string, executionId: string, delta: string) =>
+    relayFrom(tab, {
+      kind: 'events',
+      executionId,
+      seq: 1,
+      events: [{ type: 'text-delta', id: 't', delta }],
+    })
+  /** This tab follows B's "From B" (one batch), then C's "From C"; the read started before both. */
+  const followingBoth = (
+    before: Message[] = finishedTurn('e0', 'Before', 'An answer'),
+    b = 'From B',
+  ) =>
+    after(
+      reading(idle(n8n(...before))),
+      relayTurn('B', 'unannounced:12', b, ['e0']),
+      relayBatch('B', 'unannounced:12', 'w0 '),
+      relayTurn('C', 'unannounced:11', 'From C', ['e0']),
+      relayBatch('C', 'unannounced:11', 'w0 '),
+    )
+  const fromC = [
+    userMessage('e2', 'From C', 'running'),
+    assistantMessage('e2', [{ type: 'text', text: 'w0 ' }], 'running'),
+  ]
+  const answered = (...messages: Message[]) => readOf(n8n(...messages), 20)[1]!
+  /** The read answers with the record of B's turn as `fromB` has it, and of C's running. */
+  const answeredWith = (...fromB: Message[]) =>
+    answered(...finishedTurn('e0', 'Before', 'An answer'), ...fromB, ...fromC)
+  const shownBefore = ['e0:user Before', 'e0:assistant An answer']
+
+  it('the set-aside turn is on screen beside the live one before the read answers', () => {
+    expect(transcript(followingBoth())).toEqual([
+      ...shownBefore,
+      'unannounced:12:user From B',
+      'unannounced:12:assistant w0 ',
+      'unannounced:11:user From C',
+      'unannounced:11:assistant w0 ',
+    ])
+  })
+
+  table([
+    {
+      title:
+        'the record holds both turns: each message shows once, the set-aside turn as the record has it, its ending reported',
+      given: followingBoth(),
+      when: answeredWith(
+        userMessage('e1', 'From B', 'cancelled'),
+        assistantMessage('e1', [{ type: 'text', text: 'w0 w1 ' }], 'cancelled'),
+      ),
+      then: { settled: [], live: { executionId: 'e2' }, watching: ['e2'] },
+      commands: [
+        {
+          type: 'turn-ended',
+          ending: { executionId: 'e1', origin: 'followed', status: 'cancelled' },
+        },
+      ],
+      shows: [
+        ...shownBefore,
+        'e1:user From B',
+        'e1:assistant w0 w1 ',
+        'e2:user From C',
+        'e2:assistant w0 ',
+      ],
+      status: 'following',
+    },
+    {
+      title:
+        'the record holds the set-aside turn with no output yet: it takes the recorded id and stays in the record’s place, once',
+      given: followingBoth(),
+      when: answeredWith(userMessage('e1', 'From B', 'running')),
+      then: { settled: [{ executionId: 'e1' }] },
+      shows: [
+        ...shownBefore,
+        'e1:user From B',
+        'e1:assistant w0 ',
+        'e2:user From C',
+        'e2:assistant w0 ',
+      ],
+    },
+    {
+      title:
+        'a record that does not hold it yet leaves it as it is: shown once, by its stand-in id',
+      given: followingBoth(),
+      when: answeredWith(),
+      then: {
+        settled: [{ executionId: 'unannounced:12' }],
+        settledBase: { 'unannounced:12': ['e0'] },
+      },
+      shows: [
+        ...shownBefore,
+        'e2:user From C',
+        'e2:assistant w0 ',
+        'unannounced:12:user From B',
+        'unannounced:12:assistant w0 ',
+      ],
+    },
+    {
+      title:
+        'an earlier turn with the same text, ended when it began, is not it: both messages show',
+      given: followingBoth(finishedTurn('e0', 'yes', 'Done.'), 'yes'),
+      when: answered(...finishedTurn('e0', 'yes', 'Done.'), ...fromC),
+      then: { settled: [{ executionId: 'unannounced:12' }] },
+      shows: [
+        'e0:user yes',
+        'e0:assistant Done.',
+        'e2:user From C',
+        'e2:assistant w0 ',
+        'unannounced:12:user yes',
+        'unannounced:12:assistant w0 ',
+      ],
+    },
+    {
+      title: 'with its own message recorded beside that earlier one, it is that one, once',
+      given: followingBoth(finishedTurn('e0', 'yes', 'Done.'), 'yes'),
+      when: answered(
+        ...finishedTurn('e0', 'yes', 'Done.'),
+        userMessage('e1', 'yes', 'cancelled'),
+        assistantMessage('e1', [{ type: 'text', text: 'w0 ' }], 'cancelled'),
+        ...fromC,
+      ),
+      then: { settled: [] },
+      commands: [{ type: 'turn-ended', ending: { executionId: 'e1' } }],
+      shows: [
+        'e0:user yes',
+        'e0:assistant Done.',
+        'e1:user yes',
+        'e1:assistant w0 ',
+        'e2:user From C',
+        'e2:assistant w0 ',
+      ],
+    },
+  ])
 })

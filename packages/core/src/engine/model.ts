@@ -238,6 +238,12 @@ export interface EngineState {
   reported: readonly string[]
   /** Executions ended when a stand-in turn began: it adopts none of their ids ([decision](../../../../docs/decisions/stand-in-ids.md)). */
   standInBase: readonly string[]
+  /**
+   * The same for each turn of `settled` that goes by a stand-in id, by that id (absent: none; one
+   * that left `settled` stays until the next turn is set aside): a turn set aside is matched to
+   * the record as the live one is ([rule](../../../../docs/rules.md#r-n8n-stand-in-set-aside)).
+   */
+  settledBase?: Readonly<Record<string, readonly string[]>>
   /** This tab lost track of its own turn (a cut stream, no answer): cleared by a fresh read. */
   cut: boolean
   draft: string

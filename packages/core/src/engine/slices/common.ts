@@ -45,12 +45,19 @@ export function settleStop(waiters: readonly number[], result: StopResult<ErrorR
 /**
  * A live turn that gives way to another one stays on screen until the record holds it (it never
  * vanishes): one that ended, and one this tab lost track of (a cut stream) before another tab's
- * turn arrived.
+ * turn arrived. One under a stand-in id keeps what had ended when it began (`settledBase`), so
+ * that a later record names it as it would have named the live turn.
  */
-export function setAside(state: EngineState): readonly LiveTurn[] {
-  const { live, recorded } = state
-  if (!live || (recorded && recordedTurn(recorded, live))) return state.settled
-  return [...state.settled, live]
+export function setAside(state: EngineState): Pick<EngineState, 'settled' | 'settledBase'> {
+  const { live, recorded, settled, settledBase } = state
+  if (!live || (recorded && recordedTurn(recorded, live))) return { settled, settledBase }
+  // Only for the turns still set aside: a turn a record took since leaves its list here.
+  const base: Record<string, readonly string[]> = {}
+  for (const { executionId } of [...settled, live]) {
+    const known = executionId === live.executionId ? state.standInBase : settledBase?.[executionId]
+    if (known && isStandIn(executionId)) base[executionId] = known
+  }
+  return { settled: [...settled, live], settledBase: base }
 }
 
 /** The record holds this turn: it ended there, or (a turn still running) it is at least as far. */

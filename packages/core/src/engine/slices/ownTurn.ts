@@ -326,7 +326,7 @@ function startOwnTurn(
   })
   const next: EngineState = {
     ...watchAs(state, executionId, 'own'),
-    settled: setAside(state),
+    ...setAside(state),
     live,
     liveAfterRead: state.reads.count,
     standInBase: announced ? [] : executionIdsOf(state.recorded),

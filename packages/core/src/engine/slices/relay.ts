@@ -82,7 +82,7 @@ export function relayReceived(
       const replacing = state.live?.executionId !== turn.executionId
       return step({
         ...watchAs(released, turn.executionId, 'followed'),
-        settled: replacing ? setAside(state) : state.settled,
+        ...(replacing && setAside(state)),
         live: turn,
         liveAfterRead: replacing ? state.reads.count : state.liveAfterRead,
         standInBase: base,

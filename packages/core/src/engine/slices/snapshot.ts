@@ -70,6 +70,14 @@ export function applySnapshot(
   const afterEnd =
     action.fromRead && state.reads.count > Math.max(state.liveAfterRead, state.liveEndedAfterRead)
   const live = state.live && adoptRecordedId(state.live, snapshot, state.standInBase)
+  // A turn set aside under a stand-in id is named by the record as the live one is, by what had
+  // ended when it began: the record's message is then this turn, shown once.
+  const named = state.settled.map((turn) =>
+    adoptRecordedId(turn, snapshot, state.settledBase?.[turn.executionId] ?? []),
+  )
+  const settled = named.filter(
+    (turn) => !recordedTurn(snapshot, turn) && !(afterEnd && isStandIn(turn.executionId)),
+  )
   const liveEndedInRecord = live !== null && endedIn(snapshot, live.executionId)
   // A read started after this tab saw the turn begin, naming another execution (or none) as
   // active: that execution ended, since the server records a turn before it announces it.
@@ -108,9 +116,7 @@ export function applySnapshot(
     reads,
     live: dropLive ? null : live,
     relay: dropLive && (unconfirmed || endedPerRecord) ? null : state.relay,
-    settled: state.settled.filter(
-      (turn) => !recordedTurn(snapshot, turn) && !(afterEnd && isStandIn(turn.executionId)),
-    ),
+    settled,
     // The record shows this tab's turn ended: its stream has nothing more to say.
     own: ownStreaming && (liveEndedInRecord || endedPerRecord) ? null : state.own,
     // A Stop of a turn that went by a stand-in id names it as the record does.
@@ -123,6 +129,8 @@ export function applySnapshot(
   }
   if (state.live && live && state.live.executionId !== live.executionId)
     next = renameWatched(next, state.live.executionId, live.executionId)
+  for (const [i, turn] of state.settled.entries())
+    next = renameWatched(next, turn.executionId, named[i]?.executionId ?? turn.executionId)
   if (
     live &&
     dropLive &&
