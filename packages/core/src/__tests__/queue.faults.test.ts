@@ -119,7 +119,7 @@ describe('a browser that refuses IndexedDB [R-QUEUE-CLIENT-MEMORY]', () => {
     expect(await session.submit('waits')).toMatchObject({ outcome: 'queued' })
     expect(describeQueue(session.getState())).toBe('[waits:queued]')
     expect(kept).toEqual([true, false])
-    expect(warnings.filter((m) => m.includes('cannot be kept'))).toHaveLength(1)
+    expect(warnings.filter((m) => m.includes('kept in this page only'))).toHaveLength(1)
 
     w.agent.open()
     await until(() => userTexts(session.getState()).includes('waits'))

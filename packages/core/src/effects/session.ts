@@ -482,10 +482,8 @@ export class PreviewChatSession {
       }
       case 'warn':
         return this.#ctx.warn(command.message)
-      case 'act':
-        // The runner's own (never handed to a performer).
-        return
       default:
+        // (`act` is the runner's own, never handed to a performer.)
         // An opt-in part's command (the queue's).
         return this.#part?.perform(command)
     }

@@ -123,9 +123,8 @@ const handlers: { [T in Exclude<EngineAction, QueueAction>['type']]: Handler<T> 
   tick: (state, { at }, config) => tick(state, at, config),
   'draft-changed': (state, { draft }) => step({ ...state, draft }),
   'error-cleared': (state) => step({ ...state, error: null }),
-  // What the server offers, said by the server (only a message-dedupe is the engine's to use).
-  'capabilities-heard': (state, { dedupesMessages }) =>
-    step(state.dedupesMessages === dedupesMessages ? state : { ...state, dedupesMessages }),
+  // What the server offers, said by the server (its message dedupe is the engine's to use).
+  'capabilities-heard': turnOpened,
   'submit-requested': requestTurn,
   'resume-requested': requestTurn,
   'turn-opened': turnOpened,

@@ -17,6 +17,7 @@ import type {
 import { step } from '../slices/common'
 import { mayHaveBeenTaken } from '../slices/ownTurn'
 import { change } from './changes'
+import { readWanted } from './send'
 import { wantServerRead } from './server'
 
 /** The sender hands messages to the server's queue as they come (see the file's comment). */
@@ -75,7 +76,7 @@ export function queuePosted(
       // Taken (now, or by an earlier POST whose answer was lost): the reads show where it is.
       next = change(next, { op: 'done', id: sending.id })
       if (answer.kind === 'duplicate') next = wantServerRead(next, commands)
-      commands.push({ type: 'act', action: { type: 'read-wanted', urgent: false } })
+      commands.push(readWanted)
       break
     case 'refused':
       next = change(next, {

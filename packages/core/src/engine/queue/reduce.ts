@@ -48,6 +48,7 @@ import {
   nextToSend,
   postCommitted,
   readyToSend,
+  readWanted,
   submitSettled,
   waitForRead,
 } from './send'
@@ -141,10 +142,7 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
             { type: 'queue-fallback' },
             {
               type: 'warn',
-              message:
-                `The message queue cannot be kept in this browser (${action.error.message}): it is ` +
-                'kept in this page only, and what waits in it is lost on a reload. IndexedDB is ' +
-                'tried again on the next page load.',
+              message: `The message queue is kept in this page only, lost on a reload: ${action.error.message}`,
             },
           )
     case 'queue-stored': {
@@ -386,7 +384,7 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
     unread &&
     queue.view.items.some(waitsHere)
   )
-    commands.push({ type: 'act', action: { type: 'read-wanted', urgent: false } })
+    commands.push(readWanted)
 
   // This tab's changes go to the store in a transaction; so is the choice of the next message to
   // send made there (`queue-locked`), from what the store holds then. (Not in the step that heard

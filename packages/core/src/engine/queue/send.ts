@@ -34,6 +34,9 @@ export const readyToSend = (state: EngineState, queue: QueueState) =>
     : // Every turn this tab saw running has its ending on record (a cancelled one pauses the queue).
       state.watching.length === 0 && sessionStatus(state) === 'idle')
 
+/** A read of the record, asked of the engine as an action of its own (its scheduler starts it). */
+export const readWanted: Command = { type: 'act', action: { type: 'read-wanted', urgent: false } }
+
 /** A read of the record answered (a snapshot of a read, or the thread is not found). */
 export const answersRead = (state: EngineState, action: EngineAction) =>
   (action.type === 'snapshot' && action.fresh && action.fromRead) ||
@@ -44,7 +47,7 @@ export const answersRead = (state: EngineState, action: EngineAction) =>
  * engine as an action of its own, so that its scheduler sets the alarm for it.
  */
 export function waitForRead(state: EngineState, queue: QueueState, commands: Command[]) {
-  commands.push({ type: 'act', action: { type: 'read-wanted', urgent: false } })
+  commands.push(readWanted)
   return { ...queue, judgeAfterRead: state.reads.count }
 }
 

@@ -161,7 +161,8 @@ function notTakenUp(
  * The server's answer to this tab's POST began (a turn stream): what its headers say the server
  * can do is learned for every later message too.
  */
-export function turnOpened(state: EngineState, action: Action<'turn-opened'>): Step {
+/** A turn's answer, or any answer naming the server's capabilities: whether it dedupes, learnt. */
+export function turnOpened(state: EngineState, action: { dedupesMessages: boolean }): Step {
   if (state.dedupesMessages === action.dedupesMessages) return step(state)
   return step({ ...state, dedupesMessages: action.dedupesMessages })
 }
