@@ -493,6 +493,52 @@ for (const flavor of ['spec', 'next-era'] as const) {
     // shows how the turn it saw ended, and then pauses on a cancelled turn itself (core's queue
     // slice, `readyToSend` and `whenStopped`); the pause is written in a store transaction, so no
     // tab's write loses it.
+    test('a reload after two messages were queued finds an empty composer: they wait in the queue, and are sent once each [R-QUEUE-DRAFT-STORED]', async ({
+      alice,
+      stack,
+      gate,
+    }) => {
+      gate.shutAfter(5)
+      const a = await alice.newPage()
+      // What the composer holds, from the page's first frame on, each new value once.
+      await a.addInitScript(() => {
+        const seen: string[] = []
+        Object.assign(window, { __composer: seen })
+        const look = () => {
+          const box = document.querySelector<HTMLTextAreaElement>('textarea')
+          if (box && seen.at(-1) !== box.value) seen.push(box.value)
+          requestAnimationFrame(look)
+        }
+        look()
+      })
+      const url = await openNewThread(a, '/?queue=1')
+      await send(a, '/long 60')
+      await expect(lastAnswer(a)).toContainText('delta 5.')
+      await send(a, 'one')
+      await expect(composer(a)).toHaveValue('')
+      await send(a, 'two')
+      await expect(composer(a)).toHaveValue('')
+      await expectQueue([a], ['one:queued', 'two:queued'])
+
+      await a.goto(url)
+      await expect(status(a)).toHaveAttribute('data-status', 'following')
+      await expectQueue([a], ['one:queued', 'two:queued'])
+      await expect(composer(a)).toHaveValue('')
+      // Never, since the page loaded, did the composer hold a queued message.
+      expect(
+        await a.evaluate(() => (window as unknown as { __composer: string[] }).__composer),
+      ).toEqual([''])
+      await expect(a.getByRole('button', { name: 'Send', exact: true })).toBeDisabled()
+
+      gate.open()
+      await expect(a.getByTestId('message-user')).toHaveCount(3, { timeout: 30_000 })
+      expect(await userTexts(a)).toEqual(['/long 60', 'one', 'two'])
+      await expectQueue([a], [])
+      const posted = stack.app.chatPosts.map((post) => post.message)
+      expect(posted.filter((m) => m === 'one')).toHaveLength(1)
+      expect(posted.filter((m) => m === 'two')).toHaveLength(1)
+    })
+
     test('Stop pressed in a tab that does not send pauses the queue before the sender sends the next message [R-QUEUE-CLIENT-STOPPED]', async ({
       alice,
       stack,
