@@ -37,6 +37,7 @@ function configFor(packageDir, manifest, entry, tempFolder) {
     packageJson: manifest,
     configObject: {
       projectFolder: packageDir,
+      newlineKind: 'lf',
       mainEntryPointFilePath: join(packageDir, entry.types),
       compiler: {
         overrideTsconfig: {
@@ -137,15 +138,18 @@ export function publishedPackages(root) {
     .filter((dir) => !JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).private)
 }
 
-const diff = (committed, generated) => {
+/** The report's diff, committed (-) against built (+), its hunks cut after `most` lines. */
+const diff = (committed, generated, most = 80) => {
+  let text = ''
   try {
-    execFileSync('git', ['diff', '--no-index', '--no-color', '--', committed, generated], {
-      encoding: 'utf8',
-    })
-    return ''
+    execFileSync('git', ['diff', '--no-index', '--no-color', '--', committed, generated])
   } catch (error) {
-    return error.stdout
+    text = error.stdout.toString()
   }
+  const lines = text.split('\n')
+  const hunks = lines.slice(lines.findIndex((line) => line.startsWith('@@')))
+  const cut = hunks.length > most ? [`  … ${hunks.length - most} more lines`] : []
+  return ['--- committed', '+++ built from dist/', ...hunks.slice(0, most), ...cut].join('\n')
 }
 
 /** Compares (or with `update`, writes) every report; returns the problems, one string each. */

@@ -13,7 +13,7 @@
 //   node scripts/check-changesets.mjs [--root <dir>]
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const test = /(^|\/)__tests__\/|\.test(-d)?\.tsx?$|\.spec\.tsx?$/
@@ -80,7 +80,11 @@ export function checkChangesets(root) {
   }
   const shallow = git('rev-parse', '--is-shallow-repository').trim() === 'true'
   const boundary = shallow
-    ? new Set(readFileSync(git('rev-parse', '--git-path', 'shallow').trim(), 'utf8').split('\n'))
+    ? new Set(
+        readFileSync(resolve(root, git('rev-parse', '--git-path', 'shallow').trim()), 'utf8')
+          .split('\n')
+          .filter(Boolean),
+      )
     : new Set()
   const pending = pendingChangesets(root)
   const failures = []
