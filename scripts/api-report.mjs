@@ -81,6 +81,16 @@ function configFor(packageDir, manifest, entry, tempFolder) {
   })
 }
 
+/**
+ * The report without what documentation alone changes: the `(undocumented)` notes and the doc
+ * comments API Extractor keeps inside types (a union's members). Writing docs is no API change.
+ */
+const withoutDocs = (report) =>
+  report
+    .replace(/^[ \t]*\/\/ \(undocumented\)\n/gm, '')
+    .replace(/ \(undocumented\)$/gm, '')
+    .replace(/^[ \t]*\/\*\*[\s\S]*?\*\/\n/gm, '')
+
 /** Every public entry's report text, by report name, from the package's built d.ts files. */
 export function generateReports(packageDir) {
   const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'))
@@ -113,12 +123,11 @@ export function generateReports(packageDir) {
       const file = readdirSync(temp).find((f) => f === `${entry.name}.public.api.md`)
       if (!file)
         throw new Error(`API Extractor wrote no report for ${manifest.name} ${entry.subpath}`)
-      const text = readFileSync(join(temp, file), 'utf8')
       // Name the entry point, not only the package, in the report's title.
       const importPath = `${manifest.name}${entry.subpath.slice(1)}`
       reports.set(
         entry.name,
-        text.replace(
+        withoutDocs(readFileSync(join(temp, file), 'utf8')).replace(
           /^## (Public )?API Report File for "[^"]*"/,
           `## $1API Report File for "${importPath}"`,
         ),
