@@ -4,8 +4,9 @@
 //
 // It reads the d.ts files `pnpm build` (tsup) wrote, so `pnpm check:packages` runs before it in
 // `pnpm test`. One TypeScript program per package serves all of its entries. Left out: the
-// `/internal` entry points (no promise is made for them) and declarations tagged `@internal` (the
-// report's "public" variant; an untagged declaration counts as public).
+// `/internal` entry points and what they export (no promise is made for them), declarations
+// tagged `@internal` (the report's "public" variant; an untagged one counts as public), and doc
+// comments. Kept: a type the API names but no entry exports (a change to it is an API change).
 //
 //   node scripts/api-report.mjs [--update] [--root <dir>]
 import { execFileSync } from 'node:child_process'
@@ -20,12 +21,43 @@ import { CompilerState, Extractor, ExtractorConfig } from '@microsoft/api-extrac
 export const reportName = (subpath) =>
   subpath === '.' ? 'index' : subpath.replace(/^\.\//, '').replaceAll('/', '-')
 
-/** The public entry points of a package: each `exports` subpath with types, but `/internal` ones. */
-export function publicEntries(manifest) {
+/** A package's entry points with types: each `exports` subpath, `internal` for `/internal` ones. */
+export function entryPoints(manifest) {
   return Object.entries(manifest.exports ?? {})
     .filter(([, target]) => typeof target === 'object' && target.types)
-    .filter(([subpath]) => !/(^|\/)internal$/.test(subpath))
-    .map(([subpath, target]) => ({ subpath, name: reportName(subpath), types: target.types }))
+    .map(([subpath, target]) => ({
+      subpath,
+      name: reportName(subpath),
+      types: target.types,
+      internal: /(^|\/)internal$/.test(subpath),
+    }))
+}
+
+/**
+ * The report less what the `/internal` entries export (outside semver: the engine's state and
+ * commands, which a public member such as `getEngineState()` names) and less what only those
+ * reached: a declaration the entry does not export stays while a kept one names it.
+ */
+export function withoutInternal(report, internalNames) {
+  const blocks = report.split('\n\n')
+  const declared = blocks.map(
+    (block) =>
+      block.match(
+        /^(?:\/\/.*\n)*(?:declare )?(?:type|interface|class|function|const|enum|namespace) ([\w$]+)/,
+      )?.[1],
+  )
+  const kept = blocks.map((_, i) => !internalNames.has(declared[i]))
+  for (let changed = true; changed;) {
+    changed = false
+    blocks.forEach((block, i) => {
+      if (!kept[i] || !declared[i]) return
+      const name = new RegExp(`\\b${declared[i].replace('$', '\\$')}\\b`)
+      if (blocks.some((other, j) => j !== i && kept[j] && name.test(other))) return
+      kept[i] = false
+      changed = true
+    })
+  }
+  return blocks.filter((_, i) => kept[i]).join('\n\n')
 }
 
 const silent = { logLevel: 'none', addToApiReportFile: false }
@@ -49,7 +81,7 @@ function configFor(packageDir, manifest, entry, tempFolder) {
             skipLibCheck: true,
             types: [],
           },
-          files: publicEntries(manifest).map((e) => join(packageDir, e.types)),
+          files: entryPoints(manifest).map((e) => join(packageDir, e.types)),
         },
       },
       apiReport: {
@@ -94,8 +126,8 @@ const withoutDocs = (report) =>
 /** Every public entry's report text, by report name, from the package's built d.ts files. */
 export function generateReports(packageDir) {
   const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'))
-  const entries = publicEntries(manifest)
-  for (const entry of entries)
+  const entries = entryPoints(manifest).filter((entry) => !entry.internal)
+  for (const entry of entryPoints(manifest))
     if (!existsSync(join(packageDir, entry.types)))
       throw new Error(
         `${manifest.name}: ${entry.types} is missing. Build the packages first (\`pnpm build\`), or run \`pnpm api:update\`.`,
@@ -107,6 +139,15 @@ export function generateReports(packageDir) {
     const compilerState = CompilerState.create(configs[0][1], {
       additionalEntryPoints: configs.map(([, config]) => config.mainEntryPointFilePath),
     })
+    const checker = compilerState.program.getTypeChecker()
+    const internalNames = new Set(
+      entryPoints(manifest)
+        .filter((entry) => entry.internal)
+        .flatMap((entry) => {
+          const file = compilerState.program.getSourceFile(join(packageDir, entry.types))
+          return checker.getExportsOfModule(checker.getSymbolAtLocation(file)).map((s) => s.name)
+        }),
+    )
     for (const [entry, config] of configs) {
       const problems = []
       const result = Extractor.invoke(config, {
@@ -127,7 +168,7 @@ export function generateReports(packageDir) {
       const importPath = `${manifest.name}${entry.subpath.slice(1)}`
       reports.set(
         entry.name,
-        withoutDocs(readFileSync(join(temp, file), 'utf8')).replace(
+        withoutInternal(withoutDocs(readFileSync(join(temp, file), 'utf8')), internalNames).replace(
           /^## (Public )?API Report File for "[^"]*"/,
           `## $1API Report File for "${importPath}"`,
         ),

@@ -18,12 +18,24 @@ const run = (...args: string[]) => {
   const result = spawnSync('node', [script, '--root', root, ...args], { encoding: 'utf8' })
   return { code: result.status, out: result.stdout, err: result.stderr }
 }
-const index = `export interface ClientOptions {
+const index = `import { EngineState } from './state';
+export interface ClientOptions {
     baseUrl: string;
 }
-export declare function createClient(options: ClientOptions): void;
+export declare function createClient(options: ClientOptions): Session;
+export interface Session {
+    getEngineState(): EngineState;
+}
 /** @internal */
 export declare function engineState(): unknown;
+`
+// What only the /internal entry exports, and what only it reaches.
+const state = `interface ReadState {
+    pending: boolean;
+}
+export interface EngineState {
+    read: ReadState;
+}
 `
 
 beforeAll(() => {
@@ -41,7 +53,11 @@ beforeAll(() => {
     }),
   )
   write('packages/demo/dist/index.d.ts', index)
-  write('packages/demo/dist/internal.d.ts', 'export declare const secret: number;\n')
+  write('packages/demo/dist/state.d.ts', state)
+  write(
+    'packages/demo/dist/internal.d.ts',
+    "export { EngineState } from './state';\nexport declare const secret: number;\n",
+  )
   write('packages/private/package.json', '{ "name": "private", "private": true }')
 })
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -51,9 +67,12 @@ describe('pnpm check:api', () => {
     expect(run('--update')).toMatchObject({ code: 0 })
     const report = readFileSync(join(root, 'packages/demo/api/index.api.md'), 'utf8')
     expect(report).toContain('## Public API Report File for "@preview-chat/demo"')
-    expect(report).toContain('export function createClient(options: ClientOptions): void;')
+    expect(report).toContain('export function createClient(options: ClientOptions): Session;')
     expect(report).toContain('baseUrl: string;')
     expect(report).not.toContain('engineState')
+    expect(report).toContain('getEngineState(): EngineState;')
+    expect(report).not.toContain('interface EngineState')
+    expect(report).not.toContain('ReadState')
     expect(existsSync(join(root, 'packages/demo/api/internal.api.md'))).toBe(false)
     expect(existsSync(join(root, 'packages/private/api'))).toBe(false)
     expect(run()).toMatchObject({
@@ -77,6 +96,12 @@ describe('pnpm check:api', () => {
       .replace('    baseUrl', '    /** Where the API is. */\n    baseUrl')
     write('packages/demo/dist/index.d.ts', documented)
     expect(run()).toMatchObject({ code: 0 })
+  })
+
+  it('does not fail on a change of what only /internal exports', () => {
+    write('packages/demo/dist/state.d.ts', state.replace('pending: boolean;', 'pending: 0 | 1;'))
+    expect(run()).toMatchObject({ code: 0 })
+    write('packages/demo/dist/state.d.ts', state)
   })
 
   it('fails on a report whose entry point is gone, and on a build that is missing', () => {
