@@ -10,8 +10,15 @@
 //
 //   node scripts/api-report.mjs [--update] [--root <dir>]
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -36,25 +43,26 @@ export function entryPoints(manifest) {
 /**
  * The report less what the `/internal` entries export (outside semver: the engine's state and
  * commands, which a public member such as `getEngineState()` names) and less what only those
- * reached: a declaration the entry does not export stays while a kept one names it.
+ * reach: an unexported declaration stays if an exported one names it, directly or through others.
  */
 export function withoutInternal(report, internalNames) {
   const blocks = report.split('\n\n')
+  // The name an unexported declaration declares; exported ones and the header are the roots.
   const declared = blocks.map(
     (block) =>
       block.match(
         /^(?:\/\/.*\n)*(?:declare )?(?:type|interface|class|function|const|enum|namespace) ([\w$]+)/,
       )?.[1],
   )
-  const kept = blocks.map((_, i) => !internalNames.has(declared[i]))
-  for (let changed = true; changed;) {
-    changed = false
+  const names = (block) => new Set(block.match(/[\w$]+/g))
+  const kept = blocks.map((_, i) => declared[i] === undefined)
+  const next = blocks.filter((_, i) => kept[i])
+  while (next.length > 0) {
+    const mentioned = names(next.pop())
     blocks.forEach((block, i) => {
-      if (!kept[i] || !declared[i]) return
-      const name = new RegExp(`\\b${declared[i].replace('$', '\\$')}\\b`)
-      if (blocks.some((other, j) => j !== i && kept[j] && name.test(other))) return
-      kept[i] = false
-      changed = true
+      if (kept[i] || internalNames.has(declared[i]) || !mentioned.has(declared[i])) return
+      kept[i] = true
+      next.push(block)
     })
   }
   return blocks.filter((_, i) => kept[i]).join('\n\n')

@@ -32,6 +32,10 @@ export declare function engineState(): unknown;
 // What only the /internal entry exports, and what only it reaches.
 const state = `interface ReadState {
     pending: boolean;
+    retry: RetryState;
+}
+interface RetryState {
+    read: ReadState;
 }
 export interface EngineState {
     read: ReadState;
@@ -73,6 +77,7 @@ describe('pnpm check:api', () => {
     expect(report).toContain('getEngineState(): EngineState;')
     expect(report).not.toContain('interface EngineState')
     expect(report).not.toContain('ReadState')
+    expect(report).not.toContain('RetryState')
     expect(existsSync(join(root, 'packages/demo/api/internal.api.md'))).toBe(false)
     expect(existsSync(join(root, 'packages/private/api'))).toBe(false)
     expect(run()).toMatchObject({
