@@ -40,6 +40,8 @@ export default defineConfig({
       { extends: true, test: { name: 'core', root: 'packages/core', environment: 'node' } },
       { extends: true, test: { name: 'server', root: 'packages/server', environment: 'node' } },
       { extends: true, test: { name: 'msw', root: 'packages/msw', environment: 'node' } },
+      // The repository's own checks (changesets, API reports, tarball contents), on planted cases.
+      { extends: true, test: { name: 'scripts', root: 'scripts', environment: 'node' } },
       // The bench's checks of its own "before" code (e.g. win 3's parsers against valibot's).
       { extends: true, test: { name: 'bench', root: 'bench', environment: 'node' } },
       // The example app's components, rendered from the reference backend's states.

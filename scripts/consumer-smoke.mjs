@@ -1,12 +1,15 @@
-// `pnpm test:consumer`: the setup a user has, not the workspace's. Packs the five packages (built by
-// `pnpm build`), installs the tarballs with npm into a fresh app outside the repository, and there
-// type-checks and runs the MSW component test of @preview-chat/msw's README, verbatim, and
-// type-checks the complete page of @preview-chat/assistant-ui's README beside @assistant-ui/react.
+// `pnpm test:consumer`: the setup a user has, not the workspace's. Packs the five packages (each
+// `prepack` builds), checks that each tarball holds what it should and nothing else
+// (tarball-contents.mjs), installs the tarballs with npm into a fresh app outside the repository,
+// and there type-checks and runs the MSW component test of @preview-chat/msw's README, verbatim,
+// and type-checks the complete page of @preview-chat/assistant-ui's README beside
+// @assistant-ui/react.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { checkTarball } from './tarball-contents.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const packages = ['core', 'react', 'server', 'msw', 'assistant-ui']
@@ -33,6 +36,17 @@ try {
     if (!file) throw new Error(`no tarball for @preview-chat/${name}`)
     return `file:${join(tarballs, file)}`
   }
+  const wrong = []
+  for (const name of packages) {
+    const manifest = JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8'))
+    const { files, problems } = checkTarball(tarball(name).slice('file:'.length), manifest)
+    console.log(`${manifest.name}: ${files.length} files, ${problems.length} wrong`)
+    wrong.push(...problems.map((problem) => `${manifest.name}: ${problem}`))
+  }
+  if (wrong.length > 0)
+    throw new Error(
+      `the tarballs do not hold what they should:\n  ${wrong.join('\n  ')}\nMend \`files\` in that package.json (or the build), or the rules in scripts/tarball-contents.mjs when the change is meant.`,
+    )
 
   // What a user's app declares: our packages, their peers, and the test tools of the msw README.
   const manifest = {
