@@ -137,7 +137,13 @@ describe('the gate (spec: "New-message submission stays blocked while a turn run
     t.server.openStream().send({ type: 'error', message: 'Session not found' })
     expect(await result).toMatchObject({
       outcome: 'failed',
-      error: { code: 'agent_error', message: 'Session not found' },
+      error: {
+        code: 'agent_error',
+        // The server's words, and what to do (issue 38).
+        message: expect.stringMatching(
+          /^The server refused the message before its turn began \("Session not found"\)\. Your draft is kept: .*send it again\.$/,
+        ),
+      },
     })
     expect(t.session.getState().draft).toBe('Kept')
     t.session.dispose()
