@@ -314,7 +314,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
       const error = result.outcome === 'failed' ? result.error : undefined
       expect(error?.code).toBe('agent_error')
       expect(error?.message).toBe(
-        'The server refused the message before its turn began ("SQLITE_CONSTRAINT: UNIQUE constraint failed: agents_threads.id"). Your draft is kept: another tab or device may have sent a message to this thread at the same moment; once the thread shows what runs, send it again.',
+        'SQLITE_CONSTRAINT: UNIQUE constraint failed: agents_threads.id — your draft is kept; send it again once the thread shows what runs (another tab or device may have sent a message at the same moment).',
       )
       expect(b.getState()).toMatchObject({ draft: 'My question from the phone', error })
 

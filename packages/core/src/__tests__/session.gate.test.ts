@@ -140,9 +140,8 @@ describe('the gate (spec: "New-message submission stays blocked while a turn run
       error: {
         code: 'agent_error',
         // The server's words, and what to do (issue 38).
-        message: expect.stringMatching(
-          /^The server refused the message before its turn began \("Session not found"\)\. Your draft is kept: .*send it again\.$/,
-        ),
+        message:
+          'Session not found — your draft is kept; send it again once the thread shows what runs (another tab or device may have sent a message at the same moment).',
       },
     })
     expect(t.session.getState().draft).toBe('Kept')

@@ -191,7 +191,7 @@ export function refusalError(event: {
   if (error.code === 'turn_already_running') return error
   return {
     ...error,
-    message: `The server refused the message before its turn began ("${event.message}"). Your draft is kept: another tab or device may have sent a message to this thread at the same moment; once the thread shows what runs, send it again.`,
+    message: `${event.message} — your draft is kept; send it again once the thread shows what runs (another tab or device may have sent a message at the same moment).`,
   }
 }
 
