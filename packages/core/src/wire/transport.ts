@@ -318,7 +318,8 @@ function failure(response: Response, text: string, what: string): PreviewChatErr
  * no-cache`) unless it has a `Cache-Control` of its own: Node's fetch sends it, and a server
  * answers `no-cache` in full, never 304 (Express's `fresh`, so n8n 2.41). `max-age=0` asks any
  * cache on the way (a proxy) to revalidate at the server, which then answers 304; `Pragma` is
- * ignored where `Cache-Control` is present (RFC 9111 5.4).
+ * ignored where `Cache-Control` is present (RFC 9111 5.4). Why this and not a `cache` option:
+ * docs/decisions/conditional-read-headers.md.
  */
 const conditional = (etag: string) => ({ 'if-none-match': etag, 'cache-control': 'max-age=0' })
 
