@@ -7,8 +7,12 @@
 
 import { isOwnHost } from './hosts'
 
-/** The headers a page sends besides the CORS-safelisted ones. */
-const allowedHeaders = ['Authorization', 'Content-Type', 'Accept']
+/**
+ * The headers a page sends besides the CORS-safelisted ones: the client's conditional history
+ * read carries `If-None-Match` and its own `Cache-Control` (core's transport), so that no `fetch`
+ * turns it into a `no-cache` read.
+ */
+const allowedHeaders = ['Authorization', 'Content-Type', 'Accept', 'If-None-Match', 'Cache-Control']
 
 /** A header name, as `Access-Control-Request-Headers` lists them. */
 const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
@@ -92,8 +96,8 @@ export function corsHeaders(origin: string | undefined): Record<string, string> 
 }
 
 /**
- * The answer to a preflight (`OPTIONS`) for a route answering `method`. Besides Authorization,
- * Content-Type and Accept, it allows the headers the page asks for: an app may add its own
+ * The answer to a preflight (`OPTIONS`) for a route answering `method`. Besides `allowedHeaders`,
+ * it allows the headers the page asks for: an app may add its own
  * (core's `headers` option), and this is a development server.
  */
 export function preflightResponse(origin: string, method: string, request: Request): Response {

@@ -280,4 +280,63 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
     seen.stop()
     session.dispose()
   })
+
+  // Issue 38: two devices (no relay joins them) send a new thread's first message at once. That
+  // server writes a thread with its first record, so the second write fails on the thread's
+  // unique id, in-band (`SQLITE_CONSTRAINT`, as 2.41.1 did live).
+  it('of two devices sending a new thread’s first message at once, the one that lost keeps its draft and says why; it sends once the thread is free [R-N8N-FIRST-POST-RACE R-GATE-REFUSED]', async () => {
+    const held: (() => void)[] = []
+    let open = false
+    const release = () => {
+      open = true
+      for (const resolve of held.splice(0)) resolve()
+    }
+    backend = createPreviewChatBackend({
+      flavor: 'n8n-2.41',
+      deltaMs: 1,
+      snapshotMs: 60_000,
+      // The agent's pauses wait until `release()`: A's turn runs, not yet recorded, while B posts.
+      sleep: () =>
+        new Promise<void>((resolve) => (open ? setTimeout(resolve, 0) : held.push(resolve))),
+    })
+    const key = { ...thread(), isNew: true }
+    const a = tab().client.session(key)
+    const b = tab().client.session(key)
+    const watching = [watch(a), watch(b)]
+    try {
+      a.setDraft('/words 3')
+      b.setDraft('My question from the phone')
+      const sentA = a.submit()
+      await until(a, () => held.length === 1)
+      const result = await b.submit()
+
+      expect(result.outcome).toBe('failed')
+      const error = result.outcome === 'failed' ? result.error : undefined
+      expect(error?.code).toBe('agent_error')
+      expect(error?.message).toBe(
+        'SQLITE_CONSTRAINT: UNIQUE constraint failed: agents_threads.id — your draft is kept; send it again once the thread shows what runs (another tab or device may have sent a message at the same moment).',
+      )
+      expect(b.getState()).toMatchObject({ draft: 'My question from the phone', error })
+
+      release()
+      expect(await sentA).toEqual({ outcome: 'accepted', executionId: null })
+      await until(a, ended)
+      // B reads the record, which shows A's turn; once it ended, B's draft goes out.
+      await until(b, (s) => ended(s) && s.canSend)
+      expect(b.getState().draft).toBe('My question from the phone')
+      expect(await b.submit()).toEqual({ outcome: 'accepted', executionId: null })
+      const done = await until(b, (s) => ended(s) && s.messages.length === 4)
+      expect(done.draft).toBe('')
+      expect(done.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+        [{ type: 'text', text: '/words 3' }],
+        [{ type: 'text', text: 'My question from the phone' }],
+      ])
+      expect(backend.inspect.executions()).toHaveLength(2)
+    } finally {
+      release()
+      for (const seen of watching) seen.stop()
+      a.dispose()
+      b.dispose()
+    }
+  })
 })

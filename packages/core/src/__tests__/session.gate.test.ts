@@ -137,7 +137,12 @@ describe('the gate (spec: "New-message submission stays blocked while a turn run
     t.server.openStream().send({ type: 'error', message: 'Session not found' })
     expect(await result).toMatchObject({
       outcome: 'failed',
-      error: { code: 'agent_error', message: 'Session not found' },
+      error: {
+        code: 'agent_error',
+        // The server's words, and what to do (issue 38).
+        message:
+          'Session not found — your draft is kept; send it again once the thread shows what runs (another tab or device may have sent a message at the same moment).',
+      },
     })
     expect(t.session.getState().draft).toBe('Kept')
     t.session.dispose()

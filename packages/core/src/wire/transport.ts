@@ -185,7 +185,7 @@ export function createTransport(options: TransportOptions) {
       const { etag, snapshot } = reuse
       return json(
         path,
-        { headers: etag ? { 'if-none-match': etag } : {} },
+        { headers: etag ? conditional(etag) : {} },
         'The history read',
         (body, response, text) => {
           const parsed = parseHistorySnapshot(body, reuse)
@@ -313,6 +313,19 @@ function failure(response: Response, text: string, what: string): PreviewChatErr
   )
   return errorFromResponse(response.status, body, what, retryAfterMs)
 }
+
+/**
+ * The headers of a read that names the version held: `If-None-Match`, and the request's own
+ * `Cache-Control`, so that no fetch turns it into "no-cache". By the Fetch standard ("HTTP-network-
+ * or-cache fetch") a request carrying `If-None-Match` is made in cache mode `no-store`, as one
+ * with `cache: 'no-store'` is, and such a request gets `Cache-Control: no-cache` (and `Pragma:
+ * no-cache`) unless it has a `Cache-Control` of its own: Node's fetch sends it, and a server
+ * answers `no-cache` in full, never 304 (Express's `fresh`, so n8n 2.41). `max-age=0` asks any
+ * cache on the way (a proxy) to revalidate at the server, which then answers 304; `Pragma` is
+ * ignored where `Cache-Control` is present (RFC 9111 5.4). Why this and not a `cache` option:
+ * docs/decisions/conditional-read-headers.md.
+ */
+const conditional = (etag: string) => ({ 'if-none-match': etag, 'cache-control': 'max-age=0' })
 
 const lower = (what: string) => what.charAt(0).toLowerCase() + what.slice(1)
 

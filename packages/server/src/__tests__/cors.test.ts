@@ -24,15 +24,24 @@ describe('cors [R-SERVER-CORS]', () => {
       'access-control-allow-origin': origin,
       'access-control-allow-credentials': 'true',
       'access-control-allow-methods': 'POST',
-      'access-control-allow-headers': 'Authorization, Content-Type, Accept, x-app-trace',
+      'access-control-allow-headers':
+        'Authorization, Content-Type, Accept, If-None-Match, Cache-Control, x-app-trace',
       'access-control-max-age': '600',
     })
+    // The client's conditional read: `If-None-Match` and its own `Cache-Control`, not safelisted.
     const read = await send(server, {
       method: 'OPTIONS',
       path: `${chatPath}/t/messages`,
-      headers: { Origin: origin, 'Access-Control-Request-Method': 'GET' },
+      headers: {
+        Origin: origin,
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'cache-control, if-none-match',
+      },
     })
     expect(read.headers['access-control-allow-methods']).toBe('GET')
+    expect(read.headers['access-control-allow-headers']).toBe(
+      'Authorization, Content-Type, Accept, If-None-Match, Cache-Control',
+    )
     // An unknown path stays a 404, which the browser reports as a failed preflight.
     const unknown = await send(server, { method: 'OPTIONS', path: '/rest/none' })
     expect(unknown.status).toBe(404)

@@ -1,4 +1,4 @@
-import type { TurnEvent } from '@preview-chat/core/contract'
+import { capabilitiesHeader, type TurnEvent } from '@preview-chat/core/contract'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPreviewChatBackend } from '../backend'
 import {
@@ -61,6 +61,8 @@ describe('the turn stream [R-N8N-EMULATION]', () => {
     const server = await startN8nHost({ sleep: gate.sleep })
     const first = await n8nTurn(server, { message: '/words 5', sessionId: 'busy' })
     await waitFor(() => gate.paused === 1, 'the first turn to run')
+    // Once the thread is recorded (before that, see "two first POSTs at once").
+    await waitFor(() => server.backend.inspect.recordings.length >= 1, 'the first record')
     const second = await n8nTurn(server, { message: '/words 5', sessionId: 'busy' })
     await waitFor(() => gate.paused === 2, 'the competing turn to run too')
     expect(server.backend.inspect.running()).toHaveLength(2)
@@ -212,6 +214,84 @@ describe('ids and sessions [R-N8N-EMULATION R-WIRE-MESSAGE-IDS]', () => {
       /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
     )
     expect(await n8nMessages(server, sessionId)).toHaveLength(2)
+  })
+})
+
+describe('client message ids and first messages, as 2.41.1 was seen live on 2026-12-04 [R-N8N-EMULATION]', () => {
+  it('accepts a messageId and keeps it nowhere: not in the history, not in the store [R-N8N-NO-DEDUPE]', async () => {
+    const server = await startN8nHost()
+    const messageId = crypto.randomUUID()
+    await (await n8nTurn(server, { message: 'hi', sessionId: 'kept-nowhere', messageId })).rest()
+    const read = await n8nSend(server, { path: historyPath('kept-nowhere') })
+    expect(read.status).toBe(200)
+    expect(read.body).not.toContain(messageId)
+    expect(server.backend.store.messageIds.size).toBe(0)
+    expect(JSON.stringify(server.backend.inspect.threads())).not.toContain(messageId)
+  })
+
+  it('drops newSession: false as true, so an unknown thread is made either way', async () => {
+    const server = await startN8nHost()
+    const events = await (
+      await n8nTurn(server, { message: 'hi', sessionId: 'made-anyway', newSession: false })
+    ).rest()
+    expect(events.at(-1)).toMatchObject({ type: 'done', sessionId: 'made-anyway' })
+    expect(await n8nMessages(server, 'made-anyway')).toHaveLength(2)
+  })
+
+  it('sends no capabilities header on any answer: turns, reads, 304s, errors, pages [R-N8N-NO-DEDUPE]', async () => {
+    const server = await startN8nHost()
+    const reader = await n8nTurn(server, { message: 'hi', sessionId: 'plain', messageId: 'm1' })
+    await reader.rest()
+    const read = await n8nSend(server, { path: historyPath('plain') })
+    const answers = [
+      reader.response.headers.get(capabilitiesHeader),
+      read.headers[capabilitiesHeader.toLowerCase()],
+      ...(
+        await Promise.all([
+          n8nSend(server, {
+            path: historyPath('plain'),
+            headers: { ...n8nAuth(), 'If-None-Match': read.headers.etag as string },
+          }),
+          n8nSend(server, { path: historyPath('none') }),
+          n8nSend(server, { path: historyPath('plain'), headers: {} }),
+          n8nSend(server, { method: 'POST', path: chatPath, body: { message: ' ' } }),
+          n8nSend(server, { method: 'DELETE', path: `${chatPath}/plain/executions/x` }),
+        ])
+      ).map((answer) => [answer.status, answer.headers[capabilitiesHeader.toLowerCase()]]),
+    ]
+    expect(answers).toEqual([
+      null,
+      undefined,
+      [304, undefined],
+      [404, undefined],
+      [401, undefined],
+      [400, undefined],
+      [404, undefined],
+    ])
+  })
+
+  it('two first POSTs at once to a new thread: one turn, and on the other stream :ok then an in-band SQLITE_CONSTRAINT error [R-N8N-FIRST-POST-RACE]', async () => {
+    const gate = createGate()
+    const server = await startN8nHost({ sleep: gate.sleep, snapshotMs: 60_000 })
+    const first = await n8nTurn(server, { message: '/words 3', sessionId: 'race' })
+    await waitFor(() => gate.paused === 1, 'the first turn to run')
+    // The thread is not recorded yet: a read does not find it, a second first message makes it again.
+    expect((await n8nHistory(server, 'race')).status).toBe(404)
+    const second = await n8nTurn(server, { message: 'me too', sessionId: 'race' })
+    expect(await second.rest()).toEqual([
+      { type: 'error', message: 'SQLITE_CONSTRAINT: UNIQUE constraint failed: agents_threads.id' },
+    ])
+    expect(second.comments[0]).toBe(':ok')
+    gate.open()
+    expect((await first.rest()).at(-1)?.type).toBe('done')
+    expect(server.backend.inspect.executions()).toHaveLength(1)
+    const messages = await n8nMessages(server, 'race')
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant'])
+    expect(messages[0]?.content).toEqual([{ type: 'text', text: '/words 3' }])
+    // Once recorded, a message to the thread is taken as any other (two turns may run at once).
+    const later = await n8nTurn(server, { message: 'later', sessionId: 'race' })
+    expect((await later.rest()).at(-1)?.type).toBe('done')
+    expect(server.backend.inspect.executions()).toHaveLength(2)
   })
 })
 

@@ -238,6 +238,16 @@ export function n8n241Flavor(
     createsThread: () => true,
     // "competing POST in one thread: accepted".
     refusesConcurrentTurns: false,
+    // "two first POSTs at once to a new thread: one turn, and on the other stream `:ok` then an
+    // in-band error" (checked live on 2.41.1): before its first record a thread is not in n8n's
+    // database (a read answers 404), so a second first message inserts it again and fails.
+    creationRace: (thread) =>
+      thread.activeExecutionId !== null && history(thread) === undefined
+        ? sseAnswer({
+            type: 'error',
+            message: 'SQLITE_CONSTRAINT: UNIQUE constraint failed: agents_threads.id',
+          })
+        : undefined,
     // Released 2.41 has no message ids and no queue: its parser drops a `messageId`.
     capabilities: [],
     guardsCrossSite: false,

@@ -57,6 +57,8 @@ export function specFlavor(
     // "A message naming an unknown thread without newSession is refused in-band".
     createsThread: (body) => body.sessionId === undefined || body.newSession === true,
     refusesConcurrentTurns: true,
+    // A thread is made whole before its POST is answered: a second first message finds it.
+    creationRace: () => undefined,
     // "The reference server dedupes as the platform's source does" (issue 29).
     capabilities: ['message-dedupe'],
     guardsCrossSite: true,

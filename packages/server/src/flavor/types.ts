@@ -88,6 +88,13 @@ export interface Flavor {
   /** Whether a new message (or resume) is refused while a turn runs in the thread. */
   readonly refusesConcurrentTurns: boolean
   /**
+   * The answer to a message naming a thread that another first message is still creating (made
+   * in the store, nothing of it recorded yet), or undefined to take it as any message of the
+   * thread. n8n 2.41 writes the thread with its turn's first record: of two first messages at
+   * once, the second write fails on the thread's unique id (`SQLITE_CONSTRAINT`), in-band.
+   */
+  creationRace(thread: ThreadRecord): Response | undefined
+  /**
    * What the flavor does beyond the contract, announced in the `Preview-Chat-Capabilities` header
    * of its turn streams (none: no header). `message-dedupe`: a chat POST whose `messageId` the
    * thread accepted already is answered with a bare `done`. `message-queue`: a message posted

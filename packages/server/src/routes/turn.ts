@@ -45,9 +45,9 @@ async function answerChat(
   if (isDuplicate(context, route, user, threadId, body)) return sseAnswer({ type: 'done' })
   let thread = findThread(context, threadId, route, user)
   if (thread) {
-    const refusal = flavor.capabilities.includes('message-queue')
-      ? undefined
-      : turnRefusal(flavor, thread)
+    const refusal =
+      flavor.creationRace(thread) ??
+      (flavor.capabilities.includes('message-queue') ? undefined : turnRefusal(flavor, thread))
     if (refusal) return refusal
   } else if (!flavor.createsThread(body)) {
     return sseAnswer({

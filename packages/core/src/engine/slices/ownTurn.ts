@@ -4,7 +4,12 @@
  */
 import type { TurnEvent } from '../../wire/contract/events'
 import type { TurnRequest } from '../../wire/contract/requests'
-import { errorRecord, inBandError, type ErrorRecord } from '../../wire/contract/errors'
+import {
+  errorRecord,
+  inBandError,
+  refusalError,
+  type ErrorRecord,
+} from '../../wire/contract/errors'
 import { openSuspensions, sessionStatus } from '../derive'
 import { applyTurnEvents, startTurn, type LiveTurn } from '../fold'
 import type {
@@ -229,7 +234,7 @@ export function turnEvents(
   if (first?.type === 'error') {
     // Refused before it started (e.g. turn_already_running): nothing was recorded, and its
     // message id is no draft's fate to wait for.
-    const error = inBandError(first)
+    const error = refusalError(first)
     return notTakenUp(wantRead(state), own, error, { own: null, error, ...notSent(state, own) })
   }
   const announced = first?.type === 'execution-started' ? first : null

@@ -177,6 +177,25 @@ export function inBandError(event: {
 }
 
 /**
+ * The error of an in-band `error` event that came first on a message's stream: the server refused
+ * the message before any turn of it began, so nothing of it was recorded and the draft is kept.
+ * Besides `turn_already_running` (its own words), the server's message says what failed, not what
+ * to do: e.g. n8n 2.41's `SQLITE_CONSTRAINT` when another tab or device sent the first message of
+ * the same new thread at the same moment.
+ */
+export function refusalError(event: {
+  message: string
+  errorCode?: string | undefined
+}): ErrorRecord {
+  const error = inBandError(event)
+  if (error.code === 'turn_already_running') return error
+  return {
+    ...error,
+    message: `${event.message} — your draft is kept; send it again once the thread shows what runs (another tab or device may have sent a message at the same moment).`,
+  }
+}
+
+/**
  * The one way an unknown failure becomes a `PreviewChatError`: a `PreviewChatError` stays as it
  * is; anything else is wrapped with `code` and a message that starts with `what`.
  */
