@@ -16,6 +16,10 @@ export default tseslint.config(
       'examples/readme-code/generated/**',
       // The assistant-ui README's page, written by examples/next-app/readme-page.mjs.
       'examples/next-app/app/readme/*/App.tsx',
+      // The docs site's build, and what site/prepare.mjs writes (TypeDoc's pages, msw's worker).
+      'site/doc_build/**',
+      'site/docs/api/**',
+      'site/docs/public/mockServiceWorker.js',
     ],
   },
   js.configs.recommended,

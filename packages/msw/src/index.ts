@@ -5,6 +5,12 @@
  */
 export { createPreviewChatHandlers } from './handlers'
 export type { PreviewChatHandlersOptions, PreviewChatMock, ReadFailure } from './handlers'
+export { createPersistentPreviewChat } from './persist'
+export type {
+  PersistentPreviewChatMock,
+  PersistentPreviewChatOptions,
+  PreviewChatStorage,
+} from './persist'
 export { memoryQueueStore, readQueue, seedQueue } from './queue'
 export type { QueueKeyOptions, SeedQueueOptions, StoredQueue, StoredQueuedMessage } from './queue'
 export type { SeededRunningTurn, SeededSuspension, SeededThread, Seeder, SeedOptions } from './seed'

@@ -13,6 +13,11 @@ import {
   type PreviewChatHandlersOptions,
   type PreviewChatMock,
 } from './handlers'
+import {
+  createPersistentPreviewChat,
+  type PersistentPreviewChatMock,
+  type PreviewChatStorage,
+} from './persist'
 
 /** Options of `previewChatLoader`: every story's mock options, and how the worker starts. */
 export interface PreviewChatStorybookOptions extends PreviewChatHandlersOptions {
@@ -85,6 +90,30 @@ export async function mountPreviewChat(
   document.cookie = 'preview-chat-user=; max-age=0; path=/'
   const mock = createPreviewChatHandlers(mockOptions)
   started.resetHandlers(...handlers, ...mock.handlers)
+  current = mock
+  return mock
+}
+
+/**
+ * Mounts the reference backend in the page's worker, kept across reloads in `storage` (the
+ * page's `sessionStorage` by default): restored from it now (a turn that was running runs on from
+ * where it was), saved to it when the page goes (`pagehide`). For a page that shows a live chat
+ * outside Storybook, e.g. a docs page: reload it mid-answer and the answer is still there. Mount
+ * once per page, before the app renders.
+ */
+export async function mountPersistentPreviewChat(
+  options: PreviewChatStorybookOptions & { storage?: PreviewChatStorage; key?: string } = {},
+  handlers: RequestHandler[] = [],
+): Promise<PersistentPreviewChatMock> {
+  const { start, storage = sessionStorage, ...mockOptions } = options
+  const started = await previewChatWorker(start)
+  const previous = current
+  current = undefined
+  await previous?.close()
+  document.cookie = 'preview-chat-user=; max-age=0; path=/'
+  const mock = await createPersistentPreviewChat({ ...mockOptions, storage })
+  started.resetHandlers(...handlers, ...mock.handlers)
+  addEventListener('pagehide', () => mock.save())
   current = mock
   return mock
 }

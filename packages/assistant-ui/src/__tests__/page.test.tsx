@@ -43,6 +43,18 @@ describe('the README page', () => {
     expect(tools('word_count')[0]?.textContent).toContain('word_count: done')
   })
 
+  it('shows a recovered answer as far as it got at once after a reload, not typed out again (smooth off)', async () => {
+    // A turn running when the page (re)loads: 20 deltas recorded so far.
+    const seeded = await chat.mock.seed.runningTurn({ message: '/long 40', steps: 20 })
+    const recorded = Array.from({ length: 20 }, (_, n) => `delta ${n + 1}.`).join(' ')
+    render(<App threadId={seeded.key.threadId} user="alice" />)
+    // Its first text on screen is all of that: the kit's default Text (smooth on) would start from
+    // the first character and type the rest out again, frame by frame.
+    const first = await screen.findByText(/delta 1\./, {}, { timeout: 10_000 })
+    expect(first.textContent?.trim()).toBe(recorded)
+    seeded.turn.release()
+  })
+
   it('a page whose requests name no known user says so on screen', async () => {
     render(<App threadId={crypto.randomUUID()} user="mallory" />)
     await waitFor(() => expect(status().getAttribute('role')).toBe('alert'), { timeout: 10_000 })

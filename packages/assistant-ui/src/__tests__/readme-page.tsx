@@ -2,6 +2,7 @@
 import {
   AssistantRuntimeProvider,
   ComposerPrimitive,
+  MessagePartPrimitive,
   MessagePrimitive,
   ThreadPrimitive,
 } from '@assistant-ui/react'
@@ -16,7 +17,10 @@ import { createPreviewChatClient, PreviewChatProvider } from '@preview-chat/reac
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { useState } from 'react'
 
-const parts = { tools: { Fallback: PreviewChatToolCall } }
+// `smooth={false}`: the kit's default Text types a part out from its first character whenever
+// the part is new to the page, so after a reload a recovered answer would be typed out again.
+const Text = () => <MessagePartPrimitive.Text smooth={false} />
+const parts = { Text, tools: { Fallback: PreviewChatToolCall } }
 
 function Chat({ threadId }: { threadId: string }) {
   const runtime = usePreviewChatRuntime({

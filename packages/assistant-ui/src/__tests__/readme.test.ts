@@ -19,6 +19,17 @@ it('the README shows the Next page that e2e/next-app.spec.ts runs the complete p
   )
 })
 
+it("imports the queue's parts from /queue, as its text says, in every block", () => {
+  const blocks = [...readme.matchAll(/```tsx\n([\s\S]*?)\n```/g)].map(([, code]) => code ?? '')
+  const queueBlocks = blocks.filter((code) => code.includes('useQueuedMessage'))
+  expect(queueBlocks.length).toBeGreaterThan(0)
+  for (const code of queueBlocks) {
+    const main = /import \{([^}]*)\} from '@preview-chat\/assistant-ui'/.exec(code)?.[1] ?? ''
+    expect(main).not.toMatch(/useQueuedMessage|PreviewChatQueueResume|previewChatQueue/)
+    expect(code).toMatch(/from '@preview-chat\/assistant-ui\/queue'/)
+  }
+})
+
 describe('the README says', () => {
   it('which Node the assistant-ui path needs, as the installed nanoid says', () => {
     // @assistant-ui/react → @assistant-ui/core → nanoid 6, whose engines leave out Node 20.

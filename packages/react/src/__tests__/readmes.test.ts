@@ -44,6 +44,46 @@ describe('the READMEs', () => {
   })
 })
 
+describe('the READMEs and the docs site', () => {
+  it("show the getting-started guide's App and entry, whose prefetch is the App's own client", () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8')
+    const shown = (name: string) =>
+      new RegExp(`<!-- example: ${name} -->\\n+\`\`\`tsx\\n([\\s\\S]*?)\\n\`\`\``).exec(readme)?.[1]
+    const site = (file: string) =>
+      readFileSync(join(root, 'site/examples/getting-started', file), 'utf8').trimEnd()
+    expect(shown('usageApp')).toBe(site('App.tsx'))
+    expect(shown('usageMain')).toBe(site('main.tsx'))
+    // One client for the page: made once with the credentials, prefetched with, given to the App.
+    const main = site('main.tsx')
+    expect(main.match(/createPreviewChatClient\(/g)).toHaveLength(1)
+    expect(main).toMatch(
+      /createPreviewChatClient\(\{[^}]*headers: \{ authorization: 'Bearer alice' \}/,
+    )
+    expect(main).toContain('client.prefetch(')
+    expect(main).toContain('<App client={client} queryClient={queryClient}')
+  })
+
+  it('say the queue is kept in IndexedDB, never in localStorage (as queue() keeps it)', () => {
+    const pages = readdirSync(join(root, 'site/docs/guide')).map(
+      (name) => `site/docs/guide/${name}`,
+    )
+    const sentences = [...readmes, ...pages].flatMap((file) =>
+      readFileSync(join(root, file), 'utf8')
+        .replace(/\s+/g, ' ')
+        .split(/(?<=[.:;])\s/)
+        .map((sentence) => ({ file, sentence })),
+    )
+    const wrong = sentences.filter(
+      ({ sentence }) =>
+        /\bqueue\b/i.test(sentence) &&
+        /\b(kept|stored|saved|lives|persisted)\b[^.]*\blocalStorage\b/.test(sentence),
+    )
+    expect(wrong).toEqual([])
+    const react = readFileSync(join(root, 'packages/react/README.md'), 'utf8').replace(/\s+/g, ' ')
+    expect(react).toContain('the queue is kept in IndexedDB')
+  })
+})
+
 describe('the packages', () => {
   it.each(['react', 'assistant-ui', 'msw'])(
     '@preview-chat/%s builds before it packs (a never-built package packed no dist/)',
