@@ -20,10 +20,6 @@ import { change } from './changes'
 import { readWanted } from './send'
 import { wantServerRead } from './server'
 
-/** The sender hands messages to the server's queue as they come (see the file's comment). */
-export const handsOver = (queue: QueueState) =>
-  queue.view.serverQueue === true && queue.whenStopped === 'keep'
-
 /**
  * What the host heard, read: the first event says taken into the queue (`message-queued`),
  * refused (an in-band `error`), taken already (a bare `done`: the server dedupes a second POST),

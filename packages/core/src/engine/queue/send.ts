@@ -9,8 +9,7 @@ import { errorRecord } from '../../wire/contract/errors'
 import { heldByAnotherTab, sessionStatus } from '../derive'
 import type { Command, EngineAction, EngineState, QueueState } from '../model'
 import { change } from './changes'
-import { handsOver } from './handOver'
-import { waitsHere } from './server'
+import { handsOver, waitsHere } from './server'
 
 /**
  * This tab may send the next queued message now: it is the sender, its store was read, a read of

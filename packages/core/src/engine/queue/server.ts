@@ -32,6 +32,13 @@ export interface ShownQueueItem {
   queueId?: string
 }
 
+/**
+ * The sender hands messages to the server's queue as they come: where it has one and `keep` is the
+ * rule (see the file's comment).
+ */
+export const handsOver = (queue: QueueState) =>
+  queue.view.serverQueue === true && queue.whenStopped === 'keep'
+
 /** Waits in this client, to be sent by it (not handed to the server's queue). */
 export const waitsHere = (item: StoredQueueItem) =>
   item.status === 'queued' && item.queueId === undefined
