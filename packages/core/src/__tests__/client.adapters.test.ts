@@ -14,24 +14,13 @@ import {
   type WebSocketLike,
 } from '../index'
 import { createScriptedServer, empty, key, settle } from './harness'
+import { nextTask, webSocketWorld } from './world/webSocket'
 
 /** Every WebSocket and BroadcastChannel the client opens while a test runs. */
 function watchPlatform() {
-  const sockets: string[] = []
+  const world = webSocketWorld()
   const channels: string[] = []
-  vi.stubGlobal(
-    'WebSocket',
-    class {
-      onopen = null
-      onmessage = null
-      onclose = null
-      onerror = null
-      constructor(url: string) {
-        sockets.push(url)
-      }
-      close() {}
-    },
-  )
+  vi.stubGlobal('WebSocket', world.WebSocket)
   const Channel = globalThis.BroadcastChannel
   vi.stubGlobal(
     'BroadcastChannel',
@@ -42,7 +31,12 @@ function watchPlatform() {
       }
     },
   )
-  return { sockets, channels }
+  return {
+    get sockets() {
+      return world.sockets.map((socket) => socket.url)
+    },
+    channels,
+  }
 }
 
 afterEach(() => {
@@ -233,30 +227,29 @@ describe('junk on the push channel is ignored, reported, and never stops it [R-P
   })
 
   it('from the built-in WebSocket channel: a frame that is not JSON or is malformed warns, and the channel goes on', async () => {
-    const sockets: { onmessage: ((event: { data: unknown }) => void) | null }[] = []
-    class Socket {
-      onopen = null
-      onmessage = null
-      onclose = null
-      onerror = null
-      constructor() {
-        sockets.push(this)
-      }
-      close() {}
-    }
+    const world = webSocketWorld({ handshake: 'open', latencyMs: 0 })
     const warnings: string[] = []
     const { server, unsubscribe } = await started(createMinimalPreviewChatClient, {
-      push: websocketPush({ WebSocket: Socket as unknown as WebSocketLike }),
+      push: websocketPush({ WebSocket: world.WebSocket as unknown as WebSocketLike }),
       minReadIntervalMs: 0,
       onWarning: (message) => void warnings.push(message),
     })
-    const socket = sockets[0]
-    socket?.onmessage?.({ data: 'not json' })
-    socket?.onmessage?.({ data: JSON.stringify({ type: 'agentExecutionUpdated', data: {} }) })
+    const socket = world.sockets[0]!
+    await nextTask()
+    await settle()
+    // The channel opened: a read follows a (re)connect; answer it before the frames come.
+    expect(socket.readyState).toBe(world.WebSocket.OPEN)
+    expect(server.pendingReads()).toBe(1)
+    server.answerRead(empty)
+    await settle()
+    socket.serverSend('not json')
+    socket.serverSend(JSON.stringify({ type: 'agentExecutionUpdated', data: {} }))
+    await nextTask()
     await settle()
     expect(server.pendingReads()).toBe(0)
     expect(warnings).toHaveLength(2)
-    socket?.onmessage?.({ data: JSON.stringify(update(key.threadId)) })
+    socket.serverSend(JSON.stringify(update(key.threadId)))
+    await nextTask()
     await settle()
     expect(server.pendingReads()).toBe(1)
     unsubscribe()

@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPreviewChatBackend, type PreviewChatBackend } from '../../../server/src/index'
 import { createPreviewChatClient, type PreviewChatClient } from '../index'
+import { storageOrigin, type StorageTab } from './world/storage'
 
 let backend: PreviewChatBackend | null = null
 const clients: PreviewChatClient[] = []
@@ -22,31 +23,25 @@ async function until(done: () => boolean) {
   expect(done()).toBe(true)
 }
 
-/** One browser's localStorage, shared by the page before the reload and the one after. */
-function memoryStorage() {
-  const items = new Map<string, string>()
-  return {
-    items,
-    getItem: (key: string) => items.get(key) ?? null,
-    setItem: (key: string, value: string) => void items.set(key, value),
-    removeItem: (key: string) => void items.delete(key),
-  }
-}
-
 describe('a draft whose page left right after Send keeps its message id across the reload [R-DRAFT-SENT-ID]', () => {
   it('the reloaded page shows the draft until its first read shows the message taken, then clears it, and nothing is sent twice', async () => {
     backend = createPreviewChatBackend({ deltaMs: 0, snapshotMs: 5 })
     const server = backend
-    const storage = memoryStorage()
+    // One browser's localStorage: each page a tab of the origin, the reload a new tab.
+    const origin = storageOrigin()
+    const tabs: StorageTab[] = []
     const threadId = crypto.randomUUID()
     const posts: string[] = []
     /** The first page's POST: held until that page has gone, then delivered. */
     let held: { deliver: () => Promise<Response> } | null = null
     const page = () => {
+      tabs.at(-1)?.close()
+      const tab = origin.tab()
+      tabs.push(tab)
       const client = createPreviewChatClient({
         headers: { Authorization: 'Bearer alice' },
         scope: 'alice',
-        storage,
+        storage: tab.localStorage,
         push: false,
         relay: false,
         lingerMs: 0,
@@ -98,7 +93,9 @@ describe('a draft whose page left right after Send keeps its message id across t
     const users = after.getState().messages.filter((m) => m.role === 'user')
     expect(users.map((m) => m.messageId)).toEqual([sentAs])
     expect(drafts).toEqual(['Hi, kept across the reload', ''])
-    expect([...storage.items.keys()].filter((k) => k.startsWith('preview-chat:draft'))).toEqual([])
+    expect(Object.keys(origin.entries()).filter((k) => k.startsWith('preview-chat:draft'))).toEqual(
+      [],
+    )
     expect(posts).toHaveLength(1)
   })
 })

@@ -5,6 +5,7 @@ import {
   type PushListener,
   type WebSocketLike,
 } from '../wire/pushSource'
+import { webSocketWorld } from './world/webSocket'
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] })
@@ -27,60 +28,47 @@ function recorder() {
   return { log, listener }
 }
 
-class FakeSocket {
-  static sockets: FakeSocket[] = []
-  onopen: (() => void) | null = null
-  onmessage: ((event: { data: unknown }) => void) | null = null
-  onclose: (() => void) | null = null
-  onerror: (() => void) | null = null
-  closed = false
-  constructor(readonly url: string) {
-    FakeSocket.sockets.push(this)
-  }
-  close() {
-    this.closed = true
-    this.onclose?.()
-  }
-}
-
 describe('websocketPushSource [R-PUSH-SOURCES]', () => {
-  beforeEach(() => {
-    FakeSocket.sockets = []
-  })
-
   it('delivers valid messages, ignores the rest, and reconnects with growing backoff', async () => {
     const { log, listener } = recorder()
+    const world = webSocketWorld({ latencyMs: 0 })
     const stop = websocketPushSource({
       url: 'ws://x/rest/push',
-      WebSocket: FakeSocket as unknown as WebSocketLike,
+      WebSocket: world.WebSocket as unknown as WebSocketLike,
       reconnectBaseMs: 100,
       reconnectMaxMs: 1_000,
       random: () => 1,
     }).subscribe(listener)
-    const first = FakeSocket.sockets[0]!
-    first.onopen?.()
-    first.onmessage?.({ data: updated })
-    first.onmessage?.({ data: '{"type":"executionStarted"}' })
-    first.onmessage?.({ data: 'not json' })
-    first.close()
+    const first = world.sockets[0]!
+    first.acceptHandshake()
+    await vi.advanceTimersByTimeAsync(0)
+    first.serverSend(updated)
+    first.serverSend('{"type":"executionStarted"}')
+    first.serverSend('not json')
+    await vi.advanceTimersByTimeAsync(0)
+    first.serverClose(1001, 'going away')
+    await vi.advanceTimersByTimeAsync(0)
     expect(log).toEqual(['connected', 'message e', 'disconnected'])
 
     await vi.advanceTimersByTimeAsync(99)
-    expect(FakeSocket.sockets).toHaveLength(1)
+    expect(world.sockets).toHaveLength(1)
     await vi.advanceTimersByTimeAsync(1)
-    expect(FakeSocket.sockets).toHaveLength(2)
-    FakeSocket.sockets[1]!.close() // failed again, before opening: no second 'disconnected'
+    expect(world.sockets).toHaveLength(2)
+    world.sockets[1]!.refuseHandshake() // failed again, before opening: no second 'disconnected'
     await vi.advanceTimersByTimeAsync(199)
-    expect(FakeSocket.sockets).toHaveLength(2)
+    expect(world.sockets).toHaveLength(2)
     await vi.advanceTimersByTimeAsync(1)
-    expect(FakeSocket.sockets).toHaveLength(3)
-    FakeSocket.sockets[2]!.onopen?.()
-    expect(log.at(-1)).toBe('connected')
+    expect(world.sockets).toHaveLength(3)
+    world.sockets[2]!.acceptHandshake()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(log).toEqual(['connected', 'message e', 'disconnected', 'connected'])
 
     stop()
-    expect(FakeSocket.sockets[2]!.closed).toBe(true)
+    expect(world.sockets[2]!.readyState).toBe(world.WebSocket.CLOSING)
     await vi.advanceTimersByTimeAsync(10_000)
-    expect(FakeSocket.sockets).toHaveLength(3)
+    expect(world.sockets[2]!.closeEvent).toMatchObject({ code: 1005, wasClean: true })
+    expect(world.sockets).toHaveLength(3)
+    expect(log).toHaveLength(4) // the source's own close is no 'disconnected'
     expect(vi.getTimerCount()).toBe(0)
   })
 
@@ -152,29 +140,23 @@ describe('ssePushSource [R-PUSH-SOURCES R-WIRE-CREDENTIALS]', () => {
 })
 
 describe('a flapping channel (issue 11, row d: a proxy that drops it every 100 ms) [R-PUSH-FLAPPING]', () => {
-  beforeEach(() => {
-    FakeSocket.sockets = []
-  })
-
-  /** Opens every socket at once and closes it 100 ms later, for `ms` of fake time. */
+  /** Opens every socket at once and drops it 100 ms later, for `ms` of fake time. */
   async function flap(ms: number, options: { stableAfterMs?: number } = {}) {
     const { log, listener } = recorder()
+    const world = webSocketWorld({ handshake: 'open', latencyMs: 0 })
     const stop = websocketPushSource({
       url: 'ws://x/rest/push',
-      WebSocket: FakeSocket as unknown as WebSocketLike,
+      WebSocket: world.WebSocket as unknown as WebSocketLike,
       random: () => 0.5,
       ...options,
     }).subscribe(listener)
-    let handled = 0
     for (let elapsed = 0; elapsed < ms; elapsed += 100) {
-      for (const socket of FakeSocket.sockets.slice(handled)) socket.onopen?.()
-      const opened = FakeSocket.sockets.slice(handled)
-      handled = FakeSocket.sockets.length
+      const opened = world.open()
       await vi.advanceTimersByTimeAsync(100)
-      for (const socket of opened) if (!socket.closed) socket.close()
+      for (const socket of opened) socket.drop()
     }
     stop()
-    return { connections: FakeSocket.sockets.length, log }
+    return { connections: world.sockets.length, log }
   }
 
   it('backs off instead of reconnecting twice a second: a minute costs a handful of connections', async () => {
@@ -186,35 +168,39 @@ describe('a flapping channel (issue 11, row d: a proxy that drops it every 100 m
 
   it('starts the backoff afresh once a connection stayed up, or delivered a message', async () => {
     const { log, listener } = recorder()
+    const world = webSocketWorld({ latencyMs: 0 })
     const stop = websocketPushSource({
       url: 'ws://x/rest/push',
-      WebSocket: FakeSocket as unknown as WebSocketLike,
+      WebSocket: world.WebSocket as unknown as WebSocketLike,
       reconnectBaseMs: 100,
       reconnectMaxMs: 10_000,
       stableAfterMs: 1_000,
       random: () => 1,
     }).subscribe(listener)
-    // Three quick failures: 100, 200, 400 ms.
+    // Three quick refusals: 100, 200, 400 ms.
     for (const wait of [100, 200, 400]) {
-      FakeSocket.sockets.at(-1)?.close()
+      world.sockets.at(-1)!.refuseHandshake()
+      await vi.advanceTimersByTimeAsync(0)
       await vi.advanceTimersByTimeAsync(wait - 1)
-      const before = FakeSocket.sockets.length
+      const before = world.sockets.length
       await vi.advanceTimersByTimeAsync(1)
-      expect(FakeSocket.sockets.length).toBe(before + 1)
+      expect(world.sockets.length).toBe(before + 1)
     }
     // This one stays up past stableAfterMs: the next loss reconnects after the first step again.
-    FakeSocket.sockets.at(-1)?.onopen?.()
+    world.sockets.at(-1)!.acceptHandshake()
     await vi.advanceTimersByTimeAsync(1_000)
-    FakeSocket.sockets.at(-1)?.close()
+    world.sockets.at(-1)!.drop()
     await vi.advanceTimersByTimeAsync(100)
-    expect(FakeSocket.sockets).toHaveLength(5)
+    expect(world.sockets).toHaveLength(5)
     // A short-lived one that delivered a message also counts as working.
-    FakeSocket.sockets.at(-1)?.onopen?.()
-    FakeSocket.sockets.at(-1)?.onmessage?.({ data: updated })
-    FakeSocket.sockets.at(-1)?.close()
+    world.sockets.at(-1)!.acceptHandshake()
+    await vi.advanceTimersByTimeAsync(0)
+    world.sockets.at(-1)!.serverSend(updated)
+    await vi.advanceTimersByTimeAsync(0)
+    world.sockets.at(-1)!.drop()
     await vi.advanceTimersByTimeAsync(100)
-    expect(FakeSocket.sockets).toHaveLength(6)
-    expect(log.filter((entry) => entry === 'connected')).toHaveLength(2)
+    expect(world.sockets).toHaveLength(6)
+    expect(log).toEqual(['connected', 'disconnected', 'connected', 'message e', 'disconnected'])
     stop()
   })
 
@@ -250,40 +236,35 @@ describe('a flapping channel (issue 11, row d: a proxy that drops it every 100 m
   })
 })
 
-describe('a WebSocket refused at the handshake (issue 27, row g) [R-PUSH-REFUSED]', () => {
-  /** As a browser does on a 401/403 handshake: `error`, then `close`, each a task later. */
-  class RefusedSocket extends FakeSocket {
-    constructor(url: string) {
-      super(url)
-      setTimeout(() => {
-        this.onerror?.()
-        this.onclose?.()
-      }, 5)
-    }
-  }
-  beforeEach(() => {
-    FakeSocket.sockets = []
-  })
-
+describe('a WebSocket refused at the handshake (issue 27, row g; issue 35, row f) [R-PUSH-REFUSED]', () => {
   it('backs off with jitter from the first refusal, up to reconnectMaxMs, and says so once', async () => {
     const refused: string[] = []
     const { log, listener } = recorder()
+    // As a browser does on a 401/403 handshake: `error`, then `close` with a CloseEvent (1006).
+    const world = webSocketWorld({ handshake: 'refuse' })
     const stop = websocketPushSource({
       url: 'ws://x/rest/push',
-      WebSocket: RefusedSocket as unknown as WebSocketLike,
+      WebSocket: world.WebSocket as unknown as WebSocketLike,
       random: () => 0.5,
     }).subscribe({ ...listener, onRefused: (error) => refused.push(error.code) })
-    // The first 0.6 s: the first attempt and, 375 ms after its refusal, one retry.
-    await vi.advanceTimersByTimeAsync(600)
-    expect(FakeSocket.sockets).toHaveLength(2)
+    // The sequence of attempts over the first 0.6 s: the first one and, 375 ms after its
+    // refusal (at 5 + 375 ms), one retry (a CloseEvent taken for a retry-after made every wait NaN: one attempt
+    // per handshake, about 120 here).
+    const attempts: number[] = []
+    for (let ms = 0; ms < 600; ms += 50) {
+      await vi.advanceTimersByTimeAsync(50)
+      attempts.push(world.sockets.length)
+    }
+    expect(attempts).toEqual([1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2])
+    expect(world.sockets[0]!.closeEvent).toMatchObject({ code: 1006, wasClean: false })
     // A minute: waits of 375, 750, 1,500, 3,000, 6,000 ms, then 11,250 ms (the 15 s ceiling's).
     await vi.advanceTimersByTimeAsync(60_000)
-    const count = FakeSocket.sockets.length
+    const count = world.sockets.length
     expect(count).toBe(10)
     await vi.advanceTimersByTimeAsync(60_000)
     // At the ceiling: one attempt per 11.25–15 s.
-    expect(FakeSocket.sockets.length - count).toBeGreaterThanOrEqual(4)
-    expect(FakeSocket.sockets.length - count).toBeLessThanOrEqual(6)
+    expect(world.sockets.length - count).toBeGreaterThanOrEqual(4)
+    expect(world.sockets.length - count).toBeLessThanOrEqual(6)
     expect(refused).toEqual(['network_error'])
     expect(log).toEqual([])
     stop()
@@ -292,15 +273,10 @@ describe('a WebSocket refused at the handshake (issue 27, row g) [R-PUSH-REFUSED
   it('a channel that opens, then is refused again, reports the new run of refusals once', async () => {
     const refused: string[] = []
     let refuse = true
-    class Flaky extends FakeSocket {
-      constructor(url: string) {
-        super(url)
-        setTimeout(() => (refuse ? this.close() : this.onopen?.()), 5)
-      }
-    }
+    const world = webSocketWorld({ handshake: () => (refuse ? 'refuse' : 'open') })
     const stop = websocketPushSource({
       url: 'ws://x/rest/push',
-      WebSocket: Flaky as unknown as WebSocketLike,
+      WebSocket: world.WebSocket as unknown as WebSocketLike,
       reconnectBaseMs: 100,
       random: () => 0.5,
     }).subscribe({ onMessage: () => {}, onRefused: (error) => refused.push(error.code) })
@@ -309,9 +285,26 @@ describe('a WebSocket refused at the handshake (issue 27, row g) [R-PUSH-REFUSED
     refuse = false
     await vi.advanceTimersByTimeAsync(5_000)
     refuse = true
-    FakeSocket.sockets.at(-1)!.close()
+    world.sockets.at(-1)!.drop()
     await vi.advanceTimersByTimeAsync(5_000)
     expect(refused).toHaveLength(2)
+    stop()
+  })
+
+  it('takes only a number for a retry-after: whatever a close callback is handed, the wait is a backoff', async () => {
+    // A socket library that hands its own close event on (or a browser's CloseEvent) to the
+    // source's callback: no NaN wait, the same backoff as a bare refusal.
+    const world = webSocketWorld({ handshake: 'refuse', latencyMs: 0 })
+    const stop = websocketPushSource({
+      url: 'ws://x/rest/push',
+      WebSocket: world.WebSocket as unknown as WebSocketLike,
+      reconnectBaseMs: 200,
+      random: () => 0.5,
+    }).subscribe({ onMessage: () => {} })
+    await vi.advanceTimersByTimeAsync(149)
+    expect(world.sockets).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(world.sockets).toHaveLength(2)
     stop()
   })
 })

@@ -19,6 +19,7 @@ import {
   userMessage,
   useFakeTimersInEachTest,
 } from './harness'
+import { storageOrigin } from './world/storage'
 
 useFakeTimersInEachTest()
 
@@ -315,16 +316,8 @@ describe('the live view never hides newer recorded progress (row f)', () => {
 
 describe('a draft the storage refuses is kept for that value only (row g)', () => {
   it('a 2 MB paste, deleted, then a normal message: a reload brings back the normal one, never the stale one', () => {
-    const stored = new Map<string, string>()
-    const storage: DraftStorage = {
-      getItem: (k) => stored.get(k) ?? null,
-      setItem: (k, v) => {
-        if (v.length > 1_000_000)
-          throw new DOMException('The quota has been exceeded.', 'QuotaExceededError')
-        stored.set(k, v)
-      },
-      removeItem: (k) => void stored.delete(k),
-    }
+    // A browser's localStorage with room for a million code units: a write past it throws.
+    const storage = storageOrigin({ quota: 1_000_000 }).tab().localStorage
     const open = () =>
       createPreviewChatClient({
         storage,

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest'
 import { createPreviewChatClient, websocketPushSource, type WebSocketLike } from '../index'
+import { webSocketWorld } from './world/webSocket'
 import {
   assistantMessage,
   empty,
@@ -162,25 +163,16 @@ describe('an accepted Stop while the own stream is silent [R-READ-DEFER-OWN]', (
 })
 
 describe('a push channel that connects and drops every 100 ms [R-PUSH-FLAPPING]', () => {
-  class FlakySocket {
-    static sockets: FlakySocket[] = []
-    onopen: (() => void) | null = null
-    onmessage: ((event: { data: unknown }) => void) | null = null
-    onclose: (() => void) | null = null
-    onerror: (() => void) | null = null
-    constructor(readonly url: string) {
-      FlakySocket.sockets.push(this)
-      // Opens at once, and a proxy drops it 100 ms later.
-      setTimeout(() => this.onopen?.(), 0)
-      setTimeout(() => this.onclose?.(), 100)
-    }
-    close() {
-      this.onclose = null
-    }
-  }
+  // Opens at once, and a proxy drops it 100 ms later (error, then close 1006).
+  const flaky = () =>
+    webSocketWorld({
+      handshake: 'open',
+      latencyMs: 0,
+      onSocket: (socket) => void setTimeout(() => socket.drop(), 100),
+    })
 
   it('costs ten open threads a few reads per backoff window, not one per reconnect', async () => {
-    FlakySocket.sockets = []
+    const world = flaky()
     let reads = 0
     const client = createPreviewChatClient({
       fetch: async () => {
@@ -189,7 +181,7 @@ describe('a push channel that connects and drops every 100 ms [R-PUSH-FLAPPING]'
       },
       push: websocketPushSource({
         url: 'ws://x/rest/push',
-        WebSocket: FlakySocket as unknown as WebSocketLike,
+        WebSocket: world.WebSocket as unknown as WebSocketLike,
         // Jitter at its middle: the counts below are exact, not a matter of luck (with
         // Math.random, 11 connections came up about once in 20 runs).
         random: () => 0.5,
@@ -203,7 +195,7 @@ describe('a push channel that connects and drops every 100 ms [R-PUSH-FLAPPING]'
       client.session({ ...key, threadId: `t${i}` }).subscribe(() => {}),
     )
     await vi.advanceTimersByTimeAsync(60_000)
-    const connections = FlakySocket.sockets.length
+    const connections = world.sockets.length
     // The first minute of backoff (0.5 s doubling to 15 s) allows about ten connections.
     expect(connections).toBeLessThanOrEqual(10)
     // Each thread: its first read, one per reconnect, and the polls while the channel is down.

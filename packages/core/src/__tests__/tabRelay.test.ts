@@ -1,24 +1,54 @@
-import { describe, expect, it } from 'vitest'
-import { createPreviewChatClient, type TabRelay } from '../index'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { broadcastChannelRelay, createPreviewChatClient } from '../index'
+import type { RelayMessage } from '../engine/relay'
 import {
   assistantMessage,
   createScriptedPush,
   createScriptedServer,
-  createTabs,
   empty,
   key,
   settle,
   snapshot,
   userMessage,
 } from './harness'
+import { broadcastNetwork } from './world/broadcastChannel'
+import { nextTask } from './world/webSocket'
 
-function tab(relay: TabRelay | false) {
+afterEach(() => {
+  vi.unstubAllGlobals()
+})
+
+/**
+ * The tabs of one origin over a browser's BroadcastChannel (the stand-in: each message a task
+ * later, a copy): `relay()` is the client's own `broadcastChannelRelay()`, bound to a new tab's
+ * channel while that tab's session opens it.
+ */
+function origin() {
+  const net = broadcastNetwork()
+  return {
+    relay: () => net.tab(),
+    /** What the tabs posted on the relay's channel, in order. */
+    posted: () => net.posted.map((m) => m.data as RelayMessage),
+  }
+}
+
+/** Settles the sessions and lets the channel's messages (and the answers they draw) arrive. */
+async function flush() {
+  for (let hop = 0; hop < 3; hop++) {
+    await settle()
+    await nextTask()
+  }
+  await settle()
+}
+
+function tab(channels: ReturnType<ReturnType<typeof origin>['relay']> | false) {
+  if (channels) vi.stubGlobal('BroadcastChannel', channels.BroadcastChannel)
   const server = createScriptedServer()
   const push = createScriptedPush()
   const client = createPreviewChatClient({
     fetch: server.fetch,
     push: push.source,
-    relay,
+    relay: channels ? broadcastChannelRelay() : false,
     storage: null,
     minReadIntervalMs: 0,
     resumeSignal: () => () => {},
@@ -30,29 +60,30 @@ function tab(relay: TabRelay | false) {
     const text = answer?.type === 'text' ? answer.text : ''
     if (texts.at(-1) !== text) texts.push(text)
   })
+  vi.unstubAllGlobals()
   return { server, push, session, texts }
 }
 
 describe('other tabs follow live (BroadcastChannel relay)', () => {
   it('a second tab follows the first tab’s turn token by token, then the record replaces it [R-TABS-LIVE R-READ-REPLACES]', async () => {
-    const tabs = createTabs()
+    const tabs = origin()
     const first = tab(tabs.relay())
     const second = tab(tabs.relay())
     first.server.answerRead(empty)
     second.server.answerRead(empty)
-    await settle()
+    await flush()
     first.session.setDraft('Q')
     void first.session.submit()
-    await settle()
+    await flush()
     const stream = first.server.openStream()
     stream.send(
       { type: 'execution-started', executionId: 'e1', sessionId: 't1' },
       { type: 'text-start', id: 't' },
     )
-    await settle()
+    await flush()
     for (const delta of ['a', 'b', 'c']) {
       stream.send({ type: 'text-delta', id: 't', delta })
-      await settle()
+      await flush()
     }
     expect(second.session.getState()).toMatchObject({
       status: 'following',
@@ -65,48 +96,48 @@ describe('other tabs follow live (BroadcastChannel relay)', () => {
 
     stream.send({ type: 'done' })
     stream.close()
-    await settle()
+    await flush()
     second.push.updated('e1')
-    await settle()
+    await flush()
     const recorded = snapshot([
       userMessage('e1', 'Q'),
       assistantMessage('e1', [{ type: 'text', text: 'abc' }]),
     ])
     second.server.answerRead(recorded)
-    await settle()
+    await flush()
     expect(second.session.getState()).toMatchObject({ status: 'idle', messages: recorded.messages })
     first.session.dispose()
     second.session.dispose()
   })
 
   it('a tab that joins mid-turn asks for the whole turn and continues from there [R-TABS-JOIN]', async () => {
-    const tabs = createTabs()
+    const tabs = origin()
     const first = tab(tabs.relay())
     first.server.answerRead(empty)
-    await settle()
+    await flush()
     first.session.setDraft('Q')
     void first.session.submit()
-    await settle()
+    await flush()
     const stream = first.server.openStream()
     stream.send(
       { type: 'execution-started', executionId: 'e1', sessionId: 't1' },
       { type: 'text-delta', id: 't', delta: 'early ' },
     )
-    await settle()
+    await flush()
 
     const late = tab(tabs.relay())
     late.server.answerRead(
       snapshot([userMessage('e1', 'Q', 'running'), assistantMessage('e1', [], 'running')], 'e1'),
     )
-    await settle()
+    await flush()
     stream.send({ type: 'text-delta', id: 't', delta: 'late' })
-    await settle()
-    expect(tabs.posted.filter((m) => m.kind === 'sync')).toHaveLength(1)
+    await flush()
+    expect(tabs.posted().filter((m) => m.kind === 'sync')).toHaveLength(1)
     expect(late.session.getState().messages[1]?.content).toEqual([
       { type: 'text', text: 'early late' },
     ])
     stream.send({ type: 'text-delta', id: 't', delta: '!' })
-    await settle()
+    await flush()
     expect(late.session.getState().messages[1]?.content).toEqual([
       { type: 'text', text: 'early late!' },
     ])

@@ -83,7 +83,11 @@ export interface ReconnectOptions {
 interface ConnectionEvents {
   opened(): void
   message(data: string): void
-  /** The connection ended; `retryAfterMs`: the server asked to wait that long. */
+  /**
+   * The connection ended; `retryAfterMs`: the server asked to wait that long. Only a finite,
+   * non-negative number counts: anything else (a browser's `CloseEvent` handed on as it came) is
+   * no retry-after, so the backoff alone decides.
+   */
   closed(retryAfterMs?: number): void
 }
 
@@ -141,9 +145,10 @@ function reconnecting(
               )
             openedAt = null
             if (stopped) return
+            // Only a finite number is a wait (never `NaN` into `setTimeout`: a reconnect storm).
             const delay = Math.max(
               backoffDelay(attempt++, base, max, options.random ?? Math.random),
-              Math.min(retryAfterMs ?? 0, max),
+              Number.isFinite(retryAfterMs) ? Math.min(retryAfterMs as number, max) : 0,
             )
             timer = timers.setTimeout(start, delay)
           },
@@ -185,11 +190,12 @@ export function websocketPushSource(
       closed()
       return () => {}
     }
+    // Each callback gets the browser's event; `closed` takes none (a `CloseEvent` is no retry-after).
     socket.onopen = opened
     socket.onmessage = (event) => {
       if (typeof event.data === 'string') message(event.data)
     }
-    socket.onclose = closed
+    socket.onclose = () => closed()
     socket.onerror = () => socket.close()
     return () => {
       socket.onclose = null
