@@ -30,7 +30,8 @@ export type {
 
 /** Traces of the engine's runs (`recordTrace(session)`): kept as JSON, replayed through the reducer. */
 export { recordTrace } from './effects/recordTrace'
-export { parseTrace, replayTrace, TRACE_VERSION } from './engine/trace'
+export { parseTrace, replayTrace, TraceError, TRACE_VERSION } from './engine/trace'
+export { ACTION_TYPES } from './engine/shapes'
 /**
  * The queue's part of the reducer (`queue()`); `replayTrace(trace, reducerWith(withQueue))`
  * replays a run that had a queue, each step ended by the engine's one post-step.

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 // A relative import keeps the workspace free of a core ⇄ server dependency cycle (test-only).
 import { createPreviewChatBackend, type PreviewChatBackend } from '../../../server/src/index'
-import { parseTrace, replayTrace, TRACE_VERSION, type EngineTrace } from '../engine/trace'
+import { parseTrace, replayTrace, TraceError, type EngineTrace } from '../engine/trace'
 import { recordTrace } from '../effects/recordTrace'
 import { createPreviewChatClient, PreviewChatError, type PreviewChatSession } from '../index'
 
@@ -104,9 +104,106 @@ describe('a run of the engine is data that replays [R-ENGINE-TRACE]', () => {
   it('refuses a trace of another version, or of another shape, saying what is wrong', () => {
     expect(() => parseTrace({ version: 2 })).toThrow(/version 2; this engine replays version 1/)
     expect(() => parseTrace(null)).toThrow(/JSON object/)
-    expect(() =>
-      parseTrace({ version: TRACE_VERSION, config: {}, initial: {}, steps: [{ action: {} }] }),
-    ).toThrow(/Step 0/)
+    const kept = keptTraces()[0]!.json as EngineTrace
+    expect(() => parseTrace({ ...kept, steps: [{ action: {} }] })).toThrow(/Step 0/)
+  })
+})
+
+describe('parseTrace refuses what the reducer cannot take (issue 35, row i) [R-ENGINE-TRACE]', () => {
+  /** A kept trace, copied, with `edit` applied. */
+  const edited = (edit: (trace: EngineTrace) => void) => {
+    const trace = structuredClone(keptTraces()[0]!.json) as EngineTrace
+    edit(trace)
+    return trace
+  }
+  /** What `parseTrace` threw, as data (a trace it took is a test failure). */
+  const refusal = (json: unknown) => {
+    try {
+      parseTrace(json)
+    } catch (error) {
+      expect(error).toBeInstanceOf(TraceError)
+      const { message, step, actionType, issues } = error as TraceError
+      return { message, step, actionType, issues }
+    }
+    throw new Error('parseTrace took a trace the reducer cannot take')
+  }
+
+  it.each([
+    {
+      what: 'an action type this engine lacks (a newer build’s)',
+      edit: (trace: EngineTrace) => {
+        ;(trace.steps[2]!.action as { type: string }).type = 'queue-merged'
+      },
+      step: 2,
+      actionType: 'queue-merged',
+      says: /^Step 2's action is of type "queue-merged", which this engine does not take .*It takes: mounted, activated, /,
+      issues: [],
+    },
+    {
+      what: 'a truncated action (a tick without its time)',
+      edit: (trace: EngineTrace) => {
+        delete (trace.steps[2]!.action as { at?: number }).at
+      },
+      step: 2,
+      actionType: 'tick',
+      says: /^Step 2's action "tick" lacks what the reducer reads: steps\.2\.action\.at: missing\.$/,
+      issues: ['steps.2.action.at: missing'],
+    },
+    {
+      what: 'an action whose field has the wrong kind',
+      edit: (trace: EngineTrace) => {
+        ;(trace.steps[0]!.action as { random: unknown }).random = '0.5'
+      },
+      step: 0,
+      actionType: 'mounted',
+      says: /steps\.0\.action\.random: expected a number, got string/,
+      issues: ['steps.0.action.random: expected a number, got string'],
+    },
+    {
+      what: 'an empty initial state',
+      edit: (trace: EngineTrace) => {
+        trace.initial = {} as EngineTrace['initial']
+      },
+      step: null,
+      actionType: null,
+      says: /^The trace's `initial` is not the engine's state .*: initial\.key: missing; initial\.tab: missing; initial\.active: missing; initial\.disposed: missing; and \d+ more\.$/,
+      issues: expect.arrayContaining(['initial.reads: missing', 'initial.draft: missing']),
+    },
+    {
+      what: 'an initial state whose reads lack a field',
+      edit: (trace: EngineTrace) => {
+        delete (trace.initial.reads as Partial<EngineTrace['initial']['reads']>).count
+      },
+      step: null,
+      actionType: null,
+      says: /initial\.reads\.count: missing\.$/,
+      issues: ['initial.reads.count: missing'],
+    },
+    {
+      what: 'an empty config',
+      edit: (trace: EngineTrace) => {
+        trace.config = {} as EngineTrace['config']
+      },
+      step: null,
+      actionType: null,
+      says: /^The trace's `config` is not the engine's config .*config\.delegationCharLimit: missing/,
+      issues: expect.arrayContaining(['config.retry: missing']),
+    },
+  ])('$what: refused, saying which step, type and field', ({ edit, says, what: _, ...where }) => {
+    const trace = edited(edit)
+    const { message, ...refused } = refusal(JSON.parse(JSON.stringify(trace)))
+    expect(message).toMatch(says)
+    expect(refused).toEqual(where)
+  })
+
+  it('before the check, the reducer threw a bare TypeError on such a trace; a kept one still replays', () => {
+    const unknownType = edited((trace) => {
+      ;(trace.steps[2]!.action as { type: string }).type = 'queue-merged'
+    })
+    // What `replayTrace` meets when nothing stops the trace before it (a handler that is not one).
+    expect(() => replayTrace(unknownType)).toThrow(TypeError)
+    expect(() => replayTrace(unknownType)).not.toThrow(TraceError)
+    for (const { json } of keptTraces()) expect(replayTrace(parseTrace(json))).toBeNull()
   })
 })
 

@@ -7,6 +7,8 @@
  */
 import type { Command, EngineAction, EngineConfig, EngineState, Reducer, Step } from './model'
 import { reduce } from './reduce'
+import { ACTION_TYPES, actionSchemas, configSchema, stateSchema } from './shapes'
+import { hasOwn, run } from '../wire/contract/schema'
 
 /** The version of the trace format; a trace of another version is refused, not guessed at. */
 export const TRACE_VERSION = 1
@@ -76,18 +78,57 @@ export function replayTrace(trace: EngineTrace, reducer: Reducer = reduce): Trac
 }
 
 /**
+ * Why a trace was refused by `parseTrace`: `step` (its index in `steps`) and `actionType` when one
+ * step is at fault, and each `issues` line a `path: what is wrong` (`steps.3.action.at: missing`).
+ */
+export class TraceError extends TypeError {
+  override readonly name = 'TraceError'
+  readonly step: number | null
+  readonly actionType: string | null
+  readonly issues: readonly string[]
+  constructor(
+    message: string,
+    where: { step?: number; actionType?: string; issues?: readonly string[] } = {},
+  ) {
+    super(message)
+    this.step = where.step ?? null
+    this.actionType = where.actionType ?? null
+    this.issues = where.issues ?? []
+  }
+}
+
+/** The first few issues, and how many more: a message a person reads whole. */
+const listed = (issues: readonly string[]) =>
+  issues.length > 4
+    ? `${issues.slice(0, 4).join('; ')}; and ${issues.length - 4} more`
+    : issues.join('; ')
+
+/**
  * A trace from JSON (a file, a devtools export), checked for its version and shape before any of
- * it reaches the reducer. Throws a `TypeError` that says what is wrong.
+ * it reaches the reducer: its `config` and `initial` state have the fields the reducer reads, and
+ * each step's action is of a type this engine takes (`ACTION_TYPES`, the queue's among them)
+ * with that type's fields. Throws a `TraceError` that says which step, which type, which field.
  */
 export function parseTrace(json: unknown): EngineTrace {
   const trace = json as Partial<EngineTrace> | null
-  if (typeof trace !== 'object' || trace === null) throw new TypeError('A trace is a JSON object.')
+  if (typeof trace !== 'object' || trace === null) throw new TraceError('A trace is a JSON object.')
   if (trace.version !== TRACE_VERSION)
-    throw new TypeError(
+    throw new TraceError(
       `This trace is of version ${String(trace.version)}; this engine replays version ${TRACE_VERSION} only.`,
     )
   if (!isObject(trace.config) || !isObject(trace.initial) || !Array.isArray(trace.steps))
-    throw new TypeError('A trace has `config`, `initial` and `steps` (an array).')
+    throw new TraceError('A trace has `config`, `initial` and `steps` (an array).')
+  for (const [name, schema] of [
+    ['config', configSchema],
+    ['initial', stateSchema],
+  ] as const) {
+    const { issues } = run(schema, trace[name], name)
+    if (issues)
+      throw new TraceError(
+        `The trace's \`${name}\` is not the engine's ${name === 'config' ? 'config' : 'state'} (a trace of another build, or edited?): ${listed(issues)}.`,
+        { issues },
+      )
+  }
   trace.steps.forEach((step: unknown, index) => {
     const { action, commands, state } = (step ?? {}) as Partial<TraceStep>
     if (
@@ -96,8 +137,21 @@ export function parseTrace(json: unknown): EngineTrace {
       !Array.isArray(commands) ||
       !isObject(state)
     )
-      throw new TypeError(
+      throw new TraceError(
         `Step ${index} of the trace needs an \`action\` with a \`type\`, \`commands\` and a \`state\`.`,
+        { step: index },
+      )
+    const actionType = action.type
+    if (!hasOwn(actionSchemas, actionType))
+      throw new TraceError(
+        `Step ${index}'s action is of type "${actionType}", which this engine does not take (a trace of a newer build?). It takes: ${ACTION_TYPES.join(', ')}.`,
+        { step: index, actionType },
+      )
+    const { issues } = run(actionSchemas[actionType], action, `steps.${index}.action`)
+    if (issues)
+      throw new TraceError(
+        `Step ${index}'s action "${actionType}" lacks what the reducer reads: ${listed(issues)}.`,
+        { step: index, actionType, issues },
       )
   })
   return trace as EngineTrace
