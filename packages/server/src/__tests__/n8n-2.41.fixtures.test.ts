@@ -260,6 +260,9 @@ describe('fixtures/n8n-2.41 replayed against the n8n-2.41 flavor [R-N8N-EMULATIO
     const server = await startReplayHost({ sleep: gate.sleep, snapshotMs: 5 })
     const push = await openN8nPushStream(server)
     const first = await heldTurn(server, gate, 'Tell me fifty words')
+    // Once the thread is recorded: before that a second first message races its creation (one
+    // turn, an in-band error: "two first POSTs at once" in n8n-2.41.test.ts).
+    await waitFor(() => server.backend.inspect.recordings.length >= 1, 'the first record')
     const competing = await heldTurn(server, gate, 'competing')
     await waitFor(() => server.backend.inspect.recordings.length >= 2, 'both turns recorded')
     gate.open()
