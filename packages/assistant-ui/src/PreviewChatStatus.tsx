@@ -11,9 +11,9 @@ export function statusProblem(
   chat: Pick<PreviewChat, 'readError' | 'error' | 'notFound'>,
 ): string | null {
   if (chat.error) return chat.error.message
-  // A 404 is a thread that does not exist yet: a new chat, whose first message creates it.
-  if (chat.readError && !chat.notFound)
-    return `Cannot read this thread (retrying): ${chat.readError.message}`
+  // A 404 is no readError (a thread that does not exist yet: its first message creates it), so a
+  // readError is a read that failed, on a new thread too.
+  if (chat.readError) return `Cannot read this thread (retrying): ${chat.readError.message}`
   return null
 }
 

@@ -55,6 +55,22 @@ describe('the README page', () => {
     seeded.turn.release()
   })
 
+  it('on a thread that does not exist yet (no isNew), the status line says nothing at any moment [R-READ-404-NO-ERROR]', async () => {
+    render(<App threadId={crypto.randomUUID()} user="alice" />)
+    // Every text the status line shows, from its first render to the end of the first answer.
+    const shown = [status().textContent]
+    const observer = new MutationObserver(() => {
+      if (shown.at(-1) !== status().textContent) shown.push(status().textContent)
+    })
+    observer.observe(status(), { childList: true, characterData: true, subtree: true })
+    await send('Hello there')
+    await screen.findByText(/You said \(2 words\)/, {}, { timeout: 10_000 })
+    await waitFor(() => expect(status().getAttribute('data-status')).toBe('idle'))
+    observer.disconnect()
+    // Before issue 35 row g: "Cannot read this thread (retrying): … 404" all through the answer.
+    expect(shown).toEqual([''])
+  })
+
   it('a page whose requests name no known user says so on screen', async () => {
     render(<App threadId={crypto.randomUUID()} user="mallory" />)
     await waitFor(() => expect(status().getAttribute('role')).toBe('alert'), { timeout: 10_000 })

@@ -278,6 +278,47 @@ describe('an answered suspension [R-SUSPENSION-ANSWERED]', () => {
       t.session.dispose()
     },
   )
+
+  it('issue 35, row e: Decline, the resumed turn starts, Stop; the cancel cuts the stream, reads fail: the card stays closed [R-SUSPENSION-REOPEN]', async () => {
+    const t = setup()
+    t.server.answerRead(suspended())
+    await settle()
+    const seen: [string, string[]][] = []
+    const unsubscribe = t.session.subscribe((state) => {
+      const shown: [string, string[]] = [
+        state.status,
+        state.openSuspensions.map((s) => s.toolCallId),
+      ]
+      if (JSON.stringify(seen.at(-1)) !== JSON.stringify(shown)) seen.push(shown)
+    })
+    void t.session.resume({ runId: 'r1', toolCallId: 'tc1' }, { approved: false })
+    await settle()
+    const stream = t.server.openStream()
+    stream.send({ type: 'execution-started', executionId: 'e2', sessionId: 't1' })
+    await settle()
+    void t.session.stop()
+    await settle()
+    t.server.answerStop({ data: { cancelRequested: true } })
+    await settle()
+    // The server's cancel cuts the stream; the reads after it fail.
+    stream.fail()
+    await settle()
+    for (let i = 0; i < 3; i++) {
+      while (t.server.pendingReads() > 0) t.server.answerRead('network-error')
+      await vi.advanceTimersByTimeAsync(1_000)
+      await settle()
+    }
+    // Every state from the answer's acceptance on: the card closed in each.
+    const taken = seen.findIndex(([status]) => status === 'streaming')
+    expect(seen.slice(0, taken)).toEqual([['submitting', ['tc1']]])
+    expect(seen.slice(taken).filter(([, cards]) => cards.includes('tc1'))).toEqual([])
+    expect(seen.map(([status]) => status)).toEqual(
+      expect.arrayContaining(['submitting', 'streaming', 'stopping']),
+    )
+    expect(t.session.getState().openSuspensions).toEqual([])
+    unsubscribe()
+    t.session.dispose()
+  })
 })
 
 describe('after dispose() no request starts [R-LIFECYCLE-DISPOSE]', () => {

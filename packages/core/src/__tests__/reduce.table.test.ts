@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { SessionStatus } from '../engine/derive'
-import { sessionStatus } from '../engine/derive'
+import { openSuspensions, sessionStatus } from '../engine/derive'
 import { startTurn } from '../engine/fold'
 import type { EngineAction, EngineConfig, EngineState, ReadState } from '../engine/model'
 import { initialEngineState, reduce, snapshotAction } from '../engine/reduce'
@@ -183,6 +183,32 @@ function check({ given, when, then, unchanged, commands = [], status, config, sh
 
 const table = (rows: Row[]) => it.each(rows)('$title', check)
 
+const push = (connected: boolean, at = 100): EngineAction => ({
+  type: 'push-changed',
+  connected,
+  at,
+  random: 0,
+})
+/** A push notification about this thread. */
+const pushAbout = (): EngineAction => ({
+  type: 'push-message',
+  message: {
+    type: 'agentExecutionUpdated',
+    data: {
+      projectId: key.projectId,
+      agentId: key.agentId,
+      threadId: key.threadId,
+      executionId: 'e1',
+    },
+  },
+})
+const notFoundAnswer: EngineAction = {
+  type: 'read-failed',
+  error: err('not_found', { status: 404 }),
+  at: 2,
+  random: 0,
+}
+
 // With `random: 0` a backoff waits half its ceiling: retries 250, 500, … ms, polls 500, 1000, ….
 
 describe('read-failed', () => {
@@ -233,24 +259,25 @@ describe('read-failed', () => {
       then: { reads: { notBefore: 100 + 15_000, followUpAt: 100 + 15_000 } },
     },
     {
-      title: '404 with no turn of this tab there: notFound, nothing shown, no retry [R-READ-404]',
+      title:
+        '404 with no turn of this tab there: notFound, nothing shown, no retry, no readError [R-READ-404 R-READ-404-NO-ERROR]',
       given: reading(idle(shown)),
       when: failed(err('not_found', { status: 404 })),
       then: {
         notFound: true,
         synced: true,
         recorded: null,
-        readError: anErr('not_found'),
+        readError: null,
         reads: { inFlight: false, followUpAt: null },
       },
       status: 'idle',
     },
     {
       title:
-        '404 while this tab’s message is on its way: not recorded yet, retried [R-N8N-NOT-RECORDED-YET]',
+        '404 while this tab’s message is on its way: not recorded yet, retried, no readError [R-N8N-NOT-RECORDED-YET R-READ-404-NO-ERROR]',
       given: reading(posting(idle())),
       when: failed(err('not_found', { status: 404 })),
-      then: { notFound: false, readError: anErr('not_found'), reads: { followUpAt: 100 + 250 } },
+      then: { notFound: false, readError: null, reads: { followUpAt: 100 + 250 } },
       status: 'submitting',
     },
     {
@@ -317,6 +344,32 @@ describe('read-failed', () => {
       then: { recorded: shown, live: { executionId: 'e1' }, kept: true },
     },
     {
+      title:
+        '404 of the read on its way when the channel connected: the connect’s read is needless [R-READ-404-ONCE]',
+      given: after(reading(listened(false)), push(true)),
+      when: failed(err('not_found', { status: 404 })),
+      then: { notFound: true, readError: null, reads: { wanted: false, followUpAt: null } },
+    },
+    {
+      title:
+        '404, but a push about the thread came after the connect: its read is still wanted [R-READ-404-ONCE]',
+      given: after(reading(listened(false)), push(true), pushAbout()),
+      when: failed(err('not_found', { status: 404 })),
+      then: { notFound: true, readError: null, reads: { wanted: true } },
+    },
+    {
+      title:
+        'this tab’s message taken on a thread found missing: notFound clears, no readError at any step [R-READ-404-NO-ERROR]',
+      given: posting(after(reading(listened()), failed(err('not_found', { status: 404 })))),
+      when: turnStarted(1, 'e1'),
+      then: { notFound: false, readError: null, own: { phase: 'streaming' } },
+      commands: [
+        { type: 'settle-submit', request: 1, result: { outcome: 'accepted', executionId: 'e1' } },
+        { type: 'relay', message: { kind: 'turn', seq: 0 } },
+      ],
+      status: 'streaming',
+    },
+    {
       title: '404 with only a kept live turn (none this tab ran): gone, forgotten [R-READ-404]',
       given: restored(),
       when: failed(err('not_found', { status: 404 })),
@@ -329,12 +382,6 @@ describe('read-failed', () => {
 })
 
 describe('push-changed', () => {
-  const push = (connected: boolean, at = 100): EngineAction => ({
-    type: 'push-changed',
-    connected,
-    at,
-    random: 0,
-  })
   table([
     {
       title: 'connected after a read: missed notifications, so a read [R-READ-SIGNALS]',
@@ -354,6 +401,20 @@ describe('push-changed', () => {
       given: after(listened(true, { isNew: true }), push(false, 50)),
       when: push(true),
       then: { push: { connected: true, lost: false }, reads: { wanted: true } },
+    },
+    {
+      title:
+        'connected after a read found the thread missing: nothing to miss there, no read [R-READ-404-ONCE]',
+      given: after(listened(false), { type: 'read-started', at: 1, fetch: 1 }, notFoundAnswer),
+      when: push(true),
+      then: { push: { connected: true, lost: false }, reads: { wanted: false, count: 1 } },
+    },
+    {
+      title:
+        'connected while the first read is on its way: a read, for the connect only [R-READ-404-ONCE]',
+      given: reading(listened(false)),
+      when: push(true),
+      then: { reads: { wanted: true, onConnect: true, inFlight: true } },
     },
     {
       title: 'lost while nothing runs: marked lost, no polling [R-READ-POLL]',
@@ -783,6 +844,161 @@ describe('resume-requested', () => {
         request: 2,
         result: { outcome: 'failed', error: anErr('invalid_request') },
       },
+    ])
+  })
+})
+
+/**
+ * Which endings of a resumed turn reopen its approval card (issue 35, row e), before any record
+ * says the answer was taken: one row per ending, the card after it, and the status. The answer is
+ * `tc1` of `suspended`, resumed (request 1) and taken as `e1`.
+ */
+describe('the endings of a resumed turn that reopen its card [R-SUSPENSION-REOPEN]', () => {
+  const cutBy = (code: PreviewChatErrorCode): EngineAction => ({
+    type: 'stream-ended',
+    token: 1,
+    end: { kind: 'cut', error: err(code) },
+  })
+  const ended: EngineAction = { type: 'stream-ended', token: 1, end: { kind: 'terminal' } }
+  const aborted: EngineAction = { type: 'stream-ended', token: 1, end: { kind: 'aborted' } }
+  const failedEvent = turnEvents(1, { type: 'error', message: 'The tool failed' })
+  const cancelledEvent = turnEvents(1, {
+    type: 'error',
+    message: 'Cancelled',
+    errorCode: 'cancelled',
+  })
+  const suspendedAgain = turnEvents(1, {
+    type: 'tool-call-suspended',
+    payload: { toolCallId: 'tc2', runId: 'run2', toolName: 'approve', input: {} },
+  })
+  const stopTaken: EngineAction[] = [
+    stopAsked(2),
+    { type: 'stop-answered', executionId: 'e1', cancelRequested: true },
+  ]
+  const stopRefused: EngineAction[] = [
+    stopAsked(2),
+    { type: 'stop-failed', executionId: 'e1', error: err('server_error', { status: 500 }), at: 21 },
+  ]
+  const readFails: EngineAction[] = [
+    { type: 'read-started', at: 40, fetch: 3 },
+    { type: 'read-failed', error: err('network_error'), at: 41, random: 0 },
+  ]
+  const taken = (...actions: EngineAction[]) =>
+    after(idle(suspended), resume(1), turnStarted(1, 'e1'), ...actions)
+
+  it.each<{
+    ending: string
+    given: EngineState
+    when: EngineAction[]
+    card: 'open' | 'closed'
+    /** The card before the ending: closed once the answer was taken (the default). */
+    before?: 'open'
+  }>([
+    {
+      ending: 'refused before it was taken (the card was never hidden)',
+      given: after(idle(suspended), resume(1)),
+      when: [{ type: 'post-failed', token: 1, error: err('server_error', { status: 500 }) }],
+      card: 'open',
+      before: 'open',
+    },
+    {
+      ending: 'done, then its stream ends',
+      given: taken(),
+      when: [turnEvents(1, { type: 'done', executionId: 'e1' }), ended],
+      card: 'closed',
+    },
+    {
+      ending: 'suspended again (a new card, tc2, from the record)',
+      given: taken(),
+      when: [suspendedAgain, ended],
+      card: 'closed',
+    },
+    {
+      ending: 'an error event (the resume failed)',
+      given: taken(),
+      when: [failedEvent, ended, ...readFails],
+      card: 'open',
+    },
+    {
+      ending: 'a cut stream (the resume may have failed)',
+      given: taken(),
+      when: [cutBy('network_error'), ...readFails],
+      card: 'open',
+    },
+    {
+      ending: 'this tab closed the stream (dispose, Stop by closing)',
+      given: taken(),
+      when: [aborted],
+      card: 'closed',
+    },
+    {
+      ending: 'a Stop of it taken, then the server’s cancel cuts the stream, reads fail',
+      given: taken(...stopTaken),
+      when: [cutBy('network_error'), ...readFails],
+      card: 'closed',
+    },
+    {
+      ending: 'a Stop of it taken, then the server says error (cancelled), reads fail',
+      given: taken(...stopTaken),
+      when: [cancelledEvent, ended, ...readFails],
+      card: 'closed',
+    },
+    {
+      ending: 'a Stop of it asked, not answered yet, then the stream is cut',
+      given: taken(stopAsked(2)),
+      when: [cutBy('network_error')],
+      card: 'closed',
+    },
+    {
+      ending: 'a Stop of it refused (the turn goes on), then the stream is cut',
+      given: taken(...stopRefused),
+      when: [cutBy('network_error'), ...readFails],
+      card: 'open',
+    },
+  ])('$ending: the card is $card', ({ given, when, card, before = 'closed' }) => {
+    // The card after each step: as it was before the ending, then from the ending (its first
+    // action) on as the row says, whatever the failed reads after it.
+    const cards = [given, ...when].map((_, i) => {
+      const state = after(given, ...when.slice(0, i))
+      return openSuspensions(state).some((s) => s.toolCallId === 'tc1') ? 'open' : 'closed'
+    })
+    expect(cards).toEqual([before, ...when.map(() => card)])
+  })
+
+  it('a Stop of a resumed turn is no failure of the resume: the sequence of the issue (Decline, Stop, a cut, failed reads)', () => {
+    const declined: EngineAction = {
+      type: 'resume-requested',
+      request: 1,
+      runId: 'run1',
+      toolCallId: 'tc1',
+      resumeData: { approved: false },
+      at: 30,
+    }
+    const actions = [
+      declined,
+      turnStarted(1, 'e1'),
+      ...stopTaken,
+      cutBy('network_error'),
+      ...readFails,
+    ]
+    const states = actions.reduce(
+      (seen, action) => [...seen, after(seen.at(-1)!, action)],
+      [idle(suspended)],
+    )
+    expect(
+      states.map((state) => [
+        sessionStatus(state),
+        openSuspensions(state).map((s) => s.toolCallId),
+      ]),
+    ).toEqual([
+      ['idle', ['tc1']],
+      ['submitting', ['tc1']],
+      ['streaming', []],
+      ['stopping', []],
+      ['stopping', []],
+      ['stopping', []],
+      ['stopping', []],
+      ['stopping', []],
     ])
   })
 })

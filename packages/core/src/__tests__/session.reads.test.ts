@@ -158,7 +158,8 @@ describe('reads (spec: "Each successful read replaces the recovered transcript. 
       notFound: true,
       status: 'idle',
       messages: [],
-      readError: { code: 'not_found' },
+      // An answer, not a failure: no status line says "cannot read" [R-READ-404-NO-ERROR].
+      readError: null,
     })
     await vi.advanceTimersByTimeAsync(60_000)
     expect(t.server.count('GET')).toBe(1)

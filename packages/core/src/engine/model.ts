@@ -128,6 +128,12 @@ export interface ReadState {
   count: number
   /** A read is asked for (a notification, a signal, the end of a stream). */
   wanted: boolean
+  /**
+   * The read wanted was asked only because the push channel (re)connected (a notification may have
+   * been missed meanwhile): a read on its way that finds the thread missing makes it needless.
+   * Absent: not so.
+   */
+  onConnect?: true
   /** The asked read skips the spacing between reads (`refresh()`). */
   urgent: boolean
   /** When the last read started (scheduler time); `null`: none yet. */

@@ -24,7 +24,9 @@ export function andThen(first: Step, ...next: ((state: EngineState) => Step)[]):
 
 export function wantRead(state: EngineState, urgent = false): EngineState {
   if (!state.active) return state
-  return { ...state, reads: { ...state.reads, wanted: true, urgent: state.reads.urgent || urgent } }
+  // Wanted for a reason of its own now, not only the push channel's connect.
+  const { onConnect: _, ...reads } = state.reads
+  return { ...state, reads: { ...reads, wanted: true, urgent: state.reads.urgent || urgent } }
 }
 
 /** The id this thread goes by between tabs. */

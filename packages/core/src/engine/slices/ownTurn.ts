@@ -391,10 +391,14 @@ function streamed(
 /**
  * A resume whose turn failed (an error event, a cut stream) before any record said the answer was
  * taken: its suspension is answerable again until a record says otherwise, as the platform's own
- * client keeps the approval card so the person can try again.
+ * client keeps the approval card so the person can try again. Which endings reopen the card is a
+ * table, one row per ending ([R-SUSPENSION-REOPEN](../../../../../docs/rules.md#r-suspension-reopen)):
+ * a failure does; `done`, a new suspension, this tab closing the stream, and any ending after a
+ * Stop of the turn (the server's cancel cuts the stream or says `error`) do not. A Stop under way
+ * while this tab's own turn runs is that turn's: the gate let the resume through only when idle.
  */
 function reopenAnswer(state: EngineState, own: OwnTurn): EngineState {
-  if (!own.resuming) return state
+  if (!own.resuming || state.stop !== null) return state
   return { ...state, answered: state.answered.filter((a) => a.toolCallId !== own.resuming) }
 }
 

@@ -63,8 +63,9 @@ export const AT_ONCE = Number.MIN_SAFE_INTEGER
  * app started (`invalidateQueries`, `refetchQueries`), which is a read like any other.
  */
 export function readStarted(state: EngineState, { at, fetch }: Action<'read-started'>): Step {
-  const { reads } = state
-  if (reads.inFlight && reads.fetch === null) return step({ ...state, reads: { ...reads, fetch } })
+  const { onConnect: _, ...reads } = state.reads
+  if (reads.inFlight && reads.fetch === null)
+    return step({ ...state, reads: { ...state.reads, fetch } })
   return step({
     ...state,
     reads: {
@@ -105,11 +106,15 @@ export function pushChanged(
       followUp({ ...state, push: { connected: false, lost } }, action.at, action.random, config),
     )
   // Notifications sent while the channel was not there are missed: once a read has happened (or
-  // the channel was lost), read again. Polling can stop (its backoff is kept: a channel that
-  // drops again at once must not restart it).
+  // the channel was lost), read again — not a thread a read found missing, which the first
+  // message (a push, this tab's own post, `refresh()`) reads next [R-READ-404-ONCE]. Polling can
+  // stop (its backoff is kept: a channel that drops again at once must not restart it).
   const connected = { ...state, push: { connected: true, lost: false } }
   const next = followUp(connected, action.at, action.random, config)
-  return step(lost || state.reads.count > 0 ? wantRead(next) : next)
+  if (!lost && (state.reads.count === 0 || state.notFound)) return step(next)
+  const wanted = wantRead(next)
+  const onConnect = !lost && !next.reads.wanted && wanted.reads.wanted
+  return step(onConnect ? { ...wanted, reads: { ...wanted.reads, onConnect } } : wanted)
 }
 
 export function readFailed(
@@ -133,7 +138,8 @@ export function readFailed(
   const page = error.routeMissing === true
   // A read on its way when the app put a newer record here says nothing of that record.
   const stale = state.appRecordAfterRead !== null && state.reads.count <= state.appRecordAfterRead
-  const notFound = error.code === 'not_found' && !page && !justPosted && !stale
+  const missing = error.code === 'not_found' && !page && !stale
+  const notFound = missing && !justPosted
   // Not found, or not this user's: nothing of it stays on screen (a transcript kept across a
   // reload included).
   const gone = notFound || (!page && !stale && error.code === 'forbidden')
@@ -142,24 +148,32 @@ export function readFailed(
     : state
   // What `persist` kept of the thread goes too, by this rule and no other.
   const forget: Command[] = gone && config.keepLive ? [{ type: 'forget-kept' }] : []
+  // A 404 is an answer, never a `readError` (issue 35, row g: a thread the first message then
+  // creates showed "cannot read" all through its first answer) [R-READ-404-NO-ERROR].
   if (notFound) {
-    // An answer, not a failure to retry.
+    // The read wanted for the channel's connect would ask again what this one just answered.
+    const { onConnect, ...answered } = reads
     return step(
       {
         ...cleared,
-        reads: { ...reads, followUpAt: null },
+        reads: { ...answered, followUpAt: null, wanted: reads.wanted && !onConnect },
         notFound: true,
         synced: true,
         cut: false,
-        readError: error,
+        readError: null,
       },
       ...forget,
     )
   }
-  return step(
-    followUp({ ...cleared, reads, readError: error }, action.at, action.random, config),
-    ...forget,
+  const retried = followUp(
+    { ...cleared, reads, readError: error },
+    action.at,
+    action.random,
+    config,
   )
+  // Not recorded yet (a 404 right after this tab posted): read again as after a failure, with no
+  // error meanwhile: the thread is coming.
+  return step(missing ? { ...retried, readError: state.readError } : retried, ...forget)
 }
 
 /**
@@ -175,8 +189,8 @@ export function followUp(state: EngineState, at: number, random: number, config:
   const recordLags = state.live?.ended === true || state.settled.length > 0
   const unknown = state.cut || !state.synced
   const jitter = () => random
-  // A 404 that says the thread is not there is an answer; any other failure is retried.
-  if (state.readError && !(state.readError.code === 'not_found' && state.notFound)) {
+  // A failed read is retried (a 404 that says the thread is not there is no failure).
+  if (state.readError) {
     if (running || recordLags || unknown || reads.failures <= IDLE_READ_RETRIES) {
       const delay = backoffDelay(
         reads.failures - 1,
