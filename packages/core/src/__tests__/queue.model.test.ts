@@ -1,8 +1,12 @@
 /**
- * The queue model (issue 29): three tabs of one user, each its own production runner with the
- * queue's part of the reducer (`withQueue`), one storage and one set of locks between them as a
- * browser has them (localStorage, Web Locks: the write lock and the sender lock, granted in the
- * order asked), and a model server — one that dedupes by `messageId`, one that does not, one
+ * The queue model (issue 29; issue 35): three tabs of one user, each its own production runner
+ * with the queue's part of the reducer (`withQueue`) and the production queue host (`queueHost`,
+ * which performs every queue command: the model gives it a store that behaves as IndexedDB —
+ * transactions one at a time, each change told to every page, the writer's too —, Web Locks
+ * granted in the order asked with the callback a task later and released with their tab, a push
+ * that reaches every member of the project, and a transport to the model server's queue routes),
+ * each tab's draft kept in its storage and restored on a reload with the id it was sent with, and
+ * a model server — one that dedupes by `messageId`, one that does not, one
  * that neither dedupes nor keeps the ids in its record (the released n8n 2.41, as far as the queue
  * can tell), and one with a queue of its own (the platform's next era: `message-queued`, its queue
  * read, edited, reordered, emptied and steered, another device writing into it; the tabs hand
@@ -12,12 +16,19 @@
  * Moves: write while busy (or not), edit, remove, reorder, send now, resume, Stop, a store
  * transaction run (and its tab closed right after its commit), another tab's write heard, a POST answered (taken, refused as busy, refused, its answer
  * lost), a turn advanced or ended (success, error), a read answered, time passing, a tab closed, a
- * tab reloaded. After every step:
+ * tab reloaded, a draft typed and sent (pressed twice while its POST is on its way). After every
+ * step:
  * (q1) no message is recorded twice, and on a server that does not dedupe none is POSTed twice;
  * (q2) the sender posts a queued message only when every message before it in its queue is
  *      `undelivered`: the queue's order is the order sent;
  * (q3) in the tab that sends, a message it shows as queued is not in its transcript;
  * (q4) nothing throws;
+ * (q5) no composer holds the text of a message that is queued or sending (in its tab's queue, or
+ *      in the store the tabs share), nor one its record holds under its id — after a reload too;
+ * (q7) a text is not sent under a second id while a POST of it under the first may have been taken;
+ * before the end against the server's queue, once every tab read what it can:
+ * (q6) every tab lists every item the server's queue holds (a tab learns that the server queues
+ *      from any answer or push, never only from its own POST: issue 35, row c);
  * and once every tab is left to settle (a paused queue resumed, as the person would): every queued
  * message is recorded exactly once, or was removed, or is shown `undelivered` (with its error) for
  * the person to decide — never lost.
@@ -31,22 +42,34 @@
  * undelivered or removing what was on its way; a new sender deciding from storage events still on
  * their way (it reads storage when it gets the lock); a message another tab was sending, found
  * only under the lock, skipped (now judged first); an undelivered message's error kept as a class
- * instance that storage could not read back.
+ * instance that storage could not read back. Once it drove the production host and typed drafts
+ * (issue 35): Send pressed twice while the draft's own POST was unanswered queued it again, and
+ * both were sent (pinned in `queue.tables.test.ts`, R-QUEUE-DRAFT-ON-ITS-WAY); a draft whose POST
+ * was lost, sent again under a new id, which the record's copy of the first could not clear, and a
+ * refusal of that second POST forgetting the first's id (pinned in `reduce.table.test.ts`,
+ * R-DRAFT-SENT-ID). With the draft's clearing on a queued Send left unstored (issue 35, row a), it
+ * fails (q5) within a few runs.
  */
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
+import type { ExtensionPart } from '../effects/context'
+import { queueHost, type LockManagerLike } from '../effects/queueHost'
+import { memoryQueueStore, type QueueStore } from '../effects/queueStore'
 import type { Command, EngineAction, EngineState, ServerQueueCall } from '../engine/model'
 import { initialEngineState, reducerWith } from '../engine/reduce'
 import { createRunner, type Runner } from '../engine/runner'
 import { selectSessionState } from '../engine/select'
 import { withQueue } from '../engine/queue/reduce'
 import { shownQueue } from '../engine/queue/server'
-import { flushedQueue, serializeQueue } from '../engine/queue/stored'
+import { draftOnItsWay } from '../engine/queue/view'
+import { parseStoredQueue } from '../engine/queue/stored'
 import { replayTrace, traceRecorder } from '../engine/trace'
 import type { TurnEvent } from '../wire/contract/events'
 import { toErrorRecord } from '../wire/contract/errors'
 import { errorFromResponse } from '../wire/contract/rest'
 import { parseHistorySnapshot } from '../wire/contract/snapshot'
+import type { PushListener } from '../wire/pushSource'
+import type { Transport } from '../wire/transport'
 import { engineConfig, key } from './harness'
 import { assertSeeded } from './seeded'
 
@@ -85,11 +108,36 @@ interface Post {
 interface Tab {
   index: number
   runner: Runner
+  /** The production queue host of this page, performing the runner's queue commands. */
+  host: ExtensionPart
   dead: boolean
   origin: number
   read: { fetch: number; body: unknown } | null
-  /** What storage held after each other tab's write, in order (the `storage` events to come). */
-  inbox: (string | null)[]
+  /** Writes of the store not yet heard here (each a change notice to come, as the store's channel sends). */
+  inbox: number
+  /** The store's change listeners of this page (`QueueStore.watch`). */
+  watchers: Set<() => void>
+  /** This page's push listener (the host's, for the server's queue push), while it follows. */
+  push: PushListener | null
+  /** The page is being left (`disposed` on its way): a transaction it asks now is its flush. */
+  leaving?: boolean
+}
+
+/** A store transaction asked (`QueueStore.update`), waiting for the store (IndexedDB's order). */
+interface Transaction {
+  tab: Tab
+  change: (stored: string | null) => string | null | undefined
+  /** Asked while its page was being left (a `queue-flush`): it survives the page, as IDB's does. */
+  leaving: boolean
+  committed: () => void
+}
+
+/** A Web Lock asked (`navigator.locks.request`): granted in the order asked, released with its tab. */
+interface LockRequest {
+  tab: Tab
+  granted: boolean
+  grant: () => void
+  drop: () => void
 }
 
 interface World {
@@ -100,10 +148,12 @@ interface World {
   posts: Post[]
   stops: { tab: Tab; executionId: string }[]
   storage: string | null
-  /** Tabs waiting for the write lock, in the order they asked. */
-  writeLock: Tab[]
-  /** The sender lock: its holder first, then the tabs waiting, in order. */
-  senderLock: Tab[]
+  /** Store transactions waiting, in the order asked (IndexedDB runs one at a time). */
+  writeLock: Transaction[]
+  /** The sender lock: its holder first, then the requests waiting, in order. */
+  senderLock: LockRequest[]
+  /** Each tab's draft storage (sessionStorage: a reload keeps it), by tab index. */
+  drafts: Map<number, { draft: string; sentAs: string | null }>
   timers: { tab: Tab; at: number; ring: () => void; cancelled: boolean }[]
   fetches: number
   ids: number
@@ -117,25 +167,54 @@ interface World {
   recordedById: Map<string, number>
   /** The order in which the sender took queued messages (their first POST). */
   sentOrder: string[]
+  /** The id each text was first sent under (every text the model writes is new). */
+  idByText: Map<string, string>
   /** Queued POSTs seen (tab and token): a retry of the same one is not a new choice. */
   postedTokens: Set<string>
   traces: ReturnType<typeof traceRecorder>[]
   /** What happened to messages (POSTs, answers, writes), for a failure's report. */
   events: string[]
+  /** The first invariant broken, also where a host's callback broke it. */
+  failure?: Error
   /** `server-queue`: the server's own queue, and the calls to it waiting for their answers. */
   serverItems: ServerItem[]
   queueIds: number
-  queueReads: { tab: Tab; seq: number; items: ServerItem[]; steerable: string | null }[]
-  queuePosts: { tab: Tab; token: number; id: string; text: string }[]
-  queueCalls: { tab: Tab; call: ServerQueueCall }[]
+  queueReads: {
+    tab: Tab
+    answer: (body: unknown) => void
+    items: ServerItem[]
+    steerable: string | null
+  }[]
+  queuePosts: { tab: Tab; id: string; text: string; answer: (heard: Heard) => void }[]
+  queueCalls: { tab: Tab; call: ServerQueueCall; answer: (status: number, body: unknown) => void }[]
   /** Messages the server took (queued or run), by `messageId`: a second POST is a duplicate. */
   accepted: Set<string>
   /** What the server's queue saw, counted (the sizes the runs really produced). */
   counts: Record<
-    'handedOver' | 'queuedByServer' | 'steers' | 'steered' | 'callsMade' | 'callsRefused' | 'reads',
+    | 'handedOver'
+    | 'queuedByServer'
+    | 'steers'
+    | 'steered'
+    | 'callsMade'
+    | 'callsRefused'
+    | 'reads'
+    | 'reloads'
+    | 'draftsRestored'
+    | 'draftsSent'
+    | 'learntByRead',
     number
   >
 }
+
+/** What the model's store holds, parsed as a tab reads it (junk would be a failure of its own). */
+function storedItems(raw: string | null) {
+  const stored = parseStoredQueue(raw)
+  if ('problem' in stored) throw new Error(`the store holds junk: ${stored.problem}`)
+  return stored
+}
+
+/** What the server answers a hand-over POST: its first event, a stream cut before any, or a failure. */
+type Heard = { event: TurnEvent } | { cut: true } | { failed: number }
 
 /** The server answers a second POST of a `messageId` it took with a bare `done`. */
 const dedupes = (world: World) => world.behaviour === 'dedupe' || world.behaviour === 'server-queue'
@@ -165,6 +244,7 @@ function newWorld(behaviour: Behaviour): World {
     recordedById: new Map(),
     sentOrder: [],
     postedTokens: new Set(),
+    idByText: new Map(),
     traces: [],
     events: [],
     serverItems: [],
@@ -173,16 +253,10 @@ function newWorld(behaviour: Behaviour): World {
     queuePosts: [],
     queueCalls: [],
     accepted: new Set(),
-    // What a tab learnt before (kept in the store): this server dedupes and queues.
-    ...(behaviour === 'server-queue' && {
-      storage: serializeQueue({
-        items: [],
-        paused: false,
-        dedupes: true,
-        serverQueue: true,
-        serverRev: 0,
-      }),
-    }),
+    drafts: new Map(),
+    // Nothing is known of the server beforehand: each tab learns that it queues from its answers
+    // (a read's capabilities header, a POST's, a queue push), never only from its own POST
+    // (issue 35, row c).
     counts: {
       handedOver: 0,
       queuedByServer: 0,
@@ -191,6 +265,10 @@ function newWorld(behaviour: Behaviour): World {
       callsMade: 0,
       callsRefused: 0,
       reads: 0,
+      reloads: 0,
+      draftsRestored: 0,
+      draftsSent: 0,
+      learntByRead: 0,
     },
   }
   for (let i = 0; i < 3; i++) openTab(world, i)
@@ -202,12 +280,22 @@ function openTab(world: World, index: number) {
   const tab: Tab = {
     index,
     runner: null as unknown as Runner,
+    host: null as unknown as ExtensionPart,
     dead: false,
     origin: ++world.ids * 1_000_003,
     read: null,
-    inbox: [],
+    inbox: 0,
+    watchers: new Set(),
+    push: null,
   }
-  const initial = initialEngineState({ key, tab: tabId(tab) })
+  // The page's draft comes back from its storage, with the id it was sent with (as the session's).
+  const kept = world.drafts.get(index)
+  if (kept?.draft) world.counts.draftsRestored++
+  const initial = initialEngineState({
+    key,
+    tab: tabId(tab),
+    ...(kept && { draft: kept.draft, draftSentAs: kept.sentAs }),
+  })
   const recorder = traceRecorder(initial, config)
   world.traces.push(recorder)
   tab.runner = createRunner(
@@ -225,6 +313,40 @@ function openTab(world: World, index: number) {
     },
     withQueue,
   )
+  // The production host: it opens the model's store, asks the model's locks, hears the model's
+  // pushes and calls the model server through a transport, as it does in a browser.
+  tab.host = queueHost(
+    (action) => {
+      try {
+        dispatch(world, tab, action)
+      } catch {
+        // Kept in `world.failure`: the run fails at its next step.
+      }
+    },
+    {
+      queryKey: ['preview-chat', '', key.projectId, key.agentId, key.threadId],
+      warn: (message) => world.events.push(`tab ${tab.index} warns: ${message}`),
+      timers: {
+        now: () => at(world, tab),
+        setTimeout: () => {
+          throw new Error('the queue host sets no timer')
+        },
+        clearTimeout: () => {},
+      },
+      transport: modelTransport(world, tab),
+      listenToPush(listener) {
+        tab.push = listener
+        return () => void (tab.push === listener && (tab.push = null))
+      },
+    },
+    {
+      // The server's queue is used with `keep` (its own rule); the others are tried with `pause`.
+      whenStopped: world.behaviour === 'server-queue' ? 'keep' : 'pause',
+      store: modelStore(world, tab),
+      fallback: () => memoryQueueStore(),
+      locks: modelLocks(world, tab),
+    },
+  )
   world.tabs[index] = tab
   const now = at(world, tab)
   dispatch(world, tab, {
@@ -235,29 +357,143 @@ function openTab(world: World, index: number) {
     random: 0.5,
   })
   dispatch(world, tab, { type: 'activated', at: now, pushConnected: true })
-  // Following: it asks for the sender lock (granted at once when free, as the Web Lock is).
-  world.senderLock.push(tab)
-  if (world.senderLock[0] === tab)
-    dispatch(world, tab, { type: 'queue-sender', held: true, stored: world.storage })
+}
+
+/** The origin's queue store as IndexedDB behaves: transactions one at a time, told to every page. */
+function modelStore(world: World, tab: Tab): QueueStore {
+  return {
+    read: () => Promise.resolve(world.storage),
+    update: (_key, change) =>
+      new Promise<void>((committed) => {
+        world.writeLock.push({ tab, change, leaving: tab.leaving === true, committed })
+      }),
+    watch(_key, listener) {
+      tab.watchers.add(listener)
+      return () => void tab.watchers.delete(listener)
+    },
+  }
+}
+
+/** Web Locks as a browser grants them: in the order asked, the callback a task later, released with the tab. */
+function modelLocks(world: World, tab: Tab): LockManagerLike {
+  return {
+    request(_name, { signal }, callback) {
+      return new Promise((resolve, reject) => {
+        const request: LockRequest = {
+          tab,
+          granted: false,
+          grant() {
+            request.granted = true
+            void Promise.resolve()
+              .then(() => callback(null))
+              .then(request.drop, request.drop)
+          },
+          drop() {
+            const index = world.senderLock.indexOf(request)
+            if (index < 0) return
+            world.senderLock.splice(index, 1)
+            resolve(undefined)
+            const next = world.senderLock[0]
+            if (next && !next.granted) next.grant()
+          },
+        }
+        signal?.addEventListener('abort', () => {
+          if (request.granted) return
+          world.senderLock = world.senderLock.filter((r) => r !== request)
+          reject(signal.reason)
+        })
+        world.senderLock.push(request)
+        if (world.senderLock[0] === request) request.grant()
+      })
+    },
+  }
+}
+
+const queueIdOf = (path: string) => decodeURIComponent(path.split('/')[2] ?? '')
+
+/** The model server's queue routes and its POST, as the host calls them; answered by moves. */
+function modelTransport(world: World, tab: Tab): Transport {
+  const transport: Pick<Transport, 'callThread' | 'openTurn'> = {
+    callThread(_thread, path, method, body, what, parse, signal) {
+      return new Promise((resolve, reject) => {
+        const settle = (status: number, answer: unknown) => {
+          if (signal?.aborted) return
+          if (status >= 400) return reject(errorFromResponse(status, answer, what))
+          const parsed = parse(answer)
+          if (parsed.success) resolve(parsed.value)
+          else reject(parsed.error)
+        }
+        if (path === '/queue' && method === 'GET') {
+          // Answered as the server holds it now, delivered whenever (a late answer included).
+          const items = world.serverItems.map((item) => ({ ...item }))
+          const steerable = runningExec(world)?.id ?? null
+          world.queueReads.push({ tab, items, steerable, answer: (raw) => settle(200, raw) })
+          return
+        }
+        const queueId = queueIdOf(path)
+        const sent = (body ?? {}) as Record<string, unknown>
+        const call: ServerQueueCall = path.endsWith('/reorder')
+          ? {
+              op: 'reorder',
+              queueId,
+              targetQueueId: sent.targetQueueId as string,
+              expectedQueueIds: sent.expectedQueueIds as string[],
+            }
+          : path.endsWith('/steer')
+            ? { op: 'steer', queueId, executionId: sent.executionId as string }
+            : method === 'DELETE'
+              ? { op: 'remove', queueId }
+              : { op: 'edit', queueId, text: sent.message as string }
+        world.queueCalls.push({ tab, call, answer: settle })
+      })
+    },
+    openTurn(_thread, request, signal) {
+      return new Promise((resolve, reject) => {
+        if (request.kind !== 'message') return reject(new Error('the queue hands over messages'))
+        const { message: text, messageId } = request.body
+        world.queuePosts.push({
+          tab,
+          id: messageId ?? '',
+          text,
+          answer(heard) {
+            if (signal.aborted) return
+            if ('failed' in heard)
+              return reject(errorFromResponse(heard.failed, '<html>Bad gateway</html>', 'Sending'))
+            const bytes = new TextEncoder().encode(
+              'event' in heard ? `data: ${JSON.stringify(heard.event)}\n\n` : ':ok\n\n',
+            )
+            const body = new ReadableStream<Uint8Array>({
+              start(controller) {
+                controller.enqueue(bytes)
+                controller.close()
+              },
+            })
+            resolve({ body, capabilities: { dedupesMessages: true, queuesMessages: true } })
+          },
+        })
+      })
+    },
+  }
+  return transport as Transport
 }
 
 /** The page goes away: its streams close, its locks are released (the browser does that). */
 function closeTab(world: World, tab: Tab) {
+  // What it had not written is flushed as it goes (a transaction that survives the page).
+  tab.leaving = true
   dispatch(world, tab, { type: 'disposed' })
   tab.dead = true
   tab.read = null
-  tab.inbox = []
+  tab.inbox = 0
+  tab.push = null
   for (const e of world.execs) if (e.stream?.tab === tab) e.stream = null
   world.stops = world.stops.filter((s) => s.tab !== tab)
   for (const item of world.serverItems) if (item.stream?.tab === tab) item.stream = null
   world.queueReads = world.queueReads.filter((r) => r.tab !== tab)
   world.queueCalls = world.queueCalls.filter((c) => c.tab !== tab)
-  world.writeLock = world.writeLock.filter((t) => t !== tab)
-  const held = world.senderLock[0] === tab
-  world.senderLock = world.senderLock.filter((t) => t !== tab)
-  const next = world.senderLock[0]
-  if (held && next)
-    dispatch(world, next, { type: 'queue-sender', held: true, stored: world.storage })
+  // Its other transactions die with it; its locks are released by the browser.
+  world.writeLock = world.writeLock.filter((t) => t.tab !== tab || t.leaving)
+  for (const request of world.senderLock.filter((r) => r.tab === tab)) request.drop()
   world.timers = world.timers.filter((t) => t.tab !== tab)
 }
 
@@ -273,16 +509,29 @@ function dispatch(world: World, tab: Tab, action: EngineAction) {
   try {
     tab.runner.dispatch(action)
   } catch (cause) {
-    throw new Error(`(q4) the engine threw on ${action.type}: ${String(cause)}`)
+    throw fail(world, new Error(`(q4) the engine threw on ${action.type}: ${String(cause)}`))
   }
   if (WATCH) {
     const item = queueOf(tab).find((i) => i.text.startsWith(WATCH))
-    const now = `${item?.status ?? 'absent'} own=${JSON.stringify(tab.runner.getState().own?.phase ?? null)} sending=${tab.runner.getState().queue?.sending?.id ?? null}`
+    const now = `${item?.status ?? 'absent'} draft=${tab.runner.getState().draft} own=${tab.runner.getState().own?.token}:${JSON.stringify(tab.runner.getState().own?.phase ?? null)} sending=${tab.runner.getState().queue?.sending?.id ?? null}`
     if (watched.get(tab) !== now)
       world.events.push(`  [watch] tab ${tab.index} after ${action.type}: ${now}`)
     watched.set(tab, now)
   }
-  checkAfterStep(world)
+  try {
+    checkAfterStep(world)
+  } catch (cause) {
+    throw fail(world, cause)
+  }
+}
+
+/**
+ * A failure, kept: one found in a host's callback (a promise the model does not await) fails the
+ * run at its next step, not as an unhandled rejection.
+ */
+function fail(world: World, cause: unknown) {
+  world.failure ??= cause instanceof Error ? cause : new Error(String(cause))
+  return world.failure
 }
 
 const queueOf = (tab: Tab) => tab.runner.getState().queue?.view.items ?? []
@@ -298,6 +547,15 @@ function posted(
   {
     {
       if (messageId !== undefined) {
+        // (q7) One text, one message: the person's text is not sent under a second id while a
+        // POST of it under the first may have been taken (Send pressed twice, a draft queued
+        // while it was on its way). Once refused for sure, sending it again is a new message.
+        const first = world.idByText.get(text)
+        if (first !== undefined && first !== messageId && world.fates.get(first) !== 'refused')
+          throw new Error(
+            `(q7) "${text}" sent as ${messageId} while it may have been taken as ${first} (${world.fates.get(first)})`,
+          )
+        world.idByText.set(text, messageId)
         const count = (world.postsById.get(messageId) ?? 0) + 1
         world.postsById.set(messageId, count)
         // Again only once every earlier POST of it was refused (not taken), where no dedupe guards.
@@ -344,19 +602,12 @@ function perform(world: World, tab: Tab, command: Command) {
     }
     case 'queue-post':
       posted(world, tab, command.token, command.text, command.id)
-      world.queuePosts.push({ tab, token: command.token, id: command.id, text: command.text })
       world.counts.handedOver++
       world.events.push(`tab ${tab.index} hands ${command.text} to the server's queue`)
-      return
-    case 'queue-read-server': {
-      // Answered as the server holds it now, delivered whenever (a late answer included).
-      const items = world.serverItems.map((item) => ({ ...item }))
-      const running = runningExec(world)
-      world.queueReads.push({ tab, seq: command.seq, items, steerable: running?.id ?? null })
-      return
-    }
-    case 'queue-call':
-      world.queueCalls.push({ tab, call: command.call })
+      return tab.host.perform(command)
+    case 'store-draft':
+      // The page's draft storage (sessionStorage): what a reload of this tab restores.
+      world.drafts.set(tab.index, { draft: command.draft, sentAs: command.sentAs })
       return
     case 'read': {
       const fetch = ++world.fetches
@@ -377,34 +628,6 @@ function perform(world: World, tab: Tab, command: Command) {
     case 'stop-execution':
       world.stops.push({ tab, executionId: command.executionId })
       return
-    case 'queue-open':
-      // The store answers with what it holds (the model's storage is read at once).
-      return dispatch(world, tab, {
-        type: 'queue-attached',
-        stored: world.storage,
-        kept: true,
-        // The server's queue is used with `keep` (its own rule); the others are tried with `pause`.
-        whenStopped: world.behaviour === 'server-queue' ? 'keep' : 'pause',
-        at: at(world, tab),
-      })
-    case 'queue-lock':
-      world.writeLock.push(tab)
-      return
-    case 'queue-store': {
-      const { stored } = command
-      const empty = stored.items.length === 0 && !stored.paused && stored.dedupes === null
-      world.storage = empty ? null : serializeQueue(stored)
-      world.events.push(
-        `tab ${tab.index} writes [${stored.items.map((i) => `${i.text}:${i.status}${i.by ? `@${i.by.split('-')[1]}` : ''}`).join(',')}]${stored.paused ? ' paused' : ''}`,
-      )
-      for (const other of live(world)) if (other !== tab) other.inbox.push(world.storage)
-      return
-    }
-    case 'queue-flush': {
-      // The page goes: its unwritten changes are written at once, without the lock.
-      const stored = flushedQueue(world.storage, command.changes)
-      return perform(world, tab, { type: 'queue-store', stored })
-    }
     case 'settle-submit':
       if (command.result.outcome === 'queued') world.queued.push(command.result.id)
       return
@@ -412,6 +635,8 @@ function perform(world: World, tab: Tab, command: Command) {
       world.events.push(`tab ${tab.index} warns: ${command.message}`)
       return
     default:
+      // The queue's commands: the production host performs them.
+      if (command.type.startsWith('queue-')) tab.host.perform(command)
       return
   }
 }
@@ -571,7 +796,13 @@ function recorded(world: World, text: string, messageId: string) {
 
 /** The server's queue changed: every tab hears its push (no contents). */
 function queueChanged(world: World) {
-  for (const tab of live(world)) dispatch(world, tab, { type: 'queue-server-changed', thread: key })
+  const frame = (threadId: string) =>
+    JSON.stringify({ type: 'agentMessageQueueUpdated', data: { ...key, threadId } })
+  for (const tab of live(world)) {
+    // The push reaches every member of the project: another thread's first, which changes nothing.
+    tab.push?.onOther?.(frame(`${key.threadId}-other`))
+    tab.push?.onOther?.(frame(key.threadId))
+  }
 }
 
 function enqueue(
@@ -675,12 +906,10 @@ function answerStop(world: World) {
 function answerQueuePost(world: World, index: number, choice: number) {
   const post = world.queuePosts.splice(index, 1)[0]
   if (!post) return
-  const { tab, token, id, text } = post
+  const { tab, id, text, answer } = post
   world.events.push(`the server answers tab ${tab.index}'s hand-over of ${text} (${choice % 5})`)
-  const answer = (heard: Extract<EngineAction, { type: 'queue-posted' }>['heard']) =>
-    dispatch(world, tab, { type: 'queue-posted', token, heard })
-  const lost = () =>
-    answer({ failed: toErrorRecord(errorFromResponse(502, 'Bad gateway', 'Sending')) })
+  // Lost: a failed POST (a 502), or a stream cut before its first word.
+  const lost = () => answer(choice % 10 === 7 ? { cut: true } : { failed: 502 })
   if (world.accepted.has(id)) return answer({ event: { type: 'done' } })
   if (choice % 5 === 1 || (tab.dead && choice % 2 === 0)) {
     world.fates.set(id, 'refused') // it never reached the server
@@ -705,36 +934,36 @@ function answerQueueRead(world: World, index: number) {
   const read = world.queueReads.splice(index, 1)[0]
   if (!read) return
   world.counts.reads++
-  dispatch(world, read.tab, {
-    type: 'queue-server-read',
-    seq: read.seq,
-    server: {
-      steerable: read.steerable,
-      items: read.items.map((i) => ({
-        queueId: i.queueId,
-        text: i.text,
-        steering: i.state === 'steering',
-      })),
-    },
+  read.answer({
+    steerableExecutionId: read.steerable,
+    items: read.items.map((i) => ({
+      id: i.queueId,
+      message: i.text,
+      attachments: [],
+      steeringExecutionId: i.state === 'steering' ? (read.steerable ?? 'e0') : null,
+      createdAt: '2026-12-01T10:00:00.000Z',
+    })),
   })
 }
+
+/** An item of the model server's queue as its routes answer it. */
+const itemBody = (world: World, item: ServerItem) => ({
+  id: item.queueId,
+  message: item.text,
+  attachments: [],
+  steeringExecutionId: item.state === 'steering' ? (runningExec(world)?.id ?? 'e0') : null,
+  createdAt: '2026-12-01T10:00:00.000Z',
+})
 
 /** A change of the server's queue, made or refused as the platform's routes do. */
 function answerQueueCall(world: World, index: number) {
   const made = world.queueCalls.splice(index, 1)[0]
   if (!made) return
-  const { tab, call } = made
+  const { tab, call, answer } = made
   const item = world.serverItems.find((i) => i.queueId === call.queueId)
   const refuse = (status: number, code: string) => {
     world.counts.callsRefused++
-    dispatch(world, tab, {
-      type: 'queue-called',
-      call,
-      error: toErrorRecord(
-        errorFromResponse(status, { code, message: code }, 'Changing the queue'),
-      ),
-      conflict: status === 409 ? code : null,
-    })
+    answer(status, { code, message: code })
   }
   if (!item) return refuse(404, 'not_found')
   if (item.state !== 'pending') return refuse(409, 'queue_item_steering')
@@ -773,7 +1002,17 @@ function answerQueueCall(world: World, index: number) {
   }
   world.events.push(`the server's queue: ${call.op} ${call.queueId} by tab ${tab.index}`)
   world.counts.callsMade++
-  dispatch(world, tab, { type: 'queue-called', call, error: null, conflict: null })
+  answer(
+    200,
+    call.op === 'remove'
+      ? { removed: true }
+      : call.op === 'reorder'
+        ? {
+            steerableExecutionId: runningExec(world)?.id ?? null,
+            items: world.serverItems.map((i) => itemBody(world, i)),
+          }
+        : itemBody(world, item),
+  )
   queueChanged(world)
 }
 
@@ -784,6 +1023,15 @@ function answerRead(world: World, tab: Tab) {
   const parsed = parseHistorySnapshot(read.body)
   if (!parsed.success) throw new Error(`the model's record does not parse: ${parsed.error.message}`)
   const now = at(world, tab)
+  // A server with a queue says so on every answer (its capabilities header), a read's too.
+  if (world.behaviour === 'server-queue') {
+    if (tab.runner.getState().queue?.view.serverQueue !== true) world.counts.learntByRead++
+    dispatch(world, tab, {
+      type: 'capabilities-heard',
+      dedupesMessages: true,
+      queuesMessages: true,
+    })
+  }
   dispatch(world, tab, {
     type: 'snapshot',
     snapshot: parsed.value,
@@ -797,21 +1045,29 @@ function answerRead(world: World, tab: Tab) {
 
 /** A tab's transaction of the store runs: read, the reducer's write, committed, then told so. */
 function grantWriteLock(world: World, crash = false) {
-  const tab = world.writeLock.shift()
-  if (!tab) return
-  const before = world.storage
-  dispatch(world, tab, { type: 'queue-locked', stored: world.storage })
+  const transaction = world.writeLock.shift()
+  if (!transaction) return
+  const { tab } = transaction
+  const next = transaction.change(world.storage)
+  if (next !== undefined) {
+    world.storage = next
+    const stored = storedItems(next)
+    world.events.push(
+      `tab ${tab.index} writes [${stored.items.map((i) => `${i.text}:${i.status}${i.by ? `@${i.by.split('-')[1]}` : ''}`).join(',')}]${stored.paused ? ' paused' : ''}`,
+    )
+    // Every page hears of it through the store's channel, the writer's too (another object).
+    for (const other of live(world)) other.inbox++
+  }
   // The page goes between the commit and being told of it: a message marked `sending`, not sent.
-  if (crash) return closeTab(world, tab)
-  if (world.storage !== before || tab.runner.getState().queue?.sending?.posted === false)
-    dispatch(world, tab, { type: 'queue-written' })
+  if (crash && !tab.dead) return closeTab(world, tab)
+  transaction.committed()
 }
 
-/** A `storage` event reaches the tab: its host reads what storage holds now (not then). */
+/** A change notice reaches the tab: its host reads what the store holds now (not then). */
 function hearStorage(world: World, tab: Tab) {
-  if (tab.inbox.length === 0) return
-  tab.inbox.shift()
-  dispatch(world, tab, { type: 'queue-stored', stored: world.storage })
+  if (tab.inbox === 0) return
+  tab.inbox--
+  for (const listener of [...tab.watchers]) listener()
 }
 
 function passTime(world: World) {
@@ -825,10 +1081,33 @@ function passTime(world: World) {
 
 // --- the invariants -------------------------------------------------------------------------------
 
+const textOf = (message: { content: readonly { type: string; text?: string }[] }) =>
+  message.content.map((p) => (p.type === 'text' ? (p.text ?? '') : '')).join('')
+
 function checkAfterStep(world: World) {
-  // (q3) The sender shows no queued message in its transcript.
-  const sender = world.senderLock[0]
-  if (!sender || sender.dead) return
+  // (q5) No composer holds a message that is queued or sending (in its tab's queue, or in the
+  // store every tab shares), nor one its record holds under its id.
+  const stored = storedItems(world.storage).items
+  for (const tab of live(world)) {
+    const state = tab.runner.getState()
+    const draft = state.draft.trim()
+    if (!draft) continue
+    const waiting = [
+      ...queueOf(tab).filter((i) => i.status !== 'undelivered'),
+      ...stored.filter((i) => i.status === 'queued' || i.status === 'sending'),
+    ].find((i) => i.text === draft)
+    const recorded = state.recorded?.messages.find(
+      (m) => m.role === 'user' && m.messageId !== undefined && textOf(m) === draft,
+    )
+    if (waiting || recorded)
+      throw new Error(
+        `(q5) tab ${tab.index}'s composer holds "${draft}", which is ${waiting ? `${waiting.status} in the queue` : 'in its record under its id'}`,
+      )
+  }
+  // (q3) The sender (the tab told it holds the sender lock) shows no queued message in its
+  // transcript.
+  const sender = live(world).find((tab) => tab.runner.getState().queue?.sender === true)
+  if (!sender) return
   const state = sender.runner.getState()
   const waiting = new Set(
     queueOf(sender)
@@ -837,7 +1116,7 @@ function checkAfterStep(world: World) {
   )
   if (waiting.size === 0) return
   for (const message of selectSessionState(state).messages) {
-    const text = message.content.map((p) => (p.type === 'text' ? p.text : '')).join('')
+    const text = textOf(message)
     if (message.role === 'user' && waiting.has(text))
       throw new Error(
         `(q3) the sender (tab ${sender.index}) shows "${text}" queued and in its transcript: ${JSON.stringify(state.queue)}`,
@@ -845,27 +1124,42 @@ function checkAfterStep(world: World) {
   }
 }
 
-/** Every tab left to settle: locks granted, writes heard, turns ended, reads answered, time passed. */
-function drain(world: World) {
+/**
+ * What the hosts started runs to where it waits for the model (a store, a lock, the server): their
+ * promises, a stream read, a lock's callback a task later.
+ */
+async function hostsSettle(world: World) {
+  for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setImmediate(resolve))
+  if (world.failure) throw world.failure
+}
+
+/**
+ * Every tab left to settle: locks granted, writes heard, turns ended, reads answered, time passed;
+ * `readsOnly`: what a tab can learn without the server moving on (reads, and its own changes of
+ * the server's queue answered; no turn advances, no POST answered, no time passing).
+ */
+async function drain(world: World, readsOnly = false) {
   for (let round = 0; round < 2_000; round++) {
+    await hostsSettle(world)
     const tabs = live(world)
     if (world.writeLock.length > 0) grantWriteLock(world)
-    else if (tabs.some((t) => t.inbox.length > 0))
+    else if (tabs.some((t) => t.inbox > 0))
       hearStorage(
         world,
-        tabs.find((t) => t.inbox.length > 0)!,
+        tabs.find((t) => t.inbox > 0)!,
       )
-    else if (world.stops.length > 0) answerStop(world)
-    else if (world.posts.length > 0) answerPost(world, 0, 0)
-    else if (world.queuePosts.length > 0) answerQueuePost(world, 0, 0)
-    else if (world.queueCalls.length > 0) answerQueueCall(world, 0)
     else if (world.queueReads.length > 0) answerQueueRead(world, 0)
-    else if (runningExec(world)) advance(world, 0)
+    else if (world.queueCalls.length > 0) answerQueueCall(world, 0)
     else if (tabs.some((t) => t.read))
       answerRead(
         world,
         tabs.find((t) => t.read)!,
       )
+    else if (readsOnly) return
+    else if (world.stops.length > 0) answerStop(world)
+    else if (world.posts.length > 0) answerPost(world, 0, 0)
+    else if (world.queuePosts.length > 0) answerQueuePost(world, 0, 0)
+    else if (runningExec(world)) advance(world, 0)
     else if (world.timers.some((t) => !t.cancelled && t.at <= world.now + 60_000)) passTime(world)
     else return
   }
@@ -908,8 +1202,11 @@ function play(world: World, { op, a, b }: Move, log: string[]) {
   const queue = tab.runner.getState().queue
   const items = queue ? shownQueue(queue) : []
   const item = items[b % Math.max(1, items.length)]
-  // Against the server's queue, its answers too (hand-overs the most: each holds up the next).
-  switch (op % (world.behaviour === 'server-queue' ? 31 : 15)) {
+  // Against the server's queue, its answers too (hand-overs the most: each holds up the next);
+  // the composer's moves (31, 32) against every server.
+  const serverQueue = world.behaviour === 'server-queue'
+  const choice = op % (serverQueue ? 33 : 17)
+  switch (!serverQueue && choice >= 15 ? choice + 16 : choice) {
     case 0:
     case 1: {
       const text = `m${++texts}`
@@ -979,6 +1276,7 @@ function play(world: World, { op, a, b }: Move, log: string[]) {
     case 14:
       log.push(`tab ${tab.index} ${b % 2 ? 'reloads' : 'closes and opens again'}`)
       closeTab(world, tab)
+      world.counts.reloads++
       if (b % 2 === 1) return openTab(world, tab.index)
       // A tab closed mid-send stays closed for a while: the others go on without it.
       return
@@ -1013,22 +1311,76 @@ function play(world: World, { op, a, b }: Move, log: string[]) {
       if (runningExec(world)) return void enqueue(world, text, `dev-${text}`, null)
       return notify(world, startExec(world, text, `dev-${text}`, null))
     }
+    case 31: {
+      // The person types in the composer (the page keeps the draft in its storage).
+      const text = `m${++texts}`
+      log.push(`tab ${tab.index} types ${text}`)
+      return dispatch(world, tab, { type: 'draft-changed', draft: text })
+    }
+    case 32: {
+      // …and presses Send: the draft is the message (queued if the thread is busy).
+      const state = tab.runner.getState()
+      const draft = state.draft.trim()
+      if (!draft) return
+      // A draft whose POST may have been taken (its answer lost or late past its deadline, its
+      // page left), sent again to a server that cannot tell a copy, is the person's decision with
+      // the error shown: not modelled (as "send now" of an undelivered message). Pressed again
+      // while its POST is on its way within its deadline, and where the server dedupes (the
+      // same id), it is.
+      const pressedTwice = draftOnItsWay(state) && state.own?.timedOut === false
+      if (state.draftSentAs != null && !dedupes(world) && !pressedTwice) return
+      log.push(`tab ${tab.index} sends its draft ${draft}`)
+      world.counts.draftsSent++
+      return dispatch(world, tab, {
+        type: 'submit-requested',
+        request: ++world.ids,
+        text: undefined,
+        messageId: `id-${draft}-${world.ids}`,
+        at: at(world, tab),
+      })
+    }
   }
 }
 
-function runModel(behaviour: Behaviour, moves: Move[], replay: boolean) {
+/**
+ * (q6) What the server's queue holds, every tab lists, once it has read what it can (issue 35,
+ * row c): a tab learns that the server queues from its answers and pushes, not from its own POST.
+ */
+function checkListsServerQueue(world: World) {
+  for (const tab of live(world)) {
+    const queue = tab.runner.getState().queue
+    const shown = queue ? shownQueue(queue) : []
+    // Listed under its queue id, or as this client's own message on its way there (its id).
+    const missing = world.serverItems
+      .filter((held) => !shown.some((i) => i.queueId === held.queueId || i.id === held.messageId))
+      .map((held) => held.queueId)
+    if (missing.length > 0)
+      throw new Error(
+        `(q6) tab ${tab.index} does not list the server's queue items ${missing.join(', ')} after its reads: ${JSON.stringify(queue?.view)}`,
+      )
+  }
+}
+
+async function runModel(behaviour: Behaviour, moves: Move[], replay: boolean) {
   const world = newWorld(behaviour)
   const log: string[] = []
   try {
-    for (const move of moves) play(world, move, log)
+    for (const move of moves) {
+      play(world, move, log)
+      await hostsSettle(world)
+    }
     // Closed tabs come back (a person opens the thread again), then everything settles; a
     // paused queue is resumed ("Send queued (N)"), as the person would to send what waits.
     for (const tab of world.tabs) if (tab.dead) openTab(world, tab.index)
-    drain(world)
+    if (behaviour === 'server-queue') {
+      await drain(world, true)
+      checkListsServerQueue(world)
+    }
+    await drain(world)
     for (let i = 0; i < 5 && live(world).some((t) => t.runner.getState().queue?.view.paused); i++) {
       const tab = live(world).find((t) => t.runner.getState().queue?.view.paused)!
       dispatch(world, tab, { type: 'queue-resume' })
-      drain(world)
+      await drain(world)
     }
     checkSettled(world)
     if (replay)
@@ -1050,34 +1402,37 @@ const move = fc.record({ op: fc.nat(), a: fc.nat(), b: fc.nat() })
 
 describe('the queue across three tabs, through the runner (model-based) [R-QUEUE-CLIENT-ONCE]', () => {
   for (const behaviour of ['dedupe', 'no-dedupe', 'no-ids', 'server-queue'] as const) {
-    it(`keeps (q1)-(q4) after every step, and loses nothing, against a server with ${behaviour}`, () => {
+    it(`keeps (q1)-(q7) after every step, and loses nothing, against a server with ${behaviour}`, async () => {
       const lengths: number[] = []
       let queued = 0
       let recorded = 0
       let undelivered = 0
       const counts: Record<string, number> = {}
-      assertSeeded(
+      await assertSeeded(
         `queue model ${behaviour}`,
-        fc.property(fc.array(move, { minLength: 40, maxLength: 100, size: 'max' }), (moves) => {
-          lengths.push(moves.length)
-          const world = runModel(behaviour, moves, lengths.length % 25 === 0)
-          queued += world.queued.length
-          recorded += world.queued.filter((id) => world.recordedById.get(id) === 1).length
-          undelivered += world.queued.filter(
-            (id) => !world.recordedById.has(id) && !world.removeAsked.has(id),
-          ).length
-          for (const [what, n] of Object.entries(world.counts))
-            counts[what] = (counts[what] ?? 0) + n
-        }),
+        fc.asyncProperty(
+          fc.array(move, { minLength: 40, maxLength: 100, size: 'max' }),
+          async (moves) => {
+            lengths.push(moves.length)
+            const world = await runModel(behaviour, moves, lengths.length % 25 === 0)
+            queued += world.queued.length
+            recorded += world.queued.filter((id) => world.recordedById.get(id) === 1).length
+            undelivered += world.queued.filter(
+              (id) => !world.recordedById.has(id) && !world.removeAsked.has(id),
+            ).length
+            for (const [what, n] of Object.entries(world.counts))
+              counts[what] = (counts[what] ?? 0) + n
+          },
+        ),
         { numRuns: RUNS },
       )
       const sorted = [...lengths].sort((x, y) => x - y)
       const median = sorted[Math.floor(sorted.length / 2)] ?? 0
       // What the runs really produced, not what was asked for.
       console.log(
-        `[queue model ${behaviour}] runs ${lengths.length}, moves median ${median} (min ${sorted[0]}, max ${sorted.at(-1)}); messages queued ${queued}, recorded once ${recorded}, left undelivered ${undelivered}` +
+        `[queue model ${behaviour}] runs ${lengths.length}, moves median ${median} (min ${sorted[0]}, max ${sorted.at(-1)}); messages queued ${queued}, recorded once ${recorded}, left undelivered ${undelivered}; tabs reloaded ${counts.reloads}, drafts restored ${counts.draftsRestored}, drafts sent ${counts.draftsSent}` +
           (behaviour === 'server-queue'
-            ? `; the server's queue: handed over ${counts.handedOver}, queued by the server ${counts.queuedByServer}, changes made ${counts.callsMade} (steers ${counts.steers}, of which joined their turn ${counts.steered}), refused ${counts.callsRefused}, reads answered ${counts.reads}`
+            ? `; learnt the server queues from a read ${counts.learntByRead}; the server's queue: handed over ${counts.handedOver}, queued by the server ${counts.queuedByServer}, changes made ${counts.callsMade} (steers ${counts.steers}, of which joined their turn ${counts.steered}), refused ${counts.callsRefused}, reads answered ${counts.reads}`
             : ''),
       )
       if (behaviour === 'server-queue') {
@@ -1090,6 +1445,11 @@ describe('the queue across three tabs, through the runner (model-based) [R-QUEUE
         expect(counts.callsRefused, 'changes refused').toBeGreaterThan(RUNS / 60)
         expect(counts.steers, 'steers').toBeGreaterThan(RUNS / 60)
       }
+      expect(counts.reloads, 'tabs reloaded').toBeGreaterThan(RUNS)
+      expect(counts.draftsRestored, 'drafts restored').toBeGreaterThan(RUNS / 10)
+      expect(counts.draftsSent, 'drafts sent').toBeGreaterThan(RUNS / 4)
+      if (behaviour === 'server-queue')
+        expect(counts.learntByRead, 'learnt from a read').toBeGreaterThan(RUNS)
       expect(median).toBeGreaterThanOrEqual(40)
       expect(queued).toBeGreaterThan(RUNS)
       expect(recorded).toBeGreaterThan(queued / 4)

@@ -283,7 +283,41 @@ describe('view.ts: what a session with a queue shows [R-QUEUE-CLIENT-MEMORY]', (
     ['a draft while a turn runs: sent into the queue', 'later', { canSend: true, canSubmit: true }],
   ])('the gate with a queue: %s', (_, draft, gate) => {
     const busy = { ...ready(null, runningTurn({ executionId: 'e1' })), draft }
-    expect(queueGate(selectSessionState(busy))).toEqual(gate)
+    expect(queueGate(selectSessionState(busy), busy)).toEqual(gate)
+  })
+
+  // Found by the queue model once its tabs typed and sent drafts (issue 35): Send pressed twice
+  // while the draft's own POST was unanswered queued the same text again, and both were sent.
+  it.each<[string, string | undefined, string]>([
+    ['Send again (the draft)', undefined, 'busy'],
+    ['submit(text) with the same text', 'hello', 'busy'],
+    ['submit(text) with another text: queued', 'other', 'queued'],
+  ])('the draft on its way as its own turn: %s [R-QUEUE-DRAFT-ON-ITS-WAY]', (_, text, outcome) => {
+    const typed = run(ready(), { type: 'draft-changed', draft: 'hello' }).state
+    const sent = run(typed, {
+      type: 'submit-requested',
+      request: 1,
+      text: undefined,
+      messageId: 'first',
+      at: 1,
+    })
+    expect(sent.commands.map((c) => c.type)).toContain('post')
+    // Kept in the composer until accepted, but not sendable again meanwhile.
+    expect(sent.state.draft).toBe('hello')
+    expect(queueGate(selectSessionState(sent.state), sent.state).canSubmit).toBe(false)
+    const again = run(sent.state, {
+      type: 'submit-requested',
+      request: 2,
+      text,
+      messageId: 'second',
+      at: 2,
+    })
+    const settled = again.commands.find((c) => c.type === 'settle-submit')
+    expect(settled && 'result' in settled && settled.result.outcome).toBe(outcome)
+    expect(again.state.queue?.view.items.map((i) => i.text) ?? []).toEqual(
+      outcome === 'queued' ? [text] : [],
+    )
+    expect(again.commands.filter((c) => c.type === 'post')).toHaveLength(0)
   })
 })
 

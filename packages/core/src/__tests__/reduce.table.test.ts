@@ -1255,6 +1255,36 @@ describe('a draft whose page left right after Send keeps its message id across t
     expect(lost).toMatchObject({ draft: 'Hi', draftSentAs: sentAs })
   })
 
+  // Found by the queue model once its tabs typed and sent drafts (issue 35): a draft whose POST was
+  // lost was sent again under a new id, so the record's copy of the first could not clear it (and
+  // the server could not dedupe the two); and a refusal of the second forgot the id of the first.
+  it('sent again while its fate is not known: the same message, under the same id; a refusal of that POST keeps the id', () => {
+    const posted = after({ ...idle(), draft: 'Hi' }, submit(1))
+    // Lost (no answer), and a read that does not show it yet: the thread is free.
+    const lost = after(
+      posted,
+      { type: 'post-failed', token: 1, error: err('network_error') },
+      ...readOf(snapshot([])),
+    )
+    expect(sessionStatus(lost)).toBe('idle')
+    const again = reduce(lost, submit(2), engineConfig)
+    const post = again.commands.find((c) => c.type === 'post')
+    expect(post?.type === 'post' && post.request.body).toMatchObject({ messageId: sentAs })
+    expect(again.state).toMatchObject({ draft: 'Hi', draftSentAs: sentAs })
+    const refused = after(
+      again.state,
+      turnEvents(2, { type: 'error', message: 'Busy.', errorCode: 'turn_already_running' }),
+    )
+    // The first POST may still have been taken: a read that shows it clears the draft.
+    expect(refused).toMatchObject({ draft: 'Hi', draftSentAs: sentAs })
+    // A message sent that is not the draft goes under its own id.
+    const other = reduce(lost, submit(3, 'Other'), engineConfig)
+    const otherPost = other.commands.find((c) => c.type === 'post')
+    expect(otherPost?.type === 'post' && otherPost.request.body).toMatchObject({
+      messageId: messageIdOf(3),
+    })
+  })
+
   it('accepted as usual, the draft clears and its id goes with it', () => {
     const posted = after({ ...idle(), draft: 'Hi' }, submit(1))
     const accepted = reduce(posted, turnStarted(1, 'e1'), engineConfig)

@@ -271,7 +271,7 @@ export function queueHost(
     if (!shown || shown.queue !== queue)
       shown = { queue, fields: { ...queueFields(queue, shown?.fields.queue), ...actions } }
     const { fields } = shown
-    const gate = queueGate(view)
+    const gate = queueGate(view, state)
     return view.queue === fields.queue &&
       view.queuePaused === fields.queuePaused &&
       view.queueKept === fields.queueKept &&

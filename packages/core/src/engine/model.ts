@@ -111,6 +111,11 @@ export interface OwnTurn {
   request: TurnRequest
   /** POSTs of it so far: a second only where the server dedupes (`EngineState.dedupesMessages`). */
   attempts: number
+  /**
+   * The draft sent again under the id of an earlier POST whose fate is not known (absent: not so):
+   * a refusal of this POST says nothing of that one, so the draft keeps the id.
+   */
+  resent?: true
 }
 
 /** History reads: at most one in flight and one wanted behind it. */

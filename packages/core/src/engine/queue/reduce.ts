@@ -54,6 +54,7 @@ import {
 } from './send'
 import { emptyQueue, readStored } from './stored'
 import { afterStop } from './stopped'
+import { draftOnItsWay } from './view'
 
 /** The queue of a session whose store has not answered yet: changes made meanwhile wait. */
 function unattached(at: number): QueueState {
@@ -265,7 +266,13 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
       if (sessionStatus(state) === 'idle' && !waiting) return null
       const text = action.text ?? state.draft
       if (text.trim() === '') return null // the engine's own answer: the message is empty
-      const item: StoredQueueItem = { id: action.messageId, text, status: 'queued' }
+      // The draft on its way already (Send pressed twice): the engine's own answer, `busy`;
+      // queued, it would be sent twice [R-QUEUE-DRAFT-ON-ITS-WAY].
+      if (text === state.draft && draftOnItsWay(state)) return null
+      // A draft whose fate is not known (its POST failed unanswered, its page left) is the same
+      // message sent again: under the same id, which the record can show [R-DRAFT-SENT-ID].
+      const id = text === state.draft ? (state.draftSentAs ?? action.messageId) : action.messageId
+      const item: StoredQueueItem = { id, text, status: 'queued' }
       // The draft clears (stored by the post-step): the message waits in the queue now.
       const draft = state.draft === text ? '' : state.draft
       return {
@@ -358,14 +365,17 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
 
   queue = serverReadsWanted(before, state, queue, action, commands)
 
-  if (action.type === 'snapshot' && action.fresh) {
-    // The record holds a queued message: its turn was taken, whoever sent it.
+  // The record holds a queued message: its turn was taken, whoever sent it — checked when a read
+  // answers, and when the queue gains items (a draft sent again under its id, another tab's write
+  // heard after the read that holds it: found by the queue model).
+  const fresh = action.type === 'snapshot' && action.fresh
+  if (fresh || queue.view.items !== before.queue?.view.items) {
     const ids = recordedIds(state)
     for (const item of queue.view.items)
       if (ids.has(item.id) && item.id !== queue.sending?.id)
         queue = change(queue, { op: 'done', id: item.id })
-    queue = judgeOrphans(state, queue, action)
   }
+  if (fresh) queue = judgeOrphans(state, queue, action)
 
   ;({ state, queue } = afterStop(before, state, queue, action, commands))
 

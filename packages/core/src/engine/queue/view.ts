@@ -31,10 +31,23 @@ export function queueFields(
   }
 }
 
-/** The gate with a queue: any non-empty draft can be sent (it waits while the thread is busy). */
-export const queueGate = (view: SessionState) => ({
+/**
+ * The draft is on its way as this tab's own turn: its POST is not answered yet (the draft is kept
+ * until it is accepted, for the person to send again if it is refused). Sending it again now would
+ * send it twice — at once, or through the queue while its turn runs ([R-QUEUE-DRAFT-ON-ITS-WAY]).
+ */
+export const draftOnItsWay = (state: EngineState) =>
+  state.draftSentAs != null &&
+  state.own?.request.kind === 'message' &&
+  state.own.request.body.messageId === state.draftSentAs
+
+/**
+ * The gate with a queue: any non-empty draft can be sent (it waits while the thread is busy),
+ * except the draft that is on its way already.
+ */
+export const queueGate = (view: SessionState, state: EngineState) => ({
   canSend: true,
-  canSubmit: view.draft.trim() !== '',
+  canSubmit: view.draft.trim() !== '' && !draftOnItsWay(state),
 })
 
 const sameItem = (a: QueuedMessage | undefined, b: ShownQueueItem) =>

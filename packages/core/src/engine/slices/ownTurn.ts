@@ -77,6 +77,15 @@ export function requestTurn(
     )
     return step(state, { type: 'settle-submit', request, result: { outcome: 'failed', error } })
   }
+  // A draft whose fate is not known (its POST failed unanswered, its page left) is the same
+  // message sent again: under the same id, so a server that dedupes takes it once, and a record
+  // that holds it says so [R-DRAFT-SENT-ID].
+  const messageId =
+    action.type === 'submit-requested' && text === state.draft
+      ? (state.draftSentAs ?? action.messageId)
+      : action.type === 'submit-requested'
+        ? action.messageId
+        : null
   // A thread with no readable history is new: its first message creates it.
   const recorded = state.recorded
   const newSession = !recorded || recorded.messages.length === 0
@@ -88,7 +97,7 @@ export function requestTurn(
             message: text ?? '',
             sessionId: state.key.threadId,
             ...(newSession && { newSession: true as const }),
-            messageId: action.messageId,
+            messageId: messageId ?? action.messageId,
           },
         }
       : {
@@ -111,11 +120,14 @@ export function requestTurn(
     batches: 0,
     request: turnRequest,
     attempts: 1,
+    ...(action.type === 'submit-requested' &&
+      state.draftSentAs != null &&
+      messageId === state.draftSentAs && { resent: true as const }),
   }
   // The draft itself goes: its message id is kept with it until its fate is known.
   const sentDraft =
     action.type === 'submit-requested' && request > 0 && text === state.draft
-      ? { draftSentAs: action.messageId }
+      ? { draftSentAs: messageId }
       : {}
   const next = { ...state, own, streams: [...state.streams, request], error: null, ...sentDraft }
   // The other tabs hold their gate from now until this message's turn begins or is not taken up.
@@ -135,7 +147,9 @@ const draftAfter = (state: EngineState, own: OwnTurn) =>
 
 /** A message refused for sure: the draft it was is no longer waiting for its fate. */
 const notSent = (state: EngineState, own: OwnTurn) =>
-  own.request.kind === 'message' && state.draftSentAs === own.request.body.messageId
+  own.request.kind === 'message' &&
+  state.draftSentAs === own.request.body.messageId &&
+  own.resent !== true
     ? { draftSentAs: null }
     : {}
 
