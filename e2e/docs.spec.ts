@@ -284,9 +284,14 @@ test('styling: the composer keeps a visible border under a preflight-like reset'
   const input = page.locator('[data-live-chat] textarea')
   await expect(input).toBeVisible()
   expect(await input.evaluate((element) => getComputedStyle(element).borderTopWidth)).toBe('1px')
-  // The reset is there: the Send button has the border only its classes give it.
-  const stop = page.locator('[data-live-chat] header button')
-  expect(await stop.evaluate((element) => getComputedStyle(element).borderTopWidth)).not.toBe('0px')
+  // The reset is there: inside the composer's form the Send button has the border, and only the
+  // border, its classes give it (the site's own button style is reset away).
+  const sendButton = page.locator('[data-live-chat] form').getByRole('button', { name: 'Send' })
+  const border = await sendButton.evaluate((element) => {
+    const style = getComputedStyle(element)
+    return { width: style.borderTopWidth, style: style.borderTopStyle, color: style.borderTopColor }
+  })
+  expect(border).toEqual({ width: '1px', style: 'solid', color: 'rgb(144, 161, 185)' })
 })
 
 test('queue: what is sent during a turn waits, is kept across a reload, and is sent after it', async ({
