@@ -215,6 +215,17 @@ test('every public entry point of every package has its API reference page', asy
     await expect(page.locator(`a[href="${path}"]`).first()).toBeAttached()
 })
 
+test('the recovery guide draws its state diagram, not its source', async ({ page }) => {
+  const errors = watchErrors(page)
+  await page.goto(`${docs.url}/guide/recovery`)
+  const diagram = page.locator('.rp-doc svg[id]').filter({ hasText: 'recovering' })
+  await expect(diagram).toBeVisible()
+  for (const state of ['idle', 'submitting', 'streaming', 'recovering', 'following', 'stopping'])
+    await expect(diagram.getByText(state, { exact: true }).first()).toBeAttached()
+  await expect(page.getByText('stateDiagram-v2')).toHaveCount(0)
+  expect(errors).toEqual([])
+})
+
 test('the search finds "queue" and "isNew", with no network but the site', async ({ page }) => {
   const errors = watchErrors(page)
   const elsewhere: string[] = []
