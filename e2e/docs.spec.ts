@@ -241,7 +241,10 @@ test('the search finds "queue" and "isNew", with no network but the site', async
     const input = page.locator('.rp-search-panel__input')
     await input.fill(word)
     const results = page.locator('.rp-search-panel__results')
-    await expect(results.getByText(word, { exact: false }).first()).toBeVisible()
+    // The first search builds the index in the page: seconds of CPU on a loaded machine.
+    await expect(results.getByText(word, { exact: false }).first()).toBeVisible({
+      timeout: 45_000,
+    })
     await page.keyboard.press('Escape')
   }
   expect(elsewhere).toEqual([])
