@@ -39,22 +39,27 @@ writeFileSync(
     .join('\n')}\n`,
 )
 
-// The public entry points; `/internal` stays out, as `@internal` does (excludeInternal).
-const entryPoints = [
-  'packages/core/src/index.ts',
-  'packages/core/src/contract.ts',
-  'packages/core/src/queue.ts',
-  'packages/core/src/persist.ts',
-  'packages/react/src/index.ts',
-  'packages/react/src/queue.ts',
-  'packages/react/src/persist.ts',
-  'packages/assistant-ui/src/index.ts',
-  'packages/assistant-ui/src/queue.ts',
-  'packages/msw/src/index.ts',
-  'packages/msw/src/vitest.ts',
-  'packages/msw/src/storybook.ts',
-  'packages/server/src/index.ts',
-]
+// The public entry points: every `exports` entry of every package under packages/ (its source, by
+// the `@preview-chat/source` condition), but `/internal` (left out, as `@internal` is:
+// excludeInternal) and what is no module (`./package.json`). The docs e2e checks that each has
+// its page.
+const entryPoints = readdirSync(join(repo, 'packages'))
+  .sort()
+  .flatMap((name) => {
+    let manifest
+    try {
+      manifest = JSON.parse(readFileSync(join(repo, 'packages', name, 'package.json'), 'utf8'))
+    } catch {
+      return []
+    }
+    return Object.entries(manifest.exports ?? {})
+      .filter(([path, target]) => !/(^|\/)internal$/.test(path) && typeof target === 'object')
+      .map(([path, target]) => {
+        const source = target['@preview-chat/source']
+        if (!source) throw new Error(`${manifest.name} exports ${path} with no source condition`)
+        return join('packages', name, source)
+      })
+  })
 const started = Date.now()
 const app = await Application.bootstrapWithPlugins({
   entryPoints: entryPoints.map((path) => join(repo, path)),

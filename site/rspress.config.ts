@@ -1,4 +1,5 @@
 import { defineConfig } from '@rspress/core'
+import mermaid from 'rspress-plugin-mermaid'
 import { repoLinks } from './repo-links'
 
 const guides = [
@@ -20,6 +21,7 @@ export default defineConfig({
   description:
     "Keep an AI agent's answer alive in a React chat UI across reloads, network drops and a second tab.",
   lang: 'en',
+  plugins: [mermaid({ mermaidConfig: { securityLevel: 'strict' } })],
   icon: '/icon.svg',
   markdown: {
     remarkPlugins: [repoLinks],
