@@ -179,9 +179,9 @@ export function queueHost(
     const parsed =
       typeof frame === 'string' ? parseQueuePushMessage(frame) : readQueuePushMessage(frame)
     if (parsed.kind === 'invalid') context.warn(`Ignored a push message: ${parsed.error.message}`)
-    if (parsed.kind !== 'message') return
-    const { projectId, agentId, threadId } = parsed.message.data
-    act({ type: 'queue-server-changed', thread: { projectId, agentId, threadId } })
+    // The schema's object holds the thread's three ids, no more.
+    if (parsed.kind === 'message')
+      act({ type: 'queue-server-changed', thread: parsed.message.data })
   }
   let unlisten = () => {}
   /** The sender lock, held while the session is followed. */
@@ -293,9 +293,17 @@ function serverQueueCalls(
   act: (action: EngineAction) => void,
 ) {
   const controllers = new Set<AbortController>()
-  const track = () => {
+  /** Runs one request, abortable by `abort()`; `failed` is not called once it was aborted. */
+  const run = <T>(
+    request: (signal: AbortSignal) => Promise<T>,
+    done: (value: T) => unknown,
+    failed: (cause: unknown) => unknown,
+  ) => {
     const controller = new AbortController()
     controllers.add(controller)
+    request(controller.signal)
+      .then(done, (cause: unknown) => controller.signal.aborted || failed(cause))
+      .finally(() => controllers.delete(controller))
     return controller
   }
   const route = (call: ServerQueueCall) => {
@@ -318,68 +326,56 @@ function serverQueueCalls(
   }
   return {
     read(seq: number) {
-      const controller = track()
-      transport
-        .callThread(
-          thread,
-          '/queue',
-          'GET',
-          undefined,
-          'The message queue read',
-          parseMessageQueue,
-          controller.signal,
-        )
-        .then(
-          (queue: MessageQueue) =>
-            act({
-              type: 'queue-server-read',
-              seq,
-              server: {
-                steerable: queue.steerableExecutionId,
-                items: queue.items.map((item) => ({
-                  queueId: item.id,
-                  text: item.message,
-                  steering: item.steeringExecutionId !== null,
-                })),
-              },
-            }),
-          (cause: unknown) =>
-            controller.signal.aborted ||
-            act({
-              type: 'queue-server-read',
-              seq,
-              error: failureRecord(cause, 'network_error', 'The message queue read'),
-            }),
-        )
-        .finally(() => controllers.delete(controller))
+      const what = 'The message queue read'
+      run(
+        (signal) =>
+          transport.callThread(thread, '/queue', 'GET', undefined, what, parseMessageQueue, signal),
+        (queue: MessageQueue) =>
+          act({
+            type: 'queue-server-read',
+            seq,
+            server: {
+              steerable: queue.steerableExecutionId,
+              items: queue.items.map((item) => ({
+                queueId: item.id,
+                text: item.message,
+                steering: item.steeringExecutionId !== null,
+              })),
+            },
+          }),
+        (cause) =>
+          act({
+            type: 'queue-server-read',
+            seq,
+            error: failureRecord(cause, 'network_error', what),
+          }),
+      )
     },
     call(call: ServerQueueCall) {
-      const controller = track()
+      const what = 'Changing the message queue'
       const { path, method, body, parse } = route(call)
-      transport
-        .callThread(
-          thread,
-          path,
-          method,
-          body,
-          'Changing the message queue',
-          parse as (body: unknown) => ParseResult<unknown>,
-          controller.signal,
-        )
-        .then(
-          () => act({ type: 'queue-called', call, error: null, conflict: null }),
-          (cause: unknown) => {
-            if (controller.signal.aborted) return
-            const error = toPreviewChatError(cause, 'network_error', 'Changing the message queue')
-            act({
-              type: 'queue-called',
-              call,
-              error: toErrorRecord(error),
-              conflict: queueConflictOf(error),
-            })
-          },
-        )
-        .finally(() => controllers.delete(controller))
+      run(
+        (signal) =>
+          transport.callThread(
+            thread,
+            path,
+            method,
+            body,
+            what,
+            parse as (body: unknown) => ParseResult<unknown>,
+            signal,
+          ),
+        () => act({ type: 'queue-called', call, error: null, conflict: null }),
+        (cause) => {
+          const error = toPreviewChatError(cause, 'network_error', what)
+          act({
+            type: 'queue-called',
+            call,
+            error: toErrorRecord(error),
+            conflict: queueConflictOf(error),
+          })
+        },
+      )
     },
     /**
      * POSTs the message and reads its stream until the server's first word, then closes it (what
@@ -387,7 +383,6 @@ function serverQueueCalls(
      * server's from `message-queued` on, and its turn is followed as any other once taken up.
      */
     post(token: number, id: string, text: string) {
-      const controller = track()
       let heard = false
       const hear = (what: QueuePostHeard) => {
         if (heard) return
@@ -399,21 +394,22 @@ function serverQueueCalls(
         kind: 'message' as const,
         body: { message: text, sessionId: thread.threadId, messageId: id },
       }
-      transport
-        .openTurn(thread, request, controller.signal)
-        .then(({ body }) =>
-          readTurnStream(body, ([event]) => event && hear({ event }), controller.signal),
-        )
-        .then(
-          (end) => end.kind === 'cut' && hear({ cut: toErrorRecord(end.error) }),
-          (cause: unknown) =>
-            hear({
-              failed: toErrorRecord(
-                toPreviewChatError(cause, 'network_error', 'Sending the queued message'),
-              ),
-            }),
-        )
-        .finally(() => controllers.delete(controller))
+      // Once heard, its own abort is no failure: `hear` takes only the first word.
+      const controller = run(
+        (signal) =>
+          transport
+            .openTurn(thread, request, signal)
+            .then(({ body }) =>
+              readTurnStream(body, ([event]) => event && hear({ event }), signal),
+            ),
+        (end) => end.kind === 'cut' && hear({ cut: toErrorRecord(end.error) }),
+        (cause) =>
+          hear({
+            failed: toErrorRecord(
+              toPreviewChatError(cause, 'network_error', 'Sending the queued message'),
+            ),
+          }),
+      )
     },
     /** The session stopped following: answers still on their way are not wanted. */
     abort() {

@@ -431,10 +431,8 @@ function serverReadsWanted(
   const held = next.server !== null && next.server.items.length > 0
   const handed = next.view.items.some((item) => item.queueId !== undefined)
   // Another tab changed the server's queue (told through the store).
-  const heard =
-    action.type === 'queue-stored' ||
-    action.type === 'queue-locked' ||
-    (action.type === 'queue-sender' && action.held)
+  // (A sender's first read is wanted anyway, below.)
+  const heard = action.type === 'queue-stored' || action.type === 'queue-locked'
   const told =
     heard && before.queue !== undefined && next.stored.serverRev !== before.queue.view.serverRev
   const wanted =

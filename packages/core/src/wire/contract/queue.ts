@@ -230,6 +230,6 @@ export const queueConflicts: readonly QueueConflict[] = [
  */
 export function queueConflictOf(error: PreviewChatError): QueueConflict | null {
   if (error.status !== 409) return null
-  const code = error.serverCode
-  return queueConflicts.find((conflict) => conflict === code) ?? 'queue_changed'
+  const code = error.serverCode as QueueConflict
+  return queueConflicts.includes(code) ? code : 'queue_changed'
 }
