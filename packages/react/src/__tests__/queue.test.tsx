@@ -308,8 +308,9 @@ function Chat({ threadId }: { threadId: string }) {
         value={chat.draft}
         onChange={(event) => chat.setDraft(event.target.value)}
       />
-      {/* Not `canSubmit`: with a queue, a message sent while a turn runs waits in `chat.queue`. */}
-      <button disabled={chat.draft.trim() === ''}>Send</button>
+      {/* With a queue, `canSubmit` is "the draft has text" while a turn runs too (the message
+          waits in `chat.queue`), but not while that draft is on its way: Send cannot send it twice. */}
+      <button disabled={!chat.canSubmit}>Send</button>
       {chat.canStop && (
         <button type="button" onClick={() => void chat.stop()}>
           Stop
