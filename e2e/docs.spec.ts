@@ -87,7 +87,7 @@ async function linksAndIds(page: Page, path: string): Promise<{ links: string[];
 }
 
 test('every page opens without a console error, and every internal link leads to a page', async ({
-  browser,
+  context,
 }) => {
   test.setTimeout(300_000)
   const seen = new Set<string>(['/'])
@@ -101,10 +101,7 @@ test('every page opens without a console error, and every internal link leads to
   /** The tabs reading a page now, whose links may yet fill the queue. */
   let reading = 0
   // Three tabs take the pages in turn: ~360 pages one by one take minutes on a loaded machine.
-  // Each tab a browser of its own: the live pages' tabs of one browser share one backend (one tab
-  // hosts it), which one tab leaving mid-read would make a test of its hand-over, not of the page.
   const crawl = async () => {
-    const context = await browser.newContext()
     const page = await context.newPage()
     const own = watchErrors(page, assistantUiGuide)
     for (;;) {
@@ -136,7 +133,7 @@ test('every page opens without a console error, and every internal link leads to
       reading--
     }
     errors.push(...own)
-    await context.close()
+    await page.close()
   }
   await Promise.all([crawl(), crawl(), crawl()])
   // The pages no link reaches: opened too, so that every page of the build is.
@@ -293,36 +290,6 @@ for (const guide of ['getting-started', 'nextjs', 'assistant-ui', 'styling']) {
     expect(errors).toEqual([])
   })
 }
-
-test('getting-started: a second tab of the page follows the answer the first one asked for', async ({
-  context,
-}) => {
-  test.setTimeout(90_000)
-  const first = await context.newPage()
-  const firstErrors = watchErrors(first)
-  await first.goto(`${docs.url}/guide/getting-started`)
-  await send(first, '/long 80')
-  await expect.poll(async () => deltas(await answerOf(first))).toBeGreaterThanOrEqual(5)
-  // The same page in a second tab of the browser: the same thread, the answer growing there too.
-  const second = await context.newPage()
-  const secondErrors = watchErrors(second)
-  await second.goto(`${docs.url}/guide/getting-started`)
-  await expect(second.locator('[data-live-chat]').getByText('/long 80')).toBeVisible()
-  await expect.poll(async () => deltas(await answerOf(second))).toBeGreaterThanOrEqual(5)
-  const seen = deltas(await answerOf(second))
-  await expect.poll(async () => deltas(await answerOf(second))).toBeGreaterThan(seen + 5)
-  await expect.poll(async () => deltas(await answerOf(second)), { timeout: 30_000 }).toBe(80)
-  expect(await answerOf(second)).toBe(await answerOf(first))
-  // Read from the one backend, not only relayed between the tabs: a reload of the second tab
-  // reads the thread whole.
-  await second.reload()
-  await expect.poll(async () => deltas(await answerOf(second))).toBe(80)
-  // And the other way: what the second tab sends, the first one shows.
-  await send(second, 'From the second tab')
-  await expect(first.locator('[data-live-chat]').getByText(/You said \(4 words\)/)).toBeVisible()
-  expect(firstErrors).toEqual([])
-  expect(secondErrors).toEqual([])
-})
 
 test('styling: the composer keeps a visible border under a preflight-like reset', async ({
   page,

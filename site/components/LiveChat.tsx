@@ -1,16 +1,15 @@
 /**
- * A guide's chat, live in the docs page: the msw kit's reference backend runs in the page (msw's
- * service worker, no server), kept in localStorage across a reload (`mountPersistentPreviewChat`),
- * so a reload mid-answer finds the answer still there, and growing. One tab hosts it for all the
- * site's tabs (./shared-backend.ts), and an example's thread is the same in every tab, so a second
- * tab follows the first. Mounted once per page load, for every live chat of the site; rendered in
- * the browser only (the site's static build renders its frame).
+ * A guide's chat, live in the docs page: the msw kit's reference backend runs in the page's
+ * service worker (no server), kept in the page's sessionStorage across a reload
+ * (`mountPersistentPreviewChat`), so a reload mid-answer finds the answer still there, and
+ * growing. Mounted once per page load, for every live chat of the site; rendered in the browser
+ * only (the site's static build renders its frame).
  */
+import { mountPersistentPreviewChat } from '@preview-chat/msw/storybook'
 import { createPreviewChatClient, type PreviewChatClient } from '@preview-chat/react'
 import { QueryClient } from '@tanstack/react-query'
 import { useEffect, useState, type ReactNode } from 'react'
 import './live-chat.css'
-import { mountSharedBackend } from './shared-backend'
 
 /** What a guide's App gets: the page's clients and the example's thread. */
 export interface LiveChatProps {
@@ -21,9 +20,12 @@ export interface LiveChatProps {
   isNew: boolean
 }
 
+let backend: Promise<unknown> | undefined
+
 /** The backend of this page load: the scripted agent, a word every 60 ms. */
 function mountBackend() {
-  return mountSharedBackend({ deltaMs: 60, snapshotMs: 200 })
+  backend ??= mountPersistentPreviewChat({ deltaMs: 60, snapshotMs: 200 })
+  return backend
 }
 
 /** The reference server's alice, as the guides' clients name her. */
@@ -35,22 +37,13 @@ export function aliceClient(): PreviewChatClient {
   })
 }
 
-const threadKey = (name: string) => `preview-chat-docs:${name}:thread`
-
-/**
- * This example's thread, the same in every tab: kept across a reload, new after "New thread".
- * New too while the backend has no such thread (nothing was sent in it yet), so that no read asks
- * for it.
- */
-async function threadOf(name: string): Promise<{ threadId: string; isNew: boolean }> {
-  const kept = localStorage.getItem(threadKey(name))
-  if (kept) {
-    const response = await fetch(`/__docs/thread?id=${encodeURIComponent(kept)}`)
-    const { exists } = (await response.json()) as { exists: boolean }
-    return { threadId: kept, isNew: !exists }
-  }
+/** This example's thread in this tab: kept across a reload, new after "New thread". */
+function threadOf(name: string): { threadId: string; isNew: boolean } {
+  const key = `preview-chat-docs:${name}:thread`
+  const kept = sessionStorage.getItem(key)
+  if (kept) return { threadId: kept, isNew: false }
   const threadId = crypto.randomUUID()
-  localStorage.setItem(threadKey(name), threadId)
+  sessionStorage.setItem(key, threadId)
   return { threadId, isNew: true }
 }
 
@@ -69,31 +62,30 @@ export function LiveChat({
   const [failed, setFailed] = useState<string | undefined>()
   useEffect(() => {
     let cancelled = false
-    mountBackend()
-      .then(() => threadOf(name))
-      .then(
-        ({ threadId, isNew }) => {
-          if (cancelled) return
-          const queryClient = new QueryClient()
-          const client = makeClient?.()
-          // The read starts here with the clients the App is given: the one its session takes.
-          if (client && !isNew)
-            client.prefetch({
-              projectId: 'demo-project',
-              agentId: 'demo-agent',
-              threadId,
-              queryClient,
-            })
-          setLive({ client: client as PreviewChatClient, queryClient, threadId, isNew })
-        },
-        (error: unknown) => setFailed(error instanceof Error ? error.message : String(error)),
-      )
+    mountBackend().then(
+      () => {
+        if (cancelled) return
+        const { threadId, isNew } = threadOf(name)
+        const queryClient = new QueryClient()
+        const client = makeClient?.()
+        // The read starts here with the clients the App is given: the one its session takes.
+        if (client && !isNew)
+          client.prefetch({
+            projectId: 'demo-project',
+            agentId: 'demo-agent',
+            threadId,
+            queryClient,
+          })
+        setLive({ client: client as PreviewChatClient, queryClient, threadId, isNew })
+      },
+      (error: unknown) => setFailed(error instanceof Error ? error.message : String(error)),
+    )
     return () => {
       cancelled = true
     }
   }, [name, makeClient])
   const newThread = () => {
-    localStorage.removeItem(threadKey(name))
+    sessionStorage.removeItem(`preview-chat-docs:${name}:thread`)
     location.reload()
   }
   return (
