@@ -22,7 +22,7 @@ import { emptyQueue, parseStoredQueue, serializeQueue, storedValue } from '../en
 import { queueFields, queueGate } from '../engine/queue/view'
 import { selectSessionState } from '../engine/select'
 import { errorRecord } from '../wire/contract/errors'
-import { engineConfig, key, runningTurn, snapshot } from './harness'
+import { engineConfig, finishedTurn, key, runningTurn, snapshot } from './harness'
 
 const reducer = reducerWith(withQueue)
 
@@ -284,6 +284,19 @@ describe('view.ts: what a session with a queue shows [R-QUEUE-CLIENT-MEMORY]', (
   ])('the gate with a queue: %s', (_, draft, gate) => {
     const busy = { ...ready(null, runningTurn({ executionId: 'e1' })), draft }
     expect(queueGate(selectSessionState(busy), busy)).toEqual(gate)
+  })
+
+  // Found by the queue model (seed 1106752450): a page reloaded after its POST, the draft sent again
+  // under the id it went with and queued in another tab's store, heard after the read that holds
+  // it: shown queued and in the transcript, and sent again, until the next read.
+  it('an item whose id the record already holds leaves the queue as it arrives, not at the next read [R-QUEUE-CLIENT-ONCE]', () => {
+    const [question, answer] = finishedTurn('e1', 'Hi', 'Hello')
+    const record = snapshot([{ ...question!, messageId: 'sent-before' }, answer!])
+    const heard = run(ready(null, record), {
+      type: 'queue-stored',
+      stored: serializeQueue(queueOf({ id: 'sent-before', text: 'Hi', status: 'queued' })),
+    })
+    expect(heard.state.queue?.view.items).toEqual([])
   })
 
   // Found by the queue model once its tabs typed and sent drafts (issue 35): Send pressed twice
