@@ -122,6 +122,30 @@ const ourTypical = `export { createPreviewChatClient } from '@preview-chat/core'
 const ourMinimal = `export { createMinimalPreviewChatClient, ssePush } from '@preview-chat/core'\nexport { PreviewChatProvider, usePreviewChat } from '@preview-chat/react'`
 
 /**
+ * The minimal profile with one more import: what a part of the client costs an app that adds it
+ * (`pnpm check:size` gives each its row: the difference from the minimal profile).
+ */
+const minimalWith = (extra: string) =>
+  measureBundle(`${ourMinimal}\n${extra}`, [...reactPeers, ...tanstack])
+
+/** The parts an app adds to the minimal client by what it imports, each with its import. */
+export const partBundles = {
+  /** The tab relay: `broadcastChannelRelay()`, and the engine's part that reads the other tabs. */
+  relay: () => minimalWith(`export { broadcastChannelRelay } from '@preview-chat/core'`),
+  /** The WebSocket push channel instead of (beside) the SSE one. */
+  websocketPush: () => minimalWith(`export { websocketPush } from '@preview-chat/core'`),
+  /** The frame throttle of the view. */
+  throttle: () => minimalWith(`export { throttleState } from '@preview-chat/core'`),
+}
+
+/**
+ * Strings that only a part's code holds: none may be in the minimal profile's bundle, and each
+ * must be in the bundle of its part (so that the check can see it). The relay's is the warning of
+ * its protocol's parser (`engine/slices/relay.ts`), the engine's part that reads the other tabs.
+ */
+export const partMarkers = { relay: 'tab relay channel' } as const
+
+/**
  * The bundles row 6 and `pnpm check:size` measure. Only React is left out of every bundle; each
  * library's required dependencies (peers included) are counted, but for ours, which is also
  * measured with TanStack Query left out, for an app that has it already.

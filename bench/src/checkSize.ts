@@ -8,7 +8,14 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { adapterMarkers, bundles, devtoolsBundles, devtoolsMarker } from './bundle'
+import {
+  adapterMarkers,
+  bundles,
+  devtoolsBundles,
+  devtoolsMarker,
+  partBundles,
+  partMarkers,
+} from './bundle'
 
 const baselinePath = fileURLToPath(new URL('../size-baseline.json', import.meta.url))
 
@@ -17,10 +24,19 @@ const baselinePath = fileURLToPath(new URL('../size-baseline.json', import.meta.
 const full = (await bundles.ours.full()).gzipped
 const typical = await bundles.ours.typical()
 const minimal = await bundles.ours.minimal()
+const parts = {
+  relay: await partBundles.relay(),
+  websocketPush: await partBundles.websocketPush(),
+  throttle: await partBundles.throttle(),
+}
 const current = {
   full,
   typical: typical.gzipped,
   minimal: minimal.gzipped,
+  /** What each part adds to the minimal profile (issue 36: every part's cost a row of its own). */
+  relay: parts.relay.gzipped - minimal.gzipped,
+  websocketPush: parts.websocketPush.gzipped - minimal.gzipped,
+  throttle: parts.throttle.gzipped - minimal.gzipped,
   /** What each extra adds to the whole API. */
   persist: (await bundles.ours.withPersist()).gzipped - full,
   queue: (await bundles.ours.withQueue()).gzipped - full,
@@ -39,6 +55,23 @@ for (const marker of adapterMarkers) {
   if (!ok) {
     console.error(
       `The minimal profile (createMinimalPreviewChatClient + ssePush) must not bundle '${marker}': keep the default adapters in packages/core/src/defaults.ts, out of client.ts and the session.`,
+    )
+    process.exitCode = 1
+  }
+}
+
+// A part's code is in a bundle only when the app imports the part: the relay's engine part (what
+// reads the other tabs) is absent from the minimal profile, present with `broadcastChannelRelay`.
+for (const [part, marker] of Object.entries(partMarkers)) {
+  const inMinimal = minimal.code.includes(marker)
+  const inPart = parts[part as keyof typeof partMarkers].code.includes(marker)
+  const ok = !inMinimal && inPart
+  console.log(
+    `${ok ? 'ok  ' : 'FAIL'} ${part} part ('${marker}'): ${inMinimal ? 'PRESENT' : 'absent'} in the minimal profile, ${inPart ? 'present' : 'MISSING'} with the part`,
+  )
+  if (!ok) {
+    console.error(
+      `The minimal profile must not bundle the ${part} part: the engine takes it only through the part's import (engine/slices/${part}.ts's \`${part}Part\`, brought by its adapter), never through client.ts, reduce.ts or the session.`,
     )
     process.exitCode = 1
   }
@@ -69,7 +102,15 @@ if (!devtoolsOk) {
  * more): extras get this slack; the profiles themselves none, since their figures are exact.
  */
 const EXTRA_SLACK_BYTES = 64
-const extras = new Set<keyof typeof current>(['persist', 'queue', 'devtools', 'assistantUi'])
+const extras = new Set<keyof typeof current>([
+  'relay',
+  'websocketPush',
+  'throttle',
+  'persist',
+  'queue',
+  'devtools',
+  'assistantUi',
+])
 
 if (process.argv.includes('--update')) {
   writeFileSync(baselinePath, `${JSON.stringify({ gzippedBytes: current }, null, 2)}\n`)

@@ -16,7 +16,7 @@ import { lingering } from './effects/linger'
 import type { PushAdapter, PushContext, PushListener, PushSource } from './wire/pushSource'
 import type { TranscriptPersistence } from './effects/persistence'
 import { PreviewChatSession } from './effects/session'
-import type { RelayAdapter, TabRelay } from './effects/tabRelay'
+import { relayEnginePart, type RelayAdapter, type TabRelay } from './effects/tabRelay'
 import type { ReadonlyStore, SessionExtension } from './effects/context'
 import type { SessionState } from './engine/select'
 import type { Throttle } from './platform/throttle'
@@ -69,7 +69,9 @@ export interface PreviewChatClientOptions {
    * How tabs of this origin share live turns, so that a second tab follows token by token and
    * holds its gate while this one posts: `broadcastChannelRelay()`, a `TabRelay` of your own, or
    * `false`. `createPreviewChatClient`'s default: `broadcastChannelRelay()`;
-   * `createMinimalPreviewChatClient`'s: none (other tabs follow by history reads).
+   * `createMinimalPreviewChatClient`'s: none (other tabs follow by history reads), and a relay of
+   * your own is given to it as `tabRelay(yourRelay)`, which brings the engine's part that reads
+   * the other tabs (a client without a relay carries none of it).
    */
   relay?: TabRelay | RelayAdapter | false
   /**
@@ -241,10 +243,18 @@ export function createMinimalPreviewChatClient(
   }
   // This tab's id on the relay: holds and turns are told apart by the tab that sent them.
   const tab = options.tabId ?? randomUuid()
-  const relay =
-    typeof options.relay === 'function'
-      ? options.relay({ scope: options.scope ?? '', timers, lingerMs })
-      : options.relay || null
+  const relayAdapter = options.relay || null
+  const relayPart =
+    relayAdapter && typeof relayAdapter === 'function' && relayEnginePart(relayAdapter)
+  if (relayAdapter && !relayPart)
+    throw new PreviewChatError(
+      'invalid_request',
+      'Pass relay: tabRelay(yourRelay): its part of the engine reads the other tabs.',
+    )
+  const relay = relayPart
+    ? (relayAdapter as RelayAdapter)({ scope: options.scope ?? '', timers, lingerMs })
+    : null
+  const parts = relayPart ? [relayPart] : []
   const { throttle } = options
   const scope = options.scope ?? ''
   /** What `persist` was attached to, by query client: detached when the client is disposed. */
@@ -308,6 +318,7 @@ export function createMinimalPreviewChatClient(
           newId: randomUuid,
           resumeSignal: options.resumeSignal ?? browserResumeSignal,
           relay,
+          parts,
           tab,
           storage,
           draftKey: `preview-chat:draft:${scope}:${id}`,

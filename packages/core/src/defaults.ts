@@ -3,7 +3,7 @@ import {
   type PreviewChatClient,
   type PreviewChatClientOptions,
 } from './client'
-import { broadcastChannelRelay } from './effects/tabRelay'
+import { broadcastChannelRelay, tabRelay } from './effects/tabRelay'
 import { throttleState } from './platform/throttle'
 import { ssePush, websocketPush, type PushAdapter } from './wire/pushSource'
 
@@ -28,7 +28,10 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
   return createMinimalPreviewChatClient({
     ...options,
     push: options.push ?? defaultPush,
-    relay: options.relay ?? broadcastChannelRelay(),
+    relay:
+      options.relay === undefined
+        ? broadcastChannelRelay()
+        : options.relay && tabRelay(options.relay),
     throttle: options.throttle ?? throttleState,
   })
 }

@@ -28,7 +28,7 @@ export type { SessionState, SessionStatus } from './engine/select'
 export type { ServerTraits, StopResult, SubmitResult, TurnEnding } from './engine/model'
 // What a `TabRelay` of the app's own carries.
 export type { RelayMessage } from './engine/relay'
-export { broadcastChannelRelay } from './effects/tabRelay'
+export { broadcastChannelRelay, tabRelay } from './effects/tabRelay'
 export type { RelayAdapter, RelayContext, TabRelay } from './effects/tabRelay'
 export { throttleState } from './platform/throttle'
 export type { Throttle, ThrottleOptions } from './platform/throttle'

@@ -44,6 +44,7 @@ import { isStandIn, sessionStatus } from '../engine/derive'
 import type { Command, EngineAction, EngineState, SubmitResult } from '../engine/model'
 import { initialEngineState } from '../engine/reduce'
 import { createRunner, type Runner } from '../engine/runner'
+import { relayPart } from '../engine/slices/relay'
 import { selectSessionState } from '../engine/select'
 import { replayTrace, traceRecorder, type EngineTrace } from '../engine/trace'
 import type { TurnEvent } from '../wire/contract/events'
@@ -257,16 +258,23 @@ function openTab(world: World, index: number, scope: Scope, skew: number, prefet
   const initial = initialEngineState({ key, tab: tabId(tab) })
   const recorder = traceRecorder(initial, config)
   world.traces.push({ tab: index, scope, recorder })
-  tab.runner = createRunner(initial, config, {
-    onStep: recorder.onStep,
-    now: () => at(world, tab),
-    setTimer(delay, ring) {
-      const timer = { tab, at: world.now + delay, ring, cancelled: false }
-      world.timers.push(timer)
-      return () => void (timer.cancelled = true)
+  tab.runner = createRunner(
+    initial,
+    config,
+    {
+      onStep: recorder.onStep,
+      now: () => at(world, tab),
+      setTimer(delay, ring) {
+        const timer = { tab, at: world.now + delay, ring, cancelled: false }
+        world.timers.push(timer)
+        return () => void (timer.cancelled = true)
+      },
+      perform: (command) => perform(world, tab, command),
     },
-    perform: (command) => perform(world, tab, command),
-  })
+    undefined,
+    // Every tab has the relay (its part of the engine), as `createPreviewChatClient` gives it.
+    [relayPart],
+  )
   world.tabs[index] = tab
   dispatch(world, tab, { type: 'mounted', cached: { kind: 'none' }, ...clock(world, tab) })
   if (prefetch) dispatch(world, tab, { type: 'prefetch-requested', at: at(world, tab) })

@@ -11,6 +11,7 @@ import { assertSeeded } from './seeded'
 import { createPreviewChatBackend, type PreviewChatAgent } from '../../../server/src/index'
 import type { SubagentChunk, TurnEvent } from '../contract'
 import { createPreviewChatClient, type MessagePart } from '../index'
+import { applyTurnEvents, startTurn } from '../engine/fold'
 
 // Property runs are a step budget (their numRuns), never a time limit: this timeout is only a
 // backstop, sized for a loaded 2-core machine (issue 27, row h).
@@ -202,4 +203,56 @@ describe('one fold for the live and the recorded view (property suite, real back
       { numRuns: 60, endOnFailure: true },
     )
   }, 60_000)
+})
+
+describe('one delta join (issue 36): a batch folds as its events one by one [R-FOLD-ONE]', () => {
+  it('applyTurnEvents of any batch equals applying each event alone, deltas of any streams interleaved', () => {
+    const sizes: number[] = []
+    const event: fc.Arbitrary<TurnEvent> = fc.oneof(
+      {
+        weight: 4,
+        arbitrary: fc
+          .tuple(textId, words)
+          .map(([id, delta]) => ({ type: 'text-delta' as const, id, delta })),
+      },
+      {
+        weight: 2,
+        arbitrary: fc
+          .tuple(textId, words)
+          .map(([id, delta]) => ({ type: 'reasoning-delta' as const, id, delta })),
+      },
+      textId.map((id) => ({ type: 'text-start' as const, id })),
+      textId.map((id) => ({ type: 'reasoning-start' as const, id })),
+      textId.map((id) => ({ type: 'reasoning-end' as const, id })),
+      toolId.map((toolCallId) => ({
+        type: 'tool-input-start' as const,
+        toolCallId,
+        toolName: 'search',
+      })),
+      fc.constant({ type: 'done' as const }),
+    )
+    const options = { delegationCharLimit: limit, now: () => '2026-12-05T10:00:00.000Z' }
+    const begin = () =>
+      startTurn({
+        executionId: 'e1',
+        sessionId: 's1',
+        message: 'Q',
+        createdAt: '2026-12-05T10:00:00.000Z',
+      })
+    assertSeeded(
+      'one delta join',
+      fc.property(fc.array(event, { maxLength: 40, size: 'max' }), (events) => {
+        sizes.push(events.length)
+        let alone = begin()
+        for (const one of events) alone = applyTurnEvents(alone, [one], options)
+        expect(applyTurnEvents(begin(), events, options)).toEqual(alone)
+      }),
+      { numRuns: 300 },
+    )
+    // What the generator really produced (not the maximum asked for).
+    console.log(
+      `[property] one delta join: ${sizes.length} batches of 0–${Math.max(...sizes)} events`,
+    )
+    expect(Math.max(...sizes)).toBeGreaterThan(10)
+  })
 })

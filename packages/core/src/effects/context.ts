@@ -5,6 +5,7 @@ import type {
   Command,
   EngineAction,
   EngineConfig,
+  EnginePart,
   EngineState,
   Extend,
   ServerTraits,
@@ -34,6 +35,8 @@ export interface SessionContext {
   resumeSignal: ResumeSignal
   /** The channel to the other tabs of this origin, or null; and this tab's id on it. */
   relay: TabRelay | null
+  /** The engine's parts the client assembles in (the relay's, with a relay). */
+  parts?: readonly EnginePart[]
   tab: string
   storage: DraftStorage
   draftKey: string

@@ -9,7 +9,7 @@ import type {
   SubmitResult,
   TurnEnding,
 } from '../engine/model'
-import { initialEngineState, serverRenderState } from '../engine/reduce'
+import { initialEngineState, reducerWith, serverRenderState } from '../engine/reduce'
 import { createRunner, type Runner } from '../engine/runner'
 import { selectSessionState, type SessionState } from '../engine/select'
 import { markTruncated } from '../engine/transcript'
@@ -157,7 +157,12 @@ export class PreviewChatSession {
     // An opt-in part (the queue): it performs its own commands, and adds its fields to the view.
     this.#part = ctx.extension?.attach((action) => this.#dispatch(action), ctx) ?? null
     const select = this.#part?.select ?? selectSessionState
-    const serverState = serverRenderState(init, mounted, ctx.config)
+    const serverState = serverRenderState(
+      init,
+      mounted,
+      ctx.config,
+      reducerWith(ctx.extension?.extend, ctx.parts),
+    )
     this.#view = createStore<SessionState>()(() => select(serverState))
     this.#view.setState(select(initial), true)
     this.#engine.subscribe((next, previous) => {
@@ -177,6 +182,7 @@ export class PreviewChatSession {
         onStep: (action, step) => this.#publish(action, step),
       },
       ctx.extension?.extend,
+      ctx.parts,
     )
     this.store = {
       getState: this.getState,

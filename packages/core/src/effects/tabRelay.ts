@@ -1,4 +1,6 @@
+import type { EnginePart } from '../engine/model'
 import type { RelayMessage } from '../engine/relay'
+import { relayPart } from '../engine/slices/relay'
 import type { Timers } from '../platform/environment'
 import { lingering } from './linger'
 
@@ -32,7 +34,27 @@ export type RelayAdapter = (context: RelayContext) => TabRelay
  * history reads.
  */
 export function broadcastChannelRelay(): RelayAdapter {
-  return ({ scope, timers, lingerMs }) => broadcastChannel(scope, timers, lingerMs)
+  return tabRelay(({ scope, timers, lingerMs }) => broadcastChannel(scope, timers, lingerMs))
+}
+
+/**
+ * A relay of the app's own (a `TabRelay`, or an adapter that makes one per client) as the client
+ * takes it: `createMinimalPreviewChatClient({ relay: tabRelay(myRelay) })`. It brings the engine's
+ * part that reads what the other tabs say (their posting holds, their live turns), which a client
+ * without a relay does not carry. `createPreviewChatClient` wraps a relay given to it by itself.
+ */
+export function tabRelay(relay: TabRelay | RelayAdapter): RelayAdapter {
+  const adapter: RelayAdapter =
+    typeof relay === 'function' ? (context) => relay(context) : () => relay
+  return Object.assign(adapter, { [partOf]: relayPart })
+}
+
+/** Where a relay adapter made by `tabRelay` keeps its part of the engine. */
+const partOf = 'enginePart'
+
+/** The engine's part a relay adapter brings (`tabRelay`), or `undefined` for a bare one. */
+export function relayEnginePart(adapter: RelayAdapter): EnginePart | undefined {
+  return (adapter as RelayAdapter & { [partOf]?: EnginePart })[partOf]
 }
 
 function broadcastChannel(scope: string, timers: Timers, lingerMs: number): TabRelay {

@@ -1,4 +1,5 @@
 import { recordedMessageId } from '../wire/contract/ids'
+import { deltaJoin } from '../wire/contract/events'
 import type { SubagentChunk, SuspendedPayload, TurnEvent } from '../wire/contract/events'
 import type {
   ChildTrace,
@@ -170,7 +171,8 @@ export function applyTurnEvent(turn: LiveTurn, event: TurnEvent, options: TurnOp
 
 /**
  * Applies a batch of events in order, stopping at a terminal one. Consecutive deltas of one stream
- * are joined first, so a network chunk of hundreds of deltas copies the message once.
+ * are joined first (`deltaJoin`, the one join), so a network chunk of hundreds of deltas copies the
+ * message once.
  */
 export function applyTurnEvents(
   turn: LiveTurn,
@@ -178,26 +180,17 @@ export function applyTurnEvents(
   options: TurnOptions,
 ): LiveTurn {
   let current = turn
-  let pending: Extract<TurnEvent, { type: 'text-delta' | 'reasoning-delta' }> | null = null
-  // Joined once into a flat string: `+=` per delta would keep a node per delta in the text.
-  const pieces: string[] = []
-  const flush = () => {
-    if (pending) current = applyTurnEvent(current, { ...pending, delta: pieces.join('') }, options)
-    pending = null
-    pieces.length = 0
-  }
+  const deltas = deltaJoin((joined) => (current = applyTurnEvent(current, joined, options)))
   for (const event of events) {
     if (current.ended) break
     if (event.type === 'text-delta' || event.type === 'reasoning-delta') {
-      if (pending && (pending.type !== event.type || pending.id !== event.id)) flush()
-      pending ??= event
-      pieces.push(event.delta)
+      deltas.add(event)
       continue
     }
-    flush()
+    deltas.flush()
     current = applyTurnEvent(current, event, options)
   }
-  flush()
+  deltas.flush()
   return current
 }
 

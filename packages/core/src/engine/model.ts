@@ -720,3 +720,24 @@ export type Reducer = (state: EngineState, action: EngineAction, config: EngineC
  * makes (the draft, a read it asks for) can miss storage, the refresh waiters or the alarm.
  */
 export type Extend = (decide: Reducer) => Reducer
+
+/** A handler of one action type: the state it meets, the action, the settings → the step. */
+export type Handler<T extends EngineAction['type']> = (
+  state: EngineState,
+  action: Extract<EngineAction, { type: T }>,
+  config: EngineConfig,
+) => Step
+
+/**
+ * A part of the engine that only some clients use (the tab relay: `relayPart`), assembled into the
+ * reducer by `reducerWith` so that a client without it carries none of its code. A part takes
+ * actions of its own (`handlers`; an action no part takes changes nothing) and may keep deadlines:
+ * `dueAt` is what the scheduler takes the minimum of, and `deadlines`, what `tick` runs when the
+ * alarm rings (after the turn's and the Stop's, before a silent turn's and the read's), so that a
+ * part's deadline is decided by the same function that set the alarm.
+ */
+export interface EnginePart {
+  readonly handlers: { readonly [T in EngineAction['type']]?: Handler<T> }
+  readonly dueAt?: (state: EngineState, config: EngineConfig) => number | null
+  readonly deadlines?: (state: EngineState, at: number, config: EngineConfig) => Step
+}

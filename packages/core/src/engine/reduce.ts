@@ -9,8 +9,10 @@ import type { LiveTurn } from './fold'
 import type {
   EngineAction,
   EngineConfig,
+  EnginePart,
   EngineState,
   Extend,
+  Handler,
   QueueAction,
   Reducer,
   ServerTraits,
@@ -30,7 +32,7 @@ import {
 } from './slices/lifecycle'
 import { postFailed, requestTurn, streamEnded, turnEvents, turnOpened } from './slices/ownTurn'
 import { pushChanged, pushMessage, readCancelled, readFailed, readStarted } from './slices/reads'
-import { relayReceived } from './slices/relay'
+import { relayPart } from './slices/relay'
 import { applySnapshot } from './slices/snapshot'
 import { requestStop, runsAnswered, runsFailed, stopAnswered, stopFailed } from './slices/stop'
 
@@ -101,26 +103,26 @@ export function serverRenderState(
   init: EngineInit,
   mounted: Extract<EngineAction, { type: 'mounted' }>,
   config: EngineConfig,
+  reducer: Reducer,
 ): EngineState {
   const { cached } = mounted
   const shared = cached.kind === 'snapshot' && !cached.keptHere ? cached : { kind: 'none' as const }
   const initial = initialEngineState({ ...init, draft: '', live: null })
-  return reduce(initial, { ...mounted, cached: shared }, config).state
+  return reducer(initial, { ...mounted, cached: shared }, config).state
 }
 
-type Handler<T extends EngineAction['type']> = (
-  state: EngineState,
-  action: Extract<EngineAction, { type: T }>,
-  config: EngineConfig,
-) => Step
-
-/** Each action's handler, in its slice; the queue's actions are `withQueue`'s (`engine/queue/`). */
-const handlers: { [T in Exclude<EngineAction, QueueAction>['type']]: Handler<T> } = {
+/**
+ * Each action's handler, in its slice, but those of a part (`EnginePart`: the relay's
+ * `relay-received`) and the queue's (`withQueue`, `engine/queue/`). `tick` is the assembled
+ * reducer's (`decideWith`): it runs the parts' deadlines too.
+ */
+const handlers: {
+  [T in Exclude<EngineAction, QueueAction>['type']]?: Handler<T>
+} = {
   mounted,
   activated,
   deactivated,
   disposed,
-  tick: (state, { at }, config) => tick(state, at, config),
   'draft-changed': (state, { draft }) => step({ ...state, draft }),
   'error-cleared': (state) => step({ ...state, error: null }),
   // What the server offers, said by the server (its message dedupe is the engine's to use).
@@ -131,7 +133,6 @@ const handlers: { [T in Exclude<EngineAction, QueueAction>['type']]: Handler<T> 
   'post-failed': postFailed,
   'turn-events': turnEvents,
   'stream-ended': streamEnded,
-  'relay-received': relayReceived,
   // `refresh()` waits for reads to settle (settled after the step, by `reduce`).
   'read-wanted': (state, { urgent, request }) => {
     const wanted = wantRead(state, urgent)
@@ -162,19 +163,29 @@ const handlers: { [T in Exclude<EngineAction, QueueAction>['type']]: Handler<T> 
   'runs-failed': runsFailed,
 }
 
-// A queue action never reaches here: `withQueue` takes each of them (there is no queue without it).
-function route(state: EngineState, action: EngineAction, config: EngineConfig): Step {
-  const handler = handlers[action.type as keyof typeof handlers] as Handler<EngineAction['type']>
-  return handler(state, action, config)
+/**
+ * The engine's decisions with `parts` assembled in, without the post-step: what an extension wraps
+ * (`Extend`). An action that neither the engine nor a part takes changes nothing (a queue action
+ * never comes here: `withQueue` takes each of them). A disposed session takes nothing more: its
+ * requests were aborted, its outcomes given, and a call made now is answered at once.
+ */
+export function decideWith(parts: readonly EnginePart[] = []): Reducer {
+  const table: typeof handlers = Object.assign(
+    {},
+    handlers,
+    ...parts.map((part) => part.handlers),
+    { tick: (state, { at }, config) => tick(state, at, config, parts) } satisfies typeof handlers,
+  )
+  return (state, action, config) => {
+    if (state.disposed) return afterDispose(state, action)
+    const handler = table[action.type as keyof typeof table] as
+      Handler<EngineAction['type']> | undefined
+    return handler ? handler(state, action, config) : step(state)
+  }
 }
 
-/**
- * The engine's decisions for one action, without the post-step: what an extension wraps
- * (`Extend`). A disposed session takes nothing more: its requests were aborted, its outcomes
- * given, and a call made now is answered at once.
- */
-export const decide: Reducer = (state, action, config) =>
-  state.disposed ? afterDispose(state, action) : route(state, action, config)
+/** The engine's decisions without a part (`decideWith()`). */
+export const decide: Reducer = decideWith()
 
 /**
  * The one post-step, what every step owes whatever decided it (the engine's slices or an
@@ -187,6 +198,7 @@ export function postStep(
   next: Step,
   action: EngineAction,
   config: EngineConfig,
+  parts: readonly EnginePart[] = [],
 ): Step {
   if (before.disposed) return next
   let after = draftFate(before, next.state, action)
@@ -205,7 +217,7 @@ export function postStep(
     commands.push({ type: 'settle-refresh', requests: after.reads.waiters })
     after = { ...after, reads: { ...after.reads, waiters: [] } }
   }
-  const wake = nextWake(after, config)
+  const wake = nextWake(after, config, parts)
   if (wake !== after.wakeAt) {
     commands.push({ type: 'set-alarm', at: wake })
     after = { ...after, wakeAt: wake }
@@ -216,16 +228,22 @@ export function postStep(
 }
 
 /**
- * The reducer the runner (and a trace's replay) uses: the engine's decisions, wrapped by an
- * extension where the client has one, and every step ended by `postStep`.
+ * The reducer the runner (and a trace's replay) uses, assembled from the parts the client uses:
+ * the engine's decisions with its `parts` (the relay, where the client has one), wrapped by an
+ * extension where it has one (the queue), and every step ended by `postStep`.
  */
-export function reducerWith(extend?: Extend): Reducer {
-  const decided = extend ? extend(decide) : decide
-  return (state, action, config) => postStep(state, decided(state, action, config), action, config)
+export function reducerWith(extend?: Extend, parts: readonly EnginePart[] = []): Reducer {
+  const own = decideWith(parts)
+  const decided = extend ? extend(own) : own
+  return (state, action, config) =>
+    postStep(state, decided(state, action, config), action, config, parts)
 }
 
-/** `reduce(state, action)` → the next state and the commands to perform. Pure; never throws. */
-export const reduce: Reducer = reducerWith()
+/**
+ * `reduce(state, action)` → the next state and the commands to perform, with every part (what
+ * tests and a trace's replay use; a session runs what its client assembled). Pure; never throws.
+ */
+export const reduce: Reducer = /* @__PURE__ */ reducerWith(undefined, [relayPart])
 
 /**
  * The draft's sent message id, kept in step: a read whose record holds it shows the message was

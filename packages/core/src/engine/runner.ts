@@ -9,7 +9,15 @@
  * No clock, timer or I/O of its own: the host injects them, so the same runner runs under real
  * timers in a browser and under a model's simulated time in a test.
  */
-import type { Command, EngineAction, EngineConfig, EngineState, Extend, Step } from './model'
+import type {
+  Command,
+  EngineAction,
+  EngineConfig,
+  EnginePart,
+  EngineState,
+  Extend,
+  Step,
+} from './model'
 import { reducerWith } from './reduce'
 
 /** What a runner needs from where it runs. */
@@ -37,15 +45,16 @@ const IMMEDIATE_TICKS = 16
 
 /**
  * `extend`: an extension's part of the reducer (the queue's `withQueue`), wrapped around the
- * engine's decisions; the runner ends each of its steps with the one post-step (`reducerWith`).
+ * engine's decisions, with its `parts` (the relay's) assembled in; the runner ends each of its steps with the one post-step (`reducerWith`).
  */
 export function createRunner(
   initial: EngineState,
   config: EngineConfig,
   host: RunnerHost,
   extend?: Extend,
+  parts: readonly EnginePart[] = [],
 ): Runner {
-  const reducer = reducerWith(extend)
+  const reducer = reducerWith(extend, parts)
   let state = initial
   const queue: EngineAction[] = []
   let draining = false

@@ -1,8 +1,7 @@
 import { silentDueAt } from './derive'
-import type { EngineConfig, EngineState } from './model'
+import type { EngineConfig, EnginePart, EngineState } from './model'
 import { submitDueAt } from './slices/ownTurn'
 import { readDueAt } from './slices/reads'
-import { relayDueAt } from './slices/relay'
 import { stopDueAt } from './slices/stop'
 
 export { IDLE_READ_RETRIES, LAGGING_RECORD_POLLS } from './slices/reads'
@@ -24,20 +23,27 @@ function earliest(...times: (number | null)[]): number | null {
 /**
  * When the next deadline falls due (scheduler time), or `null`: the minimum of each slice's own
  * `…DueAt` — a posted message waiting for the server's acceptance (`submitDueAt`), a Stop waiting
- * for its execution id or told to wait (`stopDueAt`), other tabs' posting holds and a relayed turn
- * to confirm (`relayDueAt`), a derived turn that stays silent (`silentDueAt`). Each slice's
- * deadline handler, run by `tick`, decides with the same function.
+ * for its execution id or told to wait (`stopDueAt`), a derived turn that stays silent
+ * (`silentDueAt`), and each part's (`EnginePart.dueAt`: the relay's posting holds of other tabs and
+ * its relayed turn to confirm). Each deadline handler, run by `tick`, decides with the same function.
  */
-export function nextDeadline(state: EngineState, config: EngineConfig): number | null {
+export function nextDeadline(
+  state: EngineState,
+  config: EngineConfig,
+  parts: readonly EnginePart[] = [],
+): number | null {
   if (state.disposed) return null
   return earliest(
     submitDueAt(state, config),
     stopDueAt(state, config),
-    relayDueAt(state, config),
     silentDueAt(state.silent),
+    ...parts.map((part) => part.dueAt?.(state, config) ?? null),
   )
 }
 
 /** When the engine must be woken (`set-alarm`): the next deadline or read, whichever is first. */
-export const nextWake = (state: EngineState, config: EngineConfig): number | null =>
-  earliest(nextDeadline(state, config), nextRead(state, config))
+export const nextWake = (
+  state: EngineState,
+  config: EngineConfig,
+  parts: readonly EnginePart[] = [],
+): number | null => earliest(nextDeadline(state, config, parts), nextRead(state, config))

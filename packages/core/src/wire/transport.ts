@@ -4,6 +4,7 @@ import {
   type ServerCapabilities,
 } from './contract/capabilities'
 import {
+  deltaJoin,
   isDeltaEvent,
   isTerminalEvent,
   parseTurnEvent,
@@ -345,8 +346,8 @@ export type TurnStreamEnd =
  * carries (on some servers that cancels the turn), and the record corrects what was skipped.
  *
  * The hot path: each `data` is parsed once, a delta is checked in place, and consecutive deltas of
- * one stream are joined into one event as they come (what `applyTurnEvents` does with them), so a
- * chunk of hundreds of deltas makes one event and no object per delta beyond `JSON.parse`'s own.
+ * one stream are joined into one event as they come (`deltaJoin`, the fold's own join), so a chunk
+ * of hundreds of deltas makes one event and no object per delta beyond `JSON.parse`'s own.
  */
 export async function readTurnStream(
   body: ReadableStream<Uint8Array>,
@@ -363,16 +364,7 @@ export async function readTurnStream(
       // aborted request in the browser's network panel, no reset connection).
       if (ended) return true
       const events: TurnEvent[] = []
-      // The run of deltas being joined: its first event (type and id) and its pieces so far,
-      // joined once into a flat string (a `+=` per delta would keep a node per delta alive in the
-      // answer's text, which the collector then walks for the rest of the turn).
-      let run: Extract<TurnEvent, { type: 'text-delta' | 'reasoning-delta' }> | null = null
-      const pieces: string[] = []
-      const flush = () => {
-        if (run) events.push({ type: run.type, id: run.id, delta: pieces.join('') })
-        pieces.length = 0
-        run = null
-      }
+      const deltas = deltaJoin((event) => events.push(event))
       const values = parseAll(messages)
       for (let i = 0; i < messages.length; i++) {
         const data = messages[i] as string
@@ -385,11 +377,7 @@ export async function readTurnStream(
           parsed = parseTurnEvent(data)
         }
         if (!parsed && isDeltaEvent(raw)) {
-          if (!run || run.type !== raw.type || run.id !== raw.id) {
-            flush()
-            run = raw
-          }
-          pieces.push(raw.delta)
+          deltas.add(raw)
           continue
         }
         parsed ??= turnEventFrom(raw)
@@ -398,7 +386,7 @@ export async function readTurnStream(
         else if (parsed.kind === 'invalid')
           warn(`Skipped a turn stream event: ${parsed.error.message}`)
         else {
-          flush()
+          deltas.flush()
           events.push(parsed.event)
           if (isTerminalEvent(parsed.event)) {
             ended = true
@@ -406,7 +394,7 @@ export async function readTurnStream(
           }
         }
       }
-      flush()
+      deltas.flush()
       if (events.length > 0) onEvents(events)
       return true
     },

@@ -4,11 +4,18 @@
  */
 import { errorRecord, type ErrorRecord } from '../../wire/contract/errors'
 import { activeExecutionId } from '../derive'
-import type { Command, EngineAction, EngineConfig, EngineState, ReadState, Step } from '../model'
+import type {
+  Command,
+  EngineAction,
+  EngineConfig,
+  EnginePart,
+  EngineState,
+  ReadState,
+  Step,
+} from '../model'
 import { settleStop, step, andThen, wantRead } from './common'
 import { submitDeadline } from './ownTurn'
 import { readDueAt } from './reads'
-import { relayDeadlines } from './relay'
 import { applySnapshot } from './snapshot'
 import { stopDeadlines } from './stop'
 import { silentDueAt } from '../derive'
@@ -189,11 +196,16 @@ function readDeadline(state: EngineState, at: number, config: EngineConfig): Ste
  * The alarm rang (`set-alarm`): every deadline due at `at` fires, then the read due starts. Each
  * deadline is its slice's `…DueAt`, the same function the scheduler takes the minimum of.
  */
-export function tick(state: EngineState, at: number, config: EngineConfig): Step {
+export function tick(
+  state: EngineState,
+  at: number,
+  config: EngineConfig,
+  parts: readonly EnginePart[] = [],
+): Step {
   return andThen(
     submitDeadline({ ...state, wakeAt: null }, at, config),
     (s) => stopDeadlines(s, at, config),
-    (s) => relayDeadlines(s, at, config),
+    ...parts.map((part) => (s: EngineState) => part.deadlines?.(s, at, config) ?? step(s)),
     (s) => silentDeadline(s, at),
     (s) => readDeadline(s, at, config),
   )

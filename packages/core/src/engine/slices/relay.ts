@@ -3,7 +3,7 @@
  * their live turns (followed batch by batch), and asks for the whole turn. Every message is
  * parsed first ([the protocol](../relay.ts)); junk is reported once and changes nothing.
  */
-import type { EngineAction, EngineConfig, EngineState, Step } from '../model'
+import type { EngineAction, EngineConfig, EnginePart, EngineState, Step } from '../model'
 import { followsRelayed, followsRunning } from '../derive'
 import { applyTurnEvents } from '../fold'
 import { parseRelayMessage } from '../relay'
@@ -160,4 +160,16 @@ export function relayDueAt(state: EngineState, config: EngineConfig): number | n
   const confirm = confirmDueAt(state, config)
   if (confirm !== null) dues.push(confirm)
   return dues.length === 0 ? null : Math.min(...dues)
+}
+
+/**
+ * The tab relay's part of the engine (`EnginePart`): what the other tabs say, and the deadlines
+ * of their holds and relayed turns. Only a client with a relay carries it (`tabRelay()`,
+ * `broadcastChannelRelay()`); a tab without one still relays its own turn (its commands go nowhere)
+ * and follows the other tabs by history reads.
+ */
+export const relayPart: EnginePart = {
+  handlers: { 'relay-received': relayReceived },
+  dueAt: relayDueAt,
+  deadlines: relayDeadlines,
 }

@@ -269,6 +269,35 @@ export function isDeltaEvent(
   )
 }
 
+/** A text or reasoning delta event. */
+export type DeltaEvent = Extract<TurnEvent, { type: 'text-delta' | 'reasoning-delta' }>
+
+/**
+ * The one delta join: runs of consecutive deltas of one stream (`type` and `id`) become one event
+ * each, what the fold makes of them anyway, so that a network chunk of hundreds of deltas copies
+ * the message once. `add` takes a delta; `flush` emits the run so far (before any other event, and
+ * at the end). The pieces are joined once into a flat string: a `+=` per delta would keep a node
+ * per delta alive in the answer's text, which the collector then walks for the rest of the turn.
+ * The turn stream's reader (`readTurnStream`) and the fold (`applyTurnEvents`) both join with it.
+ */
+export function deltaJoin(emit: (event: DeltaEvent) => void) {
+  let run: DeltaEvent | null = null
+  const pieces: string[] = []
+  const flush = () => {
+    if (run) emit({ type: run.type, id: run.id, delta: pieces.join('') })
+    pieces.length = 0
+    run = null
+  }
+  return {
+    add(event: DeltaEvent) {
+      if (run && (run.type !== event.type || run.id !== event.id)) flush()
+      run ??= event
+      pieces.push(event.delta)
+    },
+    flush,
+  }
+}
+
 /** `parseTurnEvent` for an already parsed JSON value. */
 export function turnEventFrom(raw: unknown): TurnEventParseResult {
   if (!isRecord(raw) || typeof raw.type !== 'string') {
