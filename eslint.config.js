@@ -4,6 +4,18 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 const noReact = ['react', 'react-dom', 'react/*', '@tanstack/react-query']
+/** The core's entry points (packages/core/src/*.ts, and `..` for its index): no layer imports one. */
+const entryPoints = [
+  '^(\\.\\./)+(client|contract|defaults|index|internal|persist|queue)(\\.[jt]s)?$',
+  '^\\.\\.(/\\.\\.)*/?$',
+]
+const platformOnly =
+  'platform/ is the browser\'s edge: it may import only platform/ and wire/contract/; take what it needs from above as a type parameter or a callback (see packages/core/README.md, "Files").'
+/** no-restricted-imports does not see `import()`, so a layer imports statically (none does today). */
+const dynamicImport = {
+  selector: 'ImportExpression',
+  message: 'import(): import statically, so that the layer rules (no-restricted-imports) see it.',
+}
 
 export default tseslint.config(
   {
@@ -59,12 +71,7 @@ export default tseslint.config(
   layer(
     'packages/core/src/engine/**',
     // engine/ is pure: it decides, and imports nothing but itself and the wire contract.
-    [
-      '^[^.]',
-      '(^|/)(effects|platform)(/|$)',
-      '(^|/)wire/(?!contract(/|$))',
-      '^(\\.\\./)+(client|index|internal|contract)$',
-    ],
+    ['^[^.]', '(^|/)(effects|platform)(/|$)', '(^|/)wire/(?!contract(/|$))', ...entryPoints],
     'engine/ is the pure layer: it may import only engine/ and wire/contract/ (see packages/core/README.md, "Files").',
   ),
   layer(
@@ -78,9 +85,51 @@ export default tseslint.config(
       '(^|/)effects(/|$)',
       // engine/'s state, reducer and selectors are not the wire's; its backoff helper is.
       '(^|/)engine/(?!backoff$)',
-      '^(\\.\\./)+(client|index|internal|contract)$',
+      ...entryPoints,
     ],
     'wire/ talks to the server: it may not import effects/, engine/ (but engine/backoff) or the entry points.',
+  ),
+  layer(
+    'packages/core/src/platform/**',
+    // platform/ is the browser's edge: it reads the globals and hands them up as seams (Timers,
+    // ResumeSignal, DraftStorage), so it sits below wire/ and effects/ and knows neither them nor
+    // the engine. wire/contract/ (pure, the bottom layer) is all it may share with the rest.
+    ['^[^.]', '^\\.\\./(?!wire/contract(/|$))', ...entryPoints],
+    platformOnly,
+  ),
+  // Debt (issue 36): throttle.ts types its view with the engine's `SessionState` and effects/'
+  // `ReadonlyStore`. Those two type imports, and only as types, until it takes a store of any
+  // `{ messages }` state; a value import from them, or anything else above, still fails.
+  {
+    files: ['packages/core/src/platform/throttle.ts'],
+    rules: {
+      'no-restricted-imports': restrictions(
+        ['^[^.]', '^\\.\\./(?!wire/contract(/|$)|engine/select$|effects/context$)', ...entryPoints],
+        platformOnly,
+      ),
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./(engine/select|effects/context)$',
+              allowTypeImports: true,
+              message:
+                'platform/throttle.ts may take only types from engine/select and effects/context (`import type`), never a value.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  layer(
+    'packages/core/src/effects/**',
+    // effects/ perform the engine's commands with the wire and the platform's seams; the entry
+    // points (client, defaults, index, …) are built on them, so importing one is a circle in the
+    // making. Of the packages, only what the effects run on: TanStack Query's core (the history
+    // query) and zustand's vanilla store (zustand's root imports React; the SSE parser is wire/'s).
+    ['^(?!\\.|@tanstack/query-core$|zustand/vanilla$)', ...entryPoints],
+    'effects/ may import engine/, wire/, platform/ and effects/, and of the packages only @tanstack/query-core and zustand/vanilla; never an entry point (client, defaults, index, internal, persist, queue, contract): pass what you need from it in the SessionContext (see packages/core/README.md, "Files").',
   ),
   // ---- packages/core: what each layer may touch (issue 27) -----------------------------------
   // engine/ decides from its state and actions alone, so a step can be replayed; effects/ get the
@@ -182,7 +231,7 @@ function coreWorld() {
           ...onGlobalThis(chances, chance),
           ...onGlobalThis(pages, page),
         ],
-        'no-restricted-syntax': ['error', ...sharedSyntax],
+        'no-restricted-syntax': ['error', ...sharedSyntax, dynamicImport],
       },
     },
   ]
@@ -195,15 +244,22 @@ function layer(files, forbidden, message) {
     files: [files],
     ignores: ['**/__tests__/**'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: noReact, message: 'The core is framework-agnostic (STYLE.md, habit 1).' },
-            { regex: forbidden.join('|'), message },
-          ],
-        },
-      ],
+      'no-restricted-imports': restrictions(forbidden, message),
+      // engine/ and effects/ list theirs with their other syntax in coreWorld(), which comes later.
+      'no-restricted-syntax': ['error', dynamicImport],
     },
   }
+}
+
+/** `no-restricted-imports` forbidding React and what any of the `forbidden` regexes match. */
+function restrictions(forbidden, message) {
+  return [
+    'error',
+    {
+      patterns: [
+        { group: noReact, message: 'The core is framework-agnostic (STYLE.md, habit 1).' },
+        { regex: forbidden.join('|'), message },
+      ],
+    },
+  ]
 }

@@ -14,7 +14,7 @@ import ts from 'typescript'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 /** What `pnpm lint` checks when it names no directory. */
-const defaultDirs = [
+export const defaultDirs = [
   'packages/server/src',
   'packages/core/src',
   'packages/react/src',
@@ -33,7 +33,7 @@ function sourceFiles(dir) {
   })
 }
 
-/** The file a relative specifier names (`./x`, `./x.js`, `./dir` for its index), if any. */
+/** The file a relative specifier names (`./x`, `./x.js`, `./dir` or `.` for its index), if any. */
 function resolveImport(from, specifier) {
   const base = resolve(dirname(from), specifier)
   const candidates = [
@@ -58,7 +58,8 @@ function importGraph(files) {
     const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true)
     const targets = importedFiles
       .map(({ fileName }) => fileName)
-      .filter((specifier) => specifier.startsWith('./') || specifier.startsWith('../'))
+      // `./x`, `../x`, and `.` or `..` alone (the folder's index).
+      .filter((specifier) => /^\.\.?(\/|$)/.test(specifier))
       .map((specifier) => resolveImport(file, specifier))
       .filter((target) => target !== undefined && known.has(target))
     graph.set(file, [...new Set(targets)])
