@@ -97,31 +97,6 @@ export default tseslint.config(
     ['^[^.]', '^\\.\\./(?!wire/contract(/|$))', ...entryPoints],
     platformOnly,
   ),
-  // Debt (issue 36): throttle.ts types its view with the engine's `SessionState` and effects/'
-  // `ReadonlyStore`. Those two type imports, and only as types, until it takes a store of any
-  // `{ messages }` state; a value import from them, or anything else above, still fails.
-  {
-    files: ['packages/core/src/platform/throttle.ts'],
-    rules: {
-      'no-restricted-imports': restrictions(
-        ['^[^.]', '^\\.\\./(?!wire/contract(/|$)|engine/select$|effects/context$)', ...entryPoints],
-        platformOnly,
-      ),
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '^\\.\\./(engine/select|effects/context)$',
-              allowTypeImports: true,
-              message:
-                'platform/throttle.ts may take only types from engine/select and effects/context (`import type`), never a value.',
-            },
-          ],
-        },
-      ],
-    },
-  },
   layer(
     'packages/core/src/effects/**',
     // effects/ perform the engine's commands with the wire and the platform's seams; the entry

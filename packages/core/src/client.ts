@@ -19,9 +19,18 @@ import { PreviewChatSession } from './effects/session'
 import { relayEnginePart, type RelayAdapter, type TabRelay } from './effects/tabRelay'
 import type { ReadonlyStore, SessionExtension } from './effects/context'
 import type { SessionState } from './engine/select'
-import type { Throttle } from './platform/throttle'
+import type { ThrottleOptions } from './platform/throttle'
 import { createTransport, type HeadersOption, type ThreadKey } from './wire/transport'
 import { DEFAULT_DELEGATION_CHAR_LIMIT } from './engine/fold'
+
+/**
+ * How a client's sessions reach a UI: `throttleState` (what `createPreviewChatClient` uses), or a
+ * view of your own. The React binding reads every session through the client's throttle.
+ */
+export type Throttle = (
+  source: ReadonlyStore<SessionState>,
+  options: ThrottleOptions,
+) => ReadonlyStore<SessionState>
 
 export interface PreviewChatClientOptions {
   /** REST base of the agents v2 API. Default `/rest`. */

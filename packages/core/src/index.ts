@@ -31,7 +31,8 @@ export type { RelayMessage } from './engine/relay'
 export { broadcastChannelRelay, tabRelay } from './effects/tabRelay'
 export type { RelayAdapter, RelayContext, TabRelay } from './effects/tabRelay'
 export { throttleState } from './platform/throttle'
-export type { Throttle, ThrottleOptions } from './platform/throttle'
+export type { Throttle } from './client'
+export type { ThrottleOptions } from './platform/throttle'
 export type { HeadersOption, ThreadKey } from './wire/transport'
 // The shapes an app renders and the push messages it may relay.
 export type {

@@ -1,5 +1,4 @@
 import type { QueryClient } from '@tanstack/query-core'
-import type { StoreApi } from 'zustand/vanilla'
 import type { LiveTurn } from '../engine/fold'
 import type {
   Command,
@@ -16,8 +15,9 @@ import type { PushListener } from '../wire/pushSource'
 import type { Transport } from '../wire/transport'
 import type { TabRelay } from './tabRelay'
 
-/** A read-only zustand store: what `useStore` and `useStoreWithEqualityFn` take. */
-export type ReadonlyStore<T> = Pick<StoreApi<T>, 'getState' | 'getInitialState' | 'subscribe'>
+import type { ReadonlyStore } from '../platform/throttle'
+
+export type { ReadonlyStore }
 
 /** What a session needs from its client. */
 export interface SessionContext {

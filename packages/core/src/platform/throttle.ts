@@ -1,6 +1,14 @@
 import { defaultTimers, type Timers } from './environment'
-import type { ReadonlyStore } from '../effects/context'
-import type { SessionState } from '../engine/select'
+
+/**
+ * A read-only store: what `useStore` and `useStoreWithEqualityFn` take (zustand's `StoreApi` less
+ * `setState`), and what a session's views are.
+ */
+export interface ReadonlyStore<T> {
+  getState(): T
+  getInitialState(): T
+  subscribe(listener: (state: T, previous: T) => void): () => void
+}
 
 export interface ThrottleOptions {
   /**
@@ -12,14 +20,8 @@ export interface ThrottleOptions {
   timers?: Timers
 }
 
-/**
- * How a client's sessions reach a UI: `throttleState` (what `createPreviewChatClient` uses), or a
- * view of your own. The React binding reads every session through the client's throttle.
- */
-export type Throttle = (
-  source: ReadonlyStore<SessionState>,
-  options: ThrottleOptions,
-) => ReadonlyStore<SessionState>
+/** What the throttle tells apart: a state whose transcript (`messages`) may wait for a frame. */
+type Transcribed = { readonly messages: unknown }
 
 type Schedule = (callback: () => void) => () => void
 
@@ -38,8 +40,8 @@ function scheduler(throttleMs: number | 'frame', timers: Timers): Schedule {
 }
 
 /** Only the transcript changed: a streamed delta, which may wait for the next frame. */
-function onlyMessagesChanged(previous: SessionState, next: SessionState): boolean {
-  for (const key of Object.keys(next) as (keyof SessionState)[]) {
+function onlyMessagesChanged<S extends Transcribed>(previous: S, next: S): boolean {
+  for (const key of Object.keys(next) as (keyof S)[]) {
     if (key !== 'messages' && previous[key] !== next[key]) return false
   }
   return true
@@ -52,14 +54,14 @@ function onlyMessagesChanged(previous: SessionState, next: SessionState): boolea
  * ~60 times a second however fast tokens arrive, and the final state of a turn is never delayed.
  * The view is a read-only zustand store; it listens to the session only while it has listeners.
  */
-export function throttleState(
-  source: ReadonlyStore<SessionState>,
+export function throttleState<S extends Transcribed>(
+  source: ReadonlyStore<S>,
   options: ThrottleOptions = {},
-): ReadonlyStore<SessionState> {
+): ReadonlyStore<S> {
   const throttleMs = options.throttleMs ?? 'frame'
   if (throttleMs === 0) return source
   const schedule = scheduler(throttleMs, options.timers ?? defaultTimers)
-  const listeners = new Set<(state: SessionState, previous: SessionState) => void>()
+  const listeners = new Set<(state: S, previous: S) => void>()
   let published = source.getState()
   let cancel: (() => void) | null = null
   let unsubscribe: (() => void) | null = null
@@ -71,7 +73,7 @@ export function throttleState(
     published = source.getState()
     if (published !== previous) listeners.forEach((listener) => listener(published, previous))
   }
-  const onChange = (next: SessionState) => {
+  const onChange = (next: S) => {
     if (next === published) return
     if (!onlyMessagesChanged(published, next)) flush()
     else cancel ??= schedule(flush)
