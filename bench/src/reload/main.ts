@@ -22,8 +22,9 @@
  * `Emulation.setCPUThrottlingRate` over CDP, set on the page before its first visit; 4 is
  * Lighthouse's mobile setting; 1 is none), the rates rotated with the contenders; `--runs=N` runs
  * the whole thing N times (each run its own warm-up and rounds, and its load average at its start
- * and end); `--no-warm-up` leaves the warm-up out (row P1's smoke, which times nothing); `--json=FILE` writes each run's medians, spreads and ratios over the floor (and the
- * count of reloads checked) for `pnpm bench`'s row P1 (`src/rows/throttle.ts`).
+ * and end); `--no-warm-up` leaves the warm-up out (row P1's smoke, which times nothing);
+ * `--json=FILE` writes each run's medians, spreads and ratios over the floor (and the count of
+ * reloads checked) for `pnpm bench`'s row P1 (`src/rows/throttle.ts`).
  */
 import { chromium, type Browser, type Page } from '@playwright/test'
 import { createPreviewChatBackend, createPreviewChatStore } from '@preview-chat/server'
