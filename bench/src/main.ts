@@ -1,7 +1,8 @@
 /**
  * `pnpm bench` runs the six rows against the peers (issue #8, made fair by issue #15), the scaling
- * rows S1–S3 and the before/after rows of issue #15's wins W1–W3, and prints one table (Markdown,
- * so that README.md can record it as is). `--smoke` runs tiny sizes and asserts only that every
+ * rows S1–S3, the before/after rows of issue #15's wins W1–W4 and the page load under a 4× CPU
+ * throttle in headless Chromium (P1, issue 36), and prints one table (Markdown, so that README.md
+ * can record it as is; P1's per-run table below it). `--smoke` runs tiny sizes and asserts only that every
  * row runs and that the count goals hold; it never judges a time. `--only=1,S1,W2` runs some rows.
  */
 import { cpus, loadavg } from 'node:os'
@@ -13,6 +14,7 @@ import { pipelineRow } from './rows/pipeline'
 import { replaceRow } from './rows/replace'
 import { longThreadRow, pipelineScalingRow, replaceScalingRow } from './rows/scaling'
 import { rereadsRow } from './rows/rereads'
+import { throttleRow } from './rows/throttle'
 import { bundleWinRow, hotPathRow, readsRow } from './rows/wins'
 import { hasGc } from './method'
 import type { Row, Sizes } from './row'
@@ -43,6 +45,7 @@ const all: [number | string, (sizes: Sizes) => Promise<Row>][] = [
   ['W2', hotPathRow],
   ['W3', bundleWinRow],
   ['W4', rereadsRow],
+  ['P1', throttleRow],
 ]
 
 if (!hasGc()) {
@@ -94,6 +97,9 @@ console.log(
   `\npreview-chat benchmarks${sizes.smoke ? ' (--smoke: tiny sizes, counts only)' : ''} — Node ${process.version}, ${cpus().length} cores, ${new Date().toISOString()}, ${((performance.now() - started) / 1000).toFixed(0)} s; load average (1/5/15 min) ${loadAtStart} at the start, ${load()} at the end\n`,
 )
 console.log(table(rows))
+// A row with a table of its own (P1: per run, per page, per rate) prints it under the main one.
+for (const row of rows)
+  if ('details' in row && typeof row.details === 'string') console.log(`\n${row.details}`)
 
 for (const row of rows)
   for (const count of row.counts ?? []) {

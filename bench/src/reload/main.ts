@@ -15,13 +15,23 @@
  * measured). One untimed warm-up round of every contender on every thread, then `--rounds`
  * (5) rounds, the order of ours and the floor rotated each round; every run is checked (the same
  * number of messages on screen, the marker in the same one). Flags: `--rounds=N`, `--no-build`
- * (use examples/chat-app/dist as it is).
+ * (use examples/chat-app/dist as it is), `--build-if-missing` (build only when there is no
+ * examples/chat-app/dist/index.html), `--kinds=0,1`, `--contenders=readme,floor`.
+ *
+ * Issue 36: `--throttle=4,1` measures every reload at each CPU throttling rate (Chromium's
+ * `Emulation.setCPUThrottlingRate` over CDP, set on the page before its first visit; 4 is
+ * Lighthouse's mobile setting; 1 is none), the rates rotated with the contenders; `--runs=N` runs
+ * the whole thing N times (each run its own warm-up and rounds, and its load average at its start
+ * and end); `--no-warm-up` leaves the warm-up out (row P1's smoke, which times nothing);
+ * `--json=FILE` writes each run's medians, spreads and ratios over the floor (and the count of
+ * reloads checked) for `pnpm bench`'s row P1 (`src/rows/throttle.ts`).
  */
 import { chromium, type Browser, type Page } from '@playwright/test'
 import { createPreviewChatBackend, createPreviewChatStore } from '@preview-chat/server'
 import { startPreviewChatServer } from '@preview-chat/server/node'
 import { execFileSync } from 'node:child_process'
-import { cp, mkdtemp, rm } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -34,7 +44,16 @@ import { dropThread, markerFor, seedThread, startRunningTurn, stopTurn, user } f
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url))
 const demoDist = join(repo, 'examples/chat-app/dist')
-const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) ?? 5)
+const flag = (name: string) =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)
+const rounds = Number(flag('rounds') ?? 5)
+const runCount = Number(flag('runs') ?? 1)
+/** CPU throttling rates (1: none); every reload is measured at each. */
+const rates = (flag('throttle') ?? '1').split(',').map(Number)
+if (rates.some((r) => !(r >= 1))) throw new Error(`--throttle: rates ≥ 1, not ${flag('throttle')}`)
+const jsonPath = flag('json')
+/** `--no-warm-up` (the smoke of row P1 only): no untimed round first. */
+const warmUp = !process.argv.includes('--no-warm-up')
 const deltaMs = 25
 const snapshotMs = 100
 /** The demo's empty-thread text (examples/chat-app/src/components/Transcript.tsx). */
@@ -58,7 +77,7 @@ const allKinds: ThreadKind[] = [
   { name: '200 messages + a turn running', recorded: 200, running: true },
 ]
 // `--kinds=0,1` and `--contenders=readme,floor` run a part of the row.
-const kindsArg = process.argv.find((a) => a.startsWith('--kinds='))?.slice(8)
+const kindsArg = flag('kinds')
 const kinds = kindsArg ? kindsArg.split(',').map((i) => allKinds[Number(i)]!) : allKinds
 
 interface Measurement {
@@ -94,6 +113,8 @@ interface Measurement {
    * of the first visit (`cold`) and of the reload.
    */
   loadReads: { cold: ReadSeen[]; reload: ReadSeen[] }
+  /** The CPU throttling rate of the reload (1: none). */
+  rate: number
 }
 interface ReadSeen {
   bytes: number
@@ -105,12 +126,17 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(' ')
 const loadAtStart = load()
+const loadNow = () => loadavg().map((l) => Number(l.toFixed(2)))
 const started = performance.now()
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
 // --- inputs, all before any timer -------------------------------------------------------------
 
-if (!process.argv.includes('--no-build')) {
+const built = existsSync(join(demoDist, 'index.html'))
+if (
+  !process.argv.includes('--no-build') &&
+  !(built && process.argv.includes('--build-if-missing'))
+) {
   log('building the demo (pnpm --filter @preview-chat/example-chat-app build)…')
   execFileSync('pnpm', ['--filter', '@preview-chat/example-chat-app', 'build'], {
     cwd: repo,
@@ -172,7 +198,7 @@ const readsSeen = (page: Page) =>
       .map((e) => ({ bytes: e.transferSize, status: e.responseStatus })),
   )
 
-async function measure(contender: Contender, kind: ThreadKind): Promise<Measurement> {
+async function measure(contender: Contender, kind: ThreadKind, rate: number): Promise<Measurement> {
   let threadId: string
   let marker: string
   let executionId: string | null = null
@@ -209,6 +235,11 @@ async function measure(contender: Contender, kind: ThreadKind): Promise<Measurem
         }
       })
     const page = await context.newPage()
+    if (rate !== 1) {
+      // For the target, so across its navigations: the first visit and the reload alike.
+      const cdp = await context.newCDPSession(page)
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate })
+    }
     let waiting = shown()
     await page.goto(urlOf(contender, threadId), { waitUntil: 'commit' })
     await waiting
@@ -249,7 +280,7 @@ async function measure(contender: Contender, kind: ThreadKind): Promise<Measurem
     )
     const { b } = seen
     const fail = (what: string) => {
-      throw new Error(`${contender}, ${kind.name}: ${what}`)
+      throw new Error(`${contender}, ${kind.name}, CPU ×${rate}: ${what}`)
     }
     if (seen.navigationType !== 'reload') fail(`navigation type ${seen.navigationType}`)
     // The demo renders a long thread's newest 60 messages first (Transcript.tsx), the rest in a
@@ -288,6 +319,7 @@ async function measure(contender: Contender, kind: ThreadKind): Promise<Measurem
       emptyInDom: b.empty.length > 0,
       emptyPainted: b.emptyPainted,
       loadReads: { cold, reload },
+      rate,
     }
   } finally {
     await context.close()
@@ -300,8 +332,7 @@ async function measure(contender: Contender, kind: ThreadKind): Promise<Measurem
 
 // --- the rounds ---------------------------------------------------------------------------------
 
-const contendersArg = process.argv.find((a) => a.startsWith('--contenders='))?.slice(13)
-const contenders = (contendersArg?.split(',') ?? [
+const contenders = (flag('contenders')?.split(',') ?? [
   'ours',
   'persisted',
   'readme',
@@ -309,20 +340,36 @@ const contenders = (contendersArg?.split(',') ?? [
   'floor',
 ]) as Contender[]
 if (!contenders.includes('floor')) contenders.push('floor')
-const results = new Map<string, Measurement[]>()
-for (let round = -1; round < rounds; round++) {
-  const shift = ((round % contenders.length) + contenders.length) % contenders.length
-  const order = [...contenders.slice(shift), ...contenders.slice(0, shift)]
-  for (const kind of kinds)
-    for (const contender of order) {
-      const m = await measure(contender, kind)
-      if (round < 0) continue
-      const key = `${contender}|${kind.name}`
-      results.set(key, [...(results.get(key) ?? []), m])
-    }
-  log(
-    `round ${round < 0 ? 'warm-up' : round + 1}: ${((performance.now() - started) / 1000).toFixed(0)} s`,
-  )
+/** Every contender at every rate: what a round rotates. */
+const entries = contenders.flatMap((contender) => rates.map((rate) => ({ contender, rate })))
+interface Run {
+  loadStart: number[]
+  loadEnd: number[]
+  /** By `rate|contender|thread`. */
+  results: Map<string, Measurement[]>
+}
+const runs: Run[] = []
+/** Reloads measured and checked (`measure` throws on a failed check), warm-ups included. */
+let checked = 0
+for (let run = 0; run < runCount; run++) {
+  const loadStart = loadNow()
+  const results = new Map<string, Measurement[]>()
+  for (let round = warmUp ? -1 : 0; round < rounds; round++) {
+    const shift = ((round % entries.length) + entries.length) % entries.length
+    const order = [...entries.slice(shift), ...entries.slice(0, shift)]
+    for (const kind of kinds)
+      for (const { contender, rate } of order) {
+        const m = await measure(contender, kind, rate)
+        checked++
+        if (round < 0) continue
+        const key = `${rate}|${contender}|${kind.name}`
+        results.set(key, [...(results.get(key) ?? []), m])
+      }
+    log(
+      `${runCount > 1 ? `run ${run + 1}, ` : ''}round ${round < 0 ? 'warm-up' : round + 1}: ${((performance.now() - started) / 1000).toFixed(0)} s; load ${load()}`,
+    )
+  }
+  runs.push({ loadStart, loadEnd: loadNow(), results })
 }
 const chromiumVersion = browser.version()
 await browser.close()
@@ -350,8 +397,9 @@ const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
 }).trim()
 
 console.log(
-  `\npreview-chat reload row — Chromium ${chromiumVersion} headless, Node ${process.version}, ${cpus().length} cores, ${new Date().toISOString()}, ${((performance.now() - started) / 1000).toFixed(0)} s; commit ${head}${dirty ? ' + uncommitted changes under packages/ or examples/chat-app' : ''}; load average (1/5/15 min) ${loadAtStart} at the start, ${load()} at the end; ${rounds} rounds after one warm-up, ours and the floor rotated; server deltaMs ${deltaMs}, snapshotMs ${snapshotMs}; floor bundle ${(floorBytes / 1024).toFixed(1)} KB min\n`,
+  `\npreview-chat reload row — Chromium ${chromiumVersion} headless, Node ${process.version}, ${cpus().length} cores, ${new Date().toISOString()}, ${((performance.now() - started) / 1000).toFixed(0)} s; commit ${head}${dirty ? ' + uncommitted changes under packages/ or examples/chat-app' : ''}; load average (1/5/15 min) ${loadAtStart} at the start, ${load()} at the end; ${runCount > 1 ? `${runCount} runs, each ` : ''}${rounds} rounds after ${warmUp ? 'one warm-up' : 'no warm-up'}, ours and the floor rotated${rates.some((r) => r !== 1) ? ` (and the CPU throttling rates ${rates.map((r) => `${r}×`).join(', ')}; 1× is none)` : ''}; server deltaMs ${deltaMs}, snapshotMs ${snapshotMs}; floor bundle ${(floorBytes / 1024).toFixed(1)} KB min\n`,
 )
+
 // The page-load row of issue 30: every contender against the floor, reads and bytes beside.
 const names: Record<Contender, string> = {
   readme: 'README usage',
@@ -360,87 +408,202 @@ const names: Record<Contender, string> = {
   persisted: 'the demo, persistTranscripts()',
   floor: 'floor (fetch + JSON.parse + the same <li>s)',
 }
-const readsOf = (list: Measurement[], which: 'cold' | 'reload') => {
-  const reads = list.map((m) => m.loadReads[which])
-  const counts = [...new Set(reads.map((r) => r.length))].join('–')
-  const bytes = reads.map((r) => r.reduce((sum, read) => sum + read.bytes, 0))
-  const statuses = [...new Set(reads.map((r) => r.map((read) => read.status).join('+')))].join(', ')
-  return `${counts} (${statuses}), ${fmtKb(median(bytes))}`
-}
-const fmtKb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
-console.log(
-  '| thread | page | last message in the DOM (min / median) | spread (max/min) | /floor (median) | /floor (by min) | painted /floor (median) | history requestStart (median) | read sent after the page’s code began (min / median) | reads per load, their statuses and history bytes transferred (median): first visit | the reload | long tasks > 50 ms before the transcript (reloads with one; longest) | empty text in the DOM / painted | in the DOM before the read answered (reloads) |',
-)
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
-for (const kind of kinds) {
-  const floorList = results.get(`floor|${kind.name}`)!
-  const fl = pick(floorList, (m) => m.transcript)
-  const flFrame = pick(floorList, (m) => m.frame)
-  for (const contender of contenders) {
-    const list = results.get(`${contender}|${kind.name}`)!
-    const t = pick(list, (m) => m.transcript)
-    const frame = pick(list, (m) => m.frame)
-    const long = list.filter((m) => m.longTasks > 0).length
+
+/** Issue 21's and 30's tables, of one run at one rate: `results` by `contender|thread`. */
+function report(results: Map<string, Measurement[]>): void {
+  const readsOf = (list: Measurement[], which: 'cold' | 'reload') => {
+    const reads = list.map((m) => m.loadReads[which])
+    const counts = [...new Set(reads.map((r) => r.length))].join('–')
+    const bytes = reads.map((r) => r.reduce((sum, read) => sum + read.bytes, 0))
+    const statuses = [...new Set(reads.map((r) => r.map((read) => read.status).join('+')))].join(
+      ', ',
+    )
+    return `${counts} (${statuses}), ${fmtKb(median(bytes))}`
+  }
+  const fmtKb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
+  console.log(
+    '| thread | page | last message in the DOM (min / median) | spread (max/min) | /floor (median) | /floor (by min) | painted /floor (median) | history requestStart (median) | read sent after the page’s code began (min / median) | reads per load, their statuses and history bytes transferred (median): first visit | the reload | long tasks > 50 ms before the transcript (reloads with one; longest) | empty text in the DOM / painted | in the DOM before the read answered (reloads) |',
+  )
+  console.log(
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  )
+  for (const kind of kinds) {
+    const floorList = results.get(`floor|${kind.name}`)!
+    const fl = pick(floorList, (m) => m.transcript)
+    const flFrame = pick(floorList, (m) => m.frame)
+    for (const contender of contenders) {
+      const list = results.get(`${contender}|${kind.name}`)!
+      const t = pick(list, (m) => m.transcript)
+      const frame = pick(list, (m) => m.frame)
+      const long = list.filter((m) => m.longTasks > 0).length
+      console.log(
+        `| ${kind.name} | ${names[contender]} | ${minMed(t)} | ${((Math.max(...t) / Math.min(...t) - 1) * 100).toFixed(0)}% | ${(median(t) / median(fl)).toFixed(2)}× | ${(Math.min(...t) / Math.min(...fl)).toFixed(2)}× | ${(median(frame) / median(flFrame)).toFixed(2)}× | ${ms(median(pick(list, (m) => m.requestStart)))} | ${isFloorMarkup(contender) ? minMed(pick(list, (m) => m.readAfterCode)) : '–'} | ${readsOf(list, 'cold')} | ${readsOf(list, 'reload')} | ${long} of ${list.length}; ${ms(Math.max(0, ...pick(list, (m) => m.longestTask)))} | ${list.filter((m) => m.emptyInDom).length} / ${list.filter((m) => m.emptyPainted).length} | ${list.filter((m) => m.transcript < m.responseEnd).length} of ${list.length} |`,
+      )
+    }
+  }
+  console.log(`\n(README usage bundle ${(readmeBytes / 1024).toFixed(1)} KB min.)\n`)
+
+  const full =
+    kinds.length === allKinds.length &&
+    contenders.includes('ours') &&
+    contenders.includes('persisted')
+  if (full) {
     console.log(
-      `| ${kind.name} | ${names[contender]} | ${minMed(t)} | ${((Math.max(...t) / Math.min(...t) - 1) * 100).toFixed(0)}% | ${(median(t) / median(fl)).toFixed(2)}× | ${(Math.min(...t) / Math.min(...fl)).toFixed(2)}× | ${(median(frame) / median(flFrame)).toFixed(2)}× | ${ms(median(pick(list, (m) => m.requestStart)))} | ${isFloorMarkup(contender) ? minMed(pick(list, (m) => m.readAfterCode)) : '–'} | ${readsOf(list, 'cold')} | ${readsOf(list, 'reload')} | ${long} of ${list.length}; ${ms(Math.max(0, ...pick(list, (m) => m.longestTask)))} | ${list.filter((m) => m.emptyInDom).length} / ${list.filter((m) => m.emptyPainted).length} | ${list.filter((m) => m.transcript < m.responseEnd).length} of ${list.length} |`,
+      '| thread | last message in the DOM: ours (min / median) | floor (min / median) | ours/floor (median; by min) | painted (the next frame rendered): ours | floor | ours/floor (median; by min) | history requestStart: ours / floor (median) | long tasks > 50 ms before the last message is in the DOM, ours: count, total (median) | floor | empty text in the DOM / painted (ours, reloads) |',
+    )
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+    for (const kind of kinds) {
+      const ours = results.get(`ours|${kind.name}`)!
+      const floor = results.get(`floor|${kind.name}`)!
+      const lt = (list: Measurement[]) =>
+        `${median(pick(list, (m) => m.longTasks))}, ${ms(median(pick(list, (m) => m.longTaskMs)))} (longest ${ms(Math.max(...pick(list, (m) => m.longestTask)))})`
+      const side = (f: (m: Measurement) => number) => {
+        const o = pick(ours, f)
+        const fl = pick(floor, f)
+        return `${minMed(o)} | ${minMed(fl)} | ${(median(o) / median(fl)).toFixed(2)}× (${(Math.min(...o) / Math.min(...fl)).toFixed(2)}×)`
+      }
+      console.log(
+        `| ${kind.name} | ${side((m) => m.transcript)} | ${side((m) => m.frame)} | ${ms(median(pick(ours, (m) => m.requestStart)))} / ${ms(median(pick(floor, (m) => m.requestStart)))} | ${lt(ours)} | ${lt(floor)} | ${ours.filter((m) => m.emptyInDom).length} / ${ours.filter((m) => m.emptyPainted).length} of ${ours.length} |`,
+      )
+    }
+    const running = kinds.find((k) => k.running)!
+    console.log(
+      '\nWith persistTranscripts (the transcript kept in the tab across the reload): | thread | last message in the DOM: persisted (min / median) | without (min / median) | persisted/without (median) | persisted/floor (median) |',
+    )
+    console.log('| --- | --- | --- | --- | --- |')
+    for (const kind of kinds) {
+      const kept = pick(results.get(`persisted|${kind.name}`)!, (m) => m.transcript)
+      const without = pick(results.get(`ours|${kind.name}`)!, (m) => m.transcript)
+      const floorOf = pick(results.get(`floor|${kind.name}`)!, (m) => m.transcript)
+      console.log(
+        `| ${kind.name} | ${minMed(kept)} | ${minMed(without)} | ${(median(kept) / median(without)).toFixed(2)}× | ${(median(kept) / median(floorOf)).toFixed(2)}× |`,
+      )
+    }
+
+    const live = results.get(`ours|${running.name}`)!
+    console.log(
+      `\nLive text growing again after the reload (${running.name}, ours): ${minMed(pick(live, (m) => m.grew))} from navigation start; ${minMed(pick(live, (m) => (m.grew === null ? null : m.grew - m.transcript)))} after the transcript was on screen (the server records and announces the running answer every ${snapshotMs} ms); grown by ${median(pick(live, (m) => m.grewBy))} characters (median).`,
     )
   }
-}
-console.log(`\n(README usage bundle ${(readmeBytes / 1024).toFixed(1)} KB min.)\n`)
-
-const full =
-  kinds.length === allKinds.length &&
-  contenders.includes('ours') &&
-  contenders.includes('persisted')
-if (full) {
   console.log(
-    '| thread | last message in the DOM: ours (min / median) | floor (min / median) | ours/floor (median; by min) | painted (the next frame rendered): ours | floor | ours/floor (median; by min) | history requestStart: ours / floor (median) | long tasks > 50 ms before the last message is in the DOM, ours: count, total (median) | floor | empty text in the DOM / painted (ours, reloads) |',
+    '\nWhere the time goes (medians, ms from navigation start): | thread | contender | HTML received | old page unloaded | script requested | scripts received | history requestStart | history responseEnd | reads before the last message | last message in the DOM | long tasks from there to the paint | painted |',
   )
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
-  for (const kind of kinds) {
-    const ours = results.get(`ours|${kind.name}`)!
-    const floor = results.get(`floor|${kind.name}`)!
-    const lt = (list: Measurement[]) =>
-      `${median(pick(list, (m) => m.longTasks))}, ${ms(median(pick(list, (m) => m.longTaskMs)))} (longest ${ms(Math.max(...pick(list, (m) => m.longestTask)))})`
-    const side = (f: (m: Measurement) => number) => {
-      const o = pick(ours, f)
-      const fl = pick(floor, f)
-      return `${minMed(o)} | ${minMed(fl)} | ${(median(o) / median(fl)).toFixed(2)}× (${(Math.min(...o) / Math.min(...fl)).toFixed(2)}×)`
+  for (const kind of kinds)
+    for (const contender of contenders) {
+      const list = results.get(`${contender}|${kind.name}`)!
+      const med = (f: (m: Measurement) => number) => ms(median(pick(list, f)))
+      console.log(
+        `| ${kind.name} | ${contender} | ${med((m) => m.htmlEnd)} | ${med((m) => m.unloadEnd)} | ${med((m) => m.scriptStart)} | ${med((m) => m.scriptEnd)} | ${med((m) => m.requestStart)} | ${med((m) => m.responseEnd)} | ${median(pick(list, (m) => m.reads))} | ${med((m) => m.transcript)} | ${med((m) => m.longTaskMsToPaint)} | ${med((m) => m.frame)} |`,
+      )
     }
-    console.log(
-      `| ${kind.name} | ${side((m) => m.transcript)} | ${side((m) => m.frame)} | ${ms(median(pick(ours, (m) => m.requestStart)))} / ${ms(median(pick(floor, (m) => m.requestStart)))} | ${lt(ours)} | ${lt(floor)} | ${ours.filter((m) => m.emptyInDom).length} / ${ours.filter((m) => m.emptyPainted).length} of ${ours.length} |`,
-    )
-  }
-  const running = kinds.find((k) => k.running)!
-  console.log(
-    '\nWith persistTranscripts (the transcript kept in the tab across the reload): | thread | last message in the DOM: persisted (min / median) | without (min / median) | persisted/without (median) | persisted/floor (median) |',
-  )
-  console.log('| --- | --- | --- | --- | --- |')
-  for (const kind of kinds) {
-    const kept = pick(results.get(`persisted|${kind.name}`)!, (m) => m.transcript)
-    const without = pick(results.get(`ours|${kind.name}`)!, (m) => m.transcript)
-    const floorOf = pick(results.get(`floor|${kind.name}`)!, (m) => m.transcript)
-    console.log(
-      `| ${kind.name} | ${minMed(kept)} | ${minMed(without)} | ${(median(kept) / median(without)).toFixed(2)}× | ${(median(kept) / median(floorOf)).toFixed(2)}× |`,
-    )
+  console.log(`\nraw: ${JSON.stringify(Object.fromEntries(results))}`)
+}
+
+for (const [i, run] of runs.entries())
+  for (const rate of rates) {
+    if (runs.length > 1 || rates.length > 1 || rate !== 1)
+      console.log(
+        `\n#### Run ${i + 1} of ${runs.length}, CPU throttling ${rate}× (load average ${run.loadStart.join(' ')} at its start, ${run.loadEnd.join(' ')} at its end)\n`,
+      )
+    const byContender = new Map<string, Measurement[]>()
+    for (const [key, list] of run.results)
+      if (key.startsWith(`${rate}|`)) byContender.set(key.slice(key.indexOf('|') + 1), list)
+    report(byContender)
   }
 
-  const live = results.get(`ours|${running.name}`)!
-  console.log(
-    `\nLive text growing again after the reload (${running.name}, ours): ${minMed(pick(live, (m) => m.grew))} from navigation start; ${minMed(pick(live, (m) => (m.grew === null ? null : m.grew - m.transcript)))} after the transcript was on screen (the server records and announces the running answer every ${snapshotMs} ms); grown by ${median(pick(live, (m) => m.grewBy))} characters (median).`,
-  )
+// --- issue 36: each run's medians over the floor, the time after the read, at every rate ----------
+
+/** One page on one thread at one rate in one run: medians of its reloads, and over the floor's. */
+export interface ThrottleCell {
+  rate: number
+  thread: string
+  messages: number
+  contender: Contender
+  reloads: number
+  /** Navigation start to the last message in the DOM (ms). */
+  min: number
+  median: number
+  max: number
+  /** The floor's median on the same thread at the same rate, and this page's over it. */
+  floorMedian: number
+  ratio: number
+  /** The history read's `responseEnd` to the last message in the DOM (ms), median; the floor's. */
+  afterRead: number
+  floorAfterRead: number
+  /** Painted (the frame after the last message in the DOM rendered), median; the floor's. */
+  painted: number
+  floorPainted: number
 }
-console.log(
-  '\nWhere the time goes (medians, ms from navigation start): | thread | contender | HTML received | old page unloaded | script requested | scripts received | history requestStart | history responseEnd | reads before the last message | last message in the DOM | long tasks from there to the paint | painted |',
-)
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
-for (const kind of kinds)
-  for (const contender of contenders) {
-    const list = results.get(`${contender}|${kind.name}`)!
-    const med = (f: (m: Measurement) => number) => ms(median(pick(list, f)))
-    console.log(
-      `| ${kind.name} | ${contender} | ${med((m) => m.htmlEnd)} | ${med((m) => m.unloadEnd)} | ${med((m) => m.scriptStart)} | ${med((m) => m.scriptEnd)} | ${med((m) => m.requestStart)} | ${med((m) => m.responseEnd)} | ${median(pick(list, (m) => m.reads))} | ${med((m) => m.transcript)} | ${med((m) => m.longTaskMsToPaint)} | ${med((m) => m.frame)} |`,
-    )
+export interface ThrottleRun {
+  loadStart: number[]
+  loadEnd: number[]
+  cells: ThrottleCell[]
+}
+export interface ThrottleReport {
+  chromium: string
+  commit: string
+  dirty: boolean
+  rounds: number
+  rates: number[]
+  /** Reloads measured and checked, warm-ups included. */
+  checked: number
+  runs: ThrottleRun[]
+}
+
+const throttleRuns: ThrottleRun[] = runs.map((run) => ({
+  loadStart: run.loadStart,
+  loadEnd: run.loadEnd,
+  cells: rates.flatMap((rate) =>
+    kinds.flatMap((kind) => {
+      const floor = run.results.get(`${rate}|floor|${kind.name}`)!
+      const floorMedian = median(floor.map((m) => m.transcript))
+      const floorAfterRead = median(floor.map((m) => m.transcript - m.responseEnd))
+      const floorPainted = median(floor.map((m) => m.frame))
+      return contenders.map((contender): ThrottleCell => {
+        const list = run.results.get(`${rate}|${contender}|${kind.name}`)!
+        const t = list.map((m) => m.transcript)
+        return {
+          rate,
+          thread: kind.name,
+          messages: kind.recorded,
+          contender,
+          reloads: list.length,
+          min: Math.min(...t),
+          median: median(t),
+          max: Math.max(...t),
+          floorMedian,
+          ratio: median(t) / floorMedian,
+          afterRead: median(list.map((m) => m.transcript - m.responseEnd)),
+          floorAfterRead,
+          painted: median(list.map((m) => m.frame)),
+          floorPainted,
+        }
+      })
+    }),
+  ),
+}))
+if (runs.length > 1 || rates.some((r) => r !== 1)) {
+  console.log(
+    '\nIssue 36, each run: | run (load average 1/5/15 min at its start → end) | CPU | thread | page | last message in the DOM (min / median) | /floor (median) | spread (slowest/fastest) | the history read’s responseEnd → the last message in the DOM (median): page | floor | page/floor |',
+  )
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+  for (const [i, run] of throttleRuns.entries())
+    for (const c of run.cells)
+      console.log(
+        `| ${i + 1} (${run.loadStart.join(' ')} → ${run.loadEnd.join(' ')}) | ${c.rate}× | ${c.thread} | ${names[c.contender]} | ${ms(c.min)} / ${ms(c.median)} | ${c.ratio.toFixed(2)}× | ${(c.max / c.min).toFixed(2)}× | ${ms(c.afterRead)} | ${ms(c.floorAfterRead)} | ${(c.afterRead / c.floorAfterRead).toFixed(2)}× |`,
+      )
+}
+if (jsonPath) {
+  const out: ThrottleReport = {
+    chromium: chromiumVersion,
+    commit: head,
+    dirty: dirty !== '',
+    rounds,
+    rates,
+    checked,
+    runs: throttleRuns,
   }
-console.log(`\nraw: ${JSON.stringify(Object.fromEntries(results))}`)
+  await writeFile(jsonPath, JSON.stringify(out, null, 2))
+}
 process.exit(0)
