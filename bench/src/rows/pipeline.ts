@@ -79,7 +79,7 @@ export async function pipelineRow({ smoke }: Sizes): Promise<Row> {
     id: 1,
     name: 'Stream pipeline',
     workload: `SSE bytes of one turn, ${fmt.int(deltas)} text deltas of ${DELTA_CHARS} chars in 16 KB network chunks (built before timing) → final state`,
-    method: `${rounds} rounds, rotated order, GC before each run, one warm-up round for every contender; min / median; the final text checked for each; ours = createPreviewChatClient session (its SSE reader, JSON.parse, the delta check, the fold, the session's state, one subscriber); floor = eventsource-parser + JSON.parse; AI SDK = parseJsonEventStream(uiMessageChunkSchema) → readUIMessageStream; LangGraph = useStream's custom-transport engine (FetchStreamTransport → StreamManager + MessageTupleManager, one subscriber, throttle off as by default)`,
+    method: `${rounds} rounds, rotated order, GC before each run, one warm-up round for every contender; min / median; the final text checked for each; ours = createPreviewChatClient session (its SSE reader, a delta in the servers' form read in place and JSON.parse for any other event, the fold, the session's state, one subscriber); floor = eventsource-parser + JSON.parse; AI SDK = parseJsonEventStream(uiMessageChunkSchema) → readUIMessageStream; LangGraph = useStream's custom-transport engine (FetchStreamTransport → StreamManager + MessageTupleManager, one subscriber, throttle off as by default)`,
     ours: show(t.ours),
     peer: `floor ${show(t.floor)}; AI SDK ${show(t.aiSdk)}; LangGraph ${show(t.langGraph)}`,
     ratio: `ours/floor ${fmt.x(vsFloor.min)} (median ${fmt.x(vsFloor.median)}); AI SDK/ours ${by(t.aiSdk)}; LangGraph/ours ${by(t.langGraph)}`,

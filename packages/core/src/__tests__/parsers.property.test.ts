@@ -19,6 +19,7 @@ import {
   parseTurnEvent,
   turnEventFrom,
 } from '../wire/contract'
+import { readDeltaEvent } from '../wire/contract/events'
 import { createSnapshotReuse } from '../wire/contract/snapshot'
 import { assertSeeded } from './seeded'
 
@@ -180,5 +181,75 @@ describe('no parser throws, for any JSON value [R-WIRE-PARSERS-TOTAL R-RELAY-PAR
       }),
       { numRuns: 3_000 },
     )
+  })
+})
+
+describe('a delta read in place reads what the general parsers read (issue 36) [R-WIRE-ONE-PARSE]', () => {
+  /** What `JSON.parse` and the event parsers make of `data`, as a delta, or `undefined`. */
+  const generally = (data: string) => {
+    const parsed = parseTurnEvent(data)
+    return parsed.kind === 'event' &&
+      (parsed.event.type === 'text-delta' || parsed.event.type === 'reasoning-delta')
+      ? parsed.event
+      : undefined
+  }
+  // Strings with what JSON must escape or refuse: quotes, backslashes, control characters,
+  // lone surrogates, and the delimiters of the form itself.
+  const tricky = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 12 }),
+    fc.constantFrom('', '"', '\\', '\n', '","delta":', '}', '\u2028', '\ud800', 'a"b', '\\"'),
+  )
+  const type = fc.constantFrom('text-delta', 'reasoning-delta')
+
+  it('the servers’ form of any delta is read in place, and equals the general reading', () => {
+    const read = { inPlace: 0, total: 0 }
+    assertSeeded(
+      'delta in place, servers’ form',
+      fc.property(type, tricky, tricky, (type, id, delta) => {
+        const data = JSON.stringify({ type, id, delta })
+        const inPlace = readDeltaEvent(data)
+        read.total++
+        if (inPlace) read.inPlace++
+        expect(inPlace ?? generally(data)).toEqual({ type, id, delta })
+        // An id JSON writes as it is (no escape) is read in place, whatever the delta holds.
+        if (JSON.stringify(id) === `"${id}"`) expect(inPlace).toEqual({ type, id, delta })
+      }),
+      { numRuns: 2_000 },
+    )
+    console.log(`[property] delta in place: ${read.inPlace} of ${read.total} read in place`)
+    expect(read.inPlace).toBeGreaterThan(read.total / 2)
+  })
+
+  it('any other text is either refused (the general way decides) or read as the general way reads it', () => {
+    const counts = { inPlace: 0, total: 0 }
+    const nearForm = fc
+      .tuple(type, tricky, tricky, fc.constantFrom('', ' ', ',"x":1', ',"delta":"y"', '"', '\\'))
+      .map(
+        ([type, id, delta, extra]) =>
+          fc.sample(
+            fc.constantFrom(
+              `{"type":"${type}","id":"${id}","delta":"${delta}"${extra}}`,
+              `{"type":"${type}","id":${JSON.stringify(id)},"delta":${JSON.stringify(delta)}${extra}}`,
+              `{"type":"${type}","id":"${id}","delta":${JSON.stringify(delta)}}${extra}`,
+              `{"type":"${type}", "id":"${id}","delta":"${delta}"}`,
+            ),
+            1,
+          )[0]!,
+      )
+    assertSeeded(
+      'delta in place, other text',
+      fc.property(fc.oneof(nearForm, jsonText), (data) => {
+        counts.total++
+        const inPlace = readDeltaEvent(data)
+        if (inPlace === undefined) return
+        counts.inPlace++
+        expect(inPlace).toEqual(generally(data))
+      }),
+      { numRuns: 3_000 },
+    )
+    console.log(
+      `[property] delta in place, other text: ${counts.inPlace} of ${counts.total} read in place`,
+    )
+    expect(counts.inPlace).toBeGreaterThan(0)
   })
 })

@@ -7,6 +7,7 @@ import {
   deltaJoin,
   isDeltaEvent,
   isTerminalEvent,
+  readDeltaEvent,
   parseTurnEvent,
   turnEventFrom,
   type TurnEvent,
@@ -345,9 +346,10 @@ export type TurnStreamEnd =
  * malformed events are skipped and reported to `warn`: the stream is never closed for what it
  * carries (on some servers that cancels the turn), and the record corrects what was skipped.
  *
- * The hot path: each `data` is parsed once, a delta is checked in place, and consecutive deltas of
- * one stream are joined into one event as they come (`deltaJoin`, the fold's own join), so a chunk
- * of hundreds of deltas makes one event and no object per delta beyond `JSON.parse`'s own.
+ * The hot path: a delta in the servers' own form is read in place (`readDeltaEvent`: its strings
+ * sliced from the text, no `JSON.parse` and no object per event), any other event is parsed once,
+ * and consecutive deltas of one stream are joined into one event as they come (`deltaJoin`, the
+ * fold's own join), so a chunk of hundreds of deltas makes one event.
  */
 export async function readTurnStream(
   body: ReadableStream<Uint8Array>,
@@ -365,13 +367,16 @@ export async function readTurnStream(
       if (ended) return true
       const events: TurnEvent[] = []
       const deltas = deltaJoin((event) => events.push(event))
-      const values = parseAll(messages)
-      for (let i = 0; i < messages.length; i++) {
-        const data = messages[i] as string
+      for (const data of messages) {
+        const delta = readDeltaEvent(data)
+        if (delta) {
+          deltas.add(delta)
+          continue
+        }
         let raw: unknown
         let parsed: TurnEventParseResult | undefined
         try {
-          raw = values ? values[i] : JSON.parse(data)
+          raw = JSON.parse(data)
         } catch {
           // Parsed again only to report it as every malformed event is reported.
           parsed = parseTurnEvent(data)
@@ -410,27 +415,5 @@ export async function readTurnStream(
       `The turn stream ${failed ? `failed (${describeValue(end.cause)})` : 'closed before the turn ended'}; recovering it from history.`,
       failed ? { cause: end.cause } : {},
     ),
-  }
-}
-
-/**
- * The events of one network chunk in one `JSON.parse`, where that is sure to give what one parse
- * per event gives: every event is a flat object (`{` first, `}` last, no other brace), so in the
- * array `[e1,e2,…]` each object can only end at the end of its own event or of a later one, and
- * as many values as events means each value is its event. Else (or if the array does not parse)
- * `null`: the events are parsed one by one, and a malformed one is reported on its own.
- */
-function parseAll(messages: readonly string[]): unknown[] | null {
-  if (messages.length < 2) return null
-  for (const data of messages) {
-    const last = data.length - 1
-    if (data.charCodeAt(0) !== 123 || data.indexOf('{', 1) !== -1 || data.indexOf('}') !== last)
-      return null
-  }
-  try {
-    const values: unknown = JSON.parse(`[${messages.join(',')}]`)
-    return Array.isArray(values) && values.length === messages.length ? values : null
-  } catch {
-    return null
   }
 }
