@@ -6,6 +6,14 @@
  * the frame that painted the last message. The demo is built again *unminified* into a temporary directory
  * (`vite build --minify false`, which keeps a `// <module path>` line above every module), so that
  * each sample's line names its module; the code is otherwise the same production build.
+ *
+ * `--throttle=4`: the reloads under a 4× CPU slowdown (CDP `Emulation.setCPUThrottlingRate`), as
+ * issue 36 measures. `--page=floor`: the floor page instead (`floor.tsx`). `--no-profile`: the
+ * times only, without the sampler's own cost. Each reload's **after the read** is printed too: the
+ * first history read's `responseEnd` (Resource Timing) to the last message in the DOM; with
+ * `--marks`, every `performance.mark` of the page as well, from that `responseEnd` (marks put in
+ * the library by hand show where that interval goes). Besides self time, the library's functions
+ * by total time (self and callees).
  */
 import { chromium } from '@playwright/test'
 import { createPreviewChatBackend, createPreviewChatStore } from '@preview-chat/server'
@@ -27,17 +35,22 @@ const count = Number(process.argv.find((a) => a.startsWith('--messages='))?.slic
 // `--page=readme`: the README usage page of the page-load row (`readme.tsx`, `&prefetch=1` with
 // `--prefetch`) instead of the demo, built by esbuild unminified (a `// path` line per module).
 const readmePage = process.argv.includes('--page=readme')
+const floorPage = process.argv.includes('--page=floor')
 const prefetch = process.argv.includes('--prefetch')
+const throttle = Number(process.argv.find((a) => a.startsWith('--throttle='))?.slice(11) ?? 1)
+const profiling = !process.argv.includes('--no-profile')
+const benchPage = readmePage || floorPage
 
 const root = await mkdtemp(join(tmpdir(), 'bench-reload-profile-'))
-if (readmePage) {
+if (benchPage) {
   await mkdir(join(root, 'assets'))
+  const name = readmePage ? 'readme' : 'floor'
   await buildPage({
-    entry: './readme.tsx',
-    script: join(root, 'assets', 'bench-readme.js'),
+    entry: `./${name}.tsx`,
+    script: join(root, 'assets', `bench-${name}.js`),
     html: join(root, 'index.html'),
-    src: '/assets/bench-readme.js',
-    title: 'README usage',
+    src: `/assets/bench-${name}.js`,
+    title: readmePage ? 'README usage' : 'The floor',
     minify: false,
   })
 } else
@@ -78,6 +91,7 @@ function groupOf(module: string): string {
   if (module.includes('zustand')) return 'zustand'
   if (module.includes('node_modules')) return 'markdown (react-markdown, remark-gfm and their deps)'
   if (module.includes('reload/readme.tsx')) return 'the README page (readme.tsx)'
+  if (module.includes('reload/floor.tsx')) return 'the floor page (floor.tsx)'
   if (module.startsWith('src/') || module.includes('chat-app/src')) return 'the demo app (src/)'
   return module
 }
@@ -93,11 +107,16 @@ const browser = await chromium.launch(chromiumLaunchOptions)
 interface ProfileNode {
   id: number
   callFrame: { url: string; lineNumber: number; functionName: string }
+  children?: number[]
 }
 const totals = new Map<string, number>()
 const byFunction = new Map<string, number>()
 const byModule = new Map<string, number>()
+/** Total time (self and callees) by function: each sample counts once for every function on its stack. */
+const totalByFunction = new Map<string, number>()
 let all = 0
+/** Each reload's first history read's `responseEnd` to the last message in the DOM (ms). */
+const afterRead: number[] = []
 for (let r = 0; r < reloads; r++) {
   const context = await browser.newContext({ viewport: { width: 1100, height: 750 } })
   await context.addCookies([{ name: 'preview-chat-user', value: user, url: app.url }])
@@ -105,7 +124,7 @@ for (let r = 0; r < reloads; r++) {
     observerScript({
       marker,
       emptyText: 'No messages yet.',
-      itemSelector: readmePage ? 'li.m' : 'article.message',
+      itemSelector: benchPage ? 'li.m' : 'article.message',
       growSelector: null,
     }),
   )
@@ -118,26 +137,76 @@ for (let r = 0; r < reloads; r++) {
   })
   await shown
   const cdp = await context.newCDPSession(page)
-  await cdp.send('Profiler.enable')
-  await cdp.send('Profiler.setSamplingInterval', { interval: 100 })
-  await cdp.send('Profiler.start')
+  if (throttle !== 1) await cdp.send('Emulation.setCPUThrottlingRate', { rate: throttle })
+  if (profiling) {
+    await cdp.send('Profiler.enable')
+    await cdp.send('Profiler.setSamplingInterval', { interval: 100 })
+    await cdp.send('Profiler.start')
+  }
   shown = new Promise<void>((resolve) => (done = resolve))
   await page.reload({ waitUntil: 'commit' })
   await shown
+  if (process.argv.includes('--marks'))
+    console.log(
+      await page.evaluate(() => {
+        const read = performance
+          .getEntriesByType('resource')
+          .find((e) => e.name.includes('/messages')) as PerformanceResourceTiming
+        const marker = (window as unknown as { __bench: { marker: number } }).__bench.marker
+        return [
+          ...performance.getEntriesByType('mark').map((m) => [m.name, m.startTime] as const),
+          ['(read responseEnd)', read.responseEnd] as const,
+          ['(last message in the DOM)', marker] as const,
+        ]
+          .sort((x, y) => x[1] - y[1])
+          .map(([name, t]) => `${(t - read.responseEnd).toFixed(1).padStart(8)}  ${name}`)
+          .join('\n')
+      }),
+    )
+  afterRead.push(
+    await page.evaluate(() => {
+      const read = performance
+        .getEntriesByType('resource')
+        .find((e) => e.name.includes('/messages')) as PerformanceResourceTiming
+      return (
+        (window as unknown as { __bench: { marker: number } }).__bench.marker - read.responseEnd
+      )
+    }),
+  )
+  if (!profiling) {
+    await context.close()
+    continue
+  }
   const { profile } = (await cdp.send('Profiler.stop')) as unknown as {
     profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
   }
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]))
+  const parentOf = new Map<number, number>()
+  for (const node of profile.nodes)
+    for (const child of node.children ?? []) parentOf.set(child, node.id)
+  /** A frame's function and module, as the tables name it (or null: not the page's own code). */
+  const nameOf = (frame: ProfileNode['callFrame']): string | null => {
+    const chunk = moduleOfLine.get(frame.url.split('/').pop() ?? '')
+    if (!chunk) return null
+    const module = chunk[frame.lineNumber] ?? '?'
+    return `${frame.functionName || '(anonymous)'} (${module.replace(/.*node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, '').replace(/.*packages\//, '')}:${frame.lineNumber})`
+  }
   profile.samples.forEach((id, i) => {
     const frame = nodes.get(id)!.callFrame
     const us = profile.timeDeltas[i + 1] ?? 100
+    const onStack = new Set<string>()
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+      const name = nameOf(nodes.get(at)!.callFrame)
+      if (name) onStack.add(name)
+    }
+    for (const name of onStack) totalByFunction.set(name, (totalByFunction.get(name) ?? 0) + us)
     let group: string
     const chunk = moduleOfLine.get(frame.url.split('/').pop() ?? '')
     if (chunk) {
       const module = chunk[frame.lineNumber] ?? '?'
       group = groupOf(module)
       byModule.set(module, (byModule.get(module) ?? 0) + us)
-      const fn = `${frame.functionName || '(anonymous)'} (${module.replace(/.*node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, '').replace(/.*packages\//, '')}:${frame.lineNumber})`
+      const fn = nameOf(frame)!
       byFunction.set(fn, (byFunction.get(fn) ?? 0) + us)
     } else if (frame.functionName === '(idle)') group = '(idle)'
     else if (frame.functionName === '(garbage collector)') group = 'garbage collection'
@@ -158,8 +227,14 @@ await server.close()
 await rm(root, { recursive: true, force: true })
 
 const ms = (us: number) => `${(us / 1000 / reloads).toFixed(0)} ms`
+const pageName = readmePage ? 'the README usage page' : floorPage ? 'the floor' : 'the demo'
+const sorted = afterRead.toSorted((a, b) => a - b)
 console.log(
-  `\nCPU profile of a reload of a ${count.toLocaleString('en-US')}-message thread (${readmePage ? 'the README usage page' : 'the demo'}, unminified production build), per reload, mean of ${reloads}: ${ms(all)} sampled from the reload to the frame that painted the last message\n`,
+  `\nAfter the read (responseEnd to the last message in the DOM), ${pageName}, ${throttle}× CPU throttle${profiling ? ', profiled' : ''}: ${afterRead.map((t) => t.toFixed(1)).join(', ')} ms; min ${sorted[0]?.toFixed(1)}, median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(1)} ms`,
+)
+if (!profiling) process.exit(0)
+console.log(
+  `\nCPU profile of a reload of a ${count.toLocaleString('en-US')}-message thread (${pageName}, unminified production build, ${throttle}× CPU throttle), per reload, mean of ${reloads}: ${ms(all)} sampled from the reload to the frame that painted the last message\n`,
 )
 console.log('| self time in | per reload | share |\n| --- | ---: | ---: |')
 for (const [group, us] of [...totals]
@@ -173,5 +248,11 @@ for (const [module, us] of [...byModule].sort((a, b) => b[1] - a[1]).slice(0, 25
   )
 console.log('\nTop functions (self time):')
 for (const [fn, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 30))
+  console.log(`  ${ms(us).padStart(7)}  ${fn}`)
+console.log('\nTop functions of the library (total time: self and callees):')
+for (const [fn, us] of [...totalByFunction]
+  .filter(([fn]) => /core\/src|react\/src|@tanstack|zustand/.test(fn))
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, 80))
   console.log(`  ${ms(us).padStart(7)}  ${fn}`)
 process.exit(0)

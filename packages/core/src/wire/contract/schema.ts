@@ -105,22 +105,29 @@ export function optional<T>(schema: Schema<T>): Schema<T | undefined> & { option
 
 /**
  * An array of `item`. `keep` drops the items it refuses before they are checked (forward
- * compatibility: a part type this client does not know yet is dropped, not fatal).
+ * compatibility: a part type this client does not know yet is dropped, not fatal). An array of
+ * items each given back as it is, none dropped, is given back itself: no copy.
  */
 export function array<T>(item: Schema<T>, keep?: (input: unknown) => boolean): Schema<T[]> {
   return (input, issues, path) => {
     if (!Array.isArray(input)) return mismatch(issues, path, 'an array', input)
-    const out: T[] = []
+    // A copy, from the first item that is not given back as it is.
+    let out: T[] | null = null
     let failed = false
     for (let i = 0; i < input.length; i++) {
       const value: unknown = input[i]
-      if (keep && !keep(value)) continue
+      if (keep && !keep(value)) {
+        out ??= input.slice(0, i)
+        continue
+      }
       const checked = item(value, issues, issues && at(path, i))
-      if (checked !== FAIL) out.push(checked)
-      else if (!issues) return FAIL
-      else failed = true
+      if (checked === FAIL) {
+        if (!issues) return FAIL
+        failed = true
+      } else if (out) out.push(checked)
+      else if (checked !== value) (out = input.slice(0, i)).push(checked)
     }
-    return failed ? FAIL : out
+    return failed ? FAIL : (out ?? (input as T[]))
   }
 }
 
@@ -141,14 +148,27 @@ export function record<T>(value: Schema<T>): Schema<Record<string, T>> {
   }
 }
 
-/** An object with these fields, and no others (unknown fields are dropped). */
+/**
+ * An object with these fields, and no others (unknown fields are dropped). A plain object that
+ * has only these fields, each given back as it is, is given back itself: what `JSON.parse` made is
+ * checked where it lies, not copied (issue 36).
+ */
 export function object<const E extends Entries>(entries: E): Schema<ObjectOf<E>> {
   const keys = Object.keys(entries)
+  // The first `n` fields of `input` that are there, as they are.
+  const copy = (input: Record<string, unknown>, n: number) => {
+    const out: Record<string, unknown> = {}
+    for (const key of keys.slice(0, n)) if (input[key] !== undefined) out[key] = input[key]
+    return out
+  }
   return (input, issues, path) => {
     if (!isRecord(input)) return mismatch(issues, path, 'an object', input)
-    const out: Record<string, unknown> = {}
+    let out: Record<string, unknown> | null =
+      Object.getPrototypeOf(input) === Object.prototype ? null : {}
+    let fields = 0
     let failed = false
-    for (const key of keys) {
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k] as string
       const schema = entries[key] as Schema<unknown>
       const value = input[key]
       const where = issues && at(path, key)
@@ -160,9 +180,21 @@ export function object<const E extends Entries>(entries: E): Schema<ObjectOf<E>>
       if (checked === FAIL) {
         if (!issues) return FAIL
         failed = true
-      } else if (checked !== undefined) out[key] = checked
+      } else if (checked !== undefined) {
+        fields++
+        if (!out && checked !== value) out = copy(input, k)
+        if (out) out[key] = checked
+      }
     }
-    return failed ? FAIL : (out as ObjectOf<E>)
+    if (failed) return FAIL
+    // Nothing but these fields (nor one holding `undefined`, which a copy leaves out).
+    if (!out)
+      for (const _key in input)
+        if (--fields < 0) {
+          out = copy(input, keys.length)
+          break
+        }
+    return (out ?? input) as ObjectOf<E>
   }
 }
 

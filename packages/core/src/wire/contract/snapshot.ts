@@ -4,6 +4,7 @@ import {
   boolean,
   FAIL,
   hasOwn,
+  literal,
   nullable,
   number,
   object,
@@ -189,6 +190,17 @@ const shellSchema = object({
   activeExecutionId: optional(nullable(string)),
 })
 
+/** A snapshot as `completeSnapshot` leaves it: the active execution and every message's status. */
+const completedSchema = object({
+  messages: array<WireMessage>((input, issues, path) => {
+    const message = messageSchema(input, issues, path)
+    return message !== FAIL && message.executionStatus === undefined ? FAIL : message
+  }),
+  openSuspensions: array(suspensionSchema),
+  activeExecutionId: nullable(string),
+  derived: optional(literal(true)),
+})
+
 type WireMessage = Infer<typeof messageSchema>
 interface WireSnapshot extends Omit<Infer<typeof shellSchema>, 'messages'> {
   messages: WireMessage[]
@@ -251,6 +263,7 @@ export function parseHistorySnapshot(
       messages.push(known)
       continue
     }
+    // The message itself, where it has nothing the schema drops (no copy).
     const checked = messageSchema(message)
     if (checked !== FAIL) messages.push(checked)
     else messageSchema(message, issues, `messages.${i}`)
@@ -258,44 +271,28 @@ export function parseHistorySnapshot(
   if (issues.length > 0) return { success: false, error: contractError(issues, what) }
   if (reuse) reuse.messages = messages
   const value = completeSnapshot({ ...shell.value, messages }, reuse)
-  for (const message of value.messages) made.add(message)
+  made.add(value)
   return { success: true, value }
 }
 
-/** The messages of the snapshots this client parsed (and completed): what `checkSnapshot` knows. */
+/** The snapshots this client parsed (and completed): what `checkSnapshot` takes as they are. */
 const made = new WeakSet<object>()
 
 /**
  * A snapshot found in the query cache, checked before a session takes it. What this client's reads
- * put there passes at the cost of a lookup per message (and a check of any message TanStack
- * Query's structural sharing merged from two of ours); what else got there (an app's
+ * put there passes at the cost of one lookup (a snapshot TanStack Query's structural sharing merged
+ * from two of ours, at a check per message that copies nothing); what else got there (an app's
  * `setQueryData`, `hydrate`, a persister restoring what another version wrote) is parsed like a
  * read's answer.
  */
 export function checkSnapshot(value: unknown): ParseResult<HistorySnapshot> {
-  if (!isRecord(value) || value.activeExecutionId === undefined) return parseHistorySnapshot(value)
-  const shell = run(shellSchema, value)
-  if (shell.issues) return parseHistorySnapshot(value)
-  const given = shell.value.messages
-  // Copied from the first message this client did not parse, which is taken as the schema gives it.
-  let messages: unknown[] | null = null
-  for (let i = 0; i < given.length; i++) {
-    const message = given[i]
-    if (made.has(message as object)) {
-      messages?.push(message)
-      continue
-    }
-    const checked =
-      isRecord(message) && message.executionStatus !== undefined ? messageSchema(message) : FAIL
-    if (checked === FAIL) return parseHistorySnapshot(value)
-    made.add(checked)
-    messages ??= given.slice(0, i)
-    messages.push(checked)
-  }
-  const snapshot = messages
-    ? { ...value, messages, openSuspensions: shell.value.openSuspensions }
-    : value
-  return { success: true, value: snapshot as unknown as HistorySnapshot }
+  // One this client's read made, as the read gave it (a query's data is not changed in place).
+  if (made.has(value as object)) return { success: true, value: value as HistorySnapshot }
+  // A snapshot as this client completes it, given back itself unless the schema drops something.
+  const checked = completedSchema(value)
+  return checked === FAIL
+    ? parseHistorySnapshot(value)
+    : { success: true, value: checked as HistorySnapshot }
 }
 
 /** Deep equality of JSON values (what `JSON.parse` makes, and the schema's output of it). */
