@@ -309,10 +309,6 @@ export function createMinimalPreviewChatClient(
       // Before the session reads the cache: what a reload kept is there for its first render.
       if (persist && !attached.has(cacheClient))
         attached.set(cacheClient, persist.attach(cacheClient, scope, timers, warn))
-      const knownKey = `preview-chat:known:${scope}:${id}`
-      // A stale hint is still taken for the first render, the one a server render shows and
-      // hydration matches; the read comes once the session is followed (`onceFollowed`).
-      const stale = isNew === true && knownHere(knownKey)
       const session = new PreviewChatSession(
         { ...key, ...(isNew !== undefined && { isNew }) },
         {
@@ -331,6 +327,7 @@ export function createMinimalPreviewChatClient(
           tab,
           storage,
           draftKey: `preview-chat:draft:${scope}:${id}`,
+          ...(isNew === true && { knownKey: `preview-chat:known:${scope}:${id}` }),
           config,
           lingerMs,
           warn,
@@ -350,8 +347,6 @@ export function createMinimalPreviewChatClient(
         },
       )
       byKey.set(id, session)
-      if (isNew === true)
-        onceFollowed(session, () => (stale ? void session.refresh() : knownHere(knownKey, true)))
       forgetUnlistenedOnServer(session, prefetched, () => {
         if (byKey.get(id) === session) byKey.delete(id)
       })
@@ -359,41 +354,6 @@ export function createMinimalPreviewChatClient(
     },
   }
   return client
-}
-
-/**
- * Calls `then` once `session` is followed (its `activated` step). A stale `isNew` hint made the
- * session skip the read it would otherwise start then: it reads there. Until then it shows what
- * a server render of the hint shows, so hydrating a page the server rendered from the same hint
- * matches it.
- */
-function onceFollowed(session: PreviewChatSession, then: () => void): void {
-  const stop = session.inspect(({ action }) => {
-    if (action.type !== 'activated') return
-    stop()
-    then()
-  })
-}
-
-/**
- * `isNew` is a first-mount hint ("I just minted this id"): only the first session this browser
- * follows for the id skips its read. An app that keeps it on (`?new=1` left in the URL) would
- * otherwise skip the read on every later mount too (a reload after the first answer, a second
- * tab) and show a thread that has messages by now as empty for good. The id is remembered in
- * localStorage (shared by the origin's tabs) once a session of it is followed, not when one is
- * made: a render React throws away before its commit (hydration that suspends, a transition
- * retried) makes a client and a session again, and the retry is still the first mount. A later
- * mount reads, and a 404 there is still a new thread (`notFound`). Storage refused (privacy
- * modes) or absent (a server): the hint is taken as given.
- */
-function knownHere(knownKey: string, remember?: true): boolean {
-  try {
-    const storage = globalThis.localStorage as Storage | undefined
-    if (remember) storage?.setItem(knownKey, '1')
-    return storage?.getItem(knownKey) != null
-  } catch {
-    return false // refused: a later mount takes the hint as given
-  }
 }
 
 /**

@@ -19,8 +19,10 @@ export type {
   ReconnectOptions,
   WebSocketLike,
 } from './wire/pushSource'
-export { noThread, noThreadState, PreviewChatSession } from './effects/session'
-export type { InspectedStep, SessionActions } from './effects/session'
+export { PreviewChatSession } from './effects/session'
+export type { InspectedStep } from './effects/session'
+export { noThread, noThreadState } from './effects/noThread'
+export type { SessionActions } from './effects/noThread'
 export type { ReadonlyStore } from './effects/context'
 export type { SessionState, SessionStatus } from './engine/select'
 // The engine's own types (`EngineState`, `EngineAction`, `Command`, …: what `getEngineState()` and

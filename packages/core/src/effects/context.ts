@@ -51,6 +51,12 @@ export interface SessionContext {
   isKept?(data: unknown): boolean
   /** The reducer's `forget-kept`: persistence forgets what it kept of this thread. */
   forgetKept?(): void
+  /**
+   * Where this browser remembers that it followed the thread (`knownHere`), when the app says the
+   * thread is new (`isNew`): read when the session is made (the engine decides whether the hint is
+   * stale), written when it is first followed.
+   */
+  knownKey?: string
   /** What the app says the server can do (else learnt from its first turn). */
   server?: Partial<ServerTraits>
   /** Called once the session went quiet for good (so the client can forget it). */

@@ -7,6 +7,7 @@ import {
   type DraftStorage,
   type Timers,
 } from '../platform/environment'
+import { onPageHide } from '../platform/pageHide'
 import { parseHistorySnapshot } from '../wire/contract/snapshot'
 import { describeValue } from '../wire/contract/errors'
 
@@ -127,11 +128,7 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
     pendingLive.clear()
     for (const [key, turn] of flushed) write(key, turn && (() => JSON.stringify(turn)))
   }
-  /* eslint-disable no-restricted-globals -- pagehide belongs in platform/ (environment.ts);
-     this file is under rewrite for issue 27: left as it is until then. */
-  if (typeof window !== 'undefined' && typeof window.addEventListener === 'function')
-    window.addEventListener('pagehide', flushLive)
-  /* eslint-enable no-restricted-globals */
+  onPageHide(flushLive)
 
   return {
     attach(queryClient, scope, timers, warn) {
@@ -172,20 +169,14 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
         }
         if (event.type === 'removed' || event.type === 'updated') schedule()
       })
-      const onHide = () => timer !== null && save()
-      /* eslint-disable no-restricted-globals -- pagehide, as above */
-      const hasWindow =
-        typeof window !== 'undefined' && typeof window.addEventListener === 'function'
-      if (hasWindow) window.addEventListener('pagehide', onHide)
-      /* eslint-enable no-restricted-globals */
+      const unhide = onPageHide(() => timer !== null && save())
       return () => {
         if (detached) return
         detached = true
         stopCache()
         if (timer !== null) timers.clearTimeout(timer)
         timer = null
-        // eslint-disable-next-line no-restricted-globals -- pagehide, as above
-        if (hasWindow) window.removeEventListener('pagehide', onHide)
+        unhide()
         scopes.delete(scope)
       }
     },

@@ -29,6 +29,7 @@ import {
 } from '../wire/contract/queue'
 import type { ParseResult } from '../wire/contract/result'
 import { readTurnStream } from '../wire/transport'
+import { onPageHide } from '../platform/pageHide'
 import type { ThreadKey } from '../wire/contract/ids'
 import type { ExtensionPart, ExtensionSelect, SessionContext } from './context'
 import type { QueueStore } from './queueStore'
@@ -128,10 +129,7 @@ export function queueHost(
     void store.read(key).then((stored) => act({ type: 'queue-stored', stored }), refused('be read'))
   // A page being left writes what its transaction has not yet (best effort: the page may go first).
   const onLeave = () => act({ type: 'queue-leaving' })
-  const window = globalThis as {
-    addEventListener?: typeof addEventListener
-    removeEventListener?: typeof removeEventListener
-  }
+  let unhide: (() => void) | undefined
   let unwatch = () => {}
   const openStore = () => {
     unwatch()
@@ -221,12 +219,13 @@ export function queueHost(
     server.abort()
     open = false
     unwatch()
-    window.removeEventListener?.('pagehide', onLeave)
+    unhide?.()
   }
   const perform = (command: Command) => {
     switch (command.type) {
       case 'queue-open':
-        window.addEventListener?.('pagehide', onLeave)
+        // (Registered twice, the same listener is heard once.)
+        unhide = onPageHide(onLeave)
         return openStore()
       case 'queue-fallback':
         store = options.fallback()

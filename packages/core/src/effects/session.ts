@@ -13,20 +13,15 @@ import { initialEngineState, reducerWith, serverRenderState } from '../engine/re
 import { createRunner, type Runner } from '../engine/runner'
 import { selectSessionState, type SessionState } from '../engine/select'
 import { markTruncated } from '../engine/transcript'
-import {
-  describeValue,
-  failureRecord,
-  fromErrorRecord,
-  toErrorRecord,
-  type ErrorRecord,
-  type PreviewChatError,
-} from '../wire/contract/errors'
+import { describeValue } from '../wire/contract/errors'
 import type { ParseResult } from '../wire/contract/result'
 import { checkSnapshot, type HistorySnapshot, type Suspension } from '../wire/contract/snapshot'
-import { readTurnStream, type ThreadKey } from '../wire/transport'
-import type { ExtensionPart, ReadonlyStore, SessionContext } from './context'
+import type { ThreadKey } from '../wire/transport'
+import type { ReadonlyStore, SessionContext } from './context'
 import { createHistoryQuery, type HistoryQuery } from './historyQuery'
+import { knownHere } from '../platform/environment'
 import { lingering, type Lingering } from './linger'
+import { createPerformer } from './performer'
 
 /** One step through the reducer, as `session.inspect` shows it. */
 export interface InspectedStep {
@@ -38,63 +33,14 @@ export interface InspectedStep {
 }
 
 /**
- * The state of a thread no session follows: what a disabled hook shows before the app has a
- * thread id (`enabled: false`, `threadId: ''`). The engine's own first state: `recovering`, empty,
- * nothing can be sent.
- */
-export const noThreadState: SessionState = selectSessionState(
-  initialEngineState({ key: { projectId: '', agentId: '', threadId: '' }, tab: '' }),
-)
-
-/** A session's actions, as a UI calls them. */
-export type SessionActions = Pick<
-  PreviewChatSession,
-  'setDraft' | 'submit' | 'resume' | 'stop' | 'refresh' | 'clearError'
->
-
-/**
- * What stands for a session where there can be none (a disabled hook whose thread id no session
- * can have): `noThreadState`, never changing, and actions that send nothing, submits and resumes
- * answered with `refusal` (the id's `invalid_request`), a Stop with `cancelRequested: false`.
- */
-export function noThread(refusal: PreviewChatError): {
-  store: ReadonlyStore<SessionState>
-  actions: SessionActions
-} {
-  const failed = () => Promise.resolve({ outcome: 'failed' as const, error: refusal })
-  return {
-    store: {
-      getState: () => noThreadState,
-      getInitialState: () => noThreadState,
-      subscribe: () => () => {},
-    },
-    actions: {
-      setDraft: () => {},
-      submit: failed,
-      resume: failed,
-      stop: () => Promise.resolve({ cancelRequested: false }),
-      refresh: () => Promise.resolve(),
-      clearError: () => {},
-    },
-  }
-}
-
-/**
- * One thread, followed: the recovery engine of the specification. It decides nothing: every
- * action goes through the reducer (`engine/reduce.ts`), which returns the next state and the
- * commands to perform, and the scheduler (`engine/schedule.ts`) says when reads and deadlines are
- * due. This class performs the commands (requests, streams, relay, storage, outcomes) and reports
- * what came of them as actions. It is inert until its first subscriber arrives, so that creating
- * it (twice, under React StrictMode) costs nothing.
- */
-/**
  * One thread, followed: the recovery engine of the specification. It decides nothing: it is a
  * facade over the engine's one runner (`engine/runner.ts`), which feeds every action through the
  * reducer (`engine/reduce.ts`) and keeps the alarm the reducer asks for, and a performer of the
- * reducer's commands (requests, streams, relay, storage, outcomes) that reports what came of them
- * — and whatever the host did (the query cache, a listener that threw) — as actions. It is inert
- * until its first subscriber arrives, so that creating it (twice, under React StrictMode) costs
- * nothing.
+ * reducer's commands (requests, streams, relay, storage, outcomes: `effects/performer.ts`) that
+ * reports what came of them — and whatever the host did (the query cache, a listener that threw)
+ * — as actions. It keeps two stores: the engine's state, and the public view selected from it. It
+ * is inert until its first subscriber arrives, so that creating it (twice, under React StrictMode)
+ * costs nothing.
  */
 export class PreviewChatSession {
   readonly key: ThreadKey
@@ -112,16 +58,11 @@ export class PreviewChatSession {
   readonly #runner: Runner
   readonly #history: HistoryQuery
   readonly #activity: Lingering
-  /** The open turn streams of this tab, by their POST's token; the Stop request in flight. */
-  readonly #streams = new Map<number, AbortController>()
-  #stopRequest: AbortController | null = null
   /** Outcomes owed to `submit()`, `resume()`, `stop()` and `refresh()` calls, by request id. */
   readonly #owed = new Map<number, (result: never) => void>()
   #requests = 0
   readonly #endings = new Set<(ending: TurnEnding) => void>()
   readonly #inspectors = new Set<(entry: InspectedStep) => void>()
-  /** The session's side of an opt-in part (the queue), or `null`. */
-  readonly #part: ExtensionPart | null
   /** The snapshots taken, and what `markTruncated` made of each (`#take`). */
   readonly #marked = new WeakMap<HistorySnapshot, HistorySnapshot>()
 
@@ -135,6 +76,7 @@ export class PreviewChatSession {
       draft: ctx.storage.getItem(ctx.draftKey) ?? '',
       draftSentAs: sentId(ctx.storage.getItem(`${ctx.draftKey}:sent`)),
       isNew: key.isNew ?? false,
+      knownHere: knownHere(ctx.knownKey),
       live: ctx.keptLive ?? null,
       ...(ctx.server && { server: ctx.server }),
     }
@@ -155,8 +97,8 @@ export class PreviewChatSession {
     // The server render shows what a server has too: the cache as the app filled it, not the
     // draft, nor what a reload kept in this browser's storage (so hydration matches it).
     // An opt-in part (the queue): it performs its own commands, and adds its fields to the view.
-    this.#part = ctx.extension?.attach((action) => this.#dispatch(action), ctx) ?? null
-    const select = this.#part?.select ?? selectSessionState
+    const part = ctx.extension?.attach(this.#dispatch, ctx) ?? null
+    const select = part?.select ?? selectSessionState
     const serverState = serverRenderState(
       init,
       mounted,
@@ -169,21 +111,6 @@ export class PreviewChatSession {
       const view = select(next, { engine: previous, view: this.#view.getState() })
       if (view !== this.#view.getState()) this.#view.setState(view, true)
     })
-    this.#runner = createRunner(
-      initial,
-      ctx.config,
-      {
-        now: this.#now,
-        setTimer: (delay, ring) => {
-          const handle = ctx.timers.setTimeout(ring, delay)
-          return () => ctx.timers.clearTimeout(handle)
-        },
-        perform: (command) => this.#perform(command),
-        onStep: (action, step) => this.#publish(action, step),
-      },
-      ctx.extension?.extend,
-      ctx.parts,
-    )
     this.store = {
       getState: this.getState,
       getInitialState: this.getServerState,
@@ -203,11 +130,37 @@ export class PreviewChatSession {
         ),
       ...(key.isNew &&
         !cached && { initialData: { messages: [], openSuspensions: [], activeExecutionId: null } }),
-      check: (value) => this.#take(value),
-      dispatch: (action) => this.#dispatch(action),
-      clock: () => this.#clock(),
+      check: this.#take,
+      dispatch: this.#dispatch,
+      clock: this.#clock,
     })
-    this.#activity = lingering(() => this.#activate(), ctx.timers, ctx.lingerMs)
+    // The performer: the commands' side of the host, and its listening while followed.
+    const { perform, activate } = createPerformer(
+      this.key,
+      ctx,
+      this.#history,
+      part,
+      this.#dispatch,
+      this.#owed,
+      this.#endings,
+      this.#now,
+    )
+    this.#runner = createRunner(
+      initial,
+      ctx.config,
+      {
+        now: this.#now,
+        setTimer: (delay, ring) => {
+          const handle = ctx.timers.setTimeout(ring, delay)
+          return () => ctx.timers.clearTimeout(handle)
+        },
+        perform,
+        onStep: this.#publish,
+      },
+      ctx.extension?.extend,
+      ctx.parts,
+    )
+    this.#activity = lingering(activate, ctx.timers, ctx.lingerMs)
     this.#dispatch(mounted)
   }
 
@@ -222,7 +175,7 @@ export class PreviewChatSession {
    * (`checkSnapshot`, a lookup per message for what this client parsed) and its capped delegations
    * flagged (`truncated`, a flag of the client's view that the contract's schema does not keep).
    */
-  #take(value: unknown): ParseResult<HistorySnapshot> {
+  #take = (value: unknown): ParseResult<HistorySnapshot> => {
     const checked = checkSnapshot(value)
     if (!checked.success) return checked
     // The same snapshot again (a 304) gives the same marked one: a capped delegation's copy would
@@ -381,12 +334,10 @@ export class PreviewChatSession {
     })
   }
 
-  #dispatch(action: EngineAction): void {
-    this.#runner.dispatch(action)
-  }
+  #dispatch = (action: EngineAction): void => this.#runner.dispatch(action)
 
   /** A step of the runner: its state published (the view follows), the devtools told. */
-  #publish(action: EngineAction, { state, commands }: Step): void {
+  #publish = (action: EngineAction, { state, commands }: Step): void => {
     this.#engine.setState(state, true)
     if (this.#inspectors.size === 0) return
     const entry = { action, at: this.#ctx.now(), commands, state }
@@ -398,199 +349,8 @@ export class PreviewChatSession {
       }
     }
   }
-
-  /** Performs one command of the reducer's; what comes of it is dispatched as an action. */
-  #perform(command: Command): void {
-    const { transport, storage } = this.#ctx
-    switch (command.type) {
-      case 'post':
-        return this.#post(command.token, command.request)
-      case 'close-stream':
-        return this.#streams.get(command.token)?.abort()
-      case 'stop-execution': {
-        const { executionId } = command
-        const signal = this.#stopSignal()
-        transport.stopExecution(this.key, executionId, signal).then(
-          (answer) => this.#dispatch({ type: 'stop-answered', executionId, ...answer }),
-          (cause: unknown) =>
-            this.#dispatch({
-              type: 'stop-failed',
-              executionId,
-              error: failureRecord(cause, 'network_error', 'Stop got no answer'),
-              at: this.#now(),
-            }),
-        )
-        return
-      }
-      case 'cancel-runs': {
-        const signal = this.#stopSignal()
-        Promise.all(
-          command.runIds.map((runId) => transport.cancelRun(this.key, runId, signal)),
-        ).then(
-          (answers) =>
-            this.#dispatch({ type: 'runs-answered', cancelled: answers.some((a) => a.cancelled) }),
-          (cause: unknown) =>
-            this.#dispatch({
-              type: 'runs-failed',
-              error: failureRecord(cause, 'network_error', 'Cancelling the suspended run failed'),
-            }),
-        )
-        return
-      }
-      case 'abort-stop':
-        return this.#stopRequest?.abort()
-      case 'cancel-read':
-        return this.#history.cancel()
-      case 'read':
-        return this.#history.read()
-      case 'forget-kept':
-        return this.#ctx.forgetKept?.()
-      case 'settle-refresh':
-        for (const request of command.requests) this.#settle(request, undefined)
-        return
-      case 'set-alarm':
-        // The runner's own (never handed to a performer).
-        return
-      case 'relay':
-        return this.#ctx.relay?.post(command.message)
-      case 'keep-live':
-        return this.#ctx.keepLive?.(command.turn)
-      case 'store-draft': {
-        const { draftKey } = this.#ctx
-        for (const [key, value] of [
-          [draftKey, command.draft],
-          [`${draftKey}:sent`, command.sentAs],
-        ] as const)
-          if (value) storage.setItem(key, value)
-          else storage.removeItem(key)
-        return
-      }
-      case 'settle-submit':
-        return this.#settle(command.request, withPublicError(command.result) as SubmitResult)
-      case 'settle-stop':
-        for (const request of command.requests)
-          this.#settle(request, withPublicError(command.result) as StopResult)
-        return
-      case 'turn-ended': {
-        const ending = withPublicError(command.ending) as TurnEnding
-        for (const listener of this.#endings) {
-          try {
-            listener(ending)
-          } catch (cause) {
-            this.#dispatch({
-              type: 'listener-threw',
-              listener: 'turn-end',
-              message: describeValue(cause),
-            })
-          }
-        }
-        return
-      }
-      case 'warn':
-        return this.#ctx.warn(command.message)
-      default:
-        // (`act` is the runner's own, never handed to a performer.)
-        // An opt-in part's command (the queue's).
-        return this.#part?.perform(command)
-    }
-  }
-
-  #settle(request: number, result: SubmitResult | StopResult | undefined): void {
-    const resolve = this.#owed.get(request)
-    this.#owed.delete(request)
-    resolve?.(result as never)
-  }
-
-  #stopSignal(): AbortSignal {
-    this.#stopRequest = new AbortController()
-    return this.#stopRequest.signal
-  }
-
-  /** Posts a turn request and reads its stream into the reducer, tagged with `token`. */
-  #post(token: number, request: Parameters<SessionContext['transport']['openTurn']>[1]): void {
-    const { transport, warn } = this.#ctx
-    const controller = new AbortController()
-    this.#streams.set(token, controller)
-    const ended = (action: EngineAction) => {
-      this.#streams.delete(token)
-      this.#dispatch(action)
-    }
-    transport.openTurn(this.key, request, controller.signal).then(
-      ({ body, capabilities }) => {
-        this.#dispatch({
-          type: 'turn-opened',
-          token,
-          dedupesMessages: capabilities.dedupesMessages,
-          queuesMessages: capabilities.queuesMessages,
-        })
-        void readTurnStream(
-          body,
-          (events) =>
-            this.#dispatch({
-              type: 'turn-events',
-              token,
-              events,
-              at: this.#now(),
-              stampedAt: this.#ctx.now(),
-            }),
-          controller.signal,
-          warn,
-        ).then((end) =>
-          ended({
-            type: 'stream-ended',
-            token,
-            end: end.kind === 'cut' ? { kind: 'cut', error: toErrorRecord(end.error) } : end,
-          }),
-        )
-      },
-      (cause: unknown) =>
-        ended({
-          type: 'post-failed',
-          token,
-          error: failureRecord(cause, 'network_error', 'Sending the message got no answer'),
-        }),
-    )
-  }
-
-  #activate(): () => void {
-    const ctx = this.#ctx
-    // Observed first: a read the reducer starts on activation goes through the observer.
-    const cleanups = [
-      this.#history.observe(),
-      ctx.listenToPush({
-        onMessage: (message) => this.#dispatch({ type: 'push-message', message }),
-        onConnectionChange: (connected) =>
-          this.#dispatch({
-            type: 'push-changed',
-            connected,
-            at: this.#now(),
-            random: ctx.random(),
-          }),
-      }),
-      ctx.resumeSignal(() => this.#dispatch({ type: 'read-wanted', urgent: false })),
-      ctx.relay?.listen((data) =>
-        this.#dispatch({ type: 'relay-received', data, at: this.#now(), stampedAt: ctx.now() }),
-      ) ?? (() => {}),
-    ]
-    this.#dispatch({ type: 'activated', at: this.#now(), pushConnected: ctx.pushConnected() })
-    return () => {
-      // Quiet first: what the cleanups cause (an observer's leaving aborts its fetch) starts nothing.
-      this.#dispatch({ type: 'deactivated' })
-      for (const cleanup of cleanups) cleanup()
-      this.#history.close()
-      ctx.onIdle()
-    }
-  }
 }
 
 /** What storage holds as the draft's sent message id, checked: an id, or nothing. */
 const sentId = (stored: string | null) =>
   stored !== null && /^[\w-]{1,100}$/.test(stored) ? stored : null
-
-/** The engine's results carry error records; the app gets each as its `PreviewChatError`. */
-function withPublicError(
-  result: SubmitResult<ErrorRecord> | StopResult<ErrorRecord> | TurnEnding<ErrorRecord>,
-) {
-  const { error } = result as { error?: ErrorRecord | null }
-  return (error ? { ...result, error: fromErrorRecord(error) } : result) as unknown
-}

@@ -280,6 +280,13 @@ export interface EngineState {
   /** The recorded snapshot shown came from this browser's storage (`persist`): no server had it. */
   recordedHere: boolean
   /**
+   * The app's `isNew` hint, for a thread this browser followed before (`EngineInit.knownHere`):
+   * stale (a `?new=1` left in the URL). The first render takes the hint all the same, as a server
+   * render (which cannot know) does and hydration expects; the first activation reads. False or
+   * absent: no hint, or a fresh one.
+   */
+  staleHint?: boolean
+  /**
    * Reads started when the app last put a record in the cache (`setQueryData`), or `null`: a read
    * already on its way then answers with an older record, which does not replace the app's.
    */

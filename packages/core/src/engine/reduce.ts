@@ -44,7 +44,13 @@ export interface EngineInit {
   draft?: string
   /** The `messageId` the kept draft was sent with, its fate not known (`EngineState.draftSentAs`). */
   draftSentAs?: string | null
+  /** The app minted this thread id and says it has no history (`SessionOptions.isNew`). */
   isNew?: boolean
+  /**
+   * What the host read from this browser's storage: a session of this thread was followed here
+   * before, so an `isNew` hint is stale (`EngineState.staleHint`). Absent: not known (a server).
+   */
+  knownHere?: boolean
   /** A running turn's live view kept across a reload: it stands until a record covers it. */
   live?: LiveTurn | null
   server?: Partial<ServerTraits>
@@ -91,6 +97,8 @@ export function initialEngineState(init: EngineInit): EngineState {
       keepsTurnOnDisconnect: init.server?.keepsTurnOnDisconnect ?? null,
       stopsByExecutionId: init.server?.stopsByExecutionId ?? null,
     },
+    // The hint is taken all the same (`synced`); a stale one is read on activation (`activated`).
+    staleHint: init.isNew && init.knownHere,
   }
 }
 

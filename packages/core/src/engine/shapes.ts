@@ -183,6 +183,7 @@ const stateFields: EveryField<EngineState> = {
   dedupesMessages: optional(nullable(boolean)),
   wakeAt: nullable(number),
   recordedHere: boolean,
+  staleHint: optional(boolean),
   appRecordAfterRead: nullable(number),
   queue: optional(anObject),
 }

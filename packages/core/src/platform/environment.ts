@@ -69,6 +69,25 @@ export const browserResumeSignal: ResumeSignal = (callback) => {
   }
 }
 
+/**
+ * Whether this browser followed the thread stored under `knownKey` before (with `remember`:
+ * remembers it first). `isNew` is a first-mount hint ("I just minted this id"): an app that keeps
+ * it on (`?new=1` left in the URL) would otherwise skip the read on every later mount too (a
+ * reload after the first answer, a second tab) and show a thread that has messages by now as
+ * empty for good. Kept in localStorage, shared by the origin's tabs. Storage refused (privacy
+ * modes) or absent (a server), or no key (no hint): `false`, and the hint is taken as given.
+ */
+export function knownHere(knownKey: string | undefined, remember?: true): boolean {
+  if (!knownKey) return false
+  try {
+    const storage = globalThis.localStorage as Storage | undefined
+    if (remember) storage?.setItem(knownKey, '1')
+    return storage?.getItem(knownKey) != null
+  } catch {
+    return false // refused: a later mount takes the hint as given
+  }
+}
+
 /** sessionStorage when the page has one and allows it (it throws in some privacy modes). */
 export function defaultDraftStorage(): DraftStorage | null {
   try {

@@ -67,7 +67,8 @@ export function mounted(state: EngineState, action: Action<'mounted'>, config: E
 
 export function activated(state: EngineState, action: Action<'activated'>): Step {
   // Spec: "After a reload or disconnect, the client reads the recorded transcript."
-  const wanted = !state.synced || state.cut || activeExecutionId(state) !== null
+  // A stale `isNew` hint (`staleHint`) was taken for the first render only.
+  const wanted = !state.synced || state.staleHint || state.cut || activeExecutionId(state) !== null
   // A read on its way (a prefetch) is this session's first read: nothing more is asked until it
   // answers, and the next read keeps its distance from it.
   const { reads } = state
