@@ -279,42 +279,25 @@ export function isDeltaEvent(
  * stream: most of its events are deltas.
  */
 export function readDeltaEvent(data: string): DeltaEvent | undefined {
-  const type = data.startsWith(textPrefix)
-    ? 'text-delta'
-    : data.startsWith(reasoningPrefix)
-      ? 'reasoning-delta'
-      : undefined
-  if (!type || data.charCodeAt(data.length - 1) !== 125) return undefined // `}`
-  const idStart = type === 'text-delta' ? textPrefix.length : reasoningPrefix.length
-  const idEnd = data.indexOf(deltaKey, idStart)
-  if (idEnd === -1) return undefined
-  const id = data.slice(idStart, idEnd)
-  const literal = data.slice(idEnd + deltaKey.length, -1)
-  if (!plainString(id, 0, id.length) || literal.length < 2) return undefined
-  if (literal.charCodeAt(0) !== 34 || literal.charCodeAt(literal.length - 1) !== 34)
-    return undefined
-  if (plainString(literal, 1, literal.length - 1)) return { type, id, delta: literal.slice(1, -1) }
-  // Escapes (or a quote that ends the string early): JSON decides, and must give one string.
+  const match = deltaForm.exec(data)
+  if (!match) return undefined
+  const [, type, id, literal] = match as unknown as [string, DeltaEvent['type'], string, string]
+  if (!literal.includes('\\')) return { type, id, delta: literal.slice(1, -1) }
+  // Escapes: JSON decides what they mean, and refuses one it does not know.
   try {
-    const delta: unknown = JSON.parse(literal)
-    return typeof delta === 'string' ? { type, id, delta } : undefined
+    return { type, id, delta: JSON.parse(literal) as string }
   } catch {
     return undefined
   }
 }
 
-const textPrefix = '{"type":"text-delta","id":"'
-const reasoningPrefix = '{"type":"reasoning-delta","id":"'
-const deltaKey = '","delta":'
-
-/** `text[from, to)` holds no quote, backslash or control character: a JSON string's body as is. */
-function plainString(text: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) {
-    const code = text.charCodeAt(i)
-    if (code < 32 || code === 34 || code === 92) return false
-  }
-  return true
-}
+/**
+ * The servers' form of a delta: the type, an id with nothing to escape, and a JSON string (its
+ * characters plain, or escaped by a backslash) — no control character anywhere, as JSON wants.
+ */
+const deltaForm =
+  // eslint-disable-next-line no-control-regex -- JSON refuses control characters in a string, and so does the form
+  /^\{"type":"(text-delta|reasoning-delta)","id":"([^"\\\x00-\x1f]*)","delta":("(?:[^"\\\x00-\x1f]|\\.)*")\}$/
 
 /** A text or reasoning delta event. */
 export type DeltaEvent = Extract<TurnEvent, { type: 'text-delta' | 'reasoning-delta' }>
