@@ -64,7 +64,7 @@ const posting = (at: number): EngineAction => ({
   stampedAt: at,
 })
 
-describe('the relay is a part of the engine: only a client with a relay carries it', () => {
+describe('the relay is a part of the engine: only a client with a relay carries it [R-RELAY-PART]', () => {
   it('the thread id the relay messages carry is the one this test writes', () => {
     const held = withRelay(idle(), posting(1_000), config).state
     expect(held.postingHolds).toEqual({ other: 1_000 })
@@ -140,7 +140,7 @@ async function flush() {
   await settle()
 }
 
-describe('createMinimalPreviewChatClient and a relay', () => {
+describe('createMinimalPreviewChatClient and a relay [R-RELAY-PART]', () => {
   it('refuses a bare TabRelay with a typed error that says to pass tabRelay(…)', () => {
     const bare: TabRelay = { post: () => {}, listen: () => () => {} }
     const make = () => createMinimalPreviewChatClient({ relay: bare })
@@ -163,7 +163,7 @@ describe('createMinimalPreviewChatClient and a relay', () => {
       () => tabRelay(broadcastChannelRelay()({ scope: '', timers: defaultTimers, lingerMs: 0 })),
     ],
   ])(
-    'with %s, a second tab holds while the first posts, and lets go when its turn begins [R-TABS-GATE]',
+    'with %s, a second tab holds while the first posts, and lets go when its turn begins [R-RELAY-PART]',
     async (_, relay) => {
       const origin = tabs()
       const first = origin.open(relay)
@@ -174,9 +174,13 @@ describe('createMinimalPreviewChatClient and a relay', () => {
       first.session.setDraft('Q')
       void first.session.submit()
       await flush()
-      expect(second.session.getEngineState().postingHolds).toEqual({
-        [first.session.getEngineState().tab]: expect.any(Number),
-      })
+      const holds = [second.session.getEngineState().postingHolds]
+      first.server
+        .openStream()
+        .send({ type: 'execution-started', executionId: 'e1', sessionId: 't1' })
+      await flush()
+      holds.push(second.session.getEngineState().postingHolds)
+      expect(holds).toEqual([{ [first.session.getEngineState().tab]: expect.any(Number) }, {}])
       first.session.dispose()
       second.session.dispose()
     },
