@@ -17,6 +17,7 @@ export {
   PreviewChatError,
   ssePush,
   ssePushSource,
+  tabRelay,
   throttleState,
   websocketPush,
   websocketPushSource,
