@@ -70,11 +70,13 @@ describe('the relay is a part of the engine: only a client with a relay carries 
     expect(held.postingHolds).toEqual({ other: 1_000 })
   })
 
-  it('without the part, a relay message changes nothing and sets no alarm', () => {
+  it('without the part, a relay message changes nothing, sets no alarm, and says the part is missing', () => {
     const before = idle()
     const step = withoutRelay(before, posting(1_000), config)
     expect(step.state).toBe(before)
-    expect(step.commands).toEqual([])
+    expect(step.commands).toEqual([
+      { type: 'warn', message: expect.stringMatching(/no relay part: give the relay as tabRelay/) },
+    ])
   })
 
   it('with it, another tab’s hold is taken, its expiry is the part’s deadline, and the tick at that time ends it with a read', () => {

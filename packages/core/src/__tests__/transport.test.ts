@@ -145,7 +145,7 @@ describe('readTurnStream (the hot path)', () => {
   })
 })
 
-describe('readTurnStream: one JSON.parse per chunk where that is safe [R-WIRE-ONE-PARSE]', () => {
+describe('readTurnStream: a chunk reads as its events one by one, deltas read in place [R-WIRE-ONE-PARSE]', () => {
   const segment = fc.oneof(
     fc
       .string({ maxLength: 6 })

@@ -224,7 +224,7 @@ export function queueHost(
   const perform = (command: Command) => {
     switch (command.type) {
       case 'queue-open':
-        // (Registered twice, the same listener is heard once.)
+        unhide?.()
         unhide = onPageHide(onLeave)
         return openStore()
       case 'queue-fallback':

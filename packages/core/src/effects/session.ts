@@ -172,7 +172,7 @@ export class PreviewChatSession {
 
   /**
    * Every snapshot the session takes (its reads, a prefetch's, what the query cache holds): checked
-   * (`checkSnapshot`, a lookup per message for what this client parsed) and its capped delegations
+   * (`checkSnapshot`, one lookup for a snapshot this client parsed) and its capped delegations
    * flagged (`truncated`, a flag of the client's view that the contract's schema does not keep).
    */
   #take = (value: unknown): ParseResult<HistorySnapshot> => {

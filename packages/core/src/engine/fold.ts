@@ -346,8 +346,11 @@ function applyChildChunk(
   }
   const changed = tool(turn, parentToolCallId, 'delegate', (part) => {
     const trace = changeTrace(part.childTrace ?? { text: '', reasoningSegments: [], steps: [] })
-    if (used >= options.delegationCharLimit) trace.truncated = true
-    return { ...part, childTrace: trace }
+    // A copy: `changeTrace` may give back the part's own trace, which earlier states hold.
+    return {
+      ...part,
+      childTrace: used >= options.delegationCharLimit ? { ...trace, truncated: true } : trace,
+    }
   })
   return {
     ...changed,

@@ -173,9 +173,10 @@ const handlers: {
 
 /**
  * The engine's decisions with `parts` assembled in, without the post-step: what an extension wraps
- * (`Extend`). An action that neither the engine nor a part takes changes nothing (a queue action
- * never comes here: `withQueue` takes each of them). A disposed session takes nothing more: its
- * requests were aborted, its outcomes given, and a call made now is answered at once.
+ * (`Extend`). An action that neither the engine nor a part takes changes nothing (a relay message
+ * says so: its client forgot the relay's part); a queue action never comes here (`withQueue` takes
+ * each of them). A disposed session takes nothing more: its requests were aborted, its outcomes
+ * given, and a call made now is answered at once.
  */
 export function decideWith(parts: readonly EnginePart[] = []): Reducer {
   const table: typeof handlers = Object.assign(
@@ -188,9 +189,16 @@ export function decideWith(parts: readonly EnginePart[] = []): Reducer {
     if (state.disposed) return afterDispose(state, action)
     const handler = table[action.type as keyof typeof table] as
       Handler<EngineAction['type']> | undefined
-    return handler ? handler(state, action, config) : step(state)
+    if (handler) return handler(state, action, config)
+    // A relay message reaches only a session whose client has the relay's part: said once.
+    return action.type === 'relay-received'
+      ? step(state, { type: 'warn', message: noRelayPart })
+      : step(state)
   }
 }
+
+const noRelayPart =
+  'A tab relay message reached a session whose engine has no relay part: give the relay as tabRelay(yourRelay), or pass parts: [relayPart] with it.'
 
 /** The engine's decisions without a part (`decideWith()`). */
 export const decide: Reducer = decideWith()
