@@ -1332,6 +1332,14 @@ const FOUND: Record<Behaviour, { seed: number; path: string; moveSet: number; fo
       moveSet: 1,
       found: 'a relayed turn set aside shown twice [R-N8N-STAND-IN-SET-ASIDE]',
     },
+    // A turn followed under a stand-in id, relayed again by its tab under the id it learned,
+    // was set aside beside itself: the message showed twice, its answer shorter the second time.
+    {
+      seed: 727162635,
+      path: '249',
+      moveSet: 3,
+      found: 'a followed stand-in turn shown again under its id [R-N8N-STAND-IN-RELAY]',
+    },
   ],
 }
 

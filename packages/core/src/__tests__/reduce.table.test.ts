@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import type { SessionStatus } from '../engine/derive'
 import { openSuspensions, sessionStatus } from '../engine/derive'
-import { startTurn } from '../engine/fold'
+import { applyTurnEvents, startTurn } from '../engine/fold'
 import type { EngineAction, EngineConfig, EngineState, ReadState } from '../engine/model'
 import { initialEngineState, reduce, snapshotAction } from '../engine/reduce'
 import { selectSessionState } from '../engine/select'
@@ -1436,6 +1436,88 @@ describe('a read on its way answers after a relayed turn under a stand-in id rep
         'e1:user yes',
         'e1:assistant w0 ',
         'e2:user From C',
+        'e2:assistant w0 ',
+      ],
+    },
+  ])
+})
+
+describe('a turn followed under a stand-in id, relayed again by its tab under its execution id (n8n) [R-N8N-STAND-IN-RELAY]', () => {
+  // Found by the engine model (seed 727162635): this tab followed B's turn under its stand-in id,
+  // missed a batch B relayed after its read named the turn, and asked B for the whole turn. B's
+  // answer, the same turn under that id, set the followed one aside as another turn: the message
+  // showed twice, the older copy with less of the answer.
+  const n8n = (...messages: Message[]): HistorySnapshot => ({
+    ...snapshot(messages),
+    derived: true,
+  })
+  /** A turn as a tab relays it, with `answer` streamed so far. */
+  const turnOf = (executionId: string, text: string, answer = '') =>
+    applyTurnEvents(
+      startTurn({ executionId, sessionId: key.threadId, message: text, createdAt: 'now' }),
+      answer ? [{ type: 'text-delta', id: 't', delta: answer }] : [],
+      { delegationCharLimit: 4000, now: () => 'now' },
+    )
+  const relayTurn = (tab: string, turn: ReturnType<typeof startTurn>, seq: number) =>
+    relayFrom(tab, { kind: 'turn', turn, seq, after: ['e0'] })
+  /** This tab follows B's "From B" under its stand-in id, one batch in (`ended`: its `done` too). */
+  const followingB = (ended = false) =>
+    after(
+      idle(n8n(...finishedTurn('e0', 'Before', 'An answer'))),
+      relayTurn('B', turnOf('unannounced:12', 'From B'), 0),
+      relayFrom('B', {
+        kind: 'events',
+        executionId: 'unannounced:12',
+        seq: 1,
+        events: [
+          { type: 'text-delta', id: 't', delta: 'w0 ' },
+          ...(ended ? [{ type: 'done', executionId: 'unannounced:12' }] : []),
+        ],
+      }),
+    )
+  const shownBefore = ['e0:user Before', 'e0:assistant An answer']
+
+  table([
+    {
+      title:
+        'B relays it under the id it learned: the same turn, renamed in place, shown once with the whole answer',
+      given: followingB(),
+      when: relayTurn('B', turnOf('e1', 'From B', 'w0 w1 w2 '), 3),
+      then: {
+        settled: [],
+        live: { executionId: 'e1', ended: false },
+        relay: { tab: 'B', executionId: 'e1', seq: 3 },
+        watching: ['e1'],
+        origins: { e1: 'followed' },
+      },
+      shows: [...shownBefore, 'e1:user From B', 'e1:assistant w0 w1 w2 '],
+      status: 'following',
+    },
+    {
+      title:
+        'another tab’s turn with the same text is another message: the followed one is set aside, both show',
+      given: followingB(),
+      when: relayTurn('C', turnOf('e1', 'From B', 'w0 '), 1),
+      then: { settled: [{ executionId: 'unannounced:12' }], live: { executionId: 'e1' } },
+      shows: [
+        ...shownBefore,
+        'unannounced:12:user From B',
+        'unannounced:12:assistant w0 ',
+        'e1:user From B',
+        'e1:assistant w0 ',
+      ],
+    },
+    {
+      title:
+        'a turn B relays after the followed one ended here is B’s next message, whatever its text: both show',
+      given: followingB(true),
+      when: relayTurn('B', turnOf('e2', 'From B', 'w0 '), 1),
+      then: { live: { executionId: 'e2' } },
+      shows: [
+        ...shownBefore,
+        'unannounced:12:user From B',
+        'unannounced:12:assistant w0 ',
+        'e2:user From B',
         'e2:assistant w0 ',
       ],
     },

@@ -5,7 +5,7 @@
  */
 import type { EngineAction, EngineConfig, EnginePart, EngineState, Step } from '../model'
 import { followsRelayed, followsRunning } from '../derive'
-import { applyTurnEvents } from '../fold'
+import { applyTurnEvents, type LiveTurn } from '../fold'
 import { parseRelayMessage } from '../relay'
 import { recordSupersedes } from '../transcript'
 import {
@@ -18,7 +18,7 @@ import {
   step,
   wantRead,
 } from './common'
-import { watchAs } from './endings'
+import { renameWatched, watchAs } from './endings'
 import { turnOptions } from './ownTurn'
 import { underStop } from './stop'
 
@@ -79,9 +79,15 @@ export function relayReceived(
       // This tab's own stream wins; and never a turn the record has already caught up with.
       if (state.own || (state.recorded && recordSupersedes(state.recorded, turn)))
         return step(released)
-      const replacing = state.live?.executionId !== turn.executionId
+      // The turn followed here under a stand-in id, relayed again under the id its tab learned
+      // since: the same turn renamed, never set aside beside itself (R-N8N-STAND-IN-RELAY).
+      const renaming = renamedThere(state, message.tab, turn)
+      const replacing = state.live?.executionId !== turn.executionId && !renaming
+      const watched = renaming
+        ? renameWatched(released, renaming.executionId, turn.executionId)
+        : released
       return step({
-        ...watchAs(released, turn.executionId, 'followed'),
+        ...watchAs(watched, turn.executionId, 'followed'),
         ...(replacing && setAside(state)),
         live: turn,
         liveAfterRead: replacing ? state.reads.count : state.liveAfterRead,
@@ -125,6 +131,25 @@ export function relayReceived(
       )
     }
   }
+}
+
+/**
+ * The live turn, when it is the turn `tab` relayed under a stand-in id (released n8n) and `turn`
+ * is that turn under the execution id `tab` learned since (its `done`, or its read): the same tab,
+ * the same message, still running here. A tab relays only a running turn of its own, in order, so
+ * a turn it relays after the one followed here ended is a new one, whatever its text.
+ * [R-N8N-STAND-IN-RELAY](../../../../../docs/rules.md#r-n8n-stand-in-relay)
+ */
+function renamedThere(state: EngineState, tab: string, turn: LiveTurn): LiveTurn | null {
+  const { live, relay: following } = state
+  if (!live || live.ended || !isStandIn(live.executionId) || isStandIn(turn.executionId))
+    return null
+  if (following?.tab !== tab || following.executionId !== live.executionId) return null
+  const text = live.user?.content[0]
+  const relayed = turn.user?.content[0]
+  return text?.type === 'text' && relayed?.type === 'text' && text.text === relayed.text
+    ? live
+    : null
 }
 
 /**
