@@ -75,7 +75,10 @@ describe('the relay is a part of the engine: only a client with a relay carries 
     const step = withoutRelay(before, posting(1_000), config)
     expect(step.state).toBe(before)
     expect(step.commands).toEqual([
-      { type: 'warn', message: expect.stringMatching(/no relay part: give the relay as tabRelay/) },
+      {
+        type: 'warn',
+        message: expect.stringMatching(/no relay part: pass relay: tabRelay\(yourRelay\)/),
+      },
     ])
   })
 

@@ -197,8 +197,7 @@ export function decideWith(parts: readonly EnginePart[] = []): Reducer {
   }
 }
 
-const noRelayPart =
-  'A tab relay message reached a session whose engine has no relay part: give the relay as tabRelay(yourRelay), or pass parts: [relayPart] with it.'
+const noRelayPart = 'A relay message met no relay part: pass relay: tabRelay(yourRelay).'
 
 /** The engine's decisions without a part (`decideWith()`). */
 export const decide: Reducer = decideWith()
