@@ -1227,6 +1227,20 @@ describe('a draft whose page left right after Send keeps its message id across t
       commands: [{ type: 'store-draft', draft: '', sentAs: null }],
     },
     {
+      // Found by the queue model (seed 727162635): the reloaded tab sent another message first;
+      // the read that showed the draft's id while that one posted left the draft in the composer.
+      title:
+        'after the reload, a record that holds that id while another message of this tab posts: the draft clears',
+      given: after({ ...idle(), draft: 'Hi', draftSentAs: sentAs }, submit(2, 'Other'), {
+        type: 'read-started',
+        at: 3,
+        fetch: 2,
+      }),
+      when: snapshotAction(taken, 'read', { at: 3, stampedAt: 3, random: 0 }),
+      then: { draft: '', draftSentAs: null, own: { token: 2, phase: 'posting' } },
+      commands: [{ type: 'store-draft', draft: '', sentAs: null }],
+    },
+    {
       title: 'a record without it: it never reached the server, the draft stays (and its id)',
       given: reloaded,
       when: readOf(snapshot(finishedTurn('e0', 'Before', 'An answer')))[1]!,

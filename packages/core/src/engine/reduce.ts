@@ -262,16 +262,18 @@ export const reduce: Reducer = /* @__PURE__ */ reducerWith(undefined, [relayPart
 
 /**
  * The draft's sent message id, kept in step: a read whose record holds it shows the message was
- * taken (its page left before the answer), so the draft clears; a draft that changed otherwise is
- * no longer that message.
+ * taken (its page left before the answer), so the draft clears — while this tab's own turn is
+ * another message too (one sent after the reload): only a POST of the draft's own message decides
+ * its fate itself [R-DRAFT-SENT-ID]. A draft that changed otherwise is no longer that message.
  */
 function draftFate(before: EngineState, after: EngineState, action: EngineAction): EngineState {
   const sent = after.draftSentAs
   if (sent === null) return after
+  const own = after.own?.request
   const taken =
     action.type === 'snapshot' &&
     action.fresh &&
-    after.own === null &&
+    (own === undefined || own.kind !== 'message' || own.body.messageId !== sent) &&
     after.recorded?.messages.some((message) => message.messageId === sent) === true
   if (taken) return { ...after, draft: '', draftSentAs: null }
   return after.draft !== before.draft && sent === before.draftSentAs
