@@ -26,6 +26,7 @@ import {
   empty,
   engineConfig,
   key,
+  memoryStorage,
   settle,
 } from './harness'
 import { broadcastNetwork } from './world/broadcastChannel'
@@ -122,7 +123,7 @@ function tabs() {
       fetch: server.fetch,
       push: createScriptedPush().source,
       relay: relay(channel) as ReturnType<typeof tabRelay>,
-      storage: null,
+      storage: memoryStorage(), // this tab's sessionStorage
       minReadIntervalMs: 0,
       resumeSignal: () => () => {},
     })
