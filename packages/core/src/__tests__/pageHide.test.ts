@@ -27,6 +27,17 @@ function fakePage() {
   return { target, leave: () => target.dispatchEvent(new Event('pagehide')) }
 }
 
+/** A storage over a map, and the map: what is written there is seen. */
+function mapStorage() {
+  const written = new Map<string, string>()
+  const storage = {
+    getItem: (key: string) => written.get(key) ?? null,
+    setItem: (key: string, value: string) => void written.set(key, value),
+    removeItem: (key: string) => void written.delete(key),
+  }
+  return { written, storage }
+}
+
 /** The global scope is the page (as in a browser) until the test ends. */
 function globalPage() {
   const page = fakePage()
@@ -75,16 +86,13 @@ describe('onPageHide', () => {
 describe('every listener of pagehide goes through onPageHide', () => {
   it('the transcripts: the live text, and each scope attached, written when the page is left', () => {
     const page = globalPage()
-    const written = new Map<string, string>()
-    const storage = {
-      getItem: (key: string) => written.get(key) ?? null,
-      setItem: (key: string, value: string) => void written.set(key, value),
-      removeItem: (key: string) => void written.delete(key),
-    }
+    const { written, storage } = mapStorage()
     const persist = persistTranscripts({ storage, throttleMs: 60_000 })
-    expect(onPageHide).toHaveBeenCalledTimes(1)
+    // Nothing is heard before a client attaches (a persistence made and never used holds nothing).
+    expect(onPageHide).not.toHaveBeenCalled()
     const timers = { setTimeout: () => 1, clearTimeout: () => {}, now: () => 0 }
     const detach = persist.attach(new QueryClient(), 's', timers, () => {})
+    // The live text's listener, and the scope's.
     expect(onPageHide).toHaveBeenCalledTimes(2)
 
     // A live turn kept throttled is written when the page is left, not before.
@@ -98,6 +106,40 @@ describe('every listener of pagehide goes through onPageHide', () => {
     expect(stop).not.toHaveBeenCalled()
     detach()
     expect(stop).toHaveBeenCalledOnce()
+  })
+
+  it('the live text is heard while a scope is attached: the last one detached writes it and stops', () => {
+    const page = globalPage()
+    const { written, storage } = mapStorage()
+    const timers = { setTimeout: () => 1, clearTimeout: () => {}, now: () => 0 }
+    const persist = persistTranscripts({ storage, throttleMs: 60_000 })
+    const detachA = persist.attach(new QueryClient(), 'a', timers, () => {})
+    const detachB = persist.attach(new QueryClient(), 'b', timers, () => {})
+    // One listener for the live text (the first attach's), one per scope.
+    expect(onPageHide).toHaveBeenCalledTimes(3)
+    const live = vi.mocked(onPageHide).mock.results[0]?.value as () => void
+
+    persist.keepLive('b', 't', null)
+    written.set('preview-chat:live:b:t', 'stale')
+    detachA()
+    expect(live).not.toHaveBeenCalled()
+    expect(written.get('preview-chat:live:b:t')).toBe('stale')
+    page.leave()
+    expect(written.has('preview-chat:live:b:t')).toBe(false)
+
+    // The last scope gone: the pending live text is written then, and the page is heard no more.
+    persist.keepLive('b', 't', null)
+    written.set('preview-chat:live:b:t', 'stale again')
+    detachB()
+    expect(live).toHaveBeenCalledOnce()
+    expect(written.has('preview-chat:live:b:t')).toBe(false)
+
+    // Clients made and disposed over and over leave no listener behind.
+    for (let i = 0; i < 5; i++)
+      persistTranscripts({ storage }).attach(new QueryClient(), 'c', timers, () => {})()
+    const stops = vi.mocked(onPageHide).mock.results.map((result) => result.value as () => void)
+    expect(stops).toHaveLength(3 + 5 * 2)
+    for (const stopped of stops) expect(stopped).toHaveBeenCalledOnce()
   })
 
   it("the queue's host: a page being left says `queue-leaving`, until the queue closes", () => {

@@ -128,7 +128,9 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
     pendingLive.clear()
     for (const [key, turn] of flushed) write(key, turn && (() => JSON.stringify(turn)))
   }
-  onPageHide(flushLive)
+  /** Scopes attached now, over every query client: the page is heard while there is one. */
+  let attachments = 0
+  let stopHearingLive = () => {}
 
   return {
     attach(queryClient, scope, timers, warn) {
@@ -138,6 +140,8 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
       if (!scopes) attached.set(queryClient, (scopes = new Set()))
       if (scopes.has(scope) || !storage) return () => {}
       scopes.add(scope)
+      // The live text is written when the page is left, heard from the first scope attached.
+      if (attachments++ === 0) stopHearingLive = onPageHide(flushLive)
       restore(queryClient, scope, read(transcriptsKey(scope)), restored)
       let timer: unknown = null
       let detached = false
@@ -178,6 +182,12 @@ export function persistTranscripts(options: PersistTranscriptsOptions = {}): Tra
         timer = null
         unhide()
         scopes.delete(scope)
+        // The last scope gone: what waits for the page being left is written now, and nothing
+        // of this persistence listens any more (an app may make one per client it disposes).
+        if (--attachments === 0) {
+          flushLive()
+          stopHearingLive()
+        }
       }
     },
     keptLive(scope, threadId) {
