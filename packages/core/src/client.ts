@@ -16,7 +16,12 @@ import { lingering } from './effects/linger'
 import type { PushAdapter, PushContext, PushListener, PushSource } from './wire/pushSource'
 import type { TranscriptPersistence } from './effects/persistence'
 import { PreviewChatSession } from './effects/session'
-import { relayEnginePart, type RelayAdapter, type TabRelay } from './effects/tabRelay'
+import {
+  relayEnginePart,
+  type RelayAdapter,
+  type RelayWithPart,
+  type TabRelay,
+} from './effects/tabRelay'
 import type { ReadonlyStore, SessionExtension } from './effects/context'
 import type { SessionState } from './engine/select'
 import type { ThrottleOptions } from './platform/throttle'
@@ -145,6 +150,16 @@ export interface PreviewChatClientOptions {
   resumeSignal?: ResumeSignal
 }
 
+/**
+ * `createMinimalPreviewChatClient`'s options: those of `createPreviewChatClient`, but for the
+ * relay, which is one that brings the engine's part reading the other tabs
+ * (`broadcastChannelRelay()`, or `tabRelay(yourRelay)`), or none.
+ */
+export interface MinimalPreviewChatClientOptions extends Omit<PreviewChatClientOptions, 'relay'> {
+  /** `broadcastChannelRelay()`, `tabRelay(yourRelay)`, or none (the default: other tabs follow by reads). */
+  relay?: RelayWithPart | false
+}
+
 export interface SessionOptions extends ThreadKey {
   /** The app minted this thread id and knows it has no history: skip the first read. */
   isNew?: boolean
@@ -202,7 +217,7 @@ export const historyQueryKey = (key: ThreadKey, scope = '') =>
  * the defaults filled in.
  */
 export function createMinimalPreviewChatClient(
-  options: PreviewChatClientOptions = {},
+  options: MinimalPreviewChatClientOptions = {},
 ): PreviewChatClient {
   const baseUrl = options.baseUrl ?? '/rest'
   const fetchImpl =
@@ -253,8 +268,8 @@ export function createMinimalPreviewChatClient(
   // This tab's id on the relay: holds and turns are told apart by the tab that sent them.
   const tab = options.tabId ?? randomUuid()
   const relayAdapter = options.relay || null
-  const relayPart =
-    relayAdapter && typeof relayAdapter === 'function' && relayEnginePart(relayAdapter)
+  // A bare relay is refused here too: a caller in JavaScript, or one past the types.
+  const relayPart = relayAdapter && relayEnginePart(relayAdapter)
   if (relayAdapter && !relayPart)
     throw new PreviewChatError(
       'invalid_request',

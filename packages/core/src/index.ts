@@ -5,7 +5,12 @@
  */
 export { createPreviewChatClient } from './defaults'
 export { createMinimalPreviewChatClient, historyQueryKey } from './client'
-export type { PreviewChatClient, PreviewChatClientOptions, SessionOptions } from './client'
+export type {
+  MinimalPreviewChatClientOptions,
+  PreviewChatClient,
+  PreviewChatClientOptions,
+  SessionOptions,
+} from './client'
 export type { PersistTranscriptsOptions, TranscriptPersistence } from './effects/persistence'
 export type { DraftStorage, ResumeSignal, Timers } from './platform/environment'
 export { PreviewChatError } from './wire/contract/errors'
@@ -31,7 +36,7 @@ export type { ServerTraits, StopResult, SubmitResult, TurnEnding } from './engin
 // What a `TabRelay` of the app's own carries.
 export type { RelayMessage } from './engine/relay'
 export { broadcastChannelRelay, tabRelay } from './effects/tabRelay'
-export type { RelayAdapter, RelayContext, TabRelay } from './effects/tabRelay'
+export type { RelayAdapter, RelayContext, RelayWithPart, TabRelay } from './effects/tabRelay'
 export { throttleState } from './platform/throttle'
 export type { Throttle } from './client'
 export type { ThrottleOptions } from './platform/throttle'

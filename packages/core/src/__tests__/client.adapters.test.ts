@@ -7,7 +7,7 @@ import {
   ssePush,
   throttleState,
   websocketPush,
-  type PreviewChatClientOptions,
+  type MinimalPreviewChatClientOptions,
   type PushListener,
   type PushMessage,
   type PushSource,
@@ -45,8 +45,8 @@ afterEach(() => {
 
 /** A client against a scripted server, its session started (subscribed) and its first read answered. */
 async function started(
-  create: typeof createPreviewChatClient,
-  options: PreviewChatClientOptions = {},
+  create: typeof createMinimalPreviewChatClient,
+  options: MinimalPreviewChatClientOptions = {},
 ) {
   const server = createScriptedServer()
   const client = create({

@@ -149,6 +149,7 @@ async function flush() {
 describe('createMinimalPreviewChatClient and a relay [R-RELAY-PART]', () => {
   it('refuses a bare TabRelay with a typed error that says to pass tabRelay(…)', () => {
     const bare: TabRelay = { post: () => {}, listen: () => () => {} }
+    // @ts-expect-error -- the types say it first: a bare relay is not a `RelayWithPart`.
     const make = () => createMinimalPreviewChatClient({ relay: bare })
     expect(make).toThrow(PreviewChatError)
     expect(make).toThrow(/relay: tabRelay\(yourRelay\)/)

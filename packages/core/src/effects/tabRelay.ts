@@ -23,8 +23,17 @@ export interface RelayContext {
   lingerMs: number
 }
 
-/** A relay the client makes for its own scope and timers: what `broadcastChannelRelay()` returns. */
+/** A relay the client makes for its own scope and timers. */
 export type RelayAdapter = (context: RelayContext) => TabRelay
+
+/**
+ * A relay adapter that brings the engine's part reading the other tabs: what `tabRelay()` and
+ * `broadcastChannelRelay()` return, and the only relay `createMinimalPreviewChatClient` takes.
+ */
+export interface RelayWithPart extends RelayAdapter {
+  /** The engine's part, set by `tabRelay()`: not a value to make by hand. */
+  readonly enginePart: object
+}
 
 /**
  * The relay over `BroadcastChannel` (`relay: broadcastChannelRelay()`), named by the client's
@@ -33,7 +42,7 @@ export type RelayAdapter = (context: RelayContext) => TabRelay
  * touched before that (SSR-safe). Where the browser has no BroadcastChannel, tabs fall back to
  * history reads.
  */
-export function broadcastChannelRelay(): RelayAdapter {
+export function broadcastChannelRelay(): RelayWithPart {
   return tabRelay(({ scope, timers, lingerMs }) => broadcastChannel(scope, timers, lingerMs))
 }
 
@@ -43,18 +52,18 @@ export function broadcastChannelRelay(): RelayAdapter {
  * part that reads what the other tabs say (their posting holds, their live turns), which a client
  * without a relay does not carry. `createPreviewChatClient` wraps a relay given to it by itself.
  */
-export function tabRelay(relay: TabRelay | RelayAdapter): RelayAdapter {
+export function tabRelay(relay: TabRelay | RelayAdapter): RelayWithPart {
   const adapter: RelayAdapter =
     typeof relay === 'function' ? (context) => relay(context) : () => relay
-  return Object.assign(adapter, { [partOf]: relayPart })
+  return Object.assign(adapter, { enginePart: relayPart })
 }
 
-/** Where a relay adapter made by `tabRelay` keeps its part of the engine. */
-const partOf = 'enginePart'
-
-/** The engine's part a relay adapter brings (`tabRelay`), or `undefined` for a bare one. */
-export function relayEnginePart(adapter: RelayAdapter): EnginePart | undefined {
-  return (adapter as RelayAdapter & { [partOf]?: EnginePart })[partOf]
+/**
+ * The engine's part a relay adapter brings (`tabRelay`), or `undefined` for a bare one (a caller
+ * in JavaScript, or past the types: the client refuses it with a typed error).
+ */
+export function relayEnginePart(adapter: unknown): EnginePart | undefined {
+  return (adapter as Partial<{ enginePart: EnginePart }>).enginePart
 }
 
 function broadcastChannel(scope: string, timers: Timers, lingerMs: number): TabRelay {
