@@ -6,18 +6,14 @@
  * the same tree without them, and the core's own sources. The layer rules (layers.lint.test.ts)
  * say which way an import may go; this check catches a circle wherever it closes, tests aside.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { defaultDirs, findImportCycles } from '../../../../scripts/import-cycles.mjs'
+import { checkAsLint as check, plantedTrees } from '../../../../scripts/import-cycles.testing.mjs'
 
-const script = fileURLToPath(new URL('../../../../scripts/import-cycles.mjs', import.meta.url))
 const coreSrc = fileURLToPath(new URL('..', import.meta.url))
-const fixtures = mkdtempSync(join(tmpdir(), 'core-cycles-'))
-afterAll(() => rmSync(fixtures, { recursive: true, force: true }))
+const trees = plantedTrees('core-cycles')
+afterAll(trees.remove)
 
 /** A tree like packages/core/src, its layers importing downwards only. */
 const core: Record<string, string> = {
@@ -48,28 +44,8 @@ const core: Record<string, string> = {
 
 let planted = 0
 /** The core-like tree with `changes` written over it, under a fresh directory. */
-function plant(changes: Record<string, string> = {}): string {
-  const dir = join(fixtures, `tree-${planted++}`)
-  for (const [path, text] of Object.entries({ ...core, ...changes })) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true })
-    writeFileSync(join(dir, path), text)
-  }
-  return dir
-}
-
-/** The check's exit code and what it printed, run as `pnpm lint` runs it (in its own process). */
-function check(dir: string): { code: number; output: string } {
-  try {
-    const output = execFileSync(process.execPath, [script, dir], {
-      encoding: 'utf8',
-      stdio: 'pipe',
-    })
-    return { code: 0, output }
-  } catch (error) {
-    const failed = error as { status: number; stdout: string; stderr: string }
-    return { code: failed.status, output: `${failed.stdout}${failed.stderr}` }
-  }
-}
+const plant = (changes: Record<string, string> = {}): string =>
+  trees.plant(`tree-${planted++}`, { ...core, ...changes })
 
 describe('the import cycle check on a core-like tree', () => {
   it('passes the tree as it is: every layer imports downwards', () => {

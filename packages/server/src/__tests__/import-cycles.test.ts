@@ -1,42 +1,16 @@
-import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { findImportCycles } from '../../../../scripts/import-cycles.mjs'
+import { checkAsLint as check, plantedTrees } from '../../../../scripts/import-cycles.testing.mjs'
 
 // Issue 27, row m: `scripts/import-cycles.mjs` (part of `pnpm lint`) fails on an import circle.
 // It runs on tiny trees planted for the purpose and on the server's own sources; once as `pnpm
 // lint` runs it, in its own process, for its exit code.
-const script = fileURLToPath(new URL('../../../../scripts/import-cycles.mjs', import.meta.url))
 const serverSrc = fileURLToPath(new URL('..', import.meta.url))
-const fixtures = mkdtempSync(join(tmpdir(), 'import-cycles-'))
-afterAll(() => rmSync(fixtures, { recursive: true, force: true }))
-
-/** A tree of files (path → text) under a fresh directory. */
-function plant(name: string, files: Record<string, string>): string {
-  const dir = join(fixtures, name)
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true })
-    writeFileSync(join(dir, path), text)
-  }
-  return dir
-}
-
-/** The check's exit code and what it printed. */
-function check(dir: string): { code: number; output: string } {
-  try {
-    const output = execFileSync(process.execPath, [script, dir], {
-      encoding: 'utf8',
-      stdio: 'pipe',
-    })
-    return { code: 0, output }
-  } catch (error) {
-    const failed = error as { status: number; stdout: string; stderr: string }
-    return { code: failed.status, output: `${failed.stdout}${failed.stderr}` }
-  }
-}
+const trees = plantedTrees('import-cycles')
+afterAll(trees.remove)
+const { plant } = trees
 
 describe('the import cycle check [R-SERVER-NO-CYCLES]', () => {
   it('fails on a planted circle, type-only imports and index files included, and names it', () => {
