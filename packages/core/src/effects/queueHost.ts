@@ -19,7 +19,7 @@ import { selectSessionState, type SessionState } from '../engine/select'
 import { flushedQueue, storedValue } from '../engine/queue/stored'
 import { queueFields, queueGate } from '../engine/queue/view'
 import { failureRecord, toErrorRecord, toPreviewChatError } from '../wire/contract/errors'
-import { readQueuePushMessage, parseQueuePushMessage } from '../wire/contract/push'
+import { readQueuePushMessage } from '../wire/contract/push'
 import {
   parseMessageQueue,
   parseQueueItem,
@@ -28,7 +28,7 @@ import {
   type MessageQueue,
 } from '../wire/contract/queue'
 import type { ParseResult } from '../wire/contract/result'
-import { readTurnStream } from '../wire/transport'
+import { readTurnStream, threadPath } from '../wire/transport'
 import { onPageHide } from '../platform/pageHide'
 import type { ThreadKey } from '../wire/contract/ids'
 import type { ExtensionPart, ExtensionSelect, SessionContext } from './context'
@@ -172,10 +172,12 @@ export function queueHost(
           }),
       )
   }
-  /** The server's queue push, checked, handed over with the thread it names. */
-  const onFrame = (frame: unknown) => {
-    const parsed =
-      typeof frame === 'string' ? parseQueuePushMessage(frame) : readQueuePushMessage(frame)
+  /**
+   * The server's queue push, checked, handed over with the thread it names: the push channel
+   * hands every message to every listener, unchecked, and this one reads only its own type.
+   */
+  const onMessage = (message: unknown) => {
+    const parsed = readQueuePushMessage(message)
     if (parsed.kind === 'invalid') context.warn(`Ignored a push message: ${parsed.error.message}`)
     // The schema's object holds the thread's three ids, no more.
     if (parsed.kind === 'message')
@@ -187,7 +189,7 @@ export function queueHost(
   let sender: Sender | null = null
   const follow = () => {
     unlisten()
-    unlisten = context.listenToPush({ onMessage: () => {}, onOther: onFrame })
+    unlisten = context.listenToPush({ onMessage })
     if (sender) return
     const held: Sender = { controller: new AbortController(), release: null }
     sender = held
@@ -292,6 +294,25 @@ function serverQueueCalls(
   act: (action: EngineAction) => void,
 ) {
   const controllers = new Set<AbortController>()
+  const base = threadPath(thread)
+  /** A JSON call under the thread, through the transport's own (`call`), its answer parsed. */
+  const callThread = <T>(
+    path: string,
+    method: string,
+    body: unknown,
+    what: string,
+    parse: (body: unknown) => ParseResult<T>,
+    signal: AbortSignal,
+  ) => {
+    const init = { method, headers: { 'content-type': 'application/json' } }
+    return transport.call(
+      base + path,
+      body === undefined ? init : { ...init, body: JSON.stringify(body) },
+      what,
+      parse,
+      signal,
+    )
+  }
   /** Runs one request, abortable by `abort()`; `failed` is not called once it was aborted. */
   const run = <T>(
     request: (signal: AbortSignal) => Promise<T>,
@@ -327,8 +348,7 @@ function serverQueueCalls(
     read(seq: number) {
       const what = 'The message queue read'
       run(
-        (signal) =>
-          transport.callThread(thread, '/queue', 'GET', undefined, what, parseMessageQueue, signal),
+        (signal) => callThread('/queue', 'GET', undefined, what, parseMessageQueue, signal),
         (queue: MessageQueue) =>
           act({
             type: 'queue-server-read',
@@ -355,8 +375,7 @@ function serverQueueCalls(
       const { path, method, body, parse } = route(call)
       run(
         (signal) =>
-          transport.callThread(
-            thread,
+          callThread(
             path,
             method,
             body,
