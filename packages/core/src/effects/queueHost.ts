@@ -284,6 +284,14 @@ export function queueHost(
   return { select, perform }
 }
 
+/** A queue route: its path under the thread, its method, its answer's parser, and its body. */
+type Route<T> = [
+  path: string,
+  method: string,
+  parse: (body: unknown) => ParseResult<T>,
+  body?: object,
+]
+
 /**
  * The server's queue routes (`next-era.md`) and the hand-over POST, performed for the reducer:
  * each answer is checked by the contract's parsers and dispatched; nothing here decides.
@@ -295,24 +303,26 @@ function serverQueueCalls(
 ) {
   const controllers = new Set<AbortController>()
   const base = threadPath(thread)
-  /** A JSON call under the thread, through the transport's own (`call`), its answer parsed. */
+  /**
+   * A JSON call under the thread (`path`, `method`, the answer's parser, a body where it has
+   * one), through the transport's own (`call`): the client's base URL, headers and timeout.
+   */
   const callThread = <T>(
-    path: string,
-    method: string,
-    body: unknown,
+    [path, method, parse, body]: Route<T>,
     what: string,
-    parse: (body: unknown) => ParseResult<T>,
     signal: AbortSignal,
-  ) => {
-    const init = { method, headers: { 'content-type': 'application/json' } }
-    return transport.call(
+  ): Promise<T> =>
+    transport.call(
       base + path,
-      body === undefined ? init : { ...init, body: JSON.stringify(body) },
+      {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      },
       what,
       parse,
       signal,
     )
-  }
   /** Runs one request, abortable by `abort()`; `failed` is not called once it was aborted. */
   const run = <T>(
     request: (signal: AbortSignal) => Promise<T>,
@@ -326,29 +336,26 @@ function serverQueueCalls(
       .finally(() => controllers.delete(controller))
     return controller
   }
-  const route = (call: ServerQueueCall) => {
+  const route = (call: ServerQueueCall): Route<unknown> => {
     const item = `/queue/${encodeURIComponent(call.queueId)}`
     switch (call.op) {
       case 'edit':
-        return { path: item, method: 'PATCH', body: { message: call.text }, parse: parseQueueItem }
+        return [item, 'PATCH', parseQueueItem, { message: call.text }]
       case 'remove':
-        return { path: item, method: 'DELETE', parse: parseQueueRemoveAnswer }
+        return [item, 'DELETE', parseQueueRemoveAnswer]
       case 'reorder': {
         const { targetQueueId, expectedQueueIds } = call
-        const body = { targetQueueId, expectedQueueIds }
-        return { path: `${item}/reorder`, method: 'POST', body, parse: parseMessageQueue }
+        return [`${item}/reorder`, 'POST', parseMessageQueue, { targetQueueId, expectedQueueIds }]
       }
-      case 'steer': {
-        const body = { executionId: call.executionId }
-        return { path: `${item}/steer`, method: 'POST', body, parse: parseQueueItem }
-      }
+      case 'steer':
+        return [`${item}/steer`, 'POST', parseQueueItem, { executionId: call.executionId }]
     }
   }
   return {
     read(seq: number) {
       const what = 'The message queue read'
       run(
-        (signal) => callThread('/queue', 'GET', undefined, what, parseMessageQueue, signal),
+        (signal) => callThread(['/queue', 'GET', parseMessageQueue], what, signal),
         (queue: MessageQueue) =>
           act({
             type: 'queue-server-read',
@@ -372,17 +379,8 @@ function serverQueueCalls(
     },
     call(call: ServerQueueCall) {
       const what = 'Changing the message queue'
-      const { path, method, body, parse } = route(call)
       run(
-        (signal) =>
-          callThread(
-            path,
-            method,
-            body,
-            what,
-            parse as (body: unknown) => ParseResult<unknown>,
-            signal,
-          ),
+        (signal) => callThread(route(call), what, signal),
         () => act({ type: 'queue-called', call, error: null, conflict: null }),
         (cause) => {
           const error = toPreviewChatError(cause, 'network_error', what)
