@@ -2,8 +2,9 @@
  * `pnpm check:size`: fails when the gzipped bundle of any way of importing @preview-chat/core +
  * @preview-chat/react grows over its recorded budget (size-baseline.json; the figures are exact, so
  * a byte over fails), when
- * the minimal profile holds an adapter it did not import, or when a production bundle of
- * `@preview-chat/react/devtools` holds the panel. `--update` records the current sizes as the new
+ * the minimal profile holds an adapter it did not import, when a profile without the queue holds
+ * its code (or any bundle the names of the seams the base once carried for it), or when a
+ * production bundle of `@preview-chat/react/devtools` holds the panel. `--update` records the current sizes as the new
  * baseline (do that in the commit that accepts a growth, and say why).
  */
 import { readFileSync, writeFileSync } from 'node:fs'
