@@ -146,6 +146,22 @@ export const partBundles = {
 export const partMarkers = { relay: 'tab relay channel' } as const
 
 /**
+ * Strings only the queue's code holds (issue 36: its seams are its own): the capability token its
+ * reducer reads from the tokens the actions carry (`"message-queue"` as the bundle quotes it, so
+ * that the `message-queued` event every client reads is no match) and the type of its push
+ * message, read by its host from the channel's messages. None may be in a profile without the
+ * queue; each must be in the bundle with it.
+ */
+export const queueMarkers = ['"message-queue"', 'agentMessageQueueUpdated'] as const
+
+/**
+ * The names of the seams the base client carried for the queue before issue 36 (the transport's
+ * `callThread`, the push listener's `onOther`, the actions' `queuesMessages`): in no bundle now,
+ * the queue's included, so that none comes back into the base by its old name.
+ */
+export const goneQueueSeams = ['callThread', 'onOther', 'queuesMessages'] as const
+
+/**
  * The bundles row 6 and `pnpm check:size` measure. Only React is left out of every bundle; each
  * library's required dependencies (peers included) are counted, but for ours, which is also
  * measured with TanStack Query left out, for an app that has it already.

@@ -2,8 +2,9 @@
  * `pnpm check:size`: fails when the gzipped bundle of any way of importing @preview-chat/core +
  * @preview-chat/react grows over its recorded budget (size-baseline.json; the figures are exact, so
  * a byte over fails), when
- * the minimal profile holds an adapter it did not import, or when a production bundle of
- * `@preview-chat/react/devtools` holds the panel. `--update` records the current sizes as the new
+ * the minimal profile holds an adapter it did not import, when a profile without the queue holds
+ * its code (or any bundle the names of the seams the base once carried for it), or when a
+ * production bundle of `@preview-chat/react/devtools` holds the panel. `--update` records the current sizes as the new
  * baseline (do that in the commit that accepts a growth, and say why).
  */
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -13,15 +14,19 @@ import {
   bundles,
   devtoolsBundles,
   devtoolsMarker,
+  goneQueueSeams,
   partBundles,
   partMarkers,
+  queueMarkers,
 } from './bundle'
 
 const baselinePath = fileURLToPath(new URL('../size-baseline.json', import.meta.url))
 
 // One figure per way of importing: the whole API, the README's usage, the minimal one (provider,
 // hook, SSE push, no relay, no throttle), and each extra on its own.
-const full = (await bundles.ours.full()).gzipped
+const fullBundle = await bundles.ours.full()
+const full = fullBundle.gzipped
+const withQueue = await bundles.ours.withQueue()
 const typical = await bundles.ours.typical()
 const minimal = await bundles.ours.minimal()
 const parts = {
@@ -39,7 +44,7 @@ const current = {
   throttle: parts.throttle.gzipped - minimal.gzipped,
   /** What each extra adds to the whole API. */
   persist: (await bundles.ours.withPersist()).gzipped - full,
-  queue: (await bundles.ours.withQueue()).gzipped - full,
+  queue: withQueue.gzipped - full,
   devtools: (await bundles.ours.withDevtools()).gzipped - full,
   assistantUi: (await bundles.ours.withAssistantUi()).gzipped - full,
 }
@@ -75,6 +80,33 @@ for (const [part, marker] of Object.entries(partMarkers)) {
     )
     process.exitCode = 1
   }
+}
+
+// The queue's seams are the queue's (issue 36): no profile without it holds its code, the bundle
+// with it does; and the seams the base carried for it before are in no bundle by their old names.
+const profiles = { minimal, typical, full: fullBundle }
+for (const marker of queueMarkers) {
+  const holding = Object.entries(profiles).filter(([, bundle]) => bundle.code.includes(marker))
+  const inQueue = withQueue.code.includes(marker)
+  const ok = holding.length === 0 && inQueue
+  console.log(
+    `${ok ? 'ok  ' : 'FAIL'} queue part ('${marker}'): ${holding.length ? `PRESENT in ${holding.map(([name]) => name).join(', ')}` : 'absent from the profiles'}, ${inQueue ? 'present' : 'MISSING'} with the queue`,
+  )
+  if (!ok) {
+    console.error(
+      `No profile without the queue may bundle its code: the queue brings its own seams (engine/queue/, effects/queueHost.ts), never through the transport, the push channel or the engine's actions.`,
+    )
+    process.exitCode = 1
+  }
+}
+for (const name of goneQueueSeams) {
+  const holding = Object.entries({ ...profiles, queue: withQueue })
+    .filter(([, bundle]) => bundle.code.includes(name))
+    .map(([profile]) => profile)
+  console.log(
+    `${holding.length ? 'FAIL' : 'ok  '} queue seam '${name}': ${holding.length ? `PRESENT in ${holding.join(', ')}` : 'in no bundle'}`,
+  )
+  if (holding.length) process.exitCode = 1
 }
 
 // The devtools panel is for development builds only: a production bundle of its import keeps an

@@ -11,9 +11,14 @@ import {
 } from './platform/environment'
 import { PreviewChatError } from './wire/contract/errors'
 import { pathSegmentIdProblem } from './wire/contract/ids'
-import { readPushMessage } from './wire/contract/push'
 import { lingering } from './effects/linger'
-import type { PushAdapter, PushContext, PushListener, PushSource } from './wire/pushSource'
+import {
+  pushIgnored,
+  type PushAdapter,
+  type PushContext,
+  type PushListener,
+  type PushSource,
+} from './wire/pushSource'
 import type { TranscriptPersistence } from './effects/persistence'
 import { PreviewChatSession } from './effects/session'
 import {
@@ -415,22 +420,13 @@ function createPushHub(
 ) {
   const listeners = new Set<PushListener>()
   let isConnected = false
-  const invalid = (error: PreviewChatError) =>
-    warn(`Ignored a push message that is not of the wire contract: ${error.message}`)
-  const other = (frame: unknown) => listeners.forEach((listener) => listener.onOther?.(frame))
   const connection = lingering(
     () => {
       const stop = source?.subscribe({
-        // An app's own PushSource hands over values, not frames: they are checked the same way.
-        onMessage: (value) => {
-          const parsed = readPushMessage(value)
-          if (parsed.kind === 'message')
-            listeners.forEach((listener) => listener.onMessage(parsed.message))
-          else if (parsed.kind === 'invalid') invalid(parsed.error)
-          else other(value)
-        },
-        onInvalid: invalid,
-        onOther: other,
+        // Handed on unchecked: each listener checks what it reads (the session a `PushMessage`,
+        // an opt-in part its own type), as it checks an app's own source's values.
+        onMessage: (message) => listeners.forEach((listener) => listener.onMessage(message)),
+        onInvalid: (error) => warn(pushIgnored(error)),
         onRefused: (error) => warn(error.message),
         onConnectionChange: (connected) => {
           isConnected = connected

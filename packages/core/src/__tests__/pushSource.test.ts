@@ -5,6 +5,7 @@ import {
   type PushListener,
   type WebSocketLike,
 } from '../wire/pushSource'
+import { readPushMessage } from '../wire/contract/push'
 import { webSocketWorld } from './world/webSocket'
 
 beforeEach(() => {
@@ -22,7 +23,14 @@ const updated = JSON.stringify({
 function recorder() {
   const log: string[] = []
   const listener: PushListener = {
-    onMessage: (message) => log.push(`message ${message.data.executionId}`),
+    // A source hands on every message, unchecked: the reader checks it (the session, a part).
+    onMessage: (value) => {
+      const parsed = readPushMessage(value)
+      log.push(
+        parsed.kind === 'message' ? `message ${parsed.message.data.executionId}` : parsed.kind,
+      )
+    },
+    onInvalid: () => log.push('not json'),
     onConnectionChange: (connected) => log.push(connected ? 'connected' : 'disconnected'),
   }
   return { log, listener }
@@ -48,7 +56,8 @@ describe('websocketPushSource [R-PUSH-SOURCES]', () => {
     await vi.advanceTimersByTimeAsync(0)
     first.serverClose(1001, 'going away')
     await vi.advanceTimersByTimeAsync(0)
-    expect(log).toEqual(['connected', 'message e', 'disconnected'])
+    // Every message handed on (its reader ignores another type), what is not JSON reported.
+    expect(log).toEqual(['connected', 'message e', 'ignored', 'not json', 'disconnected'])
 
     await vi.advanceTimersByTimeAsync(99)
     expect(world.sockets).toHaveLength(1)
@@ -61,14 +70,21 @@ describe('websocketPushSource [R-PUSH-SOURCES]', () => {
     expect(world.sockets).toHaveLength(3)
     world.sockets[2]!.acceptHandshake()
     await vi.advanceTimersByTimeAsync(0)
-    expect(log).toEqual(['connected', 'message e', 'disconnected', 'connected'])
+    expect(log).toEqual([
+      'connected',
+      'message e',
+      'ignored',
+      'not json',
+      'disconnected',
+      'connected',
+    ])
 
     stop()
     expect(world.sockets[2]!.readyState).toBe(world.WebSocket.CLOSING)
     await vi.advanceTimersByTimeAsync(10_000)
     expect(world.sockets[2]!.closeEvent).toMatchObject({ code: 1005, wasClean: true })
     expect(world.sockets).toHaveLength(3)
-    expect(log).toHaveLength(4) // the source's own close is no 'disconnected'
+    expect(log).toHaveLength(6) // the source's own close is no 'disconnected'
     expect(vi.getTimerCount()).toBe(0)
   })
 

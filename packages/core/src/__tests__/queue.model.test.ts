@@ -71,7 +71,7 @@ import { toErrorRecord } from '../wire/contract/errors'
 import { errorFromResponse } from '../wire/contract/rest'
 import { parseHistorySnapshot } from '../wire/contract/snapshot'
 import type { PushListener } from '../wire/pushSource'
-import type { Transport } from '../wire/transport'
+import { threadPath, type Transport } from '../wire/transport'
 import { engineConfig, key } from './harness'
 import { assertSeeded } from './seeded'
 
@@ -415,13 +415,19 @@ const queueIdOf = (path: string) => decodeURIComponent(path.split('/')[2] ?? '')
 
 /** The model server's queue routes and its POST, as the host calls them; answered by moves. */
 function modelTransport(world: World, tab: Tab): Transport {
-  const transport: Pick<Transport, 'callThread' | 'openTurn'> = {
-    callThread(_thread, path, method, body, what, parse, signal) {
+  const transport: Pick<Transport, 'call' | 'openTurn'> = {
+    // The transport's generic call, as the host uses it: a path under the thread, JSON both ways.
+    call(fullPath, init, what, parse, signal) {
+      const thread = threadPath(key)
+      if (!fullPath.startsWith(thread)) throw new Error(`the queue called ${fullPath}`)
+      const path = fullPath.slice(thread.length)
+      const method = init.method ?? 'GET'
+      const body: unknown = typeof init.body === 'string' ? JSON.parse(init.body) : undefined
       return new Promise((resolve, reject) => {
         const settle = (status: number, answer: unknown) => {
           if (signal?.aborted) return
           if (status >= 400) return reject(errorFromResponse(status, answer, what))
-          const parsed = parse(answer)
+          const parsed = parse(answer, new Response(), JSON.stringify(answer))
           if (parsed.success) resolve(parsed.value)
           else reject(parsed.error)
         }
@@ -470,7 +476,7 @@ function modelTransport(world: World, tab: Tab): Transport {
                 controller.close()
               },
             })
-            resolve({ body, capabilities: { dedupesMessages: true, queuesMessages: true } })
+            resolve({ body, capabilities: ['message-dedupe', 'message-queue'] })
           },
         })
       })
@@ -696,7 +702,10 @@ function answerPost(world: World, index: number, choice: number) {
   world.events.push(`the server answers tab ${tab.index}'s ${text} (${choice % 6})`)
   const refused = () => messageId !== undefined && world.fates.set(messageId, 'refused')
   const deduping = dedupes(world)
-  const queuesMessages = world.behaviour === 'server-queue'
+  const capabilities = [
+    ...(deduping ? ['message-dedupe'] : []),
+    ...(world.behaviour === 'server-queue' ? ['message-queue'] : []),
+  ]
   if (
     messageId !== undefined &&
     (world.recordedById.has(messageId) || world.accepted.has(messageId))
@@ -706,8 +715,7 @@ function answerPost(world: World, index: number, choice: number) {
     dispatch(world, tab, {
       type: 'turn-opened',
       token,
-      dedupesMessages: deduping,
-      queuesMessages,
+      capabilities,
     })
     toStream(world, { stream: { tab, token } } as Exec, [{ type: 'done' }])
     return dispatch(world, tab, { type: 'stream-ended', token, end: { kind: 'terminal' } })
@@ -717,8 +725,7 @@ function answerPost(world: World, index: number, choice: number) {
     dispatch(world, tab, {
       type: 'turn-opened',
       token,
-      dedupesMessages: deduping,
-      queuesMessages,
+      capabilities,
     })
   if (choice % 6 === 1 || (tab.dead && runningExec(world))) {
     refused()
@@ -798,12 +805,13 @@ function recorded(world: World, text: string, messageId: string) {
 
 /** The server's queue changed: every tab hears its push (no contents). */
 function queueChanged(world: World) {
-  const frame = (threadId: string) =>
-    JSON.stringify({ type: 'agentMessageQueueUpdated', data: { ...key, threadId } })
+  // As the push channel hands it on: the frame's JSON, unchecked, to every listener.
+  const frame = (threadId: string): unknown =>
+    JSON.parse(JSON.stringify({ type: 'agentMessageQueueUpdated', data: { ...key, threadId } }))
   for (const tab of live(world)) {
     // The push reaches every member of the project: another thread's first, which changes nothing.
-    tab.push?.onOther?.(frame(`${key.threadId}-other`))
-    tab.push?.onOther?.(frame(key.threadId))
+    tab.push?.onMessage(frame(`${key.threadId}-other`))
+    tab.push?.onMessage(frame(key.threadId))
   }
 }
 
@@ -1030,8 +1038,7 @@ function answerRead(world: World, tab: Tab) {
     if (tab.runner.getState().queue?.view.serverQueue !== true) world.counts.learntByRead++
     dispatch(world, tab, {
       type: 'capabilities-heard',
-      dedupesMessages: true,
-      queuesMessages: true,
+      capabilities: ['message-dedupe', 'message-queue'],
     })
   }
   dispatch(world, tab, {

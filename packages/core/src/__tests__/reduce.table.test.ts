@@ -1007,8 +1007,7 @@ describe('a message whose POST lost its answer [R-POST-RETRY-DEDUPE]', () => {
   const opened = (dedupesMessages: boolean): EngineAction => ({
     type: 'turn-opened',
     token: 1,
-    dedupesMessages,
-    queuesMessages: false,
+    capabilities: dedupesMessages ? ['message-dedupe'] : [],
   })
   const cut: EngineAction = {
     type: 'stream-ended',

@@ -13,6 +13,8 @@ import {
   type ErrorRecord,
 } from '../wire/contract/errors'
 import { readTurnStream, type ThreadKey } from '../wire/transport'
+import { readPushMessage } from '../wire/contract/push'
+import { pushIgnored } from '../wire/pushSource'
 import { knownHere } from '../platform/environment'
 import type { ExtensionPart, SessionContext } from './context'
 import type { HistoryQuery } from './historyQuery'
@@ -69,12 +71,7 @@ export function createPerformer(
     }
     transport.openTurn(key, request, controller.signal).then(
       ({ body, capabilities }) => {
-        dispatch({
-          type: 'turn-opened',
-          token,
-          dedupesMessages: capabilities.dedupesMessages,
-          queuesMessages: capabilities.queuesMessages,
-        })
+        dispatch({ type: 'turn-opened', token, capabilities })
         void readTurnStream(
           body,
           (events) =>
@@ -194,7 +191,12 @@ export function createPerformer(
     const cleanups = [
       history.observe(),
       ctx.listenToPush({
-        onMessage: (message) => dispatch({ type: 'push-message', message }),
+        onMessage: (value) => {
+          // Checked here, as anything from outside is (a message read before is known at once).
+          const parsed = readPushMessage(value)
+          if (parsed.kind === 'message') dispatch({ type: 'push-message', message: parsed.message })
+          else if (parsed.kind === 'invalid') ctx.warn(pushIgnored(parsed.error))
+        },
         onConnectionChange: (connected) =>
           dispatch({ type: 'push-changed', connected, at: now(), random: ctx.random() }),
       }),

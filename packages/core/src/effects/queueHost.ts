@@ -19,7 +19,7 @@ import { selectSessionState, type SessionState } from '../engine/select'
 import { flushedQueue, storedValue } from '../engine/queue/stored'
 import { queueFields, queueGate } from '../engine/queue/view'
 import { failureRecord, toErrorRecord, toPreviewChatError } from '../wire/contract/errors'
-import { readQueuePushMessage, parseQueuePushMessage } from '../wire/contract/push'
+import { readQueuePushMessage } from '../wire/contract/push'
 import {
   parseMessageQueue,
   parseQueueItem,
@@ -28,7 +28,7 @@ import {
   type MessageQueue,
 } from '../wire/contract/queue'
 import type { ParseResult } from '../wire/contract/result'
-import { readTurnStream } from '../wire/transport'
+import { readTurnStream, threadPath } from '../wire/transport'
 import { onPageHide } from '../platform/pageHide'
 import type { ThreadKey } from '../wire/contract/ids'
 import type { ExtensionPart, ExtensionSelect, SessionContext } from './context'
@@ -172,10 +172,12 @@ export function queueHost(
           }),
       )
   }
-  /** The server's queue push, checked, handed over with the thread it names. */
-  const onFrame = (frame: unknown) => {
-    const parsed =
-      typeof frame === 'string' ? parseQueuePushMessage(frame) : readQueuePushMessage(frame)
+  /**
+   * The server's queue push, checked, handed over with the thread it names: the push channel
+   * hands every message to every listener, unchecked, and this one reads only its own type.
+   */
+  const onMessage = (message: unknown) => {
+    const parsed = readQueuePushMessage(message)
     if (parsed.kind === 'invalid') context.warn(`Ignored a push message: ${parsed.error.message}`)
     // The schema's object holds the thread's three ids, no more.
     if (parsed.kind === 'message')
@@ -187,7 +189,7 @@ export function queueHost(
   let sender: Sender | null = null
   const follow = () => {
     unlisten()
-    unlisten = context.listenToPush({ onMessage: () => {}, onOther: onFrame })
+    unlisten = context.listenToPush({ onMessage })
     if (sender) return
     const held: Sender = { controller: new AbortController(), release: null }
     sender = held
@@ -282,6 +284,14 @@ export function queueHost(
   return { select, perform }
 }
 
+/** A queue route: its path under the thread, its method, its answer's parser, and its body. */
+type Route<T> = [
+  path: string,
+  method: string,
+  parse: (body: unknown) => ParseResult<T>,
+  body?: object,
+]
+
 /**
  * The server's queue routes (`next-era.md`) and the hand-over POST, performed for the reducer:
  * each answer is checked by the contract's parsers and dispatched; nothing here decides.
@@ -292,6 +302,27 @@ function serverQueueCalls(
   act: (action: EngineAction) => void,
 ) {
   const controllers = new Set<AbortController>()
+  const base = threadPath(thread)
+  /**
+   * A JSON call under the thread (`path`, `method`, the answer's parser, a body where it has
+   * one), through the transport's own (`call`): the client's base URL, headers and timeout.
+   */
+  const callThread = <T>(
+    [path, method, parse, body]: Route<T>,
+    what: string,
+    signal: AbortSignal,
+  ): Promise<T> =>
+    transport.call(
+      base + path,
+      {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      },
+      what,
+      parse,
+      signal,
+    )
   /** Runs one request, abortable by `abort()`; `failed` is not called once it was aborted. */
   const run = <T>(
     request: (signal: AbortSignal) => Promise<T>,
@@ -305,30 +336,26 @@ function serverQueueCalls(
       .finally(() => controllers.delete(controller))
     return controller
   }
-  const route = (call: ServerQueueCall) => {
+  const route = (call: ServerQueueCall): Route<unknown> => {
     const item = `/queue/${encodeURIComponent(call.queueId)}`
     switch (call.op) {
       case 'edit':
-        return { path: item, method: 'PATCH', body: { message: call.text }, parse: parseQueueItem }
+        return [item, 'PATCH', parseQueueItem, { message: call.text }]
       case 'remove':
-        return { path: item, method: 'DELETE', parse: parseQueueRemoveAnswer }
+        return [item, 'DELETE', parseQueueRemoveAnswer]
       case 'reorder': {
         const { targetQueueId, expectedQueueIds } = call
-        const body = { targetQueueId, expectedQueueIds }
-        return { path: `${item}/reorder`, method: 'POST', body, parse: parseMessageQueue }
+        return [`${item}/reorder`, 'POST', parseMessageQueue, { targetQueueId, expectedQueueIds }]
       }
-      case 'steer': {
-        const body = { executionId: call.executionId }
-        return { path: `${item}/steer`, method: 'POST', body, parse: parseQueueItem }
-      }
+      case 'steer':
+        return [`${item}/steer`, 'POST', parseQueueItem, { executionId: call.executionId }]
     }
   }
   return {
     read(seq: number) {
       const what = 'The message queue read'
       run(
-        (signal) =>
-          transport.callThread(thread, '/queue', 'GET', undefined, what, parseMessageQueue, signal),
+        (signal) => callThread(['/queue', 'GET', parseMessageQueue], what, signal),
         (queue: MessageQueue) =>
           act({
             type: 'queue-server-read',
@@ -352,18 +379,8 @@ function serverQueueCalls(
     },
     call(call: ServerQueueCall) {
       const what = 'Changing the message queue'
-      const { path, method, body, parse } = route(call)
       run(
-        (signal) =>
-          transport.callThread(
-            thread,
-            path,
-            method,
-            body,
-            what,
-            parse as (body: unknown) => ParseResult<unknown>,
-            signal,
-          ),
+        (signal) => callThread(route(call), what, signal),
         () => act({ type: 'queue-called', call, error: null, conflict: null }),
         (cause) => {
           const error = toPreviewChatError(cause, 'network_error', what)

@@ -126,7 +126,7 @@ export class PreviewChatSession {
           this.key,
           signal,
           this.#engine.getState().recorded,
-          (capabilities) => this.#dispatch({ type: 'capabilities-heard', ...capabilities }),
+          (capabilities) => this.#dispatch({ type: 'capabilities-heard', capabilities }),
         ),
       ...(key.isNew &&
         !cached && { initialData: { messages: [], openSuspensions: [], activeExecutionId: null } }),

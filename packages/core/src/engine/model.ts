@@ -510,10 +510,11 @@ export type EngineAction =
       at: number
     }
   /**
-   * The POST was answered with a turn stream; its headers say whether the server dedupes, and
-   * whether it queues messages itself (the queue of `@preview-chat/core/queue` uses that).
+   * The POST was answered with a turn stream; `capabilities`: the tokens of its capabilities header
+   * (`capabilityTokens`, none without one), as data: the engine reads `message-dedupe`, an opt-in
+   * part its own (the queue of `@preview-chat/core/queue`: `message-queue`).
    */
-  | { type: 'turn-opened'; token: number; dedupesMessages: boolean; queuesMessages: boolean }
+  | { type: 'turn-opened'; token: number; capabilities: readonly string[] }
   /** The POST got no turn stream: refused, failed, or a page instead of the API. */
   | { type: 'post-failed'; token: number; error: ErrorRecord }
   /** Events of one of this tab's turn streams, in order (one network chunk's worth). */
@@ -568,7 +569,7 @@ export type EngineAction =
    * An answer of the server carried its capabilities header (`Preview-Chat-Capabilities`): what
    * it offers, from the server itself (a read's answer as much as a POST's).
    */
-  | { type: 'capabilities-heard'; dedupesMessages: boolean; queuesMessages: boolean }
+  | { type: 'capabilities-heard'; capabilities: readonly string[] }
   | QueueAction
 
 /** The queue's actions (`@preview-chat/core/queue`): the engine without it takes none of them. */

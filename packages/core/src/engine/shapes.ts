@@ -35,6 +35,8 @@ type EveryField<T> = { [K in keyof T]-?: Schema<unknown> }
 
 const anObject = check(unknown, isRecord, 'expected an object')
 const anArray = array(unknown)
+/** A capabilities header's tokens (`turn-opened`, `capabilities-heard`). */
+const strings = array(string)
 const anError = object({ code: string, message: string })
 /** A field that may be absent from JSON, as `undefined` is (`text` of `submit-requested`). */
 const anything = optional(unknown)
@@ -56,7 +58,7 @@ const actionFields: { [T in EngineAction['type']]: FieldsOf<Extract<EngineAction
       resumeData: anything,
       at: number,
     },
-    'turn-opened': { token: number, dedupesMessages: boolean, queuesMessages: boolean },
+    'turn-opened': { token: number, capabilities: strings },
     'post-failed': { token: number, error: anError },
     'turn-events': { token: number, events: anArray, at: number, stampedAt: number },
     'stream-ended': { token: number, end: anObject },
@@ -83,7 +85,7 @@ const actionFields: { [T in EngineAction['type']]: FieldsOf<Extract<EngineAction
     'runs-answered': { cancelled: boolean },
     'runs-failed': { error: anError },
     'error-cleared': {},
-    'capabilities-heard': { dedupesMessages: boolean, queuesMessages: boolean },
+    'capabilities-heard': { capabilities: strings },
     'queue-attached': {
       stored: anything,
       kept: boolean,

@@ -1,5 +1,5 @@
-import { parsePushMessage, type PushMessage } from './contract/push'
 import { PreviewChatError } from './contract/errors'
+import { parseJson } from './contract/result'
 import { parseRetryAfter } from './contract/rest'
 import { backoffDelay } from '../engine/backoff'
 import { defaultTimers, type Timers } from '../platform/environment'
@@ -8,18 +8,19 @@ import { resolveHeaders, type HeadersOption } from './transport'
 
 /** What a push source reports to its listener. */
 export interface PushListener {
-  onMessage(message: PushMessage): void
   /**
-   * A frame that is not a push message of the contract (not JSON, no `type`, a malformed
-   * `agentExecutionUpdated`); the client reports it through `onWarning` and goes on listening.
+   * A message of the channel, whatever its type, unchecked: a built-in source's frame as parsed
+   * JSON, or what an app's own source hands over (a `PushMessage`, or a type the contract does
+   * not know). Each reader checks it with its own parser, never trusting it: the session
+   * `readPushMessage`, an opt-in part the type it knows (the queue of `@preview-chat/core/queue`
+   * reads `agentMessageQueueUpdated`), so that a client without the part carries none of it.
+   */
+  onMessage(message: unknown): void
+  /**
+   * A frame that is no message at all (not JSON); the client reports it through `onWarning` and
+   * goes on listening.
    */
   onInvalid?(error: PreviewChatError): void
-  /**
-   * A frame of a type the contract does not know (the platform's queue push,
-   * `agentMessageQueueUpdated`): its text (or an app source's value), unchecked, for an opt-in
-   * part that knows the type to parse (the queue of `@preview-chat/core/queue`).
-   */
-  onOther?(frame: unknown): void
   /** The channel (re)connected (`true`) or was lost (`false`). Reads follow a reconnect. */
   onConnectionChange?(connected: boolean): void
   /**
@@ -29,6 +30,10 @@ export interface PushListener {
    */
   onRefused?(error: PreviewChatError): void
 }
+
+/** The warning for a push message that is not of the wire contract (not JSON, a malformed one). */
+export const pushIgnored = (error: PreviewChatError) =>
+  `Ignored a push message that is not of the wire contract: ${error.message}`
 
 /**
  * The user's push channel (wire contract: `GET {baseUrl}/push`). Pass your own to reuse a
@@ -125,10 +130,9 @@ function reconnecting(
             if (!live) return
             // A channel that delivers is a working one: the next loss starts the backoff afresh.
             attempt = 0
-            const parsed = parsePushMessage(data)
-            if (parsed.kind === 'message') listener.onMessage(parsed.message)
-            else if (parsed.kind === 'invalid') listener.onInvalid?.(parsed.error)
-            else listener.onOther?.(data)
+            const parsed = parseJson(data, 'A push message')
+            if (parsed.success) listener.onMessage(parsed.value)
+            else listener.onInvalid?.(parsed.error)
           },
           closed(retryAfterMs) {
             if (!live) return

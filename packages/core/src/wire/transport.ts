@@ -1,8 +1,4 @@
-import {
-  capabilitiesHeader,
-  parseCapabilities,
-  type ServerCapabilities,
-} from './contract/capabilities'
+import { capabilitiesHeader, capabilityTokens } from './contract/capabilities'
 import {
   deltaJoin,
   isDeltaEvent,
@@ -61,6 +57,12 @@ const enc = encodeURIComponent
 const KEPT_READS = 4
 const agentPath = (key: Omit<ThreadKey, 'threadId'>) =>
   `/projects/${enc(key.projectId)}/agents/v2/${enc(key.agentId)}/chat`
+
+/**
+ * A thread's path under the REST base (`/projects/:projectId/agents/v2/:agentId/chat/:threadId`),
+ * each id one encoded segment: where its routes are, for the transport's `call`.
+ */
+export const threadPath = (key: ThreadKey) => `${agentPath(key)}/${enc(key.threadId)}`
 
 /**
  * The REST and SSE calls of the wire contract. Every answer goes through the contract's parsers:
@@ -164,6 +166,15 @@ export function createTransport(options: TransportOptions) {
 
   return {
     /**
+     * A JSON call (`path` under the base URL, e.g. `threadPath(key) + '/queue'`) with this
+     * client's headers, credentials and timeout, its answer checked by `parse` (and settled first
+     * by `answered`, where given): what every read and Stop here is made of, and how an opt-in
+     * part (the queue of `@preview-chat/core/queue`) calls the routes it knows, so that none of
+     * them, nor a seam of theirs, is in this module.
+     */
+    call: json,
+
+    /**
      * The thread's history, asked for with `If-None-Match` when this client holds a read of it
      * with an ETag. A `304`, or a body equal to the one held, gives back the very snapshot that
      * read gave: nothing parsed or validated, and the same object, so TanStack Query's structural
@@ -176,9 +187,9 @@ export function createTransport(options: TransportOptions) {
       key: ThreadKey,
       signal?: AbortSignal,
       held?: HistorySnapshot | null,
-      heard?: (capabilities: ServerCapabilities) => void,
+      heard?: (capabilities: string[]) => void,
     ): Promise<HistorySnapshot> {
-      const path = `${agentPath(key)}/${enc(key.threadId)}/messages`
+      const path = `${threadPath(key)}/messages`
       const reuse = lastRead(path)
       // No read of this thread yet (a reload): what the session shows instead — a transcript kept
       // across the reload, the app's cache — was checked when it was taken, so its messages are
@@ -203,7 +214,7 @@ export function createTransport(options: TransportOptions) {
         (response, text) => {
           // What the server offers, where it says so (any answer: the capabilities header).
           const offered = response.headers.get(capabilitiesHeader)
-          if (offered !== null && heard) heard(parseCapabilities(offered))
+          if (offered !== null && heard) heard(capabilityTokens(offered))
           // A 304 to a read that named no version is no answer: the HTTP error it is (`http_error`).
           if (response.status === 304) return etag ? snapshot : undefined
           return response.ok && text === reuse.text ? reuse.snapshot : undefined
@@ -213,7 +224,7 @@ export function createTransport(options: TransportOptions) {
 
     stopExecution(key: ThreadKey, executionId: string, signal?: AbortSignal): Promise<StopAnswer> {
       return json(
-        `${agentPath(key)}/${enc(key.threadId)}/executions/${enc(executionId)}`,
+        `${threadPath(key)}/executions/${enc(executionId)}`,
         { method: 'DELETE' },
         'Stop',
         parseStopAnswer,
@@ -231,36 +242,12 @@ export function createTransport(options: TransportOptions) {
       )
     },
 
-    /**
-     * A JSON call under a thread (`…/chat/:threadId` + `path`), with this client's base URL,
-     * headers and timeout, its answer checked by `parse`: how an opt-in part (the queue of
-     * `@preview-chat/core/queue`) calls the routes it knows, with none of them in this module.
-     */
-    callThread<T>(
-      key: ThreadKey,
-      path: string,
-      method: string,
-      body: unknown,
-      what: string,
-      parse: (body: unknown) => ParseResult<T>,
-      signal?: AbortSignal,
-    ): Promise<T> {
-      const init = { method, headers: { 'content-type': 'application/json' } }
-      return json(
-        `${agentPath(key)}/${enc(key.threadId)}${path}`,
-        body === undefined ? init : { ...init, body: JSON.stringify(body) },
-        what,
-        parse,
-        signal,
-      )
-    },
-
     /** Posts a message or a resume; resolves with the open turn stream, or throws a typed error. */
     async openTurn(
       key: ThreadKey,
       body: TurnRequest,
       signal: AbortSignal,
-    ): Promise<{ body: ReadableStream<Uint8Array>; capabilities: ServerCapabilities }> {
+    ): Promise<{ body: ReadableStream<Uint8Array>; capabilities: string[] }> {
       const what = body.kind === 'message' ? 'Sending the message' : 'Resuming the turn'
       const path = body.kind === 'message' ? agentPath(key) : `${agentPath(key)}/resume`
       const response = await request(
@@ -287,10 +274,10 @@ export function createTransport(options: TransportOptions) {
       }
       if (!response.body)
         throw new PreviewChatError('invalid_response', `${what} answered without a stream body.`)
-      // What the server says it can do (message dedupe), from the answer's header.
+      // What the server says it can do, from the answer's header: its tokens, as data.
       return {
         body: response.body,
-        capabilities: parseCapabilities(response.headers.get(capabilitiesHeader)),
+        capabilities: capabilityTokens(response.headers.get(capabilitiesHeader)),
       }
     },
   }

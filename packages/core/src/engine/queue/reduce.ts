@@ -357,8 +357,8 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
   // And that the server queues messages itself, as the server says: its capabilities header on
   // any answer, or a `message-queued` (the released platform sends no header).
   const queues =
-    (action.type === 'turn-opened' && action.queuesMessages) ||
-    (action.type === 'capabilities-heard' && action.queuesMessages) ||
+    ((action.type === 'turn-opened' || action.type === 'capabilities-heard') &&
+      action.capabilities.includes('message-queue')) ||
     (action.type === 'turn-events' && action.events.some((e) => e.type === 'message-queued'))
   if (queues && queue.view.serverQueue !== true)
     queue = change(queue, { op: 'server-queue', serverQueue: true })

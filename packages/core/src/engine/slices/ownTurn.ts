@@ -181,9 +181,10 @@ function notTakenUp(
  * can do is learned for every later message too.
  */
 /** A turn's answer, or any answer naming the server's capabilities: whether it dedupes, learnt. */
-export function turnOpened(state: EngineState, action: { dedupesMessages: boolean }): Step {
-  if (state.dedupesMessages === action.dedupesMessages) return step(state)
-  return step({ ...state, dedupesMessages: action.dedupesMessages })
+export function turnOpened(state: EngineState, action: { capabilities: readonly string[] }): Step {
+  const dedupesMessages = action.capabilities.includes('message-dedupe')
+  if (state.dedupesMessages === dedupesMessages) return step(state)
+  return step({ ...state, dedupesMessages })
 }
 
 /**

@@ -24,12 +24,26 @@ export interface ServerCapabilities {
   queuesMessages: boolean
 }
 
+/**
+ * The header's value (`response.headers.get(capabilitiesHeader)`) as its tokens, trimmed and in
+ * lower case, unknown ones kept: what a client's actions carry (`turn-opened`,
+ * `capabilities-heard`), as data, so that each part reads the token it knows (the engine
+ * `message-dedupe`, the queue of `@preview-chat/core/queue` `message-queue`) and a client without
+ * a part carries none of its token. No header: none.
+ */
+export function capabilityTokens(header: string | null | undefined): string[] {
+  return (header ?? '')
+    .split(',')
+    .map((token) => token.trim().toLowerCase())
+    .filter(Boolean)
+}
+
 /** Reads the header's value (`response.headers.get(capabilitiesHeader)`); unknown tokens are skipped. */
 export function parseCapabilities(header: string | null | undefined): ServerCapabilities {
-  const tokens = new Set((header ?? '').split(',').map((token) => token.trim().toLowerCase()))
+  const tokens = capabilityTokens(header)
   return {
-    dedupesMessages: tokens.has('message-dedupe'),
-    queuesMessages: tokens.has('message-queue'),
+    dedupesMessages: tokens.includes('message-dedupe'),
+    queuesMessages: tokens.includes('message-queue'),
   }
 }
 
