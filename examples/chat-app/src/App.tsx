@@ -27,12 +27,22 @@ import {
   writeUserCookie,
 } from './user'
 
+let firstUser: string | null = null
+
+/**
+ * The page's user at its start, found once per page (the prefetch and the first render ask). The
+ * cookie is written only when it does not say that user already: a write of `document.cookie`
+ * goes to the browser process, and makes the next read a synchronous round trip there.
+ */
 function initialUser(): string {
-  if (authMode === 'bearer') return new URLSearchParams(location.search).get('user') ?? 'alice'
-  const user = readUserCookie() ?? 'alice'
-  writeUserCookie(user)
+  if (firstUser !== null) return firstUser
+  if (authMode === 'bearer')
+    return (firstUser = new URLSearchParams(location.search).get('user') ?? 'alice')
+  const cookie = readUserCookie()
+  const user = cookie ?? 'alice'
+  if (cookie !== user) writeUserCookie(user)
   if (n8nMode) writeN8nCookie(user)
-  return user
+  return (firstUser = user)
 }
 
 /**

@@ -82,7 +82,11 @@ export function useStoredThreads(user: string) {
 
   const update = useCallback(
     (change: (threads: StoredThread[]) => StoredThread[]) => {
-      const next = change(loadThreads(user))
+      const stored = loadThreads(user)
+      const next = change(stored)
+      // Unchanged (`patch` of what is so already, as every thread's first read does): no write,
+      // and no render of the app with a list equal to its own.
+      if (next === stored) return
       saveThreads(user, next)
       setThreads(next)
     },
