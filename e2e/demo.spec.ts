@@ -100,9 +100,21 @@ test('a reload asks for the history from its HTML, and the client takes that ans
   page.on('console', (message) => {
     if (message.text().includes('preload')) warnings.push(message.text())
   })
+  // The moment the transcript is on screen, taken in the page as it happens (a poll from here
+  // would take it later, by as much as the machine is slow, and count a later read of the session).
+  await page.addInitScript(() => {
+    const shown = () =>
+      document.querySelector('[data-testid="message-assistant"][data-execution-status="success"]')
+    new MutationObserver((_, observer) => {
+      if (!shown()) return
+      ;(window as { shownAt?: number }).shownAt = performance.now()
+      observer.disconnect()
+    }).observe(document, { childList: true, subtree: true, attributes: true })
+  })
   await page.reload()
   await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
-  const shownBy = await page.evaluate(() => performance.now())
+  const shownBy = await page.evaluate(() => (window as { shownAt?: number }).shownAt ?? 0)
+  expect(shownBy).toBeGreaterThan(0)
   await page.waitForTimeout(3500) // Chromium warns of a preload not used within ~3 s
   // The reads until the transcript was on screen (the session may read again later on its own).
   const reads = await page.evaluate(
