@@ -1,9 +1,9 @@
 /**
  * The alarm a step leaves (`alarmAfter`, in `postStep`), against the full computation: over random
  * action sequences, the alarm armed is never later than the next wake `nextWake` computes from the
- * whole state, is set exactly when there is one, and is that wake itself after every `tick`. And
- * each due time's declared inputs are all it reads: a step that changed none of them left it as it
- * was.
+ * whole state, is set exactly when there is one, and is that wake itself after every `tick`; a
+ * `tick` that finds nothing due (an alarm that rang early) changes nothing but the alarm. And each
+ * due time's declared inputs are all it reads: a step that changed none of them left it as it was.
  */
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
@@ -205,6 +205,7 @@ describe('the alarm a step leaves [R-ALARM-NEVER-LATE]', () => {
     const sizes: number[] = []
     const kinds = new Set<string>()
     let ticks = 0
+    let idle = 0
     let early = 0
     /** Steps taken in each state a due time comes from. */
     const seen = { heldRead: 0, stop: 0, hold: 0, silent: 0, posting: 0 }
@@ -238,7 +239,15 @@ describe('the alarm a step leaves [R-ALARM-NEVER-LATE]', () => {
             if (state.silent) seen.silent++
             if (state.own?.phase === 'posting') seen.posting++
             const before = state
-            state = reduce(state, action, config).state
+            const step = reduce(state, action, config)
+            state = step.state
+            // A tick that finds nothing due (an alarm that rang early) changes nothing but the alarm.
+            const due = nextWake(before, config, parts)
+            if (action.type === 'tick' && (due === null || action.at < due)) {
+              idle++
+              expect({ ...state, wakeAt: null }).toEqual({ ...before, wakeAt: null })
+              expect(step.commands.every((command) => command.type === 'set-alarm')).toBe(true)
+            }
             // Each due time reads only its inputs: none changed, the same time.
             for (const due of dues)
               if (!inputsChanged(due.dueInputs, before, state))
@@ -261,12 +270,13 @@ describe('the alarm a step leaves [R-ALARM-NEVER-LATE]', () => {
     // What the generator really produced (not the maximum asked for).
     console.log(
       `[property] alarm never late: ${sizes.length} runs of 0–${Math.max(...sizes)} moves ` +
-        `(${sizes.reduce((a, b) => a + b, 0)} in all), ${kinds.size} action types, ${ticks} ticks, ` +
+        `(${sizes.reduce((a, b) => a + b, 0)} in all), ${kinds.size} action types, ${ticks} ticks (${idle} finding nothing due), ` +
         `${early} steps left an alarm earlier than the wake; steps from states with a due time: ` +
         JSON.stringify(seen),
     )
     for (const count of Object.values(seen)) expect(count).toBeGreaterThan(0)
     expect(Math.max(...sizes)).toBeGreaterThan(60)
     expect(early).toBeGreaterThan(0)
+    expect(idle).toBeGreaterThan(0)
   })
 })
