@@ -28,7 +28,8 @@
  *        did not fail, however the server's cancel ends its stream (cut, or an `error` event),
  *        while one whose Stop failed (the turn went on) fails if its stream is cut afterwards
  *        (R-SUSPENSION-REOPEN; issue 35, row e);
- * (x)    the engine never waits for a read that is not running (a removed query, say), and every
+ * (x)    the engine never waits for a read that is not running (a removed query, say), nor past
+ *        its next deadline or read (its alarm is armed no later, and while one is due), and every
  *        `refresh()` resolves;
  * (xi)   every step is data: a run's traces, through JSON, replay through `reduce` to the same
  *        states and commands (checked once every `REPLAY_EVERY` runs). A failing run writes its
@@ -44,6 +45,7 @@ import { isStandIn, sessionStatus } from '../engine/derive'
 import type { Command, EngineAction, EngineState, SubmitResult } from '../engine/model'
 import { initialEngineState } from '../engine/reduce'
 import { createRunner, type Runner } from '../engine/runner'
+import { nextWake } from '../engine/schedule'
 import { relayPart } from '../engine/slices/relay'
 import { selectSessionState } from '../engine/select'
 import { replayTrace, traceRecorder, type EngineTrace } from '../engine/trace'
@@ -944,6 +946,13 @@ function checkInvariants(world: World) {
     // (x) The engine waits only for a read that runs.
     if (state.reads.inFlight && !tab.read)
       throw new Error(`(x) tab ${tab.index} waits for a read that is not running`)
+    // (x) The alarm is armed no later than the next deadline or read, and only while one is due
+    // [R-ALARM-NEVER-LATE].
+    const wake = nextWake(state, config, [relayPart])
+    if (wake === null ? state.wakeAt !== null : state.wakeAt === null || state.wakeAt > wake)
+      throw new Error(
+        `(x) tab ${tab.index} has its alarm at ${state.wakeAt}; the next wake is ${wake}`,
+      )
     // (ix) An answer taken, whose turn did not fail, never reopens.
     for (const suspension of selectSessionState(state).openSuspensions)
       if (tab.answered.has(suspension.toolCallId))

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, expect, vi } from 'vitest'
 import type { TurnEvent } from '../contract'
-import type { EngineConfig } from '../engine/model'
+import type { EngineAction, EngineConfig } from '../engine/model'
 import type {
   HistorySnapshot,
   Message,
@@ -231,6 +231,40 @@ export function setup(options: PreviewChatClientOptions & { isNew?: boolean } = 
     states.map((s) => s.status).filter((status, i, all) => i === 0 || all[i - 1] !== status)
   return { server, push, client, session, states, statuses, unsubscribe }
 }
+
+// --- the engine's openings ---------------------------------------------------------------------
+
+/** The actions that open a session: listened to, its first read finding an empty thread. */
+export const readEmptyThread = (): EngineAction[] => [
+  { type: 'activated', at: 0, pushConnected: true },
+  { type: 'read-started', at: 0, fetch: 1 },
+  {
+    type: 'snapshot',
+    snapshot: empty,
+    fresh: true,
+    fromRead: true,
+    at: 0,
+    stampedAt: 0,
+    random: 0,
+  },
+]
+
+/**
+ * Then this tab's own turn: request 1 (`Q`) sent and begun as `e1` at 0, its stream open, and a
+ * read wanted behind it (held until the stream is silent for `streamSilenceMs`).
+ */
+export const streamingWithReadWanted = (): EngineAction[] => [
+  ...readEmptyThread(),
+  { type: 'submit-requested', request: 1, messageId: messageIdOf(1), text: 'Q', at: 0 },
+  {
+    type: 'turn-events',
+    token: 1,
+    events: [{ type: 'execution-started', executionId: 'e1', sessionId: key.threadId }],
+    at: 0,
+    stampedAt: 0,
+  },
+  { type: 'read-wanted', urgent: false },
+]
 
 // --- snapshot builders ---------------------------------------------------------------------------
 

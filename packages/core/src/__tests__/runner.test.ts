@@ -3,11 +3,12 @@
  * and the alarm the reducer asks for — one timer for the earliest thing due.
  */
 import { describe, expect, it } from 'vitest'
-import type { Command, EngineAction } from '../engine/model'
+import type { Command, EngineAction, Step } from '../engine/model'
 import { PreviewChatError } from '../wire/contract/errors'
 import { initialEngineState } from '../engine/reduce'
 import { createRunner } from '../engine/runner'
-import { engineConfig, key } from './harness'
+import { AT_ONCE } from '../engine/slices/reads'
+import { engineConfig, key, streamingWithReadWanted } from './harness'
 
 /** A host on simulated time: timers are kept in a list the test rings by hand. */
 function simulatedHost() {
@@ -78,6 +79,49 @@ describe('the runner [R-READ-COALESCE]', () => {
     expect(sim.timers.every((t) => t.cancelled)).toBe(true)
     sim.advance(60_000)
     expect(sim.actions.filter((a) => a === 'tick')).toHaveLength(1)
+  })
+})
+
+describe('the runner under a stream [R-ALARM-NEVER-LATE]', () => {
+  it('a stream of deltas with a read wanted arms an alarm per streamSilenceMs, not per delta; the read starts once the stream is silent', () => {
+    const sim = simulatedHost()
+    const alarms: (number | null)[] = []
+    const runner = createRunner(initialEngineState({ key, tab: 't' }), engineConfig, {
+      ...sim.host,
+      onStep(action: EngineAction, step: Step) {
+        sim.host.onStep(action)
+        for (const command of step.commands)
+          if (command.type === 'set-alarm') alarms.push(command.at)
+      },
+    })
+    for (const action of streamingWithReadWanted()) runner.dispatch(action)
+    const delta = (at: number) => {
+      sim.advance(at)
+      runner.dispatch({
+        type: 'turn-events',
+        token: 1,
+        events: [{ type: 'text-delta', id: 't1', delta: 'abcde' }],
+        at,
+        stampedAt: at,
+      })
+    }
+    const silence = engineConfig.streamSilenceMs
+    // The first read at once, the POST's deadline (gone once the turn began), the read held back.
+    expect(alarms.splice(0)).toEqual([AT_ONCE, engineConfig.submitTimeoutMs, null, silence])
+    // A delta every 10 ms for 12 s: the alarm rings early, each time arming the real time.
+    for (let at = 10; at <= 12_000; at += 10) delta(at)
+    // (The alarm of 5,000 rings before the delta of 5,000: the last delta then was at 4,990.)
+    expect(alarms).toEqual([4_990 + silence, 9_980 + silence])
+    expect(sim.timers.filter((t) => !t.cancelled)).toHaveLength(1)
+    expect(sim.performed.filter((c) => c.type === 'read')).toHaveLength(1)
+    // The stream goes silent: the read starts streamSilenceMs after its last delta, not later.
+    sim.advance(12_000 + silence - 1)
+    expect(sim.performed.filter((c) => c.type === 'read')).toHaveLength(1)
+    sim.advance(12_000 + silence)
+    expect(sim.performed.filter((c) => c.type === 'read')).toHaveLength(2)
+    // The first read's, the three early ones, the read's.
+    expect(sim.actions.filter((a) => a === 'tick')).toHaveLength(5)
+    expect(alarms).toEqual([4_990 + silence, 9_980 + silence, 12_000 + silence])
   })
 })
 

@@ -1,12 +1,27 @@
 /** The scheduler on its own: pure functions of the engine state and the time. */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { PreviewChatError } from '../wire/contract/errors'
-import type { EngineState } from '../engine/model'
-import { initialEngineState, reduce } from '../engine/reduce'
-import { LAGGING_RECORD_POLLS, nextDeadline, nextRead } from '../engine/schedule'
+import type { EngineAction, EngineState } from '../engine/model'
+import { initialEngineState, reduce, reducerWith } from '../engine/reduce'
+import {
+  engineDues,
+  inputsChanged,
+  LAGGING_RECORD_POLLS,
+  nextDeadline,
+  nextRead,
+  nextWake,
+} from '../engine/schedule'
+import { readDue } from '../engine/slices/reads'
+import { relayPart } from '../engine/slices/relay'
 import { startTurn } from '../engine/fold'
 import { AT_ONCE, followUp } from '../engine/slices/reads'
-import { key, runningTurn, engineConfig, snapshot as snapshotOf } from './harness'
+import {
+  key,
+  runningTurn,
+  engineConfig,
+  snapshot as snapshotOf,
+  streamingWithReadWanted,
+} from './harness'
 
 const config = engineConfig
 
@@ -179,5 +194,64 @@ describe('followUp: retries and polls [R-READ-BACKOFF]', () => {
     // It ended here; the record says nothing runs but lags behind it.
     const { delays } = pollsFrom({ ...state, recorded: snapshotOf([]), settled: [endedTurn] })
     expect(delays).toHaveLength(LAGGING_RECORD_POLLS)
+  })
+})
+
+describe('the alarm a delta leaves [R-ALARM-NEVER-LATE]', () => {
+  /** This tab's own turn streams (request 1, execution e1), and a read is wanted behind it. */
+  function streaming(reducer = reduce) {
+    let state = initialEngineState({ key, tab: 'A' })
+    for (const action of streamingWithReadWanted()) state = reducer(state, action, config).state
+    return state
+  }
+  const delta = (at: number): EngineAction => ({
+    type: 'turn-events',
+    token: 1,
+    events: [{ type: 'text-delta', id: 't1', delta: 'abcde' }],
+    at,
+    stampedAt: at,
+  })
+
+  it('a stream of deltas arms no alarm, and computes again only the read held behind it', () => {
+    // The relay part's due time, counted: a delta changes none of what it reads.
+    const relay = { ...relayPart, dueAt: vi.fn(relayPart.dueAt) }
+    const reducer = reducerWith(undefined, [relay])
+    let state = streaming(reducer)
+    // The read waits for the stream to be silent for streamSilenceMs: the alarm is armed for it.
+    const armed = state.wakeAt
+    expect(armed).toBe(config.streamSilenceMs)
+    relay.dueAt.mockClear()
+    const N = 1_000
+    let alarms = 0
+    const recomputed = new Map(engineDues.map((due) => [due, 0]))
+    for (let i = 0; i < N; i++) {
+      const before = state
+      const step = reducer(state, delta(10 + i), config)
+      state = step.state
+      alarms += step.commands.filter((command) => command.type === 'set-alarm').length
+      for (const due of engineDues)
+        if (inputsChanged(due.dueInputs, before, state))
+          recomputed.set(due, recomputed.get(due)! + 1)
+    }
+    expect(state.live?.assistant.content).toEqual([{ type: 'text', text: 'abcde'.repeat(N) }])
+    // Each delta moved the held read later, and once asked for a set-alarm of its own.
+    expect(alarms).toBe(0)
+    expect(state.wakeAt).toBe(armed)
+    // The read's due time alone is computed again (its inputs: own.lastEventAt); the Stop's, the
+    // posted message's, a silent turn's and the relay part's are not.
+    expect([...recomputed].filter(([, count]) => count > 0)).toEqual([[readDue, N]])
+    expect(relay.dueAt).not.toHaveBeenCalled()
+    // The alarm is early, never late: the read is due after the last delta.
+    expect(nextWake(state, config, [relayPart])).toBe(10 + N - 1 + config.streamSilenceMs)
+  })
+
+  it('the early alarm finds nothing due and arms the real time; the read starts then', () => {
+    let state = streaming()
+    for (let i = 0; i < 100; i++) state = reduce(state, delta(10 + i), config).state
+    const early = reduce(state, { type: 'tick', at: state.wakeAt! }, config)
+    expect(early.commands).toEqual([{ type: 'set-alarm', at: 109 + config.streamSilenceMs }])
+    expect(early.state.reads).toEqual(state.reads)
+    const due = reduce(early.state, { type: 'tick', at: 109 + config.streamSilenceMs }, config)
+    expect(due.commands.map((command) => command.type)).toContain('read')
   })
 })

@@ -19,7 +19,7 @@ import type {
   Step,
 } from './model'
 import { readsSettled } from './derive'
-import { nextWake } from './schedule'
+import { alarmAfter } from './schedule'
 import { step, wantRead } from './slices/common'
 import {
   activated,
@@ -206,7 +206,9 @@ export const decide: Reducer = decideWith()
  * The one post-step, what every step owes whatever decided it (the engine's slices or an
  * extension around them): the draft and the live turn kept in step with storage, `refresh()`
  * calls settled once reads settle, and the alarm set for the next deadline or read (`set-alarm`
- * whenever that time changes; its `tick` does what is due). `before` is the state the action met.
+ * when that time comes earlier, appears or goes — never only to move it later — its `tick` doing
+ * what is due: `alarmAfter`, which computes only the due times the step's changes reach). `before`
+ * is the state the action met.
  */
 export function postStep(
   before: EngineState,
@@ -232,8 +234,8 @@ export function postStep(
     commands.push({ type: 'settle-refresh', requests: after.reads.waiters })
     after = { ...after, reads: { ...after.reads, waiters: [] } }
   }
-  const wake = nextWake(after, config, parts)
-  if (wake !== after.wakeAt) {
+  const wake = alarmAfter(before, after, config, parts)
+  if (wake !== undefined) {
     commands.push({ type: 'set-alarm', at: wake })
     after = { ...after, wakeAt: wake }
   }
