@@ -41,7 +41,7 @@ export { withQueue } from './engine/queue/reduce'
 export { decide, decideWith, postStep, reduce, reducerWith } from './engine/reduce'
 /** The tab relay's part of the engine (`EnginePart`): what a client with a relay assembles in. */
 export { relayPart } from './engine/slices/relay'
-export type { EnginePart, Handler, StateInput } from './engine/model'
+export type { EnginePart, Handler } from './engine/model'
 export type { EngineTrace, TraceDivergence, TraceStep } from './engine/trace'
 export { composeTranscript, markTruncated, recordCovers } from './engine/transcript'
 export { defaultTimers } from './platform/environment'

@@ -751,26 +751,5 @@ export type Handler<T extends EngineAction['type']> = (
 export interface EnginePart {
   readonly handlers: { readonly [T in EngineAction['type']]?: Handler<T> }
   readonly dueAt?: (state: EngineState, config: EngineConfig) => number | null
-  /**
-   * The state `dueAt` reads (besides `config`): the post-step computes it again only after a step
-   * that changed one of these. A part with a `dueAt` and no `dueInputs` has it computed after
-   * every step.
-   */
-  readonly dueInputs?: readonly StateInput[]
   readonly deadlines?: (state: EngineState, at: number, config: EngineConfig) => Step
 }
-
-/**
- * A field of the state that a due time is computed from: a field of `EngineState`, or one field
- * of the object there (`['own', 'since']`, `undefined` while `own` is `null`). The post-step
- * compares each by reference between the state a step met and the state it left.
- */
-export type StateInput = {
-  [K in keyof EngineState]-?: K | readonly [K, keyof NonNullable<EngineState[K]>]
-}[keyof EngineState]
-
-/**
- * A due time of the engine (the scheduler's: `schedule.ts`) and the state it reads (its
- * `dueInputs`, `config` aside): a step that changed none of them left it as it was.
- */
-export type Due = Required<Pick<EnginePart, 'dueAt' | 'dueInputs'>>

@@ -207,8 +207,7 @@ export const decide: Reducer = decideWith()
  * extension around them): the draft and the live turn kept in step with storage, `refresh()`
  * calls settled once reads settle, and the alarm set for the next deadline or read (`set-alarm`
  * when that time comes earlier, appears or goes — never only to move it later — its `tick` doing
- * what is due: `alarmAfter`, which computes only the due times the step's changes reach). `before`
- * is the state the action met.
+ * what is due: `alarmAfter`). `before` is the state the action met.
  */
 export function postStep(
   before: EngineState,
@@ -234,7 +233,7 @@ export function postStep(
     commands.push({ type: 'settle-refresh', requests: after.reads.waiters })
     after = { ...after, reads: { ...after.reads, waiters: [] } }
   }
-  const wake = alarmAfter(before, after, config, parts)
+  const wake = alarmAfter(after, config, parts)
   if (wake !== undefined) {
     commands.push({ type: 'set-alarm', at: wake })
     after = { ...after, wakeAt: wake }

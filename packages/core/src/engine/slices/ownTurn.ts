@@ -14,7 +14,6 @@ import { openSuspensions, sessionStatus } from '../derive'
 import { applyTurnEvents, startTurn, type LiveTurn } from '../fold'
 import type {
   Command,
-  Due,
   EngineAction,
   EngineConfig,
   EngineState,
@@ -451,16 +450,6 @@ export function streamEnded(state: EngineState, action: Action<'stream-ended'>):
 /** When a posted message stops waiting for the server's acceptance, or `null`. */
 export function submitDueAt({ own }: EngineState, config: EngineConfig): number | null {
   return own?.phase === 'posting' && !own.timedOut ? own.since + config.submitTimeoutMs : null
-}
-
-/** `submitDueAt` and the state it reads. */
-export const submitDue: Due = {
-  dueAt: submitDueAt,
-  dueInputs: [
-    ['own', 'phase'],
-    ['own', 'timedOut'],
-    ['own', 'since'],
-  ],
 }
 
 /** The server neither accepted nor refused within `submitTimeoutMs`: it may have taken the turn. */

@@ -6,7 +6,7 @@
 import { isThread } from '../../wire/contract/ids'
 import { backoffDelay } from '../backoff'
 import { activeExecutionId } from '../derive'
-import type { Command, Due, EngineAction, EngineConfig, EngineState, Step } from '../model'
+import type { Command, EngineAction, EngineConfig, EngineState, Step } from '../model'
 import { step, wantRead } from './common'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
@@ -50,15 +50,6 @@ export function readDueAt(state: EngineState, config: EngineConfig): number | nu
   const held =
     own && !own.timedOut && !stopAccepted ? own.lastEventAt + config.streamSilenceMs : AT_ONCE
   return Math.max(due, spacing, held, reads.notBefore ?? AT_ONCE)
-}
-
-/**
- * `readDueAt` and the state it reads: a delta of this tab's own stream changes it (the read held
- * behind the stream moves with `own.lastEventAt`), and nothing else the scheduler reads.
- */
-export const readDue: Due = {
-  dueAt: readDueAt,
-  dueInputs: ['active', 'reads', ['own', 'timedOut'], ['own', 'lastEventAt'], 'stop'],
 }
 
 /**

@@ -196,7 +196,5 @@ export function relayDueAt(state: EngineState, config: EngineConfig): number | n
 export const relayPart: EnginePart = {
   handlers: { 'relay-received': relayReceived },
   dueAt: relayDueAt,
-  // What `relayDueAt` reads: the holds, the relayed turn and whether it still runs here.
-  dueInputs: ['postingHolds', 'relay', ['live', 'ended'], ['live', 'executionId']],
   deadlines: relayDeadlines,
 }

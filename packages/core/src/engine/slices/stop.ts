@@ -7,7 +7,7 @@
 import { errorRecord, type ErrorRecord } from '../../wire/contract/errors'
 import { activeExecutionId, isSuspended, openSuspensions } from '../derive'
 import type { LiveTurn } from '../fold'
-import type { Due, EngineAction, EngineConfig, EngineState, Step, StopState } from '../model'
+import type { EngineAction, EngineConfig, EngineState, Step, StopState } from '../model'
 import { isStandIn, settleStop, step, wantRead, withStatus } from './common'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
@@ -208,9 +208,6 @@ export function stopDueAt({ stop }: EngineState, config: EngineConfig): number |
   if (stop?.kind === 'held') return stop.askedAt + config.stopWaitMs
   return stop?.kind === 'execution' ? stop.retryAt : null
 }
-
-/** `stopDueAt` and the state it reads. */
-export const stopDue: Due = { dueAt: stopDueAt, dueInputs: ['stop'] }
 
 /** A held Stop waits `stopWaitMs` for its execution id; a Stop told to wait is sent again. */
 export function stopDeadlines(state: EngineState, at: number, config: EngineConfig): Step {
