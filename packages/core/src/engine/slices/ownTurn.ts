@@ -177,10 +177,10 @@ function notTakenUp(
 }
 
 /**
- * The server's answer to this tab's POST began (a turn stream): what its headers say the server
- * can do is learned for every later message too.
+ * The server's answer to this tab's POST began (a turn stream), or another answer named the
+ * server's capabilities: whether it dedupes messages (`message-dedupe`) is learned for every
+ * later message too.
  */
-/** A turn's answer, or any answer naming the server's capabilities: whether it dedupes, learnt. */
 export function turnOpened(state: EngineState, action: { capabilities: readonly string[] }): Step {
   const dedupesMessages = action.capabilities.includes('message-dedupe')
   if (state.dedupesMessages === dedupesMessages) return step(state)
