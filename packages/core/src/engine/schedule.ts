@@ -13,12 +13,9 @@ export { IDLE_READ_RETRIES, LAGGING_RECORD_POLLS } from './slices/reads'
  */
 export const nextRead: (state: EngineState, config: EngineConfig) => number | null = readDueAt
 
-/** The earliest of `times` that is set, or `null`. */
-function earliest(...times: (number | null)[]): number | null {
-  let next: number | null = null
-  for (const time of times) if (time !== null && (next === null || time < next)) next = time
-  return next
-}
+/** The earlier of two times, either of which may be unset (`null`): no array per step. */
+const earlier = (a: number | null, b: number | null): number | null =>
+  a === null || (b !== null && b < a) ? b : a
 
 /**
  * When the next deadline falls due (scheduler time), or `null`: the minimum of each slice's own
@@ -33,12 +30,11 @@ export function nextDeadline(
   parts: readonly EnginePart[] = [],
 ): number | null {
   if (state.disposed) return null
-  let next = earliest(
-    submitDueAt(state, config),
-    stopDueAt(state, config),
+  let next = earlier(
+    earlier(submitDueAt(state, config), stopDueAt(state, config)),
     silentDueAt(state.silent),
   )
-  for (const part of parts) if (part.dueAt) next = earliest(next, part.dueAt(state, config))
+  for (const part of parts) if (part.dueAt) next = earlier(next, part.dueAt(state, config))
   return next
 }
 
@@ -47,7 +43,7 @@ export const nextWake = (
   state: EngineState,
   config: EngineConfig,
   parts: readonly EnginePart[] = [],
-): number | null => earliest(nextDeadline(state, config, parts), nextRead(state, config))
+): number | null => earlier(nextDeadline(state, config, parts), nextRead(state, config))
 
 /**
  * The alarm a step leaves (what `postStep` asks of the runner, `set-alarm`): the time to arm,

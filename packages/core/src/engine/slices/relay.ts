@@ -181,10 +181,13 @@ function confirmDueAt(state: EngineState, config: EngineConfig): number | null {
 
 /** The earliest of this slice's deadlines: the posting holds and the relayed turn's check. */
 export function relayDueAt(state: EngineState, config: EngineConfig): number | null {
-  const dues = Object.values(state.postingHolds).map((since) => holdDueAt(since, config))
-  const confirm = confirmDueAt(state, config)
-  if (confirm !== null) dues.push(confirm)
-  return dues.length === 0 ? null : Math.min(...dues)
+  // Every step asks (a delta too): no array but the holds' own, empty where no tab holds.
+  let next = confirmDueAt(state, config)
+  for (const since of Object.values(state.postingHolds)) {
+    const due = holdDueAt(since, config)
+    if (next === null || due < next) next = due
+  }
+  return next
 }
 
 /**
