@@ -13,6 +13,7 @@ import { queueHost } from '../effects/queueHost'
 import { memoryQueueStore } from '../effects/queueStore'
 import type { Transport } from '../wire/transport'
 import { onPageHide } from '../platform/pageHide'
+import { memoryStorage } from './harness'
 
 vi.mock('../platform/pageHide', async (actual) => {
   const real = await actual<{ onPageHide: typeof onPageHide }>()
@@ -25,17 +26,6 @@ vi.mock('../platform/pageHide', async (actual) => {
 function fakePage() {
   const target = new EventTarget()
   return { target, leave: () => target.dispatchEvent(new Event('pagehide')) }
-}
-
-/** A storage over a map, and the map: what is written there is seen. */
-function mapStorage() {
-  const written = new Map<string, string>()
-  const storage = {
-    getItem: (key: string) => written.get(key) ?? null,
-    setItem: (key: string, value: string) => void written.set(key, value),
-    removeItem: (key: string) => void written.delete(key),
-  }
-  return { written, storage }
 }
 
 /** The global scope is the page (as in a browser) until the test ends. */
@@ -86,7 +76,8 @@ describe('onPageHide', () => {
 describe('every listener of pagehide goes through onPageHide', () => {
   it('the transcripts: the live text, and each scope attached, written when the page is left', () => {
     const page = globalPage()
-    const { written, storage } = mapStorage()
+    const storage = memoryStorage()
+    const written = storage.items
     const persist = persistTranscripts({ storage, throttleMs: 60_000 })
     // Nothing is heard before a client attaches (a persistence made and never used holds nothing).
     expect(onPageHide).not.toHaveBeenCalled()
@@ -110,7 +101,8 @@ describe('every listener of pagehide goes through onPageHide', () => {
 
   it('the live text is heard while a scope is attached: the last one detached writes it and stops', () => {
     const page = globalPage()
-    const { written, storage } = mapStorage()
+    const storage = memoryStorage()
+    const written = storage.items
     const timers = { setTimeout: () => 1, clearTimeout: () => {}, now: () => 0 }
     const persist = persistTranscripts({ storage, throttleMs: 60_000 })
     const detachA = persist.attach(new QueryClient(), 'a', timers, () => {})

@@ -15,7 +15,7 @@ import type { EngineAction } from '../engine/model'
 import { initialEngineState, reducerWith } from '../engine/reduce'
 import { withQueue } from '../engine/queue/reduce'
 import { memoryQueueStore, queue } from '../queue'
-import { engineConfig, key } from './harness'
+import { engineConfig, key, memoryStorage } from './harness'
 import { until } from './queueWorld'
 
 let backend: PreviewChatBackend | null = null
@@ -57,7 +57,7 @@ function world(withQueue: boolean) {
       return server.fetch(request.clone())
     },
     push,
-    storage: null,
+    storage: memoryStorage(), // the tab's sessionStorage: drafts kept, as in a browser
     lingerMs: 0,
     minReadIntervalMs: 0,
     onWarning: (message) => void warnings.push(message),
