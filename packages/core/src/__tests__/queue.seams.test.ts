@@ -43,7 +43,8 @@ function world(withQueue: boolean) {
   const push: PushSource = {
     subscribe(given) {
       listener = given
-      given.onConnectionChange?.(true)
+      // Connected a moment later, as a socket's open event comes, never inside subscribe().
+      setTimeout(() => listener === given && given.onConnectionChange?.(true), 1)
       return () => (listener = undefined)
     },
   }
