@@ -136,14 +136,23 @@ export const partBundles = {
   websocketPush: () => minimalWith(`export { websocketPush } from '@preview-chat/core'`),
   /** The frame throttle of the view. */
   throttle: () => minimalWith(`export { throttleState } from '@preview-chat/core'`),
+  /**
+   * The released n8n 2.41's part (`releasedPlatform()`): stand-in ids, derived snapshots and their
+   * silent turns, Stop by closing the stream (in `createPreviewChatClient` by default).
+   */
+  released: () => minimalWith(`export { releasedPlatform } from '@preview-chat/core'`),
 }
 
 /**
  * Strings that only a part's code holds: none may be in the minimal profile's bundle, and each
  * must be in the bundle of its part (so that the check can see it). The relay's is the warning of
- * its protocol's parser (`engine/slices/relay.ts`), the engine's part that reads the other tabs.
+ * its protocol's parser (`engine/slices/relay.ts`), the engine's part that reads the other tabs;
+ * the released platform's, the error of its Stop by closing (`engine/slices/released.ts`).
  */
-export const partMarkers = { relay: 'tab relay channel' } as const
+export const partMarkers = {
+  relay: 'tab relay channel',
+  released: 'stops a turn only from the tab that sent it',
+} as const
 
 /**
  * Strings only the queue's code holds (issue 36: its seams are its own): the capability token its

@@ -33,6 +33,7 @@ const parts = {
   relay: await partBundles.relay(),
   websocketPush: await partBundles.websocketPush(),
   throttle: await partBundles.throttle(),
+  released: await partBundles.released(),
 }
 const current = {
   full,
@@ -42,6 +43,7 @@ const current = {
   relay: parts.relay.gzipped - minimal.gzipped,
   websocketPush: parts.websocketPush.gzipped - minimal.gzipped,
   throttle: parts.throttle.gzipped - minimal.gzipped,
+  released: parts.released.gzipped - minimal.gzipped,
   /** What each extra adds to the whole API. */
   persist: (await bundles.ours.withPersist()).gzipped - full,
   queue: withQueue.gzipped - full,
@@ -66,7 +68,8 @@ for (const marker of adapterMarkers) {
 }
 
 // A part's code is in a bundle only when the app imports the part: the relay's engine part (what
-// reads the other tabs) is absent from the minimal profile, present with `broadcastChannelRelay`.
+// reads the other tabs) is absent from the minimal profile, present with `broadcastChannelRelay`;
+// the released platform's, present with `releasedPlatform`.
 for (const [part, marker] of Object.entries(partMarkers)) {
   const inMinimal = minimal.code.includes(marker)
   const inPart = parts[part as keyof typeof partMarkers].code.includes(marker)
@@ -138,6 +141,7 @@ const extras = new Set<keyof typeof current>([
   'relay',
   'websocketPush',
   'throttle',
+  'released',
   'persist',
   'queue',
   'devtools',

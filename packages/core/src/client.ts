@@ -29,7 +29,10 @@ import {
 } from './effects/tabRelay'
 import type { ReadonlyStore, SessionExtension } from './effects/context'
 import type { SessionState } from './engine/select'
+import type { EnginePart } from './engine/model'
+import type { CompleteSnapshot } from './wire/contract/snapshot'
 import type { ThrottleOptions } from './platform/throttle'
+import type { ReleasedPlatform } from './released'
 import { createTransport, type HeadersOption, type ThreadKey } from './wire/transport'
 import { DEFAULT_DELEGATION_CHAR_LIMIT } from './engine/fold'
 
@@ -68,6 +71,16 @@ export interface PreviewChatClientOptions {
    * spec's servers and `false` on the released n8n 2.41; by default the client learns them.
    */
   server?: { keepsTurnOnDisconnect?: boolean; stopsByExecutionId?: boolean }
+  /**
+   * Speak to the released n8n 2.41 too: `releasedPlatform()` (a turn begun without
+   * `execution-started` shown live under a stand-in id, the statuses and active execution its
+   * snapshots leave out derived, Stop by closing the stream where there is no Stop route), or
+   * `false`. `createPreviewChatClient`'s default: `releasedPlatform()`;
+   * `createMinimalPreviewChatClient`'s: none, for the spec's servers only (a released server's
+   * reads then fail, and its unannounced turn's stream is read to its end unshown, with an error
+   * and a warning that name this option).
+   */
+  released?: ReleasedPlatform | false
   /**
    * The push channel: `websocketPush()` or `ssePush()` (opened on `pushUrl` with this client's
    * fetch, headers and timers), a `PushSource` of your own, or `false` for none (the session then
@@ -229,6 +242,14 @@ export function createMinimalPreviewChatClient(
     options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args))
   const timers = options.timers ?? defaultTimers
   const queryClient = options.queryClient ?? new QueryClient()
+  // What `releasedPlatform()` made (its engine part and snapshot completion), or nothing; anything
+  // else is refused at once, as a bare relay is (a caller in JavaScript, or one past the types).
+  const released = (options.released || null) as {
+    enginePart: EnginePart
+    completeSnapshot: CompleteSnapshot
+  } | null
+  if (released && typeof released.completeSnapshot !== 'function')
+    throw new PreviewChatError('invalid_request', 'Pass released: releasedPlatform(), or false.')
   const transport = createTransport({
     baseUrl,
     fetch: fetchImpl,
@@ -236,6 +257,7 @@ export function createMinimalPreviewChatClient(
     ...(options.credentials && { credentials: options.credentials }),
     requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
     timers,
+    ...(released && { completeSnapshot: released.completeSnapshot }),
   })
   const lingerMs = options.lingerMs ?? 1_000
   const warn = warnOnce(options.onWarning)
@@ -284,6 +306,7 @@ export function createMinimalPreviewChatClient(
     ? (relayAdapter as RelayAdapter)({ scope: options.scope ?? '', timers, lingerMs })
     : null
   const parts = relayPart ? [relayPart] : []
+  if (released) parts.push(released.enginePart)
   const { throttle } = options
   const scope = options.scope ?? ''
   /** What `persist` was attached to, by query client: detached when the client is disposed. */

@@ -5,6 +5,7 @@ import {
 } from './client'
 import { broadcastChannelRelay, tabRelay } from './effects/tabRelay'
 import { throttleState } from './platform/throttle'
+import { releasedPlatform } from './released'
 import { ssePush, websocketPush, type PushAdapter } from './wire/pushSource'
 
 /**
@@ -21,8 +22,8 @@ const defaultPush: PushAdapter = (context) =>
 /**
  * The client an app makes once, outside React: `createPreviewChatClient({ baseUrl, scope })`.
  * Out of the box it has a push channel (`websocketPush()`, or `ssePush()` with `headers`), the
- * tab relay (`broadcastChannelRelay()`) and the frame throttle (`throttleState`); pass `false`
- * to leave one out. To bundle only the adapters you pass, use `createMinimalPreviewChatClient`.
+ * tab relay (`broadcastChannelRelay()`), the frame throttle (`throttleState`) and the released
+ * n8n 2.41's part (`releasedPlatform()`); pass `false` to leave one out. To bundle only the adapters you pass, use `createMinimalPreviewChatClient`.
  */
 export function createPreviewChatClient(options: PreviewChatClientOptions = {}): PreviewChatClient {
   return createMinimalPreviewChatClient({
@@ -33,5 +34,6 @@ export function createPreviewChatClient(options: PreviewChatClientOptions = {}):
         ? broadcastChannelRelay()
         : options.relay && tabRelay(options.relay),
     throttle: options.throttle ?? throttleState,
+    released: options.released ?? releasedPlatform(),
   })
 }

@@ -36,6 +36,8 @@ export type { ServerTraits, StopResult, SubmitResult, TurnEnding } from './engin
 // What a `TabRelay` of the app's own carries.
 export type { RelayMessage } from './engine/relay'
 export { broadcastChannelRelay, tabRelay } from './effects/tabRelay'
+export { releasedPlatform } from './released'
+export type { ReleasedPlatform } from './released'
 export type { RelayAdapter, RelayContext, RelayWithPart, TabRelay } from './effects/tabRelay'
 export { throttleState } from './platform/throttle'
 export type { Throttle } from './client'

@@ -34,13 +34,15 @@ export { parseTrace, replayTrace, TraceError, TRACE_VERSION } from './engine/tra
 export { ACTION_TYPES } from './engine/shapes'
 /**
  * The queue's part of the reducer (`queue()`); `replayTrace(trace, reducerWith(withQueue,
- * [relayPart]))` replays a run that had a queue (and the relay `createPreviewChatClient` gives),
+ * everyPart))` replays a run that had a queue (and the parts `createPreviewChatClient` gives),
  * each step ended by the engine's one post-step. `reduce` is the engine with every part.
  */
 export { withQueue } from './engine/queue/reduce'
-export { decide, decideWith, postStep, reduce, reducerWith } from './engine/reduce'
+export { decide, decideWith, everyPart, postStep, reduce, reducerWith } from './engine/reduce'
 /** The tab relay's part of the engine (`EnginePart`): what a client with a relay assembles in. */
 export { relayPart } from './engine/slices/relay'
+/** The released n8n 2.41's part of the engine: what a client with `releasedPlatform()` assembles in. */
+export { releasedPart } from './engine/slices/released'
 export type { EnginePart, Handler } from './engine/model'
 export type { EngineTrace, TraceDivergence, TraceStep } from './engine/trace'
 export { composeTranscript, markTruncated, recordCovers } from './engine/transcript'

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 // A relative import keeps the workspace free of a core ⇄ server dependency cycle (test-only).
 import { startPreviewChatServer, type PreviewChatServer } from '../../../server/src/node/index'
 import { createPreviewChatBackend } from '../../../server/src/index'
+import { completeReleasedSnapshot } from '../wire/contract/released'
 import { createTransport } from '../wire/transport'
 import { readsOnlyClient } from './harness'
 
@@ -104,6 +105,7 @@ describe("conditional reads with the runtime's own fetch [R-READ-STAYS-CONDITION
           headers: world.credentials,
           requestTimeoutMs: 5_000,
           timers,
+          completeSnapshot: completeReleasedSnapshot,
         })
         const first = await transport.readHistory(world.key)
         expect(first.messages.map((message) => message.role)).toEqual(['user', 'assistant'])

@@ -43,16 +43,16 @@ import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
 import { isStandIn, sessionStatus } from '../engine/derive'
 import type { Command, EngineAction, EngineState, SubmitResult } from '../engine/model'
-import { initialEngineState } from '../engine/reduce'
+import { initialEngineState, everyPart } from '../engine/reduce'
 import { createRunner, type Runner } from '../engine/runner'
 import { nextWake } from '../engine/schedule'
-import { relayPart } from '../engine/slices/relay'
 import { selectSessionState } from '../engine/select'
 import { replayTrace, traceRecorder, type EngineTrace } from '../engine/trace'
 import type { TurnEvent } from '../wire/contract/events'
 import { errorRecord, type ErrorRecord } from '../wire/contract/errors'
 import { errorFromResponse } from '../wire/contract/rest'
 import { parseHistorySnapshot, type ExecutionStatus } from '../wire/contract/snapshot'
+import { completeReleasedSnapshot } from '../wire/contract/released'
 import { key, engineConfig, messageIdOf } from './harness'
 import { assertSeeded } from './seeded'
 
@@ -274,8 +274,8 @@ function openTab(world: World, index: number, scope: Scope, skew: number, prefet
       perform: (command) => perform(world, tab, command),
     },
     undefined,
-    // Every tab has the relay (its part of the engine), as `createPreviewChatClient` gives it.
-    [relayPart],
+    // Every tab has the relay and the released platform's part, as `createPreviewChatClient` gives them.
+    everyPart,
   )
   world.tabs[index] = tab
   dispatch(world, tab, { type: 'mounted', cached: { kind: 'none' }, ...clock(world, tab) })
@@ -742,7 +742,7 @@ function answerRead(world: World, tab: Tab, fail: boolean, late = false) {
       : errorFromResponse(status, body, 'The history read')
     return dispatch(world, tab, { type: 'read-failed', error, at: at(world, tab), random: 0.5 })
   }
-  const parsed = parseHistorySnapshot(body)
+  const parsed = parseHistorySnapshot(body, undefined, completeReleasedSnapshot)
   if (!parsed.success) throw parsed.error
   tab.afterStoppedCut = false
   const { counts } = world
@@ -776,7 +776,7 @@ function refresh(world: World, tab: Tab) {
 function appSetsData(world: World, tab: Tab) {
   const { status, body } = historyBody(world, serverOf(world, tab))
   if (status !== 200) return
-  const parsed = parseHistorySnapshot(body)
+  const parsed = parseHistorySnapshot(body, undefined, completeReleasedSnapshot)
   if (!parsed.success) throw parsed.error
   tab.appSetAt = world.seq
   dispatch(world, tab, {
@@ -948,7 +948,7 @@ function checkInvariants(world: World) {
       throw new Error(`(x) tab ${tab.index} waits for a read that is not running`)
     // (x) The alarm is armed no later than the next deadline or read, and only while one is due
     // [R-ALARM-NEVER-LATE].
-    const wake = nextWake(state, config, [relayPart])
+    const wake = nextWake(state, config, everyPart)
     if (wake === null ? state.wakeAt !== null : state.wakeAt === null || state.wakeAt > wake)
       throw new Error(
         `(x) tab ${tab.index} has its alarm at ${state.wakeAt}; the next wake is ${wake}`,

@@ -14,6 +14,7 @@ import {
   type SessionState,
   type TabRelay,
 } from '../index'
+import { aliceOnEmulatedN8n, answer, watch } from './emulatedN8n'
 import { createTabs } from './harness'
 
 const key = { projectId: 'p', agentId: 'a' }
@@ -28,7 +29,7 @@ function tab(options: { relay?: TabRelay; failReads?: number } = {}) {
   let posts = 0
   let failReads = options.failReads ?? 0
   const client = createPreviewChatClient({
-    headers: { cookie: 'n8n-auth=alice', 'browser-id': 'browser-1' },
+    ...aliceOnEmulatedN8n(backend),
     fetch: async (input, init) => {
       const request = new Request(new URL(String(input), 'http://localhost'), init)
       if (request.method === 'POST') posts++
@@ -38,29 +39,9 @@ function tab(options: { relay?: TabRelay; failReads?: number } = {}) {
       }
       return backend.fetch(request)
     },
-    push: {
-      subscribe(listener) {
-        queueMicrotask(() => listener.onConnectionChange?.(true))
-        return backend.subscribePush('alice', (message) => listener.onMessage(message))
-      },
-    },
     relay: options.relay ?? false,
-    storage: null,
-    lingerMs: 0,
-    minReadIntervalMs: 5,
-    retry: { baseMs: 5, maxMs: 20 },
-    poll: { baseMs: 10, maxMs: 40 },
-    resumeSignal: () => () => {},
   })
   return { client, posts: () => posts }
-}
-
-function watch(session: PreviewChatSession) {
-  const states: SessionState[] = []
-  const stop = session.subscribe((state) => states.push(state))
-  const statuses = () =>
-    states.map((s) => s.status).filter((status, i, all) => i === 0 || all[i - 1] !== status)
-  return { states, statuses, stop }
 }
 
 async function until(session: PreviewChatSession, done: (s: SessionState) => boolean, ms = 4_000) {
@@ -75,12 +56,6 @@ async function until(session: PreviewChatSession, done: (s: SessionState) => boo
   return session.getState()
 }
 
-const answer = (s: SessionState) => {
-  const last = s.messages.at(-1)
-  return last?.role === 'assistant'
-    ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
-    : ''
-}
 const ended = (s: SessionState) =>
   s.status === 'idle' && s.activeExecutionId === null && s.messages.at(-1)?.role === 'assistant'
 const thread = () => ({ ...key, threadId: crypto.randomUUID() })

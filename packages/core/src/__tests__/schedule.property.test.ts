@@ -10,9 +10,8 @@ import type { TurnEvent } from '../wire/contract/events'
 import type { HistorySnapshot } from '../wire/contract/snapshot'
 import { errorRecord } from '../wire/contract/errors'
 import type { EngineAction, EngineState } from '../engine/model'
-import { initialEngineState, reduce } from '../engine/reduce'
+import { initialEngineState, reduce, everyPart } from '../engine/reduce'
 import { nextWake } from '../engine/schedule'
-import { relayPart } from '../engine/slices/relay'
 import { startTurn } from '../engine/fold'
 import {
   engineConfig as config,
@@ -31,7 +30,7 @@ import { assertSeeded } from './seeded'
 // backstop, sized for a loaded 2-core machine (issue 27, row h).
 vi.setConfig({ testTimeout: 120_000 })
 
-const parts = [relayPart]
+const parts = everyPart
 const thread = JSON.stringify([key.projectId, key.agentId, key.threadId])
 
 /**

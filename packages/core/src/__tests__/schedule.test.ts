@@ -2,9 +2,8 @@
 import { describe, expect, it } from 'vitest'
 import { PreviewChatError } from '../wire/contract/errors'
 import type { EngineAction, EngineState } from '../engine/model'
-import { initialEngineState, reduce } from '../engine/reduce'
+import { initialEngineState, reduce, everyPart } from '../engine/reduce'
 import { LAGGING_RECORD_POLLS, nextDeadline, nextRead, nextWake } from '../engine/schedule'
-import { relayPart } from '../engine/slices/relay'
 import { startTurn } from '../engine/fold'
 import { AT_ONCE, followUp } from '../engine/slices/reads'
 import {
@@ -223,7 +222,7 @@ describe('the alarm a delta leaves [R-ALARM-NEVER-LATE]', () => {
     expect(new Set(commands)).toEqual(new Set(['relay']))
     expect(state.wakeAt).toBe(armed)
     // The alarm is early, never late: the read is due after the last delta.
-    expect(nextWake(state, config, [relayPart])).toBe(10 + N - 1 + config.streamSilenceMs)
+    expect(nextWake(state, config, everyPart)).toBe(10 + N - 1 + config.streamSilenceMs)
   })
 
   it('the early alarm finds nothing due and arms the real time; the read starts then', () => {

@@ -5,7 +5,7 @@ import type { PreviewChatSession } from './session'
 /**
  * Devtools and bug reports: records `session`'s engine steps from now on. `trace()` gives the run
  * so far as an `EngineTrace` — plain JSON (`JSON.stringify` it to keep it) that `replayTrace`
- * replays through the reducer step by step (a client with `queue()`: through `reducerWith(withQueue, [relayPart])`);
+ * replays through the reducer step by step (a client with `queue()`: through `reducerWith(withQueue, everyPart)`);
  * `stop()` ends the recording. A function of `@preview-chat/core/internal`, so that an app that
  * never records carries none of it.
  */

@@ -176,7 +176,7 @@ export class PreviewChatSession {
    * flagged (`truncated`, a flag of the client's view that the contract's schema does not keep).
    */
   #take = (value: unknown): ParseResult<HistorySnapshot> => {
-    const checked = checkSnapshot(value)
+    const checked = checkSnapshot(value, this.#ctx.transport.completeSnapshot)
     if (!checked.success) return checked
     // The same snapshot again (a 304) gives the same marked one: a capped delegation's copy would
     // otherwise be a new snapshot, and a new state, on every read.

@@ -24,18 +24,6 @@ import type { EngineState } from './model'
 export type SessionStatus =
   'idle' | 'submitting' | 'streaming' | 'recovering' | 'following' | 'stopping'
 
-/**
- * How long a derived active execution (released n8n: a person's message with no answer yet) counts
- * as running without any output, measured on this tab's clock from when it first saw it. A turn
- * cancelled before its first output leaves no assistant message at all; past this age, such a
- * message no longer blocks the gate.
- */
-export const SILENT_TURN_MAX_AGE_MS = 120_000
-
-/** When a derived turn's silence stops holding the gate (this tab's clock), or `null`. */
-export const silentDueAt = (silent: EngineState['silent']): number | null =>
-  silent && !silent.expired ? silent.since + SILENT_TURN_MAX_AGE_MS : null
-
 /** The execution that runs now, as far as this tab knows. */
 export function activeExecutionId(state: EngineState): string | null {
   const { live, recorded } = state
@@ -48,10 +36,10 @@ export function activeExecutionId(state: EngineState): string | null {
 }
 
 /**
- * A turn begun without `execution-started` (released n8n) goes by a stand-in id until `done`
- * names the execution or a read shows it ([decision](../../../../docs/decisions/stand-in-ids.md)).
+ * A turn begun without `execution-started` (released n8n, `releasedPart`) goes by a stand-in id
+ * (`standInId`) until `done` names the execution or a read shows it
+ * ([decision](../../../../docs/decisions/stand-in-ids.md)).
  */
-export const standInId = (token: number) => `unannounced:${token}`
 export const isStandIn = (executionId: string | null | undefined) =>
   executionId?.startsWith('unannounced:') === true
 

@@ -33,6 +33,7 @@ import {
 import { postFailed, requestTurn, streamEnded, turnEvents, turnOpened } from './slices/ownTurn'
 import { pushChanged, pushMessage, readCancelled, readFailed, readStarted } from './slices/reads'
 import { relayPart } from './slices/relay'
+import { releasedPart } from './slices/released'
 import { applySnapshot } from './slices/snapshot'
 import { requestStop, runsAnswered, runsFailed, stopAnswered, stopFailed } from './slices/stop'
 
@@ -255,11 +256,15 @@ export function reducerWith(extend?: Extend, parts: readonly EnginePart[] = []):
     postStep(state, decided(state, action, config), action, config, parts)
 }
 
+/** Every part, as `createPreviewChatClient` assembles them: the relay's and the released platform's. */
+export const everyPart: readonly EnginePart[] = [relayPart, releasedPart]
+
 /**
- * `reduce(state, action)` → the next state and the commands to perform, with every part (what
- * tests and a trace's replay use; a session runs what its client assembled). Pure; never throws.
+ * `reduce(state, action)` → the next state and the commands to perform, with every part
+ * (`everyPart`: what tests and a trace's replay use; a session runs what its client assembled).
+ * Pure; never throws.
  */
-export const reduce: Reducer = /* @__PURE__ */ reducerWith(undefined, [relayPart])
+export const reduce: Reducer = /* @__PURE__ */ reducerWith(undefined, everyPart)
 
 /**
  * The draft's sent message id, kept in step: a read whose record holds it shows the message was

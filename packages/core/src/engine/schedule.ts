@@ -1,4 +1,3 @@
-import { silentDueAt } from './derive'
 import type { EngineConfig, EnginePart, EngineState } from './model'
 import { submitDueAt } from './slices/ownTurn'
 import { readDueAt } from './slices/reads'
@@ -20,9 +19,9 @@ const earlier = (a: number | null, b: number | null): number | null =>
 /**
  * When the next deadline falls due (scheduler time), or `null`: the minimum of each slice's own
  * `…DueAt` — a posted message waiting for the server's acceptance (`submitDueAt`), a Stop waiting
- * for its execution id or told to wait (`stopDueAt`), a derived turn that stays silent
- * (`silentDueAt`), and each part's (`EnginePart.dueAt`: the relay's posting holds of other tabs and
- * its relayed turn to confirm). Each deadline handler, run by `tick`, decides with the same function.
+ * for its execution id or told to wait (`stopDueAt`), and each part's (`EnginePart.dueAt`: the
+ * relay's posting holds of other tabs and its relayed turn to confirm; the released platform's
+ * derived turn that stays silent, `silentDueAt`). Each deadline handler, run by `tick`, decides with the same function.
  */
 export function nextDeadline(
   state: EngineState,
@@ -30,10 +29,7 @@ export function nextDeadline(
   parts: readonly EnginePart[] = [],
 ): number | null {
   if (state.disposed) return null
-  let next = earlier(
-    earlier(submitDueAt(state, config), stopDueAt(state, config)),
-    silentDueAt(state.silent),
-  )
+  let next = earlier(submitDueAt(state, config), stopDueAt(state, config))
   for (const part of parts) if (part.dueAt) next = earlier(next, part.dueAt(state, config))
   return next
 }

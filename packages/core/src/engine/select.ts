@@ -5,7 +5,6 @@ import type { LiveTurn } from './fold'
 import type { EngineState, ServerTraits } from './model'
 import { composeTranscript, recordSupersedes } from './transcript'
 
-export { SILENT_TURN_MAX_AGE_MS } from './derive'
 export type { SessionStatus } from './derive'
 export {
   activeExecutionId as selectActiveExecutionId,

@@ -22,6 +22,7 @@ import {
 import type { TurnRequest } from './contract/requests'
 import {
   createSnapshotReuse,
+  type CompleteSnapshot,
   parseHistorySnapshot,
   type HistorySnapshot,
   type SnapshotReuse,
@@ -50,6 +51,8 @@ export interface TransportOptions {
   /** How long a history read or a Stop may take before it counts as failed. */
   requestTimeoutMs: number
   timers: Timers
+  /** Fills in what a server leaves out of a snapshot (`releasedPlatform()`'s); else such a read fails. */
+  completeSnapshot?: CompleteSnapshot
 }
 
 const enc = encodeURIComponent
@@ -165,6 +168,8 @@ export function createTransport(options: TransportOptions) {
   }
 
   return {
+    /** What completes a snapshot a server left incomplete (the client's `releasedPlatform()`). */
+    completeSnapshot: options.completeSnapshot,
     /**
      * A JSON call (`path` under the base URL, e.g. `threadPath(key) + '/queue'`) with this
      * client's headers, credentials and timeout, its answer checked by `parse` (and settled first
@@ -201,7 +206,7 @@ export function createTransport(options: TransportOptions) {
         { headers: etag ? conditional(etag) : {} },
         'The history read',
         (body, response, text) => {
-          const parsed = parseHistorySnapshot(body, reuse)
+          const parsed = parseHistorySnapshot(body, reuse, options.completeSnapshot)
           if (parsed.success)
             Object.assign(reuse, {
               snapshot: parsed.value,

@@ -66,8 +66,9 @@ export function setAside(state: EngineState): Pick<EngineState, 'settled' | 'set
 export const recordedTurn = (snapshot: HistorySnapshot, turn: LiveTurn) =>
   turn.ended ? recordSupersedes(snapshot, turn) : recordCovers(snapshot, turn)
 
-export { isStandIn, standInId } from '../derive'
+export { isStandIn } from '../derive'
 
+/** The turn under another execution id (a stand-in id giving way to the server's), its messages too. */
 export function renamed(turn: LiveTurn, executionId: string): LiveTurn {
   const rename = (message: Message): Message => ({
     ...message,
@@ -81,41 +82,6 @@ export function renamed(turn: LiveTurn, executionId: string): LiveTurn {
     assistant: rename(turn.assistant),
   }
 }
-
-/**
- * The same for a turn whose stream never named it (cut, or still running): the record's last
- * message with the person's text is this turn's, whose id the live view then takes.
- */
-export function adoptRecordedId(
-  turn: LiveTurn,
-  snapshot: HistorySnapshot,
-  /** Executions recorded as ended before this turn began: an earlier turn with the same text. */
-  base: readonly string[],
-): LiveTurn {
-  const text = turn.user?.content[0]
-  if (!isStandIn(turn.executionId) || text?.type !== 'text') return turn
-  const recorded = snapshot.messages.findLast(
-    (message) =>
-      message.role === 'user' &&
-      message.content.length === 1 &&
-      message.content[0]?.type === 'text' &&
-      message.content[0].text === text.text &&
-      !base.includes(message.executionId),
-  )
-  return recorded ? renamed(turn, recorded.executionId) : turn
-}
-
-/** The executions a record shows ended: a stand-in turn that begins now is none of them. */
-export const executionIdsOf = (snapshot: HistorySnapshot | null): string[] =>
-  snapshot
-    ? [
-        ...new Set(
-          snapshot.messages
-            .filter((message) => message.executionStatus !== 'running')
-            .map((message) => message.executionId),
-        ),
-      ]
-    : []
 
 export function withStatus(turn: LiveTurn, status: ExecutionStatus): LiveTurn {
   return {

@@ -13,12 +13,11 @@ import type {
   ReadState,
   Step,
 } from '../model'
-import { settleStop, step, andThen, wantRead } from './common'
+import { settleStop, step, andThen } from './common'
 import { submitDeadline } from './ownTurn'
 import { readDueAt } from './reads'
-import { applySnapshot } from './snapshot'
+import { applySnapshot, type RecordHook } from './snapshot'
 import { stopDeadlines } from './stop'
-import { silentDueAt } from '../derive'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
 
@@ -41,7 +40,12 @@ export const idleReads: ReadState = {
  * The session was made. Stale-while-revalidate: what the query cache holds shows at once (junk
  * there is ignored, with a warning, and the thread is read); the gate waits for a fresh read.
  */
-export function mounted(state: EngineState, action: Action<'mounted'>, config: EngineConfig): Step {
+export function mounted(
+  state: EngineState,
+  action: Action<'mounted'>,
+  config: EngineConfig,
+  hook?: RecordHook,
+): Step {
   const { cached } = action
   if (cached.kind === 'none') return step(state)
   if (cached.kind === 'invalid')
@@ -61,6 +65,7 @@ export function mounted(state: EngineState, action: Action<'mounted'>, config: E
       random: action.random,
     },
     config,
+    hook,
   )
   return { ...taken, state: { ...taken.state, recordedHere: cached.keptHere } }
 }
@@ -180,13 +185,6 @@ export function disposed(state: EngineState): Step {
   )
 }
 
-/** A derived turn silent for `SILENT_TURN_MAX_AGE_MS` on this tab's clock no longer holds the gate. */
-function silentDeadline(state: EngineState, at: number): Step {
-  const due = silentDueAt(state.silent)
-  if (due === null || at < due || !state.silent) return step(state)
-  return step(wantRead({ ...state, silent: { ...state.silent, expired: true } }))
-}
-
 /** The read wanted (or a retry, a poll) starts once its time has come (`readDueAt`). */
 function readDeadline(state: EngineState, at: number, config: EngineConfig): Step {
   const due = readDueAt(state, config)
@@ -194,8 +192,9 @@ function readDeadline(state: EngineState, at: number, config: EngineConfig): Ste
 }
 
 /**
- * The alarm rang (`set-alarm`): every deadline due at `at` fires, then the read due starts. Each
- * deadline is its slice's `…DueAt`, the same function the scheduler takes the minimum of.
+ * The alarm rang (`set-alarm`): every deadline due at `at` fires (this tab's message's, the
+ * Stop's, then each part's: the relay's, a silent turn's), then the read due starts. Each deadline
+ * is its slice's `…DueAt`, the same function the scheduler takes the minimum of.
  */
 export function tick(
   state: EngineState,
@@ -207,7 +206,6 @@ export function tick(
     submitDeadline({ ...state, wakeAt: null }, at, config),
     (s) => stopDeadlines(s, at, config),
     ...parts.map((part) => (s: EngineState) => part.deadlines?.(s, at, config) ?? step(s)),
-    (s) => silentDeadline(s, at),
     (s) => readDeadline(s, at, config),
   )
 }

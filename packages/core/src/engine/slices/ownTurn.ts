@@ -7,6 +7,7 @@ import type { TurnRequest } from '../../wire/contract/requests'
 import {
   errorRecord,
   inBandError,
+  passReleased,
   refusalError,
   type ErrorRecord,
 } from '../../wire/contract/errors'
@@ -21,20 +22,9 @@ import type {
   Step,
   SubmitResult,
 } from '../model'
-import {
-  executionIdsOf,
-  isStandIn,
-  learn,
-  relay,
-  renamed,
-  setAside,
-  standInId,
-  step,
-  andThen,
-  wantRead,
-} from './common'
+import { isStandIn, learn, relay, renamed, setAside, step, andThen, wantRead } from './common'
 import { renameWatched, watchAs } from './endings'
-import { onOwnTurnAnnounced, onOwnTurnNotTaken, underStop } from './stop'
+import { onOwnTurnAnnounced, onOwnTurnNotTaken, underStop, type CloseStop } from './stop'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
 
@@ -227,10 +217,23 @@ export function postFailed(state: EngineState, action: Action<'post-failed'>): S
   })
 }
 
+/**
+ * What a turn stream that began without `execution-started` becomes (the released n8n 2.41's
+ * answer, whose first event is a delta): `startUnannounced` without a part, the released
+ * platform's live turn under a stand-in id with it (`releasedPart`).
+ */
+export type Unannounced = (
+  state: EngineState,
+  own: OwnTurn,
+  first: TurnEvent | undefined,
+  action: Action<'turn-events'>,
+) => Step
+
 export function turnEvents(
   state: EngineState,
   action: Action<'turn-events'>,
   config: EngineConfig,
+  unannounced: Unannounced = startUnannounced,
 ): Step {
   const { own } = state
   if (own?.token !== action.token) return step(state) // a detached stream: shown nowhere
@@ -241,7 +244,7 @@ export function turnEvents(
     const rest = action.events.slice(1)
     return rest.length === 0
       ? queued
-      : andThen(queued, (s) => turnEvents(s, { ...action, events: rest }, config))
+      : andThen(queued, (s) => turnEvents(s, { ...action, events: rest }, config, unannounced))
   }
   if (own.phase === 'queued' && first?.type !== 'execution-started')
     return leftServerQueue(state, own, first)
@@ -253,15 +256,9 @@ export function turnEvents(
     return notTakenUp(wantRead(state), own, error, { own: null, error, ...notSent(state, own) })
   }
   const announced = first?.type === 'execution-started' ? first : null
-  const started = startOwnTurn(state, own, announced, action)
-  const commands = started.commands
-  if (!announced)
-    commands.unshift({
-      type: 'warn',
-      message:
-        `The turn stream began with "${first?.type}" instead of "execution-started"; ` +
-        'following it without an execution id until the server names one.',
-    })
+  const started = announced
+    ? startOwnTurn(state, own, action, announced.executionId, announced.sessionId)
+    : unannounced(state, own, first, action)
   const rest = announced ? action.events.slice(1) : action.events
   const startedOwn = started.state.own
   if (rest.length === 0 || !startedOwn) return started
@@ -324,20 +321,43 @@ function leftServerQueue(state: EngineState, own: OwnTurn, first: TurnEvent | un
   )
 }
 
-function startOwnTurn(
+/**
+ * A turn that began without `execution-started`, met by a client without the released platform's
+ * part: the message was taken, and its stream is read to its end, shown nowhere (closing it
+ * would cancel the turn on such a server). What runs is for reads to show, and such a server's
+ * reads need the part too: this warning, and the read's error, say which option to pass.
+ */
+export const startUnannounced: Unannounced = (state, own, first) =>
+  andThen(
+    step(state, {
+      type: 'warn',
+      message: `A turn stream began with "${first?.type}", not "execution-started" (the released n8n 2.41): ${passReleased} to show it live. Read to its end, unshown.`,
+    }),
+    // Such a server may cancel a turn whose POST closes, and has no Stop by id.
+    (s) => alreadyAccepted({ ...s, server: learn(s.server, false) }, own),
+  )
+
+/**
+ * This tab's message began its turn `executionId` (the server's, or a stand-in's: the released
+ * platform's part, which passes the executions ended before it, `after`, and its Stop, `close`).
+ */
+export function startOwnTurn(
   state: EngineState,
   own: OwnTurn,
-  announced: Extract<TurnEvent, { type: 'execution-started' }> | null,
   action: Action<'turn-events'>,
+  executionId: string,
+  sessionId = state.key.threadId,
+  after: string[] = [],
+  close?: CloseStop,
 ): Step {
-  const executionId = announced?.executionId ?? standInId(own.token)
+  const announced = !isStandIn(executionId)
   const resumed = own.resuming
     ? openSuspensions(state).find((s) => s.toolCallId === own.resuming)
     : undefined
   const payload = resumed?.suspendPayload as { toolName?: unknown; input?: unknown } | undefined
   const live = startTurn({
     executionId,
-    sessionId: announced?.sessionId ?? state.key.threadId,
+    sessionId,
     createdAt: new Date(action.stampedAt).toISOString(),
     ...(own.text !== null && { message: own.text }),
     ...(own.resuming &&
@@ -350,11 +370,11 @@ function startOwnTurn(
     ...setAside(state),
     live,
     liveAfterRead: state.reads.count,
-    standInBase: announced ? [] : executionIdsOf(state.recorded),
+    standInBase: after,
     draft: draftAfter(state, own),
     own: { ...own, phase: 'streaming', lastEventAt: action.at, timedOut: false, settled: true },
     // The spec's servers announce every turn; one that does not speaks the released protocol.
-    server: learn(state.server, announced !== null),
+    server: learn(state.server, announced),
     // Hidden until a read started from now on shows the record (one started before cannot reopen it).
     answered: own.resuming
       ? [...state.answered, { toolCallId: own.resuming, afterRead: state.reads.count }]
@@ -366,10 +386,10 @@ function startOwnTurn(
   }
   const accepted = step(
     next,
-    ...settleSubmit(own, { outcome: 'accepted', executionId: announced?.executionId ?? null }),
-    relay(next, { kind: 'turn', turn: live, seq: 0, after: next.standInBase }),
+    ...settleSubmit(own, { outcome: 'accepted', executionId: announced ? executionId : null }),
+    relay(next, { kind: 'turn', turn: live, seq: 0, after }),
   )
-  return andThen(accepted, (s) => onOwnTurnAnnounced(s, own.token, executionId))
+  return andThen(accepted, (s) => onOwnTurnAnnounced(s, own.token, executionId, close))
 }
 
 /** A batch of events of this tab's accepted turn, relayed to the other tabs as batch `seq`. */

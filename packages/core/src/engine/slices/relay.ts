@@ -8,18 +8,10 @@ import { followsRelayed, followsRunning } from '../derive'
 import { applyTurnEvents, type LiveTurn } from '../fold'
 import { parseRelayMessage } from '../relay'
 import { recordSupersedes } from '../transcript'
-import {
-  adoptRecordedId,
-  executionIdsOf,
-  isStandIn,
-  relay,
-  relayThread,
-  setAside,
-  step,
-  wantRead,
-} from './common'
+import { isStandIn, relay, relayThread, setAside, step, wantRead } from './common'
 import { renameWatched, watchAs } from './endings'
 import { turnOptions } from './ownTurn'
+import { adoptRecordedId, executionIdsOf } from './released'
 import { underStop } from './stop'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>

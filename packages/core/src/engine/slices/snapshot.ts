@@ -5,18 +5,18 @@
  */
 import { recordedMessageId } from '../../wire/contract/ids'
 import type { HistorySnapshot } from '../../wire/contract/snapshot'
-import { followsRunning, silentDueAt } from '../derive'
+import { followsRunning } from '../derive'
 import type { LiveTurn } from '../fold'
 import type { EngineAction, EngineConfig, EngineState, Step } from '../model'
 import { recordedMessage, recordSupersedes } from '../transcript'
-import { adoptRecordedId, andThen, isStandIn, learn, recordedTurn, step, wantRead } from './common'
-import { renameWatched, reportEndings, unwatch, watchAs } from './endings'
+import { andThen, isStandIn, recordedTurn, step, wantRead } from './common'
+import { reportEndings, unwatch, watchAs } from './endings'
 import { followUp } from './reads'
 import { stopAfterRecord } from './stop'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
 
-const assistantOf = (snapshot: HistorySnapshot, executionId: string) =>
+export const assistantOf = (snapshot: HistorySnapshot, executionId: string) =>
   recordedMessage(snapshot, recordedMessageId(executionId, 'assistant'))
 
 function endedIn(snapshot: HistorySnapshot, executionId: string): boolean {
@@ -32,27 +32,18 @@ function confirms(snapshot: HistorySnapshot, live: LiveTurn): boolean {
 }
 
 /**
- * A derived active execution with no output yet (released n8n), timed on this tab's own clock
- * from when it first saw it: no decision compares this machine's clock with a server's.
+ * What a part learns from a record before the engine applies it: the released platform's names
+ * the turns it knew by stand-in ids, times a silent turn and learns the server's traits
+ * (`releasedPart`). It runs on every record taken (a read's, the app's, the cache's), never on a
+ * read's answer older than what shows.
  */
-function silentTurn(
-  state: EngineState,
-  snapshot: HistorySnapshot,
-  at: number,
-): EngineState['silent'] {
-  const id = snapshot.derived ? snapshot.activeExecutionId : null
-  if (!id || assistantOf(snapshot, id)) return null
-  const known = state.silent?.executionId === id ? state.silent : null
-  if (!known) return { executionId: id, since: at, expired: false }
-  const due = silentDueAt(known)
-  const expired = due === null || at >= due
-  return expired === known.expired ? known : { ...known, expired }
-}
+export type RecordHook = (state: EngineState, snapshot: HistorySnapshot, at: number) => EngineState
 
 export function applySnapshot(
   state: EngineState,
   action: Action<'snapshot'>,
   config: EngineConfig,
+  hook?: RecordHook,
 ): Step {
   const { snapshot } = action
   const { appRecordAfterRead } = state
@@ -62,6 +53,7 @@ export function applySnapshot(
     // What waits on a record (a Stop, a relayed turn to confirm) waits for a read of its own.
     return step(wantRead(followUp(ended, action.at, action.random, config)))
   }
+  if (hook) state = hook(state, snapshot, action.at)
   const reads = action.fromRead
     ? { ...state.reads, inFlight: false, fetch: null, failures: 0 }
     : state.reads
@@ -69,13 +61,8 @@ export function applySnapshot(
   // A read started after the last live turn began and ended: the record holds what ended before.
   const afterEnd =
     action.fromRead && state.reads.count > Math.max(state.liveAfterRead, state.liveEndedAfterRead)
-  const live = state.live && adoptRecordedId(state.live, snapshot, state.standInBase)
-  // A turn set aside under a stand-in id is named by the record as the live one is, by what had
-  // ended when it began: the record's message is then this turn, shown once.
-  const named = state.settled.map((turn) =>
-    adoptRecordedId(turn, snapshot, state.settledBase?.[turn.executionId] ?? []),
-  )
-  const settled = named.filter(
+  const { live } = state
+  const settled = state.settled.filter(
     (turn) => !recordedTurn(snapshot, turn) && !(afterEnd && isStandIn(turn.executionId)),
   )
   const liveEndedInRecord = live !== null && endedIn(snapshot, live.executionId)
@@ -109,7 +96,6 @@ export function applySnapshot(
         // A turn the server never named is in the record under its real id once it ended.
         (afterEnd && live.ended && isStandIn(live.executionId))) &&
         (!ownStreaming || liveEndedInRecord)))
-  const { stop } = state
   let next: EngineState = {
     ...state,
     recorded: snapshot,
@@ -119,18 +105,7 @@ export function applySnapshot(
     settled,
     // The record shows this tab's turn ended: its stream has nothing more to say.
     own: ownStreaming && (liveEndedInRecord || endedPerRecord) ? null : state.own,
-    // A Stop of a turn that went by a stand-in id names it as the record does.
-    stop:
-      stop?.kind === 'execution' && live && stop.executionId === state.live?.executionId
-        ? { ...stop, executionId: live.executionId }
-        : stop,
-    server: snapshot.derived ? learn(state.server, false) : state.server,
-    silent: silentTurn(state, snapshot, action.at),
   }
-  if (state.live && live && state.live.executionId !== live.executionId)
-    next = renameWatched(next, state.live.executionId, live.executionId)
-  for (const [i, turn] of state.settled.entries())
-    next = renameWatched(next, turn.executionId, named[i]?.executionId ?? turn.executionId)
   if (
     live &&
     dropLive &&

@@ -4,7 +4,7 @@
  * waiting on it. A Stop names only what its tab had as its target, never "the latest" (spec: "A
  * late request cannot cancel a later execution").
  */
-import { errorRecord, type ErrorRecord } from '../../wire/contract/errors'
+import { errorRecord, passReleased, type ErrorRecord } from '../../wire/contract/errors'
 import { activeExecutionId, isSuspended, openSuspensions } from '../derive'
 import type { LiveTurn } from '../fold'
 import type { EngineAction, EngineConfig, EngineState, Step, StopState } from '../model'
@@ -15,7 +15,34 @@ type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
 /** Tries of a Stop that the server asked to repeat later (429 or 503 with `Retry-After`). */
 export const STOP_TRIES = 3
 
-export function requestStop(state: EngineState, { request, at }: Action<'stop-requested'>): Step {
+/**
+ * A Stop where the server has no Stop by id (or of a turn it has no id for yet): `noStopById`
+ * without the released platform's part, its Stop by closing the stream with it (`releasedPart`).
+ */
+export type CloseStop = (
+  state: EngineState,
+  executionId: string | null,
+  waiters: readonly number[],
+  askedAt: number,
+) => Step
+
+/** What a client without the released platform's part says of a server with no Stop by id. */
+const noStopById: CloseStop = (state, _executionId, waiters) =>
+  dropStop(
+    state,
+    waiters,
+    errorRecord(
+      'unsupported',
+      `This server has no Stop by execution id (the released n8n 2.41): ${passReleased}, which stops a turn by closing its stream.`,
+    ),
+  )
+
+export function requestStop(
+  state: EngineState,
+  { request, at }: Action<'stop-requested'>,
+  _config?: EngineConfig,
+  close: CloseStop = noStopById,
+): Step {
   const { stop, own } = state
   if (stop) {
     // Asked already: the call joins the Stop under way and resolves as it does.
@@ -26,20 +53,19 @@ export function requestStop(state: EngineState, { request, at }: Action<'stop-re
     return step({ ...state, stop: { ...stop, waiters: [...stop.waiters, request] } })
   }
   const waiters = [request]
+  const byId = state.server.stopsByExecutionId !== false
   // This tab's message is on its way: the Stop is that message's, whatever a read shows running
   // (another device's turn, say); on a server without Stop by id, closing the POST is the Stop.
-  if (own?.phase === 'posting' && !own.timedOut) {
-    if (state.server.stopsByExecutionId === false) return stopByClosing(state, null, waiters, at)
+  const posting = own?.phase === 'posting' && !own.timedOut
+  if (posting && byId)
     return step({
       ...state,
       stop: { kind: 'held', token: own.token, askedAt: at, waiters },
       error: null,
     })
-  }
-  const executionId = activeExecutionId(state)
+  const executionId = posting ? null : activeExecutionId(state)
   // No Stop by id (released n8n), or nothing to name yet a server of that kind would know.
-  if (state.server.stopsByExecutionId === false || isStandIn(executionId))
-    return stopByClosing(state, executionId, waiters, at)
+  if (!byId || isStandIn(executionId)) return close(state, executionId, waiters, at)
   if (!executionId) return cancelSuspendedRuns(state, waiters)
   return sendStop(state, executionId, waiters, at)
 }
@@ -55,7 +81,7 @@ function sendStop(
 }
 
 /** A Stop by execution id, asked at `askedAt`: only a read started after it may settle it. */
-const executionStop = (
+export const executionStop = (
   state: EngineState,
   executionId: string,
   askedAt: number,
@@ -76,42 +102,19 @@ const executionStop = (
  * The Stop under way ends without cancelling anything: every `stop()` waiting on it is told so
  * (with `error`, when it failed), and a read shows what runs.
  */
-function dropStop(state: EngineState, waiters: readonly number[], error?: ErrorRecord): Step {
+export function dropStop(
+  state: EngineState,
+  waiters: readonly number[],
+  error?: ErrorRecord,
+): Step {
   return step(
     wantRead({ ...state, stop: null, error: error ?? state.error }),
     ...settleStop(waiters, error ? { cancelRequested: false, error } : { cancelRequested: false }),
   )
 }
 
-/** No Stop by id: the tab holding the turn's POST stream stops it by closing that ([decision](../../../../../docs/decisions/stop-by-closing.md)). */
-function stopByClosing(
-  state: EngineState,
-  executionId: string | null,
-  waiters: readonly number[],
-  askedAt: number,
-): Step {
-  const { own } = state
-  if (!own || own.timedOut || !state.streams.includes(own.token))
-    return dropStop(
-      state,
-      waiters,
-      errorRecord(
-        'unsupported',
-        'This server stops a turn only from the tab that sent it (it has no Stop by execution id). ' +
-          'Stop it there, or let it finish.',
-      ),
-    )
-  // What this tab shows running: its own turn's execution, or nothing yet (a POST on its way).
-  const stop = executionId && executionStop(state, executionId, askedAt, true, [])
-  return step(
-    stop ? accepted({ ...state, stop, error: null }) : { ...state, stop: null, error: null },
-    { type: 'close-stream', token: own.token },
-    ...settleStop(waiters, { cancelRequested: true }),
-  )
-}
-
 /** A Stop taken: the turn's status waits for the record ("Recorded state determines completion"). */
-function accepted(state: EngineState): EngineState {
+export function accepted(state: EngineState): EngineState {
   const { live, stop } = state
   // A turn whose end raced the answer: cancelled, as the record will say.
   const settled =
@@ -164,6 +167,7 @@ export function stopFailed(
   state: EngineState,
   action: Action<'stop-failed'>,
   config: EngineConfig,
+  close: CloseStop = noStopById,
 ): Step {
   const stop = unansweredStop(state, action.executionId)
   const { error } = action
@@ -175,12 +179,7 @@ export function stopFailed(
   if (error.routeMissing) {
     // No Stop route (an HTML 404): the server stops a turn only when its POST closes.
     const server = { ...state.server, stopsByExecutionId: false }
-    return stopByClosing(
-      { ...state, server, stop: null },
-      stop.executionId,
-      stop.waiters,
-      stop.askedAt,
-    )
+    return close({ ...state, server, stop: null }, stop.executionId, stop.waiters, stop.askedAt)
   }
   return dropStop(state, stop.waiters, error)
 }
@@ -223,13 +222,21 @@ export function stopDeadlines(state: EngineState, at: number, config: EngineConf
   return step(state)
 }
 
-/** This tab's message began its turn: a Stop held for it names that execution now. */
-export function onOwnTurnAnnounced(state: EngineState, token: number, executionId: string): Step {
+/**
+ * This tab's message began its turn: a Stop held for it names that execution now (a stand-in id:
+ * the released platform's Stop by closing, `close`).
+ */
+export function onOwnTurnAnnounced(
+  state: EngineState,
+  token: number,
+  executionId: string,
+  close: CloseStop = noStopById,
+): Step {
   const { stop } = state
   if (stop?.kind !== 'held' || stop.token !== token) return step(state)
   const unheld = { ...state, stop: null }
   return isStandIn(executionId)
-    ? stopByClosing(unheld, executionId, stop.waiters, stop.askedAt)
+    ? close(unheld, executionId, stop.waiters, stop.askedAt)
     : sendStop(unheld, executionId, stop.waiters, stop.askedAt)
 }
 

@@ -103,6 +103,9 @@ export interface ErrorRecord {
   readonly routeMissing?: boolean
 }
 
+/** What a message about the released n8n 2.41 tells a client without its part to do. */
+export const passReleased = 'pass released: releasedPlatform() to the client'
+
 /** A record of an error the engine itself finds (no cause: nothing failed outside it). */
 export function errorRecord(
   code: PreviewChatErrorCode,

@@ -7,9 +7,11 @@ export * from './queue'
 export * from './capabilities'
 export type { ParseResult } from './result'
 export { createSnapshotReuse, parseHistorySnapshot } from './snapshot'
+export { completeReleasedSnapshot } from './released'
 export type {
   ChildStep,
   ChildTrace,
+  CompleteSnapshot,
   ExecutionStatus,
   FilePart,
   HistorySnapshot,
@@ -22,4 +24,6 @@ export type {
   TextPart,
   Timestamp,
   ToolCallPart,
+  WireMessage,
+  WireSnapshot,
 } from './snapshot'

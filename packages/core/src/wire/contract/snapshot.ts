@@ -1,3 +1,4 @@
+import { passReleased } from './errors'
 import { contractError, isRecord, unwrapEnvelope, type ParseResult } from './result'
 import {
   array,
@@ -201,10 +202,26 @@ const completedSchema = object({
   derived: optional(literal(true)),
 })
 
-type WireMessage = Infer<typeof messageSchema>
-interface WireSnapshot extends Omit<Infer<typeof shellSchema>, 'messages'> {
+/** A recorded message as the wire may send it (the released n8n 2.41: a user message has no status). */
+export type WireMessage = Infer<typeof messageSchema>
+/**
+ * A snapshot as the wire may send it, its messages validated: the spec's (complete), or one that
+ * leaves out the active execution and the user messages' statuses (the released n8n 2.41), which
+ * only a `CompleteSnapshot` turns into a `HistorySnapshot`.
+ */
+export interface WireSnapshot {
   messages: WireMessage[]
+  openSuspensions: Suspension[]
+  /** Absent from the released n8n 2.41's answers. */
+  activeExecutionId?: string | null
 }
+
+/**
+ * Fills in what a server left out of a snapshot: `releasedPlatform()`'s, for the released n8n
+ * 2.41 (`wire/contract/released.ts`). Without one, such a snapshot is refused with an error that
+ * says to pass it.
+ */
+export type CompleteSnapshot = (wire: WireSnapshot, reuse?: SnapshotReuse) => HistorySnapshot
 
 /**
  * What one read of a thread leaves for the next, so that the next validates only what changed:
@@ -218,7 +235,7 @@ interface WireSnapshot extends Omit<Infer<typeof shellSchema>, 'messages'> {
 export interface SnapshotReuse {
   messages: readonly WireMessage[]
   /** The completed copies of messages whose status was derived (n8n 2.41), by message. */
-  completed: WeakMap<WireMessage, Message>
+  completed?: WeakMap<WireMessage, Message>
   /**
    * The transport's: the snapshot the last read gave, its body's text and ETag, for the next read
    * to ask conditionally (a 304 gives that snapshot back) or find the same body.
@@ -229,17 +246,20 @@ export interface SnapshotReuse {
 }
 
 export function createSnapshotReuse(): SnapshotReuse {
-  return { messages: [], completed: new WeakMap() }
+  return { messages: [] }
 }
 
 /**
  * Turns the JSON body of a history read (wrapped in `{ data }` or bare) into a snapshot. With
  * `reuse` (the transport keeps one per thread), the messages the last read validated and that did
- * not change are taken as they are; every other message is validated.
+ * not change are taken as they are; every other message is validated. A snapshot that leaves out
+ * the active execution or a message's status is completed by `complete` (the released n8n 2.41's,
+ * `releasedPlatform()`), and refused without one.
  */
 export function parseHistorySnapshot(
   body: unknown,
   reuse?: SnapshotReuse,
+  complete?: CompleteSnapshot,
 ): ParseResult<HistorySnapshot> {
   const what = 'The history snapshot'
   const shell = run(shellSchema, unwrapEnvelope(body))
@@ -270,7 +290,15 @@ export function parseHistorySnapshot(
   }
   if (issues.length > 0) return { success: false, error: contractError(issues, what) }
   if (reuse) reuse.messages = messages
-  const value = completeSnapshot({ ...shell.value, messages }, reuse)
+  const wire: WireSnapshot = { ...shell.value, messages }
+  const full =
+    wire.activeExecutionId !== undefined &&
+    messages.every((message) => message.executionStatus !== undefined)
+  let value = wire as HistorySnapshot
+  if (!full) {
+    if (!complete) return { success: false, error: incomplete(what) }
+    value = complete(wire, reuse)
+  }
   made.add(value)
   return { success: true, value }
 }
@@ -285,13 +313,16 @@ const made = new WeakSet<object>()
  * `setQueryData`, `hydrate`, a persister restoring what another version wrote) is parsed like a
  * read's answer.
  */
-export function checkSnapshot(value: unknown): ParseResult<HistorySnapshot> {
+export function checkSnapshot(
+  value: unknown,
+  complete?: CompleteSnapshot,
+): ParseResult<HistorySnapshot> {
   // One this client's read made, as the read gave it (a query's data is not changed in place).
   if (made.has(value as object)) return { success: true, value: value as HistorySnapshot }
   // A snapshot as this client completes it, given back itself unless the schema drops something.
   const checked = completedSchema(value)
   return checked === FAIL
-    ? parseHistorySnapshot(value)
+    ? parseHistorySnapshot(value, undefined, complete)
     : { success: true, value: checked as HistorySnapshot }
 }
 
@@ -316,34 +347,9 @@ function sameJson(a: unknown, b: unknown): boolean {
   return keys === 0
 }
 
-/**
- * Fills in what an older server leaves out. A message's status is its execution's: the assistant
- * message's, or `running` while the execution has no assistant message yet (n8n 2.41 writes it
- * with the first output). The active execution is the last one whose assistant message is absent
- * or running. A snapshot the server completed itself is returned as it is.
- */
-function completeSnapshot(wire: WireSnapshot, reuse?: SnapshotReuse): HistorySnapshot {
-  const complete =
-    wire.activeExecutionId !== undefined &&
-    wire.messages.every((message) => message.executionStatus !== undefined)
-  if (complete) return wire as HistorySnapshot
-  const statusOf = new Map<string, ExecutionStatus>()
-  for (const message of wire.messages)
-    if (message.role === 'assistant' && message.executionStatus)
-      statusOf.set(message.executionId, message.executionStatus)
-  const messages = wire.messages.map((message): Message => {
-    if (message.executionStatus) return message as Message
-    const executionStatus = statusOf.get(message.executionId) ?? 'running'
-    // The copy made last time, while its derived status holds (it keeps its identity).
-    const copy = reuse?.completed.get(message)
-    if (copy?.executionStatus === executionStatus) return copy
-    const completed = { ...message, executionStatus }
-    reuse?.completed.set(message, completed)
-    return completed
-  })
-  const activeExecutionId =
-    wire.activeExecutionId === undefined
-      ? (messages.findLast((message) => message.executionStatus === 'running')?.executionId ?? null)
-      : wire.activeExecutionId
-  return { messages, openSuspensions: wire.openSuspensions, activeExecutionId, derived: true }
-}
+/** A snapshot without the spec's `activeExecutionId` or statuses, met by a client that cannot complete it. */
+const incomplete = (what: string) =>
+  contractError(
+    [`no activeExecutionId or executionStatus (the released n8n 2.41): ${passReleased}`],
+    what,
+  )

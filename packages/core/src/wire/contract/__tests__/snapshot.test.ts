@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { completeReleasedSnapshot as complete } from '../released'
 import {
   createSnapshotReuse,
   parseHistorySnapshot,
@@ -167,7 +168,7 @@ describe('parseHistorySnapshot [R-WIRE-SNAPSHOT]', () => {
 
   it('derives what the released n8n 2.41 leaves out: the active execution and the user statuses [R-N8N-HISTORY]', () => {
     const assistant = { ...userMessage, id: 'e2:assistant', role: 'assistant', executionId: 'e2' }
-    const result = parseHistorySnapshot({
+    const released = {
       messages: [
         { ...userMessage, executionStatus: undefined },
         { ...userMessage, id: 'e1:assistant', role: 'assistant', executionStatus: 'cancelled' },
@@ -176,7 +177,8 @@ describe('parseHistorySnapshot [R-WIRE-SNAPSHOT]', () => {
         { ...userMessage, id: 'e3:user', executionId: 'e3', executionStatus: undefined },
       ],
       openSuspensions: [],
-    })
+    }
+    const result = parseHistorySnapshot(released, undefined, complete)
     expect(result.success).toBe(true)
     if (!result.success) return
     expect(result.value.derived).toBe(true)
@@ -189,10 +191,36 @@ describe('parseHistorySnapshot [R-WIRE-SNAPSHOT]', () => {
       ['e3:user', 'running'],
     ])
     expect(result.value.activeExecutionId).toBe('e3')
-    expect(parseHistorySnapshot({ messages: [], openSuspensions: [] })).toEqual({
+    expect(
+      parseHistorySnapshot({ messages: [], openSuspensions: [] }, undefined, complete),
+    ).toEqual({
       success: true,
       value: { messages: [], openSuspensions: [], activeExecutionId: null, derived: true },
     })
+  })
+
+  it('refuses such a snapshot without the completion, saying which option reads it [R-RELEASED-PART]', () => {
+    for (const body of [
+      { messages: [], openSuspensions: [] },
+      {
+        messages: [{ ...userMessage, executionStatus: undefined }],
+        openSuspensions: [],
+        activeExecutionId: null,
+      },
+    ]) {
+      const result = parseHistorySnapshot(body)
+      expect(result.success).toBe(false)
+      if (result.success) return
+      expect(result.error.code).toBe('invalid_response')
+      expect(result.error.message).toMatch(/released: releasedPlatform\(\)/)
+    }
+    // A complete one needs none, and is not marked derived.
+    const full = parseHistorySnapshot({
+      messages: [userMessage],
+      openSuspensions: [],
+      activeExecutionId: null,
+    })
+    expect(full.success && full.value.derived).toBe(undefined)
   })
 
   it('says where the snapshot is wrong', () => {
@@ -208,7 +236,7 @@ describe('parseHistorySnapshot with the last read (issue 15, win 1) [R-READ-IDEN
   /** A fresh copy of the wire body, as every read gets from JSON.parse. */
   const wire = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown
   const read = (reuse: ReturnType<typeof createSnapshotReuse>, value: unknown) => {
-    const result = parseHistorySnapshot(wire(value), reuse)
+    const result = parseHistorySnapshot(wire(value), reuse, complete)
     if (!result.success) throw result.error
     return result.value
   }

@@ -1,0 +1,193 @@
+/**
+ * The released platform's part of the engine (`EnginePart`): what only a server of the released
+ * n8n 2.41 asks of a client, which announces no turn (`execution-started`), records no status on
+ * a person's message nor the active execution (`derived` snapshots), has no Stop by execution id
+ * and cancels a turn whose POST closes. `createPreviewChatClient` carries it
+ * (`releasedPlatform()`); a client for the spec's servers only leaves it out, and then reads such
+ * a turn's stream to its end without showing it, and says which option shows it.
+ *
+ * It takes the engine's own handlers with its seams filled in: a turn begun without a name goes
+ * by a stand-in id (`standInId`) until `done` or a record names it; a record names such turns and
+ * times a derived turn with no output yet (`silent`); a Stop with no route closes the stream.
+ */
+import { errorRecord } from '../../wire/contract/errors'
+import type { HistorySnapshot } from '../../wire/contract/snapshot'
+import { isStandIn } from '../derive'
+import type { LiveTurn } from '../fold'
+import type { EngineAction, EnginePart, EngineState, Handler, Step } from '../model'
+import { learn, renamed, settleStop, step, wantRead } from './common'
+import { renameWatched } from './endings'
+import { mounted } from './lifecycle'
+import { startOwnTurn, turnEvents, type Unannounced } from './ownTurn'
+import { applySnapshot, assistantOf, type RecordHook } from './snapshot'
+import { accepted, dropStop, executionStop, requestStop, stopFailed, type CloseStop } from './stop'
+
+/** The id a turn goes by until the server names it ([decision](../../../../../docs/decisions/stand-in-ids.md)). */
+export const standInId = (token: number) => `unannounced:${token}`
+
+/**
+ * How long a derived active execution (released n8n: a person's message with no answer yet) counts
+ * as running without any output, measured on this tab's clock from when it first saw it. A turn
+ * cancelled before its first output leaves no assistant message at all; past this age, such a
+ * message no longer blocks the gate.
+ */
+export const SILENT_TURN_MAX_AGE_MS = 120_000
+
+/** When a derived turn's silence stops holding the gate (this tab's clock), or `null`. */
+export const silentDueAt = ({ silent }: EngineState): number | null =>
+  silent && !silent.expired ? silent.since + SILENT_TURN_MAX_AGE_MS : null
+
+/** A derived turn silent for `SILENT_TURN_MAX_AGE_MS` on this tab's clock no longer holds the gate. */
+function silentDeadline(state: EngineState, at: number): Step {
+  const due = silentDueAt(state)
+  if (due === null || at < due || !state.silent) return step(state)
+  return step(wantRead({ ...state, silent: { ...state.silent, expired: true } }))
+}
+
+/**
+ * A derived active execution with no output yet, timed on this tab's own clock from when it
+ * first saw it: no decision compares this machine's clock with a server's.
+ */
+function silentTurn(
+  state: EngineState,
+  snapshot: HistorySnapshot,
+  at: number,
+): EngineState['silent'] {
+  const id = snapshot.derived ? snapshot.activeExecutionId : null
+  if (!id || assistantOf(snapshot, id)) return null
+  const known = state.silent?.executionId === id ? state.silent : null
+  if (!known) return { executionId: id, since: at, expired: false }
+  const expired = known.expired || at >= known.since + SILENT_TURN_MAX_AGE_MS
+  return expired === known.expired ? known : { ...known, expired }
+}
+
+/**
+ * A turn whose stream never named it (cut, or still running) in a record: the record's last
+ * message with the person's text is this turn's, whose id the live view then takes.
+ */
+export function adoptRecordedId(
+  turn: LiveTurn,
+  snapshot: HistorySnapshot,
+  /** Executions recorded as ended before this turn began: an earlier turn with the same text. */
+  base: readonly string[],
+): LiveTurn {
+  const text = turn.user?.content[0]
+  if (!isStandIn(turn.executionId) || text?.type !== 'text') return turn
+  const recorded = snapshot.messages.findLast(
+    (message) =>
+      message.role === 'user' &&
+      message.content.length === 1 &&
+      message.content[0]?.type === 'text' &&
+      message.content[0].text === text.text &&
+      !base.includes(message.executionId),
+  )
+  return recorded ? renamed(turn, recorded.executionId) : turn
+}
+
+/** The executions a record shows ended: a stand-in turn that begins now is none of them. */
+export const executionIdsOf = (snapshot: HistorySnapshot | null): string[] =>
+  snapshot
+    ? [
+        ...new Set(
+          snapshot.messages
+            .filter((message) => message.executionStatus !== 'running')
+            .map((message) => message.executionId),
+        ),
+      ]
+    : []
+
+/**
+ * What a record teaches before the engine applies it: the live turn and each turn set aside under
+ * a stand-in id take the id the record gives their message (a turn set aside by what had ended
+ * when it began: the record's message is then this turn, shown once), and a Stop of such a turn
+ * names it so too; a derived record times its silent turn and shows the server's kind.
+ */
+const nameFromRecord: RecordHook = (state, snapshot, at) => {
+  const live = state.live && adoptRecordedId(state.live, snapshot, state.standInBase)
+  const settled = state.settled.map((turn) =>
+    adoptRecordedId(turn, snapshot, state.settledBase?.[turn.executionId] ?? []),
+  )
+  const { stop } = state
+  let next: EngineState = {
+    ...state,
+    live,
+    settled,
+    stop:
+      stop?.kind === 'execution' && live && stop.executionId === state.live?.executionId
+        ? { ...stop, executionId: live.executionId }
+        : stop,
+    server: snapshot.derived ? learn(state.server, false) : state.server,
+    silent: silentTurn(state, snapshot, at),
+  }
+  if (state.live && live) next = renameWatched(next, state.live.executionId, live.executionId)
+  for (const [i, turn] of state.settled.entries())
+    next = renameWatched(next, turn.executionId, settled[i]?.executionId ?? turn.executionId)
+  return next
+}
+
+/**
+ * No Stop by id: the tab holding the turn's POST stream stops it by closing that
+ * ([decision](../../../../../docs/decisions/stop-by-closing.md)).
+ */
+const stopByClosing: CloseStop = (state, executionId, waiters, askedAt) => {
+  const { own } = state
+  if (!own || own.timedOut || !state.streams.includes(own.token))
+    return dropStop(
+      state,
+      waiters,
+      errorRecord(
+        'unsupported',
+        'This server stops a turn only from the tab that sent it (it has no Stop by execution id). ' +
+          'Stop it there, or let it finish.',
+      ),
+    )
+  // What this tab shows running: its own turn's execution, or nothing yet (a POST on its way).
+  const stop = executionId && executionStop(state, executionId, askedAt, true, [])
+  return step(
+    stop ? accepted({ ...state, stop, error: null }) : { ...state, stop: null, error: null },
+    { type: 'close-stream', token: own.token },
+    ...settleStop(waiters, { cancelRequested: true }),
+  )
+}
+
+/**
+ * This tab's message began its turn without `execution-started`: its live view goes by a stand-in
+ * id, with the executions the record showed ended then (what a later record names it by), and a
+ * Stop held for it closes the stream.
+ */
+const standInTurn: Unannounced = (state, own, first, action) => {
+  const started = startOwnTurn(
+    state,
+    own,
+    action,
+    standInId(own.token),
+    undefined,
+    executionIdsOf(state.recorded),
+    stopByClosing,
+  )
+  started.commands.unshift({
+    type: 'warn',
+    message:
+      `The turn stream began with "${first?.type}" instead of "execution-started"; ` +
+      'following it without an execution id until the server names one.',
+  })
+  return started
+}
+
+const handlers: { [T in EngineAction['type']]?: Handler<T> } = {
+  mounted: (state, action, config) => mounted(state, action, config, nameFromRecord),
+  snapshot: (state, action, config) => applySnapshot(state, action, config, nameFromRecord),
+  'turn-events': (state, action, config) => turnEvents(state, action, config, standInTurn),
+  'stop-requested': (state, action, config) => requestStop(state, action, config, stopByClosing),
+  'stop-failed': (state, action, config) => stopFailed(state, action, config, stopByClosing),
+}
+
+/**
+ * The released platform's part (`releasedPlatform()` brings it, with the snapshot's completion):
+ * its handlers, and the deadline of a derived turn that stays silent.
+ */
+export const releasedPart: EnginePart = {
+  handlers,
+  dueAt: silentDueAt,
+  deadlines: (state, at) => silentDeadline(state, at),
+}
