@@ -2,7 +2,8 @@
  * The engine across tabs, through the production runner (`engine/runner.ts`), at reducer speed:
  * four tabs of two users, three of them alice's (each tab its own runner, clock origin and skewed
  * wall clock; three tabs in the runs of move set 1, `MOVE_SET`), a model server per user (the
- * spec's behaviour, or the released n8n 2.41's), a relay between one user's tabs that delays,
+ * spec's behaviour, or the released n8n 2.41's; against the spec's, every other tab without the
+ * released platform's part, as a minimal client for the spec's servers), a relay between one user's tabs that delays,
  * drops, duplicates and carries junk, reads answered in any order, push that drops and
  * reconnects, Stops, suspensions with their resumes and cancelled runs, reloads (with and without
  * a prefetch), `dispose()`, the app's `setQueryData`, `removeQueries` and `invalidateQueries`, a
@@ -43,7 +44,8 @@ import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
 import { isStandIn, sessionStatus } from '../engine/derive'
 import type { Command, EngineAction, EngineState, SubmitResult } from '../engine/model'
-import { initialEngineState, everyPart } from '../engine/reduce'
+import { initialEngineState, everyPart, reducerWith } from '../engine/reduce'
+import { relayPart } from '../engine/slices/relay'
 import { createRunner, type Runner } from '../engine/runner'
 import { nextWake } from '../engine/schedule'
 import { selectSessionState } from '../engine/select'
@@ -158,7 +160,13 @@ interface World {
   /** `refresh()` calls not resolved yet, by request id, with the tab asked. */
   refreshes: Map<number, Tab>
   /** Every runner's steps (a reloaded tab starts a new one), kept as traces. */
-  traces: { tab: number; scope: Scope; recorder: ReturnType<typeof traceRecorder> }[]
+  traces: {
+    tab: number
+    scope: Scope
+    recorder: ReturnType<typeof traceRecorder>
+    /** A client without the released platform's part (`[relayPart]`). */
+    specOnly: boolean
+  }[]
   /** What the run produced, for the suite's report (`Counts`). */
   counts: Counts
 }
@@ -259,7 +267,12 @@ function openTab(world: World, index: number, scope: Scope, skew: number, prefet
   world.ids++
   const initial = initialEngineState({ key, tab: tabId(tab) })
   const recorder = traceRecorder(initial, config)
-  world.traces.push({ tab: index, scope, recorder })
+  // Every tab has the relay and the released platform's part, as `createPreviewChatClient` gives
+  // them; against the spec's server, every other tab is a minimal client for the spec's servers
+  // only (the relay, no released part [R-RELEASED-PART]): the engine without it keeps (i)-(xi).
+  const specOnly = world.behaviour === 'spec' && index % 2 === 1
+  const parts = specOnly ? [relayPart] : everyPart
+  world.traces.push({ tab: index, scope, recorder, specOnly })
   tab.runner = createRunner(
     initial,
     config,
@@ -274,8 +287,7 @@ function openTab(world: World, index: number, scope: Scope, skew: number, prefet
       perform: (command) => perform(world, tab, command),
     },
     undefined,
-    // Every tab has the relay and the released platform's part, as `createPreviewChatClient` gives them.
-    everyPart,
+    parts,
   )
   world.tabs[index] = tab
   dispatch(world, tab, { type: 'mounted', cached: { kind: 'none' }, ...clock(world, tab) })
@@ -1367,9 +1379,14 @@ function runOf(seed: number, path: string): [Move[], number[]] {
 const tracesOf = (world: World) =>
   JSON.parse(
     JSON.stringify(
-      world.traces.map(({ tab, scope, recorder }) => ({ tab, scope, ...recorder.trace() })),
+      world.traces.map(({ tab, scope, recorder, specOnly }) => ({
+        tab,
+        scope,
+        specOnly,
+        ...recorder.trace(),
+      })),
     ),
-  ) as (EngineTrace & { tab: number; scope: Scope })[]
+  ) as (EngineTrace & { tab: number; scope: Scope; specOnly: boolean })[]
 
 /**
  * (xi) Every step is data: the traces of a run, written as JSON and read back, replay through
@@ -1378,7 +1395,7 @@ const tracesOf = (world: World) =>
  */
 function checkReplays(world: World) {
   for (const trace of tracesOf(world)) {
-    const divergence = replayTrace(trace)
+    const divergence = replayTrace(trace, trace.specOnly ? specOnlyReducer : undefined)
     if (divergence)
       throw new Error(
         `(xi) tab ${trace.tab}'s trace replays otherwise at step ${divergence.step} (${divergence.action}), at ${divergence.path}: kept ${JSON.stringify(divergence.expected)}, now ${JSON.stringify(divergence.actual)}`,
@@ -1386,6 +1403,8 @@ function checkReplays(world: World) {
   }
 }
 const REPLAY_EVERY = 25
+/** The reducer of a tab without the released platform's part. */
+const specOnlyReducer = reducerWith(undefined, [relayPart])
 
 /** Where a failing run's traces are written, to be replayed or kept (`traces/`). */
 const failureTracePath = (behaviour: Behaviour) =>
