@@ -85,10 +85,22 @@ test('a reload of a non-empty thread never paints the empty text: it shows loadi
       if (document.body?.textContent?.includes('No messages yet')) seen.empty = true
     }).observe(document, { childList: true, subtree: true, characterData: true })
   })
+  // The reload's reads held a second, longer than the demo's first render waits for its first
+  // read (`FIRST_READ_WAIT_MS`, src/main.tsx): the page renders before the record, so there is a
+  // moment to show loading in (with the read on time, the first render is the transcript:
+  // pageload.spec.ts, R-DEMO-FIRST-RENDER).
+  await page.route(
+    (url) => url.pathname.endsWith('/messages'),
+    async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      await route.continue()
+    },
+  )
   await page.reload()
   await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
   const seen = await page.evaluate(() => (window as unknown as { __seen: object }).__seen)
   expect(seen).toEqual({ empty: false, loading: true })
+  await page.unroute(() => true)
 })
 
 test('a reload asks for the history from its HTML, and the client takes that answer: one read', async ({

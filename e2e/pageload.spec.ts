@@ -122,6 +122,70 @@ test('client.prefetch starts the read before React’s first render, and the ses
   expect(statusesOf(stack, threadId, from).filter((s) => s === 200)).toHaveLength(1)
 })
 
+/** What #root held when React first put anything into it: its messages and the status shown. */
+async function watchFirstRender(page: Page) {
+  await page.addInitScript(() => {
+    const seen = { messages: -1, status: '', at: 0 }
+    Object.assign(window, { __first: seen })
+    new MutationObserver((_, observer) => {
+      if (!document.getElementById('root')?.firstChild) return
+      seen.messages = document.querySelectorAll('#root article.message').length
+      seen.status =
+        document.querySelector('[data-testid="status"]')?.getAttribute('data-status') ?? ''
+      seen.at = performance.now()
+      observer.disconnect()
+    }).observe(document, { childList: true, subtree: true })
+  })
+  return () =>
+    page.evaluate(
+      () =>
+        (window as unknown as { __first: { messages: number; status: string; at: number } })
+          .__first,
+    )
+}
+
+test('the demo’s first render is the transcript: it waits for the prefetched read, not an empty view first [R-DEMO-FIRST-RENDER]', async ({
+  alice,
+  stack,
+}) => {
+  const threadId = crypto.randomUUID()
+  const marker = seedThread(stack.server.backend.store, threadId, 20)
+  const page = await alice.newPage()
+  const first = await watchFirstRender(page)
+  await page.goto(`/?thread=${threadId}`)
+  await expect(page.getByText(marker)).toBeVisible()
+  expect(await first()).toMatchObject({ messages: 20, status: 'idle' })
+})
+
+test('a read that does not answer delays the demo’s first render by the cap at most: the page renders without it [R-DEMO-FIRST-RENDER]', async ({
+  alice,
+  stack,
+}) => {
+  const threadId = crypto.randomUUID()
+  const marker = seedThread(stack.server.backend.store, threadId, 20)
+  const page = await alice.newPage()
+  const first = await watchFirstRender(page)
+  let release = () => {}
+  const released = new Promise<void>((resolve) => (release = resolve))
+  let held = 0
+  await page.route(
+    (url) => url.pathname.endsWith(`/chat/${threadId}/messages`),
+    async (route) => {
+      held++
+      await released
+      await route.continue()
+    },
+  )
+  await page.goto(`/?thread=${threadId}`)
+  // Rendered while every read is still held at the network: the empty view, recovering.
+  await expect(status(page)).toHaveAttribute('data-status', 'recovering')
+  expect(held).toBeGreaterThanOrEqual(1)
+  expect(await first()).toMatchObject({ messages: 0, status: 'recovering' })
+  release()
+  await expect(page.getByText(marker)).toBeVisible()
+  await page.unroute(() => true)
+})
+
 test('a reload of a 2,000-message thread renders its newest messages first, then every one, pinned at the newest', async ({
   alice,
   stack,

@@ -110,20 +110,26 @@ function startupThread(user: string): string {
 
 /**
  * Before React renders: the first thread's read goes out at once, as a route loader would start
- * it, and the session takes it as its first read (a new thread has nothing to read). It runs at
- * the module's top level, where a throw is a blank page: the inputs are checked on the way in
- * (`readThreadFromUrl`, `loadThreads`), and a prefetch only saves time, so whatever else goes
- * wrong here is said and the page renders without it.
+ * it, and the session takes it as its first read (a new thread has nothing to read). Returns the
+ * read's promise for the first render to wait on (`main.tsx`, with a cap), or `null` when there is
+ * nothing worth waiting for: no read, or a transcript this tab kept (`?persist=1`) that shows at
+ * once. It runs at the module's top level, where a throw is a blank page: the inputs are checked
+ * on the way in (`readThreadFromUrl`, `loadThreads`), and a prefetch only saves time, so whatever
+ * else goes wrong here is said and the page renders without it.
  */
-export function prefetchFirstThread(): void {
+export function prefetchFirstThread(): Promise<void> | null {
   try {
     const user = initialUser()
     const threadId = startupThread(user)
-    if (loadThreads(user).find((t) => t.id === threadId)?.started === false) return
+    if (loadThreads(user).find((t) => t.id === threadId)?.started === false) return null
     const { client, queryClient } = clientsOf(user)
-    client.prefetch({ projectId, agentId, threadId, queryClient })
+    const thread = { projectId, agentId, threadId, queryClient }
+    // Resolves once the read has ended, however; never rejects.
+    const read = client.prefetch(thread)
+    return client.session(thread).getState().loaded ? null : read
   } catch (error) {
     console.warn('The first thread could not be prefetched; it is read when it renders.', error)
+    return null
   }
 }
 

@@ -195,8 +195,12 @@ export interface PreviewChatClient {
    * Starts a thread's first history read now — before React renders, as a route loader would
    * (TanStack's `prefetchQuery`) — so that it is on its way while the page's code runs; the
    * session takes it as its first read. Pass the `queryClient` the app's provider will use.
+   * Resolves once that read has ended (answered, failed or cancelled) or the session is disposed,
+   * at once when there is nothing to read; never rejects (a failed read is the session's
+   * `readError`). An app may await it, with a cap, before its first render. Throws as `session()`
+   * does for an id it refuses.
    */
-  prefetch(options: SessionOptions): void
+  prefetch(options: SessionOptions): Promise<void>
   /** The TanStack Query key under which a thread's recorded history is cached (in this client's scope). */
   queryKey(key: ThreadKey): readonly unknown[]
   readonly queryClient: QueryClient
@@ -327,7 +331,7 @@ export function createMinimalPreviewChatClient(
     prefetch(sessionOptions) {
       const session = client.session(sessionOptions)
       prefetched.add(session)
-      session.prefetch()
+      return session.prefetch()
     },
     session(sessionOptions) {
       const { isNew, queryClient: sessionQueryClient, ...key } = sessionOptions

@@ -59,7 +59,7 @@ const noSubscription = () => () => {}
  * effects, and nothing would listen.
  */
 function startFirstRead(session: PreviewChatSession): void {
-  if (typeof window !== 'undefined' && !session.listened) session.prefetch()
+  if (typeof window !== 'undefined' && !session.listened) void session.prefetch()
 }
 
 /**

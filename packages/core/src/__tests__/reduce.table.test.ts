@@ -637,6 +637,111 @@ describe('read-wanted', () => {
   ])
 })
 
+describe('prefetch-requested: its call waits for the read on its way, and only for it [R-READ-PREFETCH-SETTLES]', () => {
+  const prefetch = (request: number): EngineAction => ({
+    type: 'prefetch-requested',
+    at: 3,
+    request,
+  })
+  /** Nobody listens yet; the prefetch's read (request 7) on its way, its fetch reported. */
+  const prefetching = () => after(fresh(), prefetch(7), { type: 'read-started', at: 3, fetch: 1 })
+  const settled = (...requests: number[]) => ({ type: 'settle-refresh', requests })
+  table([
+    {
+      title: 'before anything listens: the read starts, and the call waits for it',
+      given: fresh(),
+      when: prefetch(7),
+      then: { reads: { inFlight: true, waiters: [7] } },
+      commands: [{ type: 'read' }],
+      status: 'recovering',
+    },
+    {
+      title: 'answered: settled in the step that takes the record, not before',
+      given: prefetching(),
+      when: snapshotAction(shown, 'read', { at: 4, stampedAt: 4, random: 0 }),
+      then: { recorded: shown, reads: { inFlight: false, waiters: [] } },
+      commands: [settled(7)],
+    },
+    {
+      title: 'failed: settled, the failure kept as readError',
+      given: prefetching(),
+      when: { type: 'read-failed', error: err('server_error'), at: 4, random: 0 },
+      then: { readError: anErr('server_error'), reads: { inFlight: false, waiters: [] } },
+      commands: [settled(7)],
+    },
+    {
+      title: 'not found: settled',
+      given: prefetching(),
+      when: notFoundAnswer,
+      then: { notFound: true, reads: { waiters: [] } },
+      commands: [settled(7)],
+    },
+    {
+      title: 'cancelled (the app’s cancelQueries, a removed query): settled',
+      given: prefetching(),
+      when: { type: 'read-cancelled', fetch: 1 },
+      then: { reads: { inFlight: false, waiters: [] } },
+      commands: [settled(7)],
+    },
+    {
+      title: 'a replaced fetch’s end is not the read’s: still waiting',
+      given: prefetching(),
+      when: { type: 'read-cancelled', fetch: 9 },
+      unchanged: true,
+    },
+    {
+      title: 'disposed mid-read: the read is cancelled and the call settled',
+      given: prefetching(),
+      when: { type: 'disposed' },
+      then: { disposed: true, reads: { waiters: [] } },
+      commands: [{ type: 'cancel-read' }, settled(7)],
+    },
+    {
+      title: 'the session starts mid-read: still waiting, for the same read',
+      given: prefetching(),
+      when: { type: 'activated', at: 4, pushConnected: true },
+      then: { active: true, reads: { inFlight: true, wanted: false, waiters: [7] } },
+    },
+    {
+      title: 'a second prefetch joins the read on its way: no second read, both wait',
+      given: prefetching(),
+      when: prefetch(8),
+      then: { reads: { inFlight: true, count: 1, waiters: [7, 8] } },
+    },
+    {
+      title: 'refresh() where nobody listens waits for a prefetch’s read on its way too',
+      given: prefetching(),
+      when: { type: 'read-wanted', urgent: true, request: 8 },
+      then: { reads: { wanted: false, waiters: [7, 8] } },
+    },
+    {
+      title: 'the thread was read (listened to, idle): nothing read, settled at once',
+      given: idle(shown),
+      when: prefetch(7),
+      then: { reads: { waiters: [] } },
+      commands: [settled(7)],
+    },
+    {
+      title: 'a new thread (isNew): nothing to read, settled at once',
+      given: fresh({ isNew: true }),
+      when: prefetch(7),
+      commands: [settled(7)],
+    },
+    {
+      title: 'listened to with its first read on its way: waits for that read',
+      given: reading(listened()),
+      when: prefetch(7),
+      then: { reads: { inFlight: true, count: 1, waiters: [7] } },
+    },
+    {
+      title: 'a disposed session: settled at once, nothing read',
+      given: after(fresh(), { type: 'disposed' }),
+      when: prefetch(7),
+      commands: [settled(7)],
+    },
+  ])
+})
+
 describe('draft-changed', () => {
   const typed = (draft: string): EngineAction => ({ type: 'draft-changed', draft })
   table([

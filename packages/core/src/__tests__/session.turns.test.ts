@@ -4,7 +4,7 @@
  * `onFinish`/`onError`) in every tab that saw it run, never for a turn that ended before it looked.
  */
 import { describe, expect, it, vi } from 'vitest'
-import type { TurnEnding } from '../index'
+import type { PreviewChatSession, TurnEnding } from '../index'
 import { createPreviewChatClient } from '../index'
 import {
   assistantMessage,
@@ -256,6 +256,161 @@ describe('prefetch: the first read started before anything renders [R-READ-PREFE
     } finally {
       vi.useRealTimers()
     }
+  })
+
+  /**
+   * What a page sees, step by step: each action through the reducer with the session's status
+   * and whether its record is loaded, and `resolved` where the prefetch's promise resolved.
+   */
+  function watch(session: PreviewChatSession, prefetch: () => Promise<void>) {
+    const seen: string[] = []
+    session.inspect(({ action, commands }) => {
+      const settles = commands.some((c) => c.type === 'settle-refresh') ? ' settles' : ''
+      const { status, loaded } = session.getState()
+      seen.push(`${action.type}: ${status}${loaded ? ', loaded' : ''}${settles}`)
+    })
+    let resolved = false
+    prefetch().then(
+      () => {
+        resolved = true
+        const { status, loaded, messages } = session.getState()
+        seen.push(`resolved: ${status}${loaded ? ', loaded' : ''}, ${messages.length} messages`)
+      },
+      () => seen.push('rejected'),
+    )
+    return { seen, resolved: () => resolved }
+  }
+
+  it('resolves once the read has answered, not before, with the record in the state [R-READ-PREFETCH-SETTLES]', async () => {
+    const { client, server } = page()
+    const session = client.session(key)
+    const { seen, resolved } = watch(session, () => client.prefetch(key))
+    await settle()
+    expect(resolved()).toBe(false)
+    expect(server.pendingReads()).toBe(1)
+    server.answerRead(snapshot(finishedTurn('e1', 'Q', 'A')))
+    await settle()
+    expect(seen).toEqual([
+      'prefetch-requested: recovering',
+      'read-started: recovering',
+      'snapshot: idle, loaded settles',
+      'resolved: idle, loaded, 2 messages',
+    ])
+    // The session takes it as its first read: nothing read again when it starts.
+    const stop = session.subscribe(() => {})
+    await settle()
+    expect(server.count('GET')).toBe(1)
+    stop()
+    session.dispose()
+  })
+
+  it('resolves after a failed read, and never rejects: an error, a page, junk, no network [R-READ-PREFETCH-SETTLES]', async () => {
+    for (const answer of [
+      { status: 500 },
+      '<!doctype html><title>Sign in</title>',
+      { status: 200, body: { data: { messages: 'nope' } } },
+      'network-error' as const,
+    ]) {
+      const { client, server } = page()
+      const session = client.session(key)
+      const { seen } = watch(session, () => client.prefetch(key))
+      await settle()
+      server.answerRead(answer)
+      await settle()
+      expect(seen).toEqual([
+        'prefetch-requested: recovering',
+        'read-started: recovering',
+        'read-failed: recovering settles',
+        'resolved: recovering, 0 messages',
+      ])
+      expect(session.getState().readError).not.toBeNull()
+      session.dispose()
+    }
+  })
+
+  it('resolves when the session is disposed mid-read, and the read is aborted [R-READ-PREFETCH-SETTLES]', async () => {
+    const { client, server } = page()
+    const session = client.session(key)
+    const { seen } = watch(session, () => client.prefetch(key))
+    await settle()
+    session.dispose()
+    await settle()
+    expect(seen.slice(0, 4)).toEqual([
+      'prefetch-requested: recovering',
+      'read-started: recovering',
+      'disposed: recovering settles',
+      'resolved: recovering, 0 messages',
+    ])
+    expect(server.fetch.mock.calls[0]?.[1]?.signal?.aborted).toBe(true)
+    // A disposed session's prefetch resolves at once and reads nothing (the client hands out a
+    // fresh session for the thread from now on).
+    await session.prefetch()
+    expect(server.count('GET')).toBe(1)
+  })
+
+  it('resolves when the app cancels the read (cancelQueries) [R-READ-PREFETCH-SETTLES]', async () => {
+    const { client } = page()
+    const session = client.session(key)
+    const { seen } = watch(session, () => client.prefetch(key))
+    await settle()
+    await client.queryClient.cancelQueries({ queryKey: client.queryKey(key) })
+    await settle()
+    expect(seen).toContain('resolved: recovering, 0 messages')
+    expect(seen.indexOf('read-cancelled: recovering settles')).toBeLessThan(
+      seen.indexOf('resolved: recovering, 0 messages'),
+    )
+    session.dispose()
+  })
+
+  it('resolves at once when the read is done (answered, or a new thread), and joins one on its way [R-READ-PREFETCH-SETTLES]', async () => {
+    const { client, server } = page()
+    const first = client.prefetch(key)
+    await settle()
+    // A second call while the read is on its way waits for that same read.
+    let second = false
+    void client.prefetch(key).then(() => (second = true))
+    await settle()
+    expect(second).toBe(false)
+    expect(server.count('GET')).toBe(1)
+    server.answerRead(snapshot(finishedTurn('e1', 'Q', 'A')))
+    await first
+    await settle()
+    expect(second).toBe(true)
+    // Read already: resolves without a read.
+    const session = client.session(key)
+    const { seen } = watch(session, () => client.prefetch(key))
+    await settle()
+    expect(seen).toEqual([
+      'prefetch-requested: idle, loaded settles',
+      'resolved: idle, loaded, 2 messages',
+    ])
+    expect(server.count('GET')).toBe(1)
+    // A thread the app minted (isNew) has nothing to read.
+    const fresh = { ...key, threadId: 'new-thread', isNew: true }
+    await client.prefetch(fresh)
+    expect(server.count('GET')).toBe(1)
+    session.dispose()
+    client.session(fresh).dispose()
+  })
+
+  it('while the session is listened to, resolves once its reads settle, reading nothing more [R-READ-PREFETCH-SETTLES]', async () => {
+    const { client, server } = page()
+    const session = client.session(key)
+    const stop = session.subscribe(() => {})
+    await settle()
+    const { seen, resolved } = watch(session, () => client.prefetch(key))
+    await settle()
+    expect(resolved()).toBe(false) // the session's first read is on its way
+    server.answerRead(snapshot(finishedTurn('e1', 'Q', 'A')))
+    await settle()
+    expect(seen).toEqual([
+      'prefetch-requested: recovering',
+      'snapshot: idle, loaded settles',
+      'resolved: idle, loaded, 2 messages',
+    ])
+    expect(server.count('GET')).toBe(1)
+    stop()
+    session.dispose()
   })
 
   it('a prefetch that answered before the session starts shows at once and is not read again', async () => {

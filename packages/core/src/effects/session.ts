@@ -287,10 +287,12 @@ export class PreviewChatSession {
   /**
    * Starts the thread's first read now, before anything subscribes (e.g. before React renders, as
    * a route loader would): the session takes it as its first read. Nothing if it is listened to.
+   * Resolves once the read on its way (this one, or one already there) has ended — answered,
+   * failed or cancelled — or the session is disposed; at once when there is none (the thread was
+   * read, or is new). Never rejects: a failed read is the session's `readError`.
    */
-  prefetch = (): void => {
-    this.#dispatch({ type: 'prefetch-requested', at: this.#now() })
-  }
+  prefetch = (): Promise<void> =>
+    this.#ask((request) => ({ type: 'prefetch-requested', at: this.#now(), request }))
 
   /** Forgets the last failed action's `error` (e.g. once the person dismissed its banner). */
   clearError = (): void => {
@@ -300,7 +302,8 @@ export class PreviewChatSession {
   /**
    * One history read now (or right after the one in flight), while the session is listened to;
    * resolves once reads settle. A session nobody listens to reads nothing (`prefetch()` is for
-   * that), so it resolves at once, as it does when the last listener leaves mid-read.
+   * that), so it resolves at once (or once a prefetch's read on its way has ended), as it does
+   * when the last listener leaves mid-read.
    */
   refresh = (): Promise<void> =>
     this.#ask((request) => ({ type: 'read-wanted', urgent: true, request }))

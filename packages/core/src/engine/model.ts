@@ -127,7 +127,7 @@ export interface ReadState {
    * A cancellation names its fetch: one of a replaced fetch ends nothing.
    */
   fetch: number | null
-  /** `refresh()` calls waiting for reads to settle (their request ids). */
+  /** `refresh()` and `prefetch()` calls waiting for reads to settle (their request ids). */
   waiters: readonly number[]
   /** Reads started so far (each read's ordinal). */
   count: number
@@ -533,8 +533,11 @@ export type EngineAction =
   | { type: 'relay-received'; data: unknown; at: number; stampedAt: number }
   /** A read is asked for: `refresh()` (urgent, with the call's `request`), the page coming back. */
   | { type: 'read-wanted'; urgent: boolean; request?: number }
-  /** `prefetch()`: the app wants the first read started before anything subscribes. */
-  | { type: 'prefetch-requested'; at: number }
+  /**
+   * `prefetch()`: the app wants the first read started before anything subscribes; `request`: the
+   * call waits for the read on its way, as `refresh()` does (`ReadState.waiters`).
+   */
+  | { type: 'prefetch-requested'; at: number; request?: number }
   /** A listener of the app's (state, turn endings) threw: reported, never in the engine's way. */
   | { type: 'listener-threw'; listener: 'state' | 'turn-end'; message: string }
   /** A push notification of this user (about any thread). */
@@ -648,7 +651,7 @@ export type Command =
   | { type: 'read' }
   /** Wake the engine with a `tick` at `at` (scheduler time; at once if past), `null`: never. */
   | { type: 'set-alarm'; at: number | null }
-  /** Resolve these `refresh()` calls: reads settled, or nobody listens any more. */
+  /** Resolve these `refresh()` and `prefetch()` calls: their reads settled (`postStep`). */
   | { type: 'settle-refresh'; requests: readonly number[] }
   /** A read said the thread is not this user's (404, 403): `persist` forgets what it kept of it. */
   | { type: 'forget-kept' }

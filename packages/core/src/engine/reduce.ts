@@ -142,18 +142,12 @@ const handlers: {
   'post-failed': postFailed,
   'turn-events': turnEvents,
   'stream-ended': streamEnded,
-  // `refresh()` waits for reads to settle (settled after the step, by `reduce`).
-  'read-wanted': (state, { urgent, request }) => {
-    const wanted = wantRead(state, urgent)
-    if (request === undefined) return step(wanted)
-    return step({
-      ...wanted,
-      reads: { ...wanted.reads, waiters: [...wanted.reads.waiters, request] },
-    })
-  },
+  'read-wanted': (state, { urgent, request }) =>
+    waitForReads(step(wantRead(state, urgent)), request),
   // Only before the session is listened to and has read: after that, reads are the scheduler's.
   // (A disposed session routes no action at all.)
-  'prefetch-requested': prefetchRequested,
+  'prefetch-requested': (state, action) =>
+    waitForReads(prefetchRequested(state, action), action.request),
   'listener-threw': (state, { listener, message }) =>
     step(state, {
       type: 'warn',
@@ -170,6 +164,17 @@ const handlers: {
   'stop-failed': stopFailed,
   'runs-answered': runsAnswered,
   'runs-failed': runsFailed,
+}
+
+/**
+ * `refresh()` and `prefetch()` wait for reads to settle: their request joins `reads.waiters`,
+ * settled by `postStep` once no read is in flight nor, while the session is listened to, wanted.
+ */
+function waitForReads({ state, commands }: Step, request: number | undefined): Step {
+  const { reads } = state
+  if (request !== undefined)
+    state = { ...state, reads: { ...reads, waiters: [...reads.waiters, request] } }
+  return { state, commands }
 }
 
 /**
@@ -205,10 +210,10 @@ export const decide: Reducer = decideWith()
 
 /**
  * The one post-step, what every step owes whatever decided it (the engine's slices or an
- * extension around them): the draft and the live turn kept in step with storage, `refresh()`
- * calls settled once reads settle, and the alarm set for the next deadline or read (`set-alarm`
- * when that time comes earlier, appears or goes — never only to move it later — its `tick` doing
- * what is due: `alarmAfter`). `before` is the state the action met.
+ * extension around them): the draft and the live turn kept in step with storage, `refresh()` and
+ * `prefetch()` calls settled once reads settle, and the alarm set for the next deadline or read
+ * (`set-alarm` when that time comes earlier, appears or goes — never only to move it later — its
+ * `tick` doing what is due: `alarmAfter`). `before` is the state the action met.
  */
 export function postStep(
   before: EngineState,
@@ -230,7 +235,9 @@ export function postStep(
     commands.push({ type: 'keep-live', turn: live })
     after = { ...after, kept: after.kept && live === before.live }
   }
-  if (after.reads.waiters.length > 0 && readsSettled(after)) {
+  // A read on its way is waited for even where nobody listens: a prefetch's is the first read
+  // the page waits for; a session disposed or gone quiet has none [R-READ-PREFETCH-SETTLES].
+  if (after.reads.waiters.length > 0 && !after.reads.inFlight && readsSettled(after)) {
     commands.push({ type: 'settle-refresh', requests: after.reads.waiters })
     after = { ...after, reads: { ...after.reads, waiters: [] } }
   }
@@ -288,7 +295,10 @@ function draftFate(before: EngineState, after: EngineState, action: EngineAction
 }
 
 function afterDispose(state: EngineState, action: EngineAction): Step {
-  if (action.type === 'read-wanted' && action.request !== undefined)
+  if (
+    (action.type === 'read-wanted' || action.type === 'prefetch-requested') &&
+    action.request !== undefined
+  )
     return step(state, { type: 'settle-refresh', requests: [action.request] })
   if (action.type === 'submit-requested' || action.type === 'resume-requested')
     return step(state, {

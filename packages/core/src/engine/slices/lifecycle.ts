@@ -93,7 +93,10 @@ export function activated(state: EngineState, action: Action<'activated'>): Step
   })
 }
 
-/** `prefetch()`: the first read, started before the session is listened to. */
+/**
+ * `prefetch()`: the first read, started before the session is listened to. Its call waits for the
+ * read on its way, this one or one already there (`waitForReads` in `reduce.ts`).
+ */
 export function prefetchRequested(state: EngineState, action: Action<'prefetch-requested'>): Step {
   if (state.active || state.synced || state.reads.inFlight) return step(state)
   return startRead(state, action.at)
