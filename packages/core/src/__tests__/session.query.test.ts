@@ -95,6 +95,43 @@ describe('the history query in TanStack Query [R-READ-QUERY]', () => {
     t.session.dispose()
   })
 
+  it("a read the app starts while the session is quiet is not the session's: it reads again once followed", async () => {
+    const t = setup({ lingerMs: 0 })
+    t.server.answerRead(snapshot([]))
+    await settle()
+    t.unsubscribe()
+    await vi.advanceTimersByTimeAsync(0)
+    // The app refetches every query, inactive ones too: the session hears neither start nor end.
+    void t.client.queryClient.invalidateQueries({
+      queryKey: historyQueryKey(key),
+      refetchType: 'all',
+    })
+    await settle()
+    expect(t.server.count('GET')).toBe(2)
+    expect(t.session.getEngineState().reads.inFlight).toBe(false)
+    t.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'A')))
+    await settle()
+    // The app holds the session and follows it again: it reads, and its refresh() settles.
+    const seen: string[] = []
+    const stop = t.session.subscribe((state) => seen.push(state.status))
+    await settle()
+    expect(t.server.count('GET')).toBe(3)
+    expect(t.session.getEngineState().reads.inFlight).toBe(true)
+    t.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'A')))
+    await settle()
+    expect(t.session.getEngineState().reads.inFlight).toBe(false)
+    expect(seen.at(-1)).toBe('idle')
+    expect(t.session.getState().messages).toHaveLength(2)
+    // Nothing is stuck: a refresh() reads and settles with its answer.
+    const refreshed = t.session.refresh()
+    await settle()
+    expect(t.server.count('GET')).toBe(4)
+    t.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'A')))
+    await refreshed
+    stop()
+    t.session.dispose()
+  })
+
   it('is active (observed) while the session is followed, and inactive once it went quiet', async () => {
     const t = setup({ lingerMs: 1_000 })
     t.server.answerRead(snapshot([]))

@@ -53,13 +53,17 @@ export function createHistoryQuery(options: {
   let fetches = 0
   const queryFn = async ({ signal }: { signal: AbortSignal }) => {
     const fetch = ++fetches
-    dispatch({ type: 'read-started', at: clock().at, fetch })
+    // Reported only while the cache is listened to, where its end will be too: a refetch the app
+    // starts while the session is quiet (`invalidateQueries({ refetchType: 'all' })`) left a read
+    // in flight that no answer ever ended, and the session never read again.
+    const heard = stopCache !== null
+    if (heard) dispatch({ type: 'read-started', at: clock().at, fetch })
     try {
       return await options.fetch(signal)
     } finally {
       // Answers and failures are reported from the cache below, once the query itself has
       // settled, so that a read asked for at that moment starts afresh instead of joining this one.
-      if (signal.aborted) dispatch({ type: 'read-cancelled', fetch })
+      if (heard && signal.aborted) dispatch({ type: 'read-cancelled', fetch })
     }
   }
   const observerOptions = {
