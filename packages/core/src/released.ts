@@ -16,7 +16,7 @@ export interface ReleasedPlatform {
  * names it, the statuses and active execution its snapshots leave out are derived (a turn with no
  * output yet holds the gate for `SILENT_TURN_MAX_AGE_MS` at most), and Stop closes the turn's
  * stream where it has no Stop route. `createPreviewChatClient` has it by default; a
- * `createMinimalPreviewChatClient` for the spec's servers only goes without it (about 0.8 KB gz).
+ * `createMinimalPreviewChatClient` for the spec's servers only goes without it (about 0.9 KB gz).
  */
 export function releasedPlatform(): ReleasedPlatform {
   return { enginePart: releasedPart, completeSnapshot: completeReleasedSnapshot }
