@@ -252,7 +252,11 @@ export function createMinimalPreviewChatClient(
     enginePart: EnginePart
     completeSnapshot: CompleteSnapshot
   } | null
-  if (released && typeof released.completeSnapshot !== 'function')
+  if (
+    released &&
+    (typeof released.completeSnapshot !== 'function' ||
+      typeof released.enginePart?.handlers !== 'object')
+  )
     throw new PreviewChatError('invalid_request', 'Pass released: releasedPlatform(), or false.')
   const transport = createTransport({
     baseUrl,

@@ -71,6 +71,8 @@ describe('the released platform is a part a client for the spec only leaves out 
     // Taken: the draft goes, as on any server.
     expect(await session.submit()).toEqual({ outcome: 'accepted', executionId: null })
     expect(session.getState().draft).toBe('')
+    // The gate stays shut while it runs unshown: a second message would be a second turn there.
+    expect(await session.submit('another')).toEqual({ outcome: 'busy' })
     // The stream is read to its end, not closed (closing it cancels the turn on this server).
     const recorded = await until(recordedEnd(threadId))
     expect(recorded.executionStatus).toBe('success')
@@ -82,11 +84,9 @@ describe('the released platform is a part a client for the spec only leaves out 
     expect(failed.code).toBe('invalid_response')
     expect(failed.message).toContain('released: releasedPlatform()')
     for (const state of seen.states) expect(answer(state)).toBe('')
-    // Never streaming; after `recovering`, `idle` only where a read came before the turn's first
-    // output was recorded (this server answers 404 until then, an answer [R-READ-404-NO-ERROR]).
-    const statuses = seen.statuses()
-    expect(statuses.slice(0, 3)).toEqual(['idle', 'submitting', 'recovering'])
-    for (const status of statuses.slice(3)) expect(['idle', 'recovering']).toContain(status)
+    // Never streaming, and never idle again: this client cannot read what runs there.
+    expect(seen.statuses()).toEqual(['idle', 'submitting', 'recovering'])
+    expect(await session.submit('another')).toEqual({ outcome: 'busy' })
     expect(a.warnings.filter((w) => w.includes('released: releasedPlatform()'))).toHaveLength(1)
     expect(a.warnings[0]).toMatch(/^A turn stream began with "start-step", not "execution-started"/)
     // It learnt what such a server is: its turns are not closed, and Stop says what to pass.
@@ -160,7 +160,15 @@ describe('the released platform is a part a client for the spec only leaves out 
     const specOnly = await read(createPreviewChatClient({ ...options, released: false }))
     expect(specOnly.readError?.message).toContain('released: releasedPlatform()')
     expect(specOnly.messages).toEqual([])
-    for (const junk of [{}, true, 'n8n', { enginePart: {} }])
+    const { enginePart, completeSnapshot } = releasedPlatform()
+    for (const junk of [
+      {},
+      true,
+      'n8n',
+      { enginePart },
+      { completeSnapshot },
+      { enginePart: {}, completeSnapshot },
+    ])
       expect(() => createMinimalPreviewChatClient({ released: junk as never })).toThrow(
         new PreviewChatError('invalid_request', 'Pass released: releasedPlatform(), or false.'),
       )
@@ -224,6 +232,57 @@ describe('the engine without the part [R-RELEASED-PART]', () => {
       config,
     )
     expect(ended.state.streams).toEqual([])
+  })
+
+  it('keeps the gate shut while that stream is open, a 404 meanwhile being "not recorded yet"', () => {
+    const { state } = specOnly(posted(specOnly), delta, config)
+    const read = specOnly(state, { type: 'read-started', at: 3, fetch: 1 } as EngineAction, config)
+    const notFound = specOnly(
+      read.state,
+      {
+        type: 'read-failed',
+        error: { code: 'not_found', message: 'no such thread', status: 404 },
+        at: 4,
+        random: 0.5,
+      } as EngineAction,
+      config,
+    ).state
+    expect(notFound.notFound).toBe(false)
+    expect(notFound.cut).toBe(true)
+    expect(notFound.readError).toBeNull()
+    const busy = specOnly(
+      notFound,
+      {
+        type: 'submit-requested',
+        request: 2,
+        text: 'again',
+        messageId: 'm2',
+        at: 5,
+        stampedAt: 5,
+      } as EngineAction,
+      config,
+    )
+    expect(busy.commands).toEqual([
+      { type: 'settle-submit', request: 2, result: { outcome: 'busy' } },
+    ])
+  })
+
+  it('answers a Stop held for that message, asked before its first event, with what to pass', () => {
+    const held = specOnly(
+      posted(specOnly),
+      { type: 'stop-requested', request: 7, at: 1 } as EngineAction,
+      config,
+    ).state
+    expect(held.stop?.kind).toBe('held')
+    const { state, commands } = specOnly(held, delta, config)
+    expect(state.stop).toBeNull()
+    const settled = commands.find((c) => c.type === 'settle-stop')
+    expect(settled).toMatchObject({
+      requests: [7],
+      result: { cancelRequested: false, error: { code: 'unsupported' } },
+    })
+    expect(JSON.stringify(settled)).toContain('released: releasedPlatform()')
+    expect(commands.some((c) => c.type === 'close-stream')).toBe(false)
   })
 
   it('with the part, the same turn is live under a stand-in id, and a derived turn keeps a deadline', () => {

@@ -24,7 +24,13 @@ import type {
 } from '../model'
 import { isStandIn, learn, relay, renamed, setAside, step, andThen, wantRead } from './common'
 import { renameWatched, watchAs } from './endings'
-import { onOwnTurnAnnounced, onOwnTurnNotTaken, underStop, type CloseStop } from './stop'
+import {
+  onOwnTurnAnnounced,
+  onOwnTurnNotTaken,
+  onOwnTurnUnannounced,
+  underStop,
+  type CloseStop,
+} from './stop'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
 
@@ -324,8 +330,10 @@ function leftServerQueue(state: EngineState, own: OwnTurn, first: TurnEvent | un
 /**
  * A turn that began without `execution-started`, met by a client without the released platform's
  * part: the message was taken, and its stream is read to its end, shown nowhere (closing it
- * would cancel the turn on such a server). What runs is for reads to show, and such a server's
- * reads need the part too: this warning, and the read's error, say which option to pass.
+ * would cancel the turn on such a server; only `dispose()` does). The open stream keeps the gate
+ * shut (`cut`; a 404 meanwhile is "not recorded yet"), a Stop held for it says it cannot stop it,
+ * and what runs is for reads to show — which on such a server need the part too: this warning,
+ * the read's error and the Stop's say which option to pass.
  */
 export const startUnannounced: Unannounced = (state, own, first) =>
   andThen(
@@ -333,6 +341,7 @@ export const startUnannounced: Unannounced = (state, own, first) =>
       type: 'warn',
       message: `A turn stream began with "${first?.type}", not "execution-started" (the released n8n 2.41): ${passReleased} to show it live. Read to its end, unshown.`,
     }),
+    (s) => onOwnTurnUnannounced(s, own.token),
     // Such a server may cancel a turn whose POST closes, and has no Stop by id.
     (s) => alreadyAccepted({ ...s, server: learn(s.server, false) }, own),
   )

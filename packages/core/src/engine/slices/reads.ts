@@ -131,9 +131,13 @@ export function readFailed(
       : action.at + Math.min(error.retryAfterMs, config.retry.maxMs)
   const reads = { ...state.reads, inFlight: false, fetch: null, failures, notBefore }
   // A thread this tab just posted to may not be recorded yet (n8n 2.41 answers 404 until the
-  // first output): not found is an answer only when this tab knows of no turn there.
+  // first output): not found is an answer only when this tab knows of no turn there, and has no
+  // POST stream open (a turn a client without the released part reads unshown).
   const justPosted =
-    state.own !== null || (state.live !== null && !state.kept) || state.settled.length > 0
+    state.own !== null ||
+    state.streams.length > 0 ||
+    (state.live !== null && !state.kept) ||
+    state.settled.length > 0
   // A page instead of the API's JSON is a wrong URL or a proxy, not a missing thread.
   const page = error.routeMissing === true
   // A read on its way when the app put a newer record here says nothing of that record.

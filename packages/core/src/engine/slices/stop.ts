@@ -240,6 +240,17 @@ export function onOwnTurnAnnounced(
     : sendStop(unheld, executionId, stop.waiters, stop.askedAt)
 }
 
+/**
+ * This tab's message began a turn without `execution-started`, met by a client without the released
+ * platform's part: a Stop held for it cannot name it, nor close its stream (that is the part's), and
+ * says so (`noStopById`).
+ */
+export function onOwnTurnUnannounced(state: EngineState, token: number): Step {
+  const { stop } = state
+  if (stop?.kind !== 'held' || stop.token !== token) return step(state)
+  return noStopById({ ...state, stop: null }, null, stop.waiters, stop.askedAt)
+}
+
 /** This tab's message was not taken up: a Stop held for it has nothing to stop. */
 export function onOwnTurnNotTaken(state: EngineState, token: number): Step {
   const { stop } = state
