@@ -122,6 +122,25 @@ test('client.prefetch starts the read before React’s first render, and the ses
   expect(statusesOf(stack, threadId, from).filter((s) => s === 200)).toHaveLength(1)
 })
 
+/**
+ * Holds every history read of `threadId` at the network until `release()`: what shows before
+ * that is what the page had without it, whatever the machine's speed. `held()` counts them.
+ */
+async function holdHistoryReads(page: Page, threadId: string) {
+  let release = () => {}
+  const released = new Promise<void>((resolve) => (release = resolve))
+  let held = 0
+  await page.route(
+    (url) => url.pathname.endsWith(`/chat/${threadId}/messages`),
+    async (route) => {
+      held++
+      await released
+      await route.continue()
+    },
+  )
+  return { release, held: () => held }
+}
+
 /** What #root held when React first put anything into it: its messages and the status shown. */
 async function watchFirstRender(page: Page) {
   await page.addInitScript(() => {
@@ -165,23 +184,13 @@ test('a read that does not answer delays the demo’s first render by the cap at
   const marker = seedThread(stack.server.backend.store, threadId, 20)
   const page = await alice.newPage()
   const first = await watchFirstRender(page)
-  let release = () => {}
-  const released = new Promise<void>((resolve) => (release = resolve))
-  let held = 0
-  await page.route(
-    (url) => url.pathname.endsWith(`/chat/${threadId}/messages`),
-    async (route) => {
-      held++
-      await released
-      await route.continue()
-    },
-  )
+  const reads = await holdHistoryReads(page, threadId)
   await page.goto(`/?thread=${threadId}`)
   // Rendered while every read is still held at the network: the empty view, recovering.
   await expect(status(page)).toHaveAttribute('data-status', 'recovering')
-  expect(held).toBeGreaterThanOrEqual(1)
+  expect(reads.held()).toBeGreaterThanOrEqual(1)
   expect(await first()).toMatchObject({ messages: 0, status: 'recovering' })
-  release()
+  reads.release()
   await expect(page.getByText(marker)).toBeVisible()
   await page.unroute(() => true)
 })
@@ -234,22 +243,12 @@ for (const count of [200, 2000]) {
 
     // The network holds every history read of the reload until the test lets it go: what shows
     // before that is what this browser kept, whatever the machine's speed.
-    let release = () => {}
-    const released = new Promise<void>((resolve) => (release = resolve))
-    let held = 0
-    await page.route(
-      (url) => url.pathname.endsWith(`/chat/${threadId}/messages`),
-      async (route) => {
-        held++
-        await released
-        await route.continue()
-      },
-    )
+    const reads = await holdHistoryReads(page, threadId)
     await page.reload()
     await expect(page.getByText(marker)).toBeVisible()
     await expect(page.locator('article.message')).toHaveCount(count)
-    expect(held).toBeGreaterThanOrEqual(1)
-    release()
+    expect(reads.held()).toBeGreaterThanOrEqual(1)
+    reads.release()
     // The read answers (a 304 or the same record): the transcript stays as it was.
     await expect(status(page)).toHaveAttribute('data-status', 'idle')
     await expect(page.locator('article.message')).toHaveCount(count)

@@ -1,12 +1,14 @@
 /**
  * A browser tab of alice on the reference server's emulation of the released n8n 2.41
  * (`flavor: 'n8n-2.41'`): her cookie and browser-id, push from the backend as a source of her own,
- * no storage, and the short timings the released-protocol suites run with. A test adds or replaces
- * options (its own `fetch` that counts or fails requests, a relay, `released`).
+ * storage of her own (drafts kept as a tab keeps them), and the short timings the
+ * released-protocol suites run with. A test adds or replaces options (its own `fetch` that counts
+ * or fails requests, a relay, `released`).
  */
 // A relative import keeps the workspace free of a core ⇄ server dependency cycle (test-only).
 import type { PreviewChatBackend } from '../../../server/src/index'
 import type { PreviewChatClientOptions, PreviewChatSession, SessionState } from '../index'
+import { memoryStorage } from './harness'
 
 export function aliceOnEmulatedN8n(backend: PreviewChatBackend) {
   return {
@@ -19,7 +21,7 @@ export function aliceOnEmulatedN8n(backend: PreviewChatBackend) {
         return backend.subscribePush('alice', (message) => listener.onMessage(message))
       },
     },
-    storage: null,
+    storage: memoryStorage(),
     lingerMs: 0,
     minReadIntervalMs: 5,
     retry: { baseMs: 5, maxMs: 20 },

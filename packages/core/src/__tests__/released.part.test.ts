@@ -36,12 +36,13 @@ const thread = () => ({ ...key, threadId: crypto.randomUUID() })
 /** A tab of alice on the emulated n8n 2.41, with a minimal client and what `options` add. */
 function tab(options: Partial<PreviewChatClientOptions> = {}) {
   const warnings: string[] = []
+  const alice = aliceOnEmulatedN8n(backend)
   const client = createMinimalPreviewChatClient({
-    ...aliceOnEmulatedN8n(backend),
+    ...alice,
     onWarning: (message) => warnings.push(message),
     ...(options.released !== undefined && { released: options.released }),
   })
-  return { client, warnings }
+  return { client, warnings, stored: () => [...alice.storage.items.values()] }
 }
 
 async function until<T>(probe: () => T | undefined | false, ms = 4_000): Promise<T> {
@@ -68,9 +69,11 @@ describe('the released platform is a part a client for the spec only leaves out 
     const session = a.client.session({ ...key, threadId, isNew: true })
     const seen = watch(session)
     session.setDraft('/long 30')
-    // Taken: the draft goes, as on any server.
+    expect(a.stored().some((item) => item.includes('/long 30'))).toBe(true)
+    // Taken: the draft goes, as on any server, from the tab's storage too.
     expect(await session.submit()).toEqual({ outcome: 'accepted', executionId: null })
     expect(session.getState().draft).toBe('')
+    expect(a.stored().some((item) => item.includes('/long 30'))).toBe(false)
     // The gate stays shut while it runs unshown: a second message would be a second turn there.
     expect(await session.submit('another')).toEqual({ outcome: 'busy' })
     // The stream is read to its end, not closed (closing it cancels the turn on this server).
