@@ -1,4 +1,4 @@
-import type { SuspendedPayload, TurnEvent } from '@preview-chat/core/contract'
+import type { Message, SuspendedPayload, TurnEvent } from '@preview-chat/core/contract'
 
 /** What the agent is asked to do: answer a message, or continue a suspended tool call. */
 export type AgentInput =
@@ -19,6 +19,18 @@ export interface AgentContext {
   /** A fresh id, e.g. for a text stream or a tool call. */
   id(prefix: string): string
   now(): number
+  /**
+   * Fires when the turn is stopped (a Stop from any tab, the backend closing, its maximum duration):
+   * pass it to the model call (`streamText({ abortSignal })`, `fetch`) so the provider's request
+   * ends too. `pause()` and `emit()` throw once it has fired.
+   */
+  readonly signal: AbortSignal
+  /**
+   * The thread's recorded messages before this turn, oldest first (a deep copy): what the agent
+   * builds the model's context from. Each has `role` and `content` parts as a history read returns
+   * them.
+   */
+  readonly history: readonly Message[]
 }
 
 /** An agent: emits a turn's events through `context` and says how the turn ended. */

@@ -17,6 +17,8 @@ async function echo(message: string): Promise<string[]> {
       pause: async () => undefined,
       id: (prefix) => `${prefix}-${++ids}`,
       now: () => 0,
+      signal: new AbortController().signal,
+      history: [],
     },
   )
   return deltas
@@ -54,7 +56,14 @@ describe('the scripted agent makes its deltas as it streams them [R-SERVER-TURN-
       held.push(
         scriptedAgent(
           { kind: 'message', message: `/long ${maxCount}` },
-          { emit: () => undefined, pause: () => never, id: (prefix) => prefix, now: () => 0 },
+          {
+            emit: () => undefined,
+            pause: () => never,
+            id: (prefix) => prefix,
+            now: () => 0,
+            signal: new AbortController().signal,
+            history: [],
+          },
         ),
       )
     }

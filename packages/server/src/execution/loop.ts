@@ -1,4 +1,4 @@
-import type { TurnEvent } from '@preview-chat/core/contract'
+import type { Message, TurnEvent } from '@preview-chat/core/contract'
 import type { AgentInput } from '../agent'
 import type { ExecutionOutcome } from './ending'
 import type { TurnRecorder } from './recorder'
@@ -14,6 +14,7 @@ export async function runAgent(
   input: AgentInput,
   recorder: TurnRecorder,
   controller: AbortController,
+  history: readonly Message[],
   onPause: () => void = () => {},
 ): Promise<ExecutionOutcome> {
   const { timers, snapshotMs } = settings
@@ -36,6 +37,8 @@ export async function runAgent(
       },
       id: (prefix) => `${prefix}-${settings.newId()}`,
       now: settings.now,
+      signal: controller.signal,
+      history,
     })
     controller.signal.throwIfAborted()
     return outcome

@@ -23,6 +23,8 @@ export function startExecution(
   unregister: (executionId: string) => void,
 ): RunningExecution {
   const { thread } = start
+  // What the agent is given to build the model's context: the record before this turn.
+  const history = structuredClone(thread.messages)
   const execution = recordExecution(settings, start)
   const controller = new AbortController()
   const stream = turnStream(settings, start, controller)
@@ -51,7 +53,7 @@ export function startExecution(
   }
   const ending = { execution, thread, recorder, stream, unregister: () => unregister(execution.id) }
   const onPause = () => settings.onPause?.(thread, execution.id, recorder)
-  runAgent(settings, start.input, recorder, controller, onPause)
+  runAgent(settings, start.input, recorder, controller, history, onPause)
     .then((outcome) => {
       endExecution(settings, ending, outcome)
       settings.onEnded?.(thread, execution.id)
