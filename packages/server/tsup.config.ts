@@ -1,10 +1,22 @@
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
-  // The main entry stays browser-safe; the Node host and the CLI are separate entries.
-  entry: { index: 'src/index.ts', 'node/index': 'src/node/index.ts', cli: 'src/cli.ts' },
+  // The main entry stays browser-safe; the Node host, the CLI and the conformance suite are
+  // separate entries.
+  entry: {
+    index: 'src/index.ts',
+    'node/index': 'src/node/index.ts',
+    cli: 'src/cli.ts',
+    conformance: 'src/conformance/index.ts',
+  },
   format: ['esm'],
-  dts: { entry: { index: 'src/index.ts', 'node/index': 'src/node/index.ts' } },
+  dts: {
+    entry: {
+      index: 'src/index.ts',
+      'node/index': 'src/node/index.ts',
+      conformance: 'src/conformance/index.ts',
+    },
+  },
   clean: true,
   sourcemap: true,
   target: 'es2022',
