@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -133,6 +135,42 @@ describe('against the n8n-2.41 flavor, with --flavor n8n-2.41 [R-CONFORMANCE-LIM
     expect(undeclared.results.map((result) => result.outcome)).toEqual(['fail'])
     expect(undeclared.ok).toBe(false)
   }, 120_000)
+})
+
+describe('a server that does not answer [R-CONFORMANCE-SUITE]', () => {
+  it('ends the run by itself: each check fails at its deadline, none is taken for a known limit', async () => {
+    const silent = createServer(() => undefined)
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const { port } = silent.address() as AddressInfo
+    try {
+      const report = await runConformance({
+        baseUrl: `http://127.0.0.1:${port}`,
+        credentials: referenceUsers,
+        script: referenceScript,
+        flavor: 'n8n-2.41',
+        timeoutMs: 100,
+      })
+      expect(report.ok).toBe(false)
+      expect(report.results.map((result) => result.outcome)).toEqual(checks.map(() => 'fail'))
+      expect(report.results[0]?.detail).toBe(
+        'expected the check to end within 100 ms; got no end while waiting for an answer',
+      )
+    } finally {
+      silent.closeAllConnections()
+      await new Promise((resolve) => silent.close(resolve))
+    }
+    // Where nothing listens, each request fails at once, and the check says why.
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const free = (closed.address() as AddressInfo).port
+    await new Promise((resolve) => closed.close(resolve))
+    const refused = await runConformance({
+      baseUrl: `http://127.0.0.1:${free}`,
+      credentials: referenceUsers,
+      only: ['R-WIRE-STARTED'],
+    })
+    expect(refused.results[0]?.detail).toBe('expected an answer; got fetch failed (ECONNREFUSED)')
+  }, 60_000)
 })
 
 /** A `fetch` that changes what the server answers: a defect planted in front of a real backend. */

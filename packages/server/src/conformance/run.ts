@@ -19,6 +19,9 @@ export interface CheckResult {
   detail: string
 }
 
+/** A check's result, and whether a failure is the server's answer (not a deadline, no answer). */
+type Found = CheckResult & { answered?: true }
+
 export interface ConformanceOptions {
   /** The REST base (`http://host:4317/rest`); a URL with no path gets the contract's `/rest`. */
   baseUrl: string
@@ -74,7 +77,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   }
   const results: CheckResult[] = []
   for (const check of selected) {
-    const result = await runCheck(
+    const { answered, ...result } = await runCheck(
       check,
       {
         ...target,
@@ -87,8 +90,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       },
     )
     const limit = (profile.limits as Record<string, string | undefined>)[check.rule]
+    // Only what the server answered can be its declared limit: no answer at all is a failure.
     const reported =
-      result.outcome === 'fail' && limit
+      result.outcome === 'fail' && limit && answered
         ? { ...result, outcome: 'known-limit' as const, detail: `${limit}. Seen: ${result.detail}` }
         : result
     results.push(reported)
@@ -107,7 +111,7 @@ async function runCheck(
   check: Check,
   target: ConformanceTarget,
   options: { script: AgentScript; shortMessage: string; timeoutMs: number },
-): Promise<CheckResult> {
+): Promise<Found> {
   const controller = new AbortController()
   const callers = (['owner', 'other', 'readOnly'] as const).filter((c) => target.credentials[c])
   const c = new CheckContext(createClient(target, controller.signal), {
@@ -126,18 +130,18 @@ async function runCheck(
     timer = setTimeout(() => resolve('deadline'), options.timeoutMs)
   })
   try {
-    const seen = await Promise.race([check.run(c), deadline])
-    if (seen === 'deadline') {
+    const passed = await Promise.race([check.run(c), deadline])
+    if (passed === 'deadline') {
       return result(
         'fail',
         `expected the check to end within ${options.timeoutMs} ms; got no end while waiting for ${c.waitingFor || 'an answer'}`,
       )
     }
-    return result('pass', typeof seen === 'string' ? seen : '')
+    return result('pass', typeof passed === 'string' ? passed : '')
   } catch (error) {
     if (error instanceof NotApplicable) return result('not-applicable', error.message)
-    if (error instanceof CheckFailure) return result('fail', error.message)
-    const message = error instanceof Error ? error.message : String(error)
+    if (error instanceof CheckFailure) return { ...result('fail', error.message), answered: true }
+    const message = reasonOf(error)
     return result(
       'fail',
       `expected an answer; got ${message}${c.waitingFor ? ` (waiting for ${c.waitingFor})` : ''}`,
@@ -147,4 +151,14 @@ async function runCheck(
     await c.cleanup()
     controller.abort()
   }
+}
+
+/** What went wrong with a request, with its cause (`fetch failed`: ECONNREFUSED, …). */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  const cause = error.cause instanceof Error ? error.cause : undefined
+  const code = (cause as { code?: unknown } | undefined)?.code
+  return cause
+    ? `${error.message} (${typeof code === 'string' ? code : cause.message})`
+    : error.message
 }
