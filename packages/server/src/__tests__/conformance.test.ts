@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -251,6 +254,17 @@ function conformanceCli(
   })
 }
 
+const folders: string[] = []
+afterAll(() => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })))
+
+/** A `--users-file` of this content, in a folder removed after the tests. */
+function usersJson(content: unknown): string {
+  const folder = mkdtempSync(join(tmpdir(), 'conformance-'))
+  folders.push(folder)
+  writeFileSync(join(folder, 'users.json'), JSON.stringify(content))
+  return join(folder, 'users.json')
+}
+
 describe('the preview-chat-conformance bin [R-CONFORMANCE-CLI]', () => {
   it('prints the table and exits 0 when no check failed, 1 when one did', async () => {
     const spec = await startHost(timing)
@@ -265,6 +279,19 @@ describe('the preview-chat-conformance bin [R-CONFORMANCE-CLI]', () => {
     expect(passing.out).toMatch(/^R-WIRE-STARTED +the first event of an accepted turn .* pass/m)
     expect(passing.out).toMatch(/^R-SERVER-STOP-RECORD +Stop by execution id .* pass/m)
     expect(passing.out).toMatch(/^2 pass, 0 fail, 0 known-limit, 0 not-applicable$/m)
+    const file = usersJson({ user: bearer('alice'), otherUser: bearer('bob') })
+    const fromFile = await conformanceCli([
+      spec.url,
+      '--users-file',
+      file,
+      '--only',
+      'R-SERVER-PRIVATE',
+    ])
+    expect(fromFile.code).toBe(0)
+    expect(fromFile.out).toMatch(/^R-SERVER-PRIVATE +another user can neither read, stop .* pass/m)
+    expect(fromFile.out).toMatch(
+      /^R-SERVER-PRIVATE +another user's resume .* not-applicable +needs an agent that suspends/m,
+    )
 
     const n8n = await startHost({ ...timing, flavor: 'n8n-2.41' })
     const auth = (user: string) => ['Cookie: n8n-auth=' + user, 'browser-id: b-' + user]
@@ -307,5 +334,9 @@ describe('the preview-chat-conformance bin [R-CONFORMANCE-CLI]', () => {
     ])
     expect(flavor.code).toBe(2)
     expect(flavor.err).toMatch(/--flavor x: one of spec, n8n-2.41, next-era/)
+    const file = usersJson({ user: 'Bearer alice' })
+    const badFile = await conformanceCli(['http://127.0.0.1:1', '--users-file', file])
+    expect(badFile.code).toBe(2)
+    expect(badFile.err).toMatch(/--users-file .*: give \{ "user": \{ "Header": "value" \}/)
   }, 60_000)
 })

@@ -47,11 +47,30 @@ function headers(lines: string[] | undefined): Record<string, string> | undefine
 
 class UsageError extends Error {}
 
+/** `--users-file`: `{ "user": {headers}, "otherUser": {…}, "readOnlyUser": {…} }`, checked. */
+function usersFile(path: string): Record<string, Record<string, string> | undefined> {
+  let users: unknown
+  try {
+    users = JSON.parse(readFileSync(path, 'utf8'))
+  } catch (error) {
+    throw new UsageError(`--users-file ${path}: ${error instanceof Error ? error.message : ''}`)
+  }
+  const isHeaders = (value: unknown) =>
+    typeof value === 'object' &&
+    value !== null &&
+    Object.values(value).every((header) => typeof header === 'string')
+  const entries = typeof users === 'object' && users !== null ? Object.entries(users) : []
+  if (entries.length === 0 || !entries.every(([, headers]) => isHeaders(headers))) {
+    throw new UsageError(
+      `--users-file ${path}: give { "user": { "Header": "value" }, "otherUser": { … } }`,
+    )
+  }
+  return Object.fromEntries(entries) as Record<string, Record<string, string>>
+}
+
 function credentialsOf(values: Record<string, unknown>, script: string | undefined): Credentials {
   const file = values['users-file'] as string | undefined
-  const fromFile = file
-    ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, string>>)
-    : {}
+  const fromFile = file ? usersFile(file) : {}
   const credentials: Credentials = {
     owner: headers(values.user as string[]) ?? fromFile.user,
     other: headers(values['other-user'] as string[]) ?? fromFile.otherUser,

@@ -48,7 +48,7 @@ export interface AgentScript {
 export const referenceScript: AgentScript = {
   name: 'reference',
   longMessage: '/long 100000',
-  boundedMessage: '/long 60',
+  boundedMessage: '/long 200',
   suspend: { message: '/suspend', approve: { approved: true } },
   delegation: { message: '/delegate 5000', limit: 4000 },
 }
