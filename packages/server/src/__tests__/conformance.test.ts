@@ -176,6 +176,19 @@ describe('a server that does not answer [R-CONFORMANCE-SUITE]', () => {
   }, 60_000)
 })
 
+describe('against the next-era flavor, with --flavor next-era [R-CONFORMANCE-LIMITS]', () => {
+  it('reports the queued competing message as its one known limit', async () => {
+    const report = await run(await startHost({ ...timing, flavor: 'next-era' }), {
+      flavor: 'next-era',
+    })
+    expect(byOutcome(report, 'fail')).toEqual([])
+    expect(byOutcome(report, 'known-limit')).toEqual(['R-SERVER-ONE-TURN'])
+    expect(report.results.find((r) => r.outcome === 'known-limit')?.detail).toMatch(
+      /queued, not refused .* got \{"type":"message-queued"/,
+    )
+  }, 120_000)
+})
+
 /** A `fetch` that changes what the server answers: a defect planted in front of a real backend. */
 function planted(
   change: (request: Request, real: typeof fetch) => Promise<Response | undefined>,

@@ -152,7 +152,10 @@ export class CheckContext {
     for (;;) {
       this.signal.throwIfAborted()
       const found = await value()
-      if (found !== undefined) return found
+      if (found !== undefined) {
+        this.waitingFor = ''
+        return found
+      }
       await this.sleep(pollMs)
     }
   }
@@ -229,6 +232,7 @@ export class CheckContext {
     this.waitingFor = 'the first event of the turn stream'
     let first = await stream.next()
     if (first?.type === 'message-queued') first = await stream.next()
+    this.waitingFor = ''
     const turn = { threadId, stream, close, first, executionId: '' }
     this.cleanups.push(async () => {
       if (turn.executionId && !stream.events.some(isTerminal)) {
