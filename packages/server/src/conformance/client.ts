@@ -115,8 +115,8 @@ export interface PushChannel {
 /** The requests the checks send; each one ends with the check's `signal`. */
 export function createClient(target: ConformanceTarget, signal: AbortSignal) {
   const base = target.baseUrl.replace(/\/+$/, '')
-  const chat = `/projects/${encodeURIComponent(target.projectId)}/agents/v2/${encodeURIComponent(target.agentId)}/chat`
   const seg = encodeURIComponent
+  const chat = `/projects/${seg(target.projectId)}/agents/v2/${seg(target.agentId)}/chat`
   const headersOf = (caller: Caller) =>
     caller === 'anonymous' ? {} : (target.credentials[caller] ?? {})
 
