@@ -29,11 +29,32 @@ import { platformTimers, sleepOn, type Sleep } from './sleep'
 import { createMemoryStore } from './store/memory'
 import type { PreviewChatStore } from './store/types'
 import { keyOfThread } from './threads'
-import { builtInUsers, type PreviewChatUser } from './users'
+import { PreviewChatConfigError } from './config-error'
+import {
+  builtInUsers,
+  notAuthenticated,
+  unauthorized,
+  userOfIdentity,
+  type PreviewChatAuthenticate,
+  type PreviewChatUser,
+} from './users'
 
 export type { PreviewChatInspection, RecordingLogEntry, RequestLogEntry } from './inspection'
 
 export interface PreviewChatBackendOptions {
+  /**
+   * Who is calling: the app's auth (a session cookie, a JWT, …) as `{ userId, scopes }`, or null
+   * (401, no detail). Decides every route, push (SSE and WebSocket) included. Without it the
+   * backend needs `dev: true`.
+   */
+  authenticate?: PreviewChatAuthenticate
+  /**
+   * A development server: without `authenticate`, the built-in development users (alice, bob,
+   * carol, or `users`) by `Authorization: Bearer <name>` or the cookie `preview-chat-user=<name>`
+   * (the flavors keep their own credentials: n8n-2.41's cookie and `browser-id`), and the scripted
+   * demo agent when no `agent` is given. What the CLI, the demo and the msw kit pass. Never deploy it.
+   */
+  dev?: boolean
   /** Pause between streamed deltas, in ms (40 by default: a demo turn lasts a few seconds). */
   deltaMs?: number
   /** How often a running turn's snapshot is recorded and announced, in ms (250 by default). */
@@ -64,7 +85,7 @@ export interface PreviewChatBackendOptions {
   timers?: Timers
   /** The REST base (`/rest` by default). */
   basePath?: string
-  /** Replaces the scripted agent. */
+  /** The app's agent (the scripted demo agent by default, with `dev: true` only). */
   agent?: PreviewChatAgent
   /**
    * How many entries `inspect.requests` and `inspect.recordings` keep: the latest 1,000 by
@@ -119,9 +140,9 @@ export interface PreviewChatBackend {
    */
   subscribeAllPush(userId: string, listener: ServerPushListener): () => void
   /**
-   * The user a request's headers name: `Authorization: Bearer <user>` or the cookie
+   * The development user a request's headers name: `Authorization: Bearer <user>` or the cookie
    * `preview-chat-user=<user>` (spec); the cookie `n8n-auth=<user>` with a `browser-id` header
-   * (n8n-2.41).
+   * (n8n-2.41). The development users' only (see `dev`); a backend with `authenticate` asks that.
    */
   authenticate(headers: Headers): PreviewChatUser | undefined
   /** Which server this backend behaves as. */
@@ -138,7 +159,11 @@ export interface PreviewChatBackend {
    * the upgrade names, with `url`'s scheme, under one of the server's names: loopback ones,
    * `allowedHosts`, and `ownHosts` (what the host is bound to, e.g. the connection's address).
    */
-  admitPushSocket(url: URL, headers: Headers, ownHosts?: readonly string[]): PushSocketAdmission
+  admitPushSocket(
+    url: URL,
+    headers: Headers,
+    ownHosts?: readonly string[],
+  ): Promise<PushSocketAdmission>
   readonly mainId: string
   readonly store: PreviewChatStore
   readonly bus: PreviewChatBus
@@ -161,6 +186,7 @@ export interface PreviewChatBackend {
 export function createPreviewChatBackend(
   options: PreviewChatBackendOptions = {},
 ): PreviewChatBackend {
+  checkOptions(options)
   const store = options.store ?? createMemoryStore()
   const bus = options.bus ?? createMemoryBus()
   const users = options.users ?? builtInUsers
@@ -198,7 +224,7 @@ export function createPreviewChatBackend(
         method: request.method,
         path: new URL(request.url).pathname,
         route,
-        userId: flavor.authenticate(request.headers)?.id,
+        userId: (await context.identify(request))?.id,
         status: response.status,
       })
       for (const [header, value] of Object.entries(allowOrigin)) response.headers.set(header, value)
@@ -214,9 +240,10 @@ export function createPreviewChatBackend(
     flavor: flavor.name,
     credentials: (userId) => flavor.credentials(userId),
     namesUser: (headers) => flavor.namesUser(headers),
-    admitPushSocket: (url, headers, ownHosts = []) => {
+    admitPushSocket: async (url, headers, ownHosts = []) => {
       const originAllowed = originMaySendCookies(headers, cors, ownOf(url, ownHosts, allowedHosts))
-      return flavor.admitPushSocket(url, admitPushUser(flavor.pushUser(headers)), originAllowed)
+      const user = await context.identify(upgradeRequest(url, headers), 'push')
+      return flavor.admitPushSocket(url, admitPushUser(user, context.unauthorized), originAllowed)
     },
     mainId,
     store,
@@ -233,6 +260,58 @@ export function createPreviewChatBackend(
       for (const end of [...context.pushStreams]) end()
       await Promise.all(finishing)
     },
+  }
+}
+
+/** Refuses options that cannot run: no auth outside development, no agent outside development. */
+function checkOptions(options: PreviewChatBackendOptions): void {
+  if (options.dev === true) return
+  if (options.authenticate === undefined) {
+    throw new PreviewChatConfigError(
+      'no_authenticate',
+      'createPreviewChatBackend needs `authenticate` (who is calling: your auth), or `dev: true` for the built-in development users.',
+    )
+  }
+  if (options.agent === undefined) {
+    throw new PreviewChatConfigError(
+      'no_agent',
+      'createPreviewChatBackend needs `agent` (your agent); the scripted demo agent is for `dev: true` only.',
+    )
+  }
+}
+
+/** A WebSocket upgrade as the Fetch `Request` an `authenticate` reads (its URL as http or https). */
+function upgradeRequest(url: URL, headers: Headers): Request {
+  const http = new URL(url)
+  http.protocol = url.protocol === 'wss:' || url.protocol === 'https:' ? 'https:' : 'http:'
+  return new Request(http, { headers })
+}
+
+/** Who sent each request: the app's `authenticate` (asked once per request), or the flavor's users. */
+function createIdentify(
+  options: PreviewChatBackendOptions,
+  flavor: BackendContext['flavor'],
+): BackendContext['identify'] {
+  const { authenticate } = options
+  if (!authenticate) {
+    return (request, channel = 'rest') =>
+      Promise.resolve(
+        channel === 'push'
+          ? flavor.pushUser(request.headers)
+          : flavor.authenticate(request.headers),
+      )
+  }
+  const asked = new WeakMap<Request, Promise<PreviewChatUser | undefined>>()
+  return (request) => {
+    let user = asked.get(request)
+    if (!user) {
+      // Whatever it answers or throws is parsed: anything but an identity is no user (401).
+      user = Promise.resolve()
+        .then(() => authenticate(request))
+        .then(userOfIdentity, () => undefined)
+      asked.set(request, user)
+    }
+    return user
   }
 }
 
@@ -265,6 +344,8 @@ function createContext(
     pushStreams: new Set(),
     queueStreams: new Map(),
     connections,
+    identify: createIdentify(options, flavor),
+    unauthorized: options.authenticate ? notAuthenticated : unauthorized,
     onRecorded: () => {},
     async admit(kind, admit) {
       const draft = {

@@ -101,6 +101,7 @@ async function main(): Promise<void> {
   const servers: PreviewChatServer[] = []
   for (let index = 0; index < mains; index++) {
     const backend = createPreviewChatBackend({
+      dev: true,
       store,
       bus,
       deltaMs,
@@ -112,6 +113,7 @@ async function main(): Promise<void> {
       ...(pushBackend !== undefined && { pushBackend }),
     })
     const server = await startPreviewChatServer({
+      dev: true,
       backend,
       host,
       port: port === 0 ? 0 : port + index,

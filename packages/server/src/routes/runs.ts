@@ -14,7 +14,7 @@ export async function resume(
   route: Extract<Route, { name: 'resume' }>,
 ): Promise<Response> {
   const { flavor, store } = context
-  const user = requireUser(context, request, 'agent:execute')
+  const user = await requireUser(context, request, 'agent:execute')
   const body = flavor.parseResume(await readBody(context, request))
   // A run named through another agent's or project's route answers as an unknown one.
   const scope = scopeOf(route, user)
@@ -70,7 +70,7 @@ export async function cancelRun(
   route: Extract<Route, { name: 'cancelRun' }>,
 ): Promise<Response> {
   const { flavor, store } = context
-  const user = requireUser(context, request, 'agent:execute')
+  const user = await requireUser(context, request, 'agent:execute')
   const scope = scopeOf(route, user)
   const { run, cancelled } = await store.cancelRun(
     route.runId,

@@ -33,7 +33,7 @@ async function answerChat(
   route: Extract<Route, { name: 'chat' }>,
 ): Promise<Response> {
   const { flavor, store } = context
-  const user = requireUser(context, request, 'agent:execute')
+  const user = await requireUser(context, request, 'agent:execute')
   const body = flavor.parseChat(await readBody(context, request))
   if (request.signal.aborted) return abandoned()
   const key = threadKeyOf(route, user, body.sessionId ?? crypto.randomUUID())
