@@ -29,7 +29,10 @@ import { platformTimers, sleepOn, type Sleep } from './sleep'
 import { createMemoryStore } from './store/memory'
 import type { PreviewChatStore } from './store/types'
 import { keyOfThread } from './threads'
+import { shuttingDown } from './admission'
 import { PreviewChatConfigError } from './config-error'
+import { ReadyAnswer } from './http'
+import { loggedError, type PreviewChatLogger } from './log'
 import {
   builtInUsers,
   notAuthenticated,
@@ -74,6 +77,13 @@ export interface PreviewChatBackendOptions {
   bus?: PreviewChatBus
   /** This main's id (a fresh one by default). */
   mainId?: string
+  /** What a user's turns may take; no limit by default. */
+  limits?: PreviewChatLimits
+  /**
+   * The structured log: JSON-able entries with a level, an event and the execution, thread and
+   * user ids where known (nothing by default; the CLI writes JSON lines to the console).
+   */
+  logger?: PreviewChatLogger
   /** Replaces the built-in development users (alice, bob, carol). */
   users?: Readonly<Record<string, PreviewChatUser>>
   /** Every pause of the agent goes through it, so tests can pace a turn step by step. */
@@ -122,6 +132,17 @@ export interface PreviewChatBackendOptions {
    * `'websocket'`, whatever the client asks. The spec flavor serves both and refuses this option.
    */
   pushBackend?: PushBackend
+}
+
+/** What a user's turns may take. */
+export interface PreviewChatLimits {
+  /** A turn running longer ends as `error` with errorCode `turn_too_long` (and a reason). */
+  maxTurnMs?: number
+  /**
+   * How many turns one user may run at once, on every main: one more is refused with 429
+   * `too_many_turns` and `Retry-After`.
+   */
+  maxRunningTurnsPerUser?: number
 }
 
 export interface PreviewChatBackend {
@@ -173,9 +194,15 @@ export interface PreviewChatBackend {
   readonly inspect: PreviewChatInspection
   /**
    * Ends this main: its running turns stop at their next pause and are recorded as `interrupted`,
-   * its push streams close. For tests and shutdown.
+   * its push streams close. For tests; a process that stops calls `shutdown`.
    */
   close(): Promise<void>
+  /**
+   * Shuts this main down gracefully: no new turn from now on (503 `shutting_down` with
+   * `Retry-After`), the running ones get `graceMs` (10,000 by default) to end, then end as `error`
+   * (`server_shutdown`, with a reason), never left `running`; then its push streams close.
+   */
+  shutdown(options?: { graceMs?: number }): Promise<void>
 }
 
 /**
@@ -251,7 +278,25 @@ export function createPreviewChatBackend(
     basePath,
     cors,
     inspect: log.inspection,
+    async shutdown({ graceMs = 10_000 } = {}) {
+      context.closing = true
+      context.log({ level: 'info', event: 'shutdown', mainId })
+      const finishing = Promise.all([...context.running.values()].map((each) => each.finished))
+      let timer: unknown
+      const graceOver = new Promise<void>((resolve) => {
+        timer = context.timers.setTimeout(resolve, graceMs)
+      })
+      await Promise.race([finishing, graceOver])
+      context.timers.clearTimeout(timer)
+      for (const execution of context.running.values()) {
+        if (!execution.controller.signal.aborted) execution.controller.abort('shutdown')
+      }
+      await finishing
+      unregisterRelay()
+      for (const end of [...context.pushStreams]) end()
+    },
     async close() {
+      context.closing = true
       unregisterRelay()
       const finishing = [...context.running.values()].map((execution) => {
         execution.controller.abort('close')
@@ -291,6 +336,8 @@ function upgradeRequest(url: URL, headers: Headers): Request {
 function createIdentify(
   options: PreviewChatBackendOptions,
   flavor: BackendContext['flavor'],
+  log: PreviewChatLogger,
+  mainId: string,
 ): BackendContext['identify'] {
   const { authenticate } = options
   if (!authenticate) {
@@ -308,7 +355,10 @@ function createIdentify(
       // Whatever it answers or throws is parsed: anything but an identity is no user (401).
       user = Promise.resolve()
         .then(() => authenticate(request))
-        .then(userOfIdentity, () => undefined)
+        .then(userOfIdentity, (error: unknown) => {
+          log({ level: 'error', event: 'authenticate_failed', mainId, error: loggedError(error) })
+          return undefined
+        })
       asked.set(request, user)
     }
     return user
@@ -317,6 +367,7 @@ function createIdentify(
 
 /** The context of one main, with what only the wiring can set afterwards. */
 interface MainContext extends BackendContext {
+  closing: boolean
   /** How many push subscriptions each user holds on this main. */
   readonly connections: Map<string, number>
   onRecorded: ExecutionSettings['onRecorded']
@@ -335,6 +386,7 @@ function createContext(
   const starting = new Set<string>()
   const pendingStops = new Set<string>()
   const connections = new Map<string, number>()
+  const log = options.logger ?? (() => {})
   const context: MainContext = {
     ...shared,
     now,
@@ -344,10 +396,14 @@ function createContext(
     pushStreams: new Set(),
     queueStreams: new Map(),
     connections,
-    identify: createIdentify(options, flavor),
+    closing: false,
+    limits: options.limits ?? {},
+    log,
+    identify: createIdentify(options, flavor, log, shared.mainId),
     unauthorized: options.authenticate ? notAuthenticated : unauthorized,
     onRecorded: () => {},
     async admit(kind, admit) {
+      if (context.closing) throw new ReadyAnswer(shuttingDown())
       const draft = {
         id: flavor.newExecutionId(),
         mainId: shared.mainId,
@@ -428,7 +484,18 @@ function executionSettings(
     newId: () => crypto.randomUUID(),
     rules: flavor.turn,
     onRecorded: (executionId, status) => context.onRecorded(executionId, status),
-    onFailure: () => {},
+    log: context.log,
+    ...(context.limits.maxTurnMs !== undefined && { maxTurnMs: context.limits.maxTurnMs }),
+    onFailure: (event, execution, error) =>
+      context.log({
+        level: 'error',
+        event,
+        mainId: context.mainId,
+        executionId: execution.id,
+        threadId: execution.threadId,
+        userId: execution.ownerId,
+        error: loggedError(error),
+      }),
     ...(flavor.capabilities.includes('message-queue') && {
       onEnded: (thread, execution) => afterExecution(context, keyOfThread(thread), execution),
       onPause: (thread, executionId, inputs) =>

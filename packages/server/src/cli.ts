@@ -16,6 +16,7 @@ import { checkAllowedHosts } from './hosts'
 import { flavorNames, pushBackends, type FlavorName, type PushBackend } from './flavor'
 import { startPreviewChatServer, type PreviewChatServer } from './node/host'
 import { createMemoryBus } from './bus/memory'
+import { consoleLogger } from './log'
 import { createMemoryStore } from './store/memory'
 
 const usage = `Usage: preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250] [--mains 1] [--cors <origin>|*] [--allowed-host <name>]... [--flavor spec|n8n-2.41|next-era] [--push-backend sse|websocket]`
@@ -107,6 +108,7 @@ async function main(): Promise<void> {
       deltaMs,
       snapshotMs,
       mainId: `main-${index + 1}`,
+      logger: consoleLogger,
       cors,
       allowedHosts,
       ...(flavor !== undefined && { flavor }),
@@ -135,6 +137,8 @@ async function main(): Promise<void> {
     closing = true
     Promise.all(
       servers.map(async (server) => {
+        // No new turns; running ones get 10 s, then end as `error` (never left `running`).
+        await server.backend.shutdown({ graceMs: 10_000 })
         await server.close()
         await server.backend.close()
       }),

@@ -2,6 +2,7 @@ import type { Timers } from '@preview-chat/core'
 import type { PreviewChatBus, ServerPushListener } from './bus/types'
 import type { RunningExecution, StartExecution } from './execution/types'
 import type { Flavor } from './flavor/types'
+import type { PreviewChatLogger } from './log'
 import { readJsonBody, requireJsonType, type RestError } from './http'
 import type { SseStream } from './sse'
 import type { ExecutionDraft, ExecutionRecord, PreviewChatStore } from './store/types'
@@ -15,6 +16,10 @@ export interface BackendContext {
   readonly flavor: Flavor
   readonly mainId: string
   readonly now: () => number
+  /** Set once the main shuts down: no new turn is admitted. */
+  readonly closing: boolean
+  readonly limits: { maxTurnMs?: number; maxRunningTurnsPerUser?: number }
+  readonly log: PreviewChatLogger
   readonly pingMs: number
   readonly timers: Timers
   /** The executions this main runs now, by id. */
@@ -64,4 +69,10 @@ export async function requireUser(
   const refusal = scopeRefusal(user, scope)
   if (refusal) throw refusal
   return user
+}
+
+/** The admission's per-user limit, where `limits.maxRunningTurnsPerUser` sets one. */
+export function maxRunning(context: BackendContext): { maxRunningPerOwner?: number } {
+  const max = context.limits.maxRunningTurnsPerUser
+  return max === undefined ? {} : { maxRunningPerOwner: max }
 }

@@ -46,11 +46,8 @@ export async function runAgent(
     return outcome
   } catch (error) {
     if (controller.signal.aborted) return { kind: abortReason(controller.signal) }
-    return {
-      kind: 'error',
-      message: `The agent crashed: ${error instanceof Error ? error.message : String(error)}`,
-      errorCode: 'agent_crashed',
-    }
+    // The detail (a message, a stack: maybe a secret, another user's data) goes to the log only.
+    return { kind: 'crashed', error }
   } finally {
     timers.clearTimeout(timer)
   }
@@ -58,5 +55,6 @@ export async function runAgent(
 
 function abortReason(signal: AbortSignal): AbortReason {
   const reason: unknown = signal.reason
-  return reason === 'close' || reason === 'left' ? reason : 'stop'
+  const reasons: readonly unknown[] = ['close', 'left', 'too_long', 'shutdown']
+  return reasons.includes(reason) ? (reason as AbortReason) : 'stop'
 }

@@ -42,6 +42,16 @@ export function startExecution(
     }),
   }
   register(running)
+  const ids = { mainId: settings.mainId, executionId: execution.id, threadId: thread.id }
+  settings.log({ level: 'info', event: 'turn_started', ...ids, userId: thread.ownerId })
+  // "A turn's maximum duration": past it the turn ends as `error` (`turn_too_long`).
+  const { maxTurnMs, timers } = settings
+  const tooLong =
+    maxTurnMs === undefined
+      ? undefined
+      : timers.setTimeout(() => {
+          if (!controller.signal.aborted) controller.abort('too_long' satisfies AbortReason)
+        }, maxTurnMs)
   const ending = { execution, thread, recorder, stream, unregister: () => unregister(execution.id) }
   const { onPause } = settings
   const pause = onPause && (() => onPause(thread, execution.id, recorder))
@@ -49,7 +59,9 @@ export function startExecution(
     .finally(resolveStarted)
     .then(() => runAgent(settings, start.input, recorder, controller, history, pause))
     .then(async (outcome) => {
+      if (tooLong !== undefined) timers.clearTimeout(tooLong)
       const ended = await endExecution(settings, ending, outcome)
+      settings.log({ level: 'info', event: 'turn_ended', ...ids, status: ended.status })
       await settings.onEnded?.(thread, ended)
     })
     .catch((error: unknown) => settings.onFailure('execution_failed', execution, error))

@@ -1,6 +1,6 @@
 import type { RunCancelAnswer } from '@preview-chat/core/contract'
 import { abandoned, refusalAnswer, turnRefusal } from '../admission'
-import { readBody, requireUser, type BackendContext } from '../context'
+import { maxRunning, readBody, requireUser, type BackendContext } from '../context'
 import { dataResponse, RestError } from '../http'
 import { takeUpNext } from '../queue/model'
 import { sseResponse } from '../sse'
@@ -34,6 +34,7 @@ export async function resume(
       toolCallId: body.toolCallId,
       exclusive: flavor.refusesConcurrentTurns,
       execution,
+      ...maxRunning(context),
     }),
   )
   if (!admitted.ok) {
