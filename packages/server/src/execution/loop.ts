@@ -15,7 +15,7 @@ export async function runAgent(
   recorder: TurnRecorder,
   controller: AbortController,
   history: readonly Message[],
-  onPause: () => void = () => {},
+  onPause?: () => Promise<void>,
 ): Promise<ExecutionOutcome> {
   const { timers, snapshotMs } = settings
   let timer: unknown
@@ -31,9 +31,11 @@ export async function runAgent(
   try {
     const outcome = await settings.agent(input, {
       emit,
+      // The sleep starts at once (a host may pace pauses by their order), while a flavor's pause
+      // work (steers joining) runs beside it; the agent goes on once both are done.
       pause: () => {
-        onPause()
-        return settings.sleep(settings.deltaMs, controller.signal)
+        const slept = settings.sleep(settings.deltaMs, controller.signal)
+        return onPause ? Promise.all([onPause(), slept]).then(() => undefined) : slept
       },
       id: (prefix) => `${prefix}-${settings.newId()}`,
       now: settings.now,
@@ -44,11 +46,8 @@ export async function runAgent(
     return outcome
   } catch (error) {
     if (controller.signal.aborted) return { kind: abortReason(controller.signal) }
-    return {
-      kind: 'error',
-      message: `The agent crashed: ${error instanceof Error ? error.message : String(error)}`,
-      errorCode: 'agent_crashed',
-    }
+    // The detail (a message, a stack: maybe a secret, another user's data) goes to the log only.
+    return { kind: 'crashed', error }
   } finally {
     timers.clearTimeout(timer)
   }
@@ -56,5 +55,6 @@ export async function runAgent(
 
 function abortReason(signal: AbortSignal): AbortReason {
   const reason: unknown = signal.reason
-  return reason === 'close' || reason === 'left' ? reason : 'stop'
+  const reasons: readonly unknown[] = ['close', 'left', 'too_long', 'shutdown']
+  return reasons.includes(reason) ? (reason as AbortReason) : 'stop'
 }
