@@ -310,6 +310,7 @@ describe('the AI SDK adapter (ai 6.x, its mock model, a real backend)', () => {
         [finish('tool-calls')],
       ),
       step(text('t2', 'Sent.'), [finish('stop')]),
+      step(text('t3', 'You are welcome.'), [finish('stop')]),
     )
     const { server } = await hostWith(model, {
       send_email: tool({
@@ -359,6 +360,30 @@ describe('the AI SDK adapter (ai 6.x, its mock model, a real backend)', () => {
     })
     const record = await readHistory(server, started.sessionId)
     expect(record.messages.at(-1)).toMatchObject({ executionStatus: 'success' })
+
+    // The next turn tells the model of the call once (the record has it twice: suspended, then
+    // resumed), with its result.
+    await (await turn(chat(server, { message: 'thanks', sessionId: started.sessionId }))).rest()
+    expect(model.doStreamCalls[2]?.prompt.slice(1)).toEqual([
+      {
+        role: 'assistant',
+        content: [
+          expect.objectContaining({ type: 'text', text: 'I will send it.' }),
+          expect.objectContaining({ type: 'tool-call', toolCallId: 'call-1' }),
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          expect.objectContaining({
+            toolCallId: 'call-1',
+            output: { type: 'json', value: { sent: true } },
+          }),
+        ],
+      },
+      { role: 'assistant', content: [expect.objectContaining({ type: 'text', text: 'Sent.' })] },
+      { role: 'user', content: [{ type: 'text', text: 'thanks' }] },
+    ])
   })
 
   it('declines a tool when resumed with anything but approved: true, and the model is told so [R-AISDK-APPROVAL]', async () => {

@@ -43,12 +43,13 @@ export function modelMessagesOf(
   resuming?: { payload: SuspendedPayload; answer: ApprovalAnswer },
 ): ModelMessage[] {
   const messages: ModelMessage[] = []
+  const calls = toolCallsOf(history, resuming?.payload.toolCallId)
   for (const message of history) {
     if (message.role === 'user') {
       const text = textOf(message.content)
       if (text !== '') messages.push({ role: 'user', content: text })
     } else {
-      messages.push(...assistantMessagesOf(message.content, resuming?.payload.toolCallId))
+      messages.push(...assistantMessagesOf(message.content, calls))
     }
   }
   if (resuming) messages.push(...approvalMessages(messages, resuming.payload, resuming.answer))
@@ -62,11 +63,30 @@ function textOf(parts: readonly MessagePart[]): string {
     .join('')
 }
 
+/**
+ * The tool calls of the record, each told to the model once, where it was made: a call that
+ * suspended is recorded again, with its result, by the execution that resumed it.
+ */
+interface ToolCalls {
+  /** The last recorded part of each call: the one with its result, if it has one. */
+  readonly final: ReadonlyMap<string, ToolCallPart>
+  /** The call being resumed: its result is the person's answer, not a recorded one. */
+  readonly pending: string | undefined
+  /** Calls told already. */
+  readonly told: Set<string>
+}
+
+function toolCallsOf(history: readonly Message[], pending: string | undefined): ToolCalls {
+  const final = new Map<string, ToolCallPart>()
+  for (const message of history) {
+    for (const part of message.content)
+      if (part.type === 'tool-call') final.set(part.toolCallId, part)
+  }
+  return { final, pending, told: new Set() }
+}
+
 /** One recorded answer as alternating assistant and tool messages, one pair per step. */
-function assistantMessagesOf(
-  parts: readonly MessagePart[],
-  pendingToolCallId: string | undefined,
-): ModelMessage[] {
+function assistantMessagesOf(parts: readonly MessagePart[], calls: ToolCalls): ModelMessage[] {
   const messages: ModelMessage[] = []
   let content: Exclude<AssistantModelMessage['content'], string> = []
   let results: ToolResultPart[] = []
@@ -81,13 +101,12 @@ function assistantMessagesOf(
       if (results.length > 0) flush()
       if (part.text !== '') content.push({ type: part.type, text: part.text })
     } else if (part.type === 'tool-call' && part.input !== undefined) {
-      content.push({
-        type: 'tool-call',
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        input: part.input,
-      })
-      if (part.toolCallId !== pendingToolCallId) results.push(toolResultOf(part))
+      const { toolCallId, toolName, input } = part
+      if (calls.told.has(toolCallId)) continue
+      calls.told.add(toolCallId)
+      content.push({ type: 'tool-call', toolCallId, toolName, input })
+      if (toolCallId !== calls.pending)
+        results.push(toolResultOf(calls.final.get(toolCallId) ?? part))
     }
   }
   flush()
