@@ -18,31 +18,62 @@ import type { ExecutionSettings, RunningExecution } from './execution/types'
 import { createFlavor, type FlavorName, type PushBackend, type PushSocketAdmission } from './flavor'
 import { checkAllowedHosts, hostnameOf } from './hosts'
 import { createInspectionLog, type PreviewChatInspection } from './inspection'
+import { createMemoryBus } from './bus/memory'
+import type { PreviewChatBus } from './bus/types'
 import type { PushListener, ServerPushListener } from './push'
 import { admitPushUser } from './push-admission'
-import type { ExecutionRelay } from './relay'
 import { afterExecution } from './queue/model'
 import { letSteersIn } from './queue/steer'
 import { dispatch } from './routes/dispatch'
 import { platformTimers, sleepOn, type Sleep } from './sleep'
-import { createPreviewChatStore, type PreviewChatStore } from './store'
-import { builtInUsers, type PreviewChatUser } from './users'
+import { createMemoryStore } from './store/memory'
+import type { PreviewChatStore } from './store/types'
+import { keyOfThread } from './threads'
+import { PreviewChatConfigError } from './config-error'
+import {
+  builtInUsers,
+  notAuthenticated,
+  unauthorized,
+  userOfIdentity,
+  type PreviewChatAuthenticate,
+  type PreviewChatUser,
+} from './users'
 
 export type { PreviewChatInspection, RecordingLogEntry, RequestLogEntry } from './inspection'
 
 export interface PreviewChatBackendOptions {
+  /**
+   * Who is calling: the app's auth (a session cookie, a JWT, …) as `{ userId, scopes }`, or null
+   * (401, no detail). Decides every route, push (SSE and WebSocket) included. Without it the
+   * backend needs `dev: true`.
+   */
+  authenticate?: PreviewChatAuthenticate
+  /**
+   * A development server: without `authenticate`, the built-in development users (alice, bob,
+   * carol, or `users`) by `Authorization: Bearer <name>` or the cookie `preview-chat-user=<name>`
+   * (the flavors keep their own credentials: n8n-2.41's cookie and `browser-id`), and the scripted
+   * demo agent when no `agent` is given. What the CLI, the demo and the msw kit pass. Never deploy it.
+   */
+  dev?: boolean
   /** Pause between streamed deltas, in ms (40 by default: a demo turn lasts a few seconds). */
   deltaMs?: number
   /** How often a running turn's snapshot is recorded and announced, in ms (250 by default). */
   snapshotMs?: number
   /** The shared budget of a delegation's child text and reasoning (4,000 by default). */
   delegationCharLimit?: number
-  /** The state shared by every main; pass one store to several backends to run several mains. */
+  /**
+   * The record every main of a deployment shares: threads, executions, suspended runs, queues
+   * (`createMemoryStore()` by default). Pass one store and one `bus` to several backends to
+   * simulate several mains in one process (what the tests and the CLI's `--mains` do).
+   */
   store?: PreviewChatStore
+  /**
+   * How the mains of a deployment reach each other: push fan-out and the Stop relay
+   * (`createMemoryBus()` by default, which reaches the mains of this process only).
+   */
+  bus?: PreviewChatBus
   /** This main's id (a fresh one by default). */
   mainId?: string
-  /** How a Stop reaches another main; the store's in-process relay by default. */
-  relay?: ExecutionRelay
   /** Replaces the built-in development users (alice, bob, carol). */
   users?: Readonly<Record<string, PreviewChatUser>>
   /** Every pause of the agent goes through it, so tests can pace a turn step by step. */
@@ -54,7 +85,7 @@ export interface PreviewChatBackendOptions {
   timers?: Timers
   /** The REST base (`/rest` by default). */
   basePath?: string
-  /** Replaces the scripted agent. */
+  /** The app's agent (the scripted demo agent by default, with `dev: true` only). */
   agent?: PreviewChatAgent
   /**
    * How many entries `inspect.requests` and `inspect.recordings` keep: the latest 1,000 by
@@ -109,9 +140,9 @@ export interface PreviewChatBackend {
    */
   subscribeAllPush(userId: string, listener: ServerPushListener): () => void
   /**
-   * The user a request's headers name: `Authorization: Bearer <user>` or the cookie
+   * The development user a request's headers name: `Authorization: Bearer <user>` or the cookie
    * `preview-chat-user=<user>` (spec); the cookie `n8n-auth=<user>` with a `browser-id` header
-   * (n8n-2.41).
+   * (n8n-2.41). The development users' only (see `dev`); a backend with `authenticate` asks that.
    */
   authenticate(headers: Headers): PreviewChatUser | undefined
   /** Which server this backend behaves as. */
@@ -128,9 +159,14 @@ export interface PreviewChatBackend {
    * the upgrade names, with `url`'s scheme, under one of the server's names: loopback ones,
    * `allowedHosts`, and `ownHosts` (what the host is bound to, e.g. the connection's address).
    */
-  admitPushSocket(url: URL, headers: Headers, ownHosts?: readonly string[]): PushSocketAdmission
+  admitPushSocket(
+    url: URL,
+    headers: Headers,
+    ownHosts?: readonly string[],
+  ): Promise<PushSocketAdmission>
   readonly mainId: string
   readonly store: PreviewChatStore
+  readonly bus: PreviewChatBus
   readonly basePath: string
   /** The `cors` option, checked; undefined when off. */
   readonly cors: string | undefined
@@ -150,13 +186,12 @@ export interface PreviewChatBackend {
 export function createPreviewChatBackend(
   options: PreviewChatBackendOptions = {},
 ): PreviewChatBackend {
-  const store = options.store ?? createPreviewChatStore()
-  const relay = options.relay ?? store.relay
+  checkOptions(options)
+  const store = options.store ?? createMemoryStore()
+  const bus = options.bus ?? createMemoryBus()
   const users = options.users ?? builtInUsers
   const basePath = (options.basePath ?? '/rest').replace(/\/+$/, '')
   const mainId = options.mainId ?? `main-${crypto.randomUUID().slice(0, 8)}`
-  const now = options.now ?? Date.now
-  const timers = options.timers ?? platformTimers
   const flavor = createFlavor({
     flavor: options.flavor,
     pushBackend: options.pushBackend,
@@ -165,55 +200,15 @@ export function createPreviewChatBackend(
   })
   const cors = options.cors === undefined ? undefined : checkCorsOrigin(options.cors)
   const allowedHosts = checkAllowedHosts(options.allowedHosts ?? [])
-  const running = new Map<string, RunningExecution>()
-  const log = createInspectionLog(store, running, options.logLimit ?? 1000)
-  const settings: ExecutionSettings = {
+  const context = createContext(options, { store, bus, mainId, flavor })
+  const log = createInspectionLog(
     store,
-    mainId,
-    agent: options.agent ?? scriptedAgent,
-    sleep: options.sleep ?? sleepOn(timers),
-    deltaMs: options.deltaMs ?? 40,
-    snapshotMs: options.snapshotMs ?? 250,
-    delegationCharLimit: options.delegationCharLimit ?? 4000,
-    pingMs: options.pingMs ?? 30_000,
-    now,
-    timers,
-    newId: () => crypto.randomUUID(),
-    newExecutionId: flavor.newExecutionId,
-    rules: flavor.turn,
-    onRecorded: (executionId, status) => log.recorded({ executionId, status }),
-    ...(flavor.capabilities.includes('message-queue') && {
-      onEnded: (thread, executionId) => afterExecution(context, thread, executionId),
-      onPause: (thread, executionId, inputs) => letSteersIn(context, thread, executionId, inputs),
-    }),
-  }
-  const context: BackendContext = {
-    store,
-    flavor,
-    mainId,
-    relay,
-    now,
-    pingMs: settings.pingMs,
-    timers,
-    running,
-    pushStreams: new Set(),
-    begin: (start) =>
-      startExecution(
-        settings,
-        start,
-        (execution) => running.set(execution.id, execution),
-        (id) => running.delete(id),
-      ).stream,
-    // The relay calls it for Stops that reached another main. Accepted while the execution has
-    // not ended ("false when that execution is not running any more"), even when already asked.
-    cancelLocal: (executionId) => {
-      const execution = running.get(executionId)
-      if (!execution) return false
-      if (!execution.controller.signal.aborted) execution.controller.abort('stop')
-      return true
-    },
-  }
-  const unregisterRelay = relay.register(mainId, context.cancelLocal)
+    context.running,
+    (userId) => context.connections.get(userId) ?? 0,
+    options.logLimit ?? 1000,
+  )
+  context.onRecorded = (executionId, status) => log.recorded({ executionId, status })
+  const unregisterRelay = bus.register(mainId, context.cancelLocal)
   const allowOrigin = corsHeaders(cors)
 
   return {
@@ -229,7 +224,7 @@ export function createPreviewChatBackend(
         method: request.method,
         path: new URL(request.url).pathname,
         route,
-        userId: flavor.authenticate(request.headers)?.id,
+        userId: (await context.identify(request))?.id,
         status: response.status,
       })
       for (const [header, value] of Object.entries(allowOrigin)) response.headers.set(header, value)
@@ -237,32 +232,208 @@ export function createPreviewChatBackend(
       return response
     },
     subscribePush: (userId, listener) =>
-      store.push.subscribe(userId, (message) => {
+      context.subscribe(userId, (message) => {
         if (message.type === 'agentExecutionUpdated') listener(message)
       }),
-    subscribeAllPush: (userId, listener) => store.push.subscribe(userId, listener),
+    subscribeAllPush: (userId, listener) => context.subscribe(userId, listener),
     authenticate: (headers) => flavor.authenticate(headers),
     flavor: flavor.name,
     credentials: (userId) => flavor.credentials(userId),
     namesUser: (headers) => flavor.namesUser(headers),
-    admitPushSocket: (url, headers, ownHosts = []) => {
+    admitPushSocket: async (url, headers, ownHosts = []) => {
       const originAllowed = originMaySendCookies(headers, cors, ownOf(url, ownHosts, allowedHosts))
-      return flavor.admitPushSocket(url, admitPushUser(flavor.pushUser(headers)), originAllowed)
+      const user = await context.identify(upgradeRequest(url, headers), 'push')
+      return flavor.admitPushSocket(url, admitPushUser(user, context.unauthorized), originAllowed)
     },
     mainId,
     store,
+    bus,
     basePath,
     cors,
     inspect: log.inspection,
     async close() {
       unregisterRelay()
-      const finishing = [...running.values()].map((execution) => {
+      const finishing = [...context.running.values()].map((execution) => {
         execution.controller.abort('close')
         return execution.finished
       })
       for (const end of [...context.pushStreams]) end()
       await Promise.all(finishing)
     },
+  }
+}
+
+/** Refuses options that cannot run: no auth outside development, no agent outside development. */
+function checkOptions(options: PreviewChatBackendOptions): void {
+  if (options.dev === true) return
+  if (options.authenticate === undefined) {
+    throw new PreviewChatConfigError(
+      'no_authenticate',
+      'createPreviewChatBackend needs `authenticate` (who is calling: your auth), or `dev: true` for the built-in development users.',
+    )
+  }
+  if (options.agent === undefined) {
+    throw new PreviewChatConfigError(
+      'no_agent',
+      'createPreviewChatBackend needs `agent` (your agent); the scripted demo agent is for `dev: true` only.',
+    )
+  }
+}
+
+/** A WebSocket upgrade as the Fetch `Request` an `authenticate` reads (its URL as http or https). */
+function upgradeRequest(url: URL, headers: Headers): Request {
+  const http = new URL(url)
+  http.protocol = url.protocol === 'wss:' || url.protocol === 'https:' ? 'https:' : 'http:'
+  return new Request(http, { headers })
+}
+
+/** Who sent each request: the app's `authenticate` (asked once per request), or the flavor's users. */
+function createIdentify(
+  options: PreviewChatBackendOptions,
+  flavor: BackendContext['flavor'],
+): BackendContext['identify'] {
+  const { authenticate } = options
+  if (!authenticate) {
+    return (request, channel = 'rest') =>
+      Promise.resolve(
+        channel === 'push'
+          ? flavor.pushUser(request.headers)
+          : flavor.authenticate(request.headers),
+      )
+  }
+  const asked = new WeakMap<Request, Promise<PreviewChatUser | undefined>>()
+  return (request) => {
+    let user = asked.get(request)
+    if (!user) {
+      // Whatever it answers or throws is parsed: anything but an identity is no user (401).
+      user = Promise.resolve()
+        .then(() => authenticate(request))
+        .then(userOfIdentity, () => undefined)
+      asked.set(request, user)
+    }
+    return user
+  }
+}
+
+/** The context of one main, with what only the wiring can set afterwards. */
+interface MainContext extends BackendContext {
+  /** How many push subscriptions each user holds on this main. */
+  readonly connections: Map<string, number>
+  onRecorded: ExecutionSettings['onRecorded']
+}
+
+/** One main's context: its running turns and the handles of the admission, start and Stop. */
+function createContext(
+  options: PreviewChatBackendOptions,
+  shared: Pick<BackendContext, 'store' | 'bus' | 'mainId' | 'flavor'>,
+): MainContext {
+  const { flavor } = shared
+  const timers = options.timers ?? platformTimers
+  const now = options.now ?? Date.now
+  const running = new Map<string, RunningExecution>()
+  // Admitted on this main, not started yet; a Stop for one of them is kept for its start.
+  const starting = new Set<string>()
+  const pendingStops = new Set<string>()
+  const connections = new Map<string, number>()
+  const context: MainContext = {
+    ...shared,
+    now,
+    pingMs: options.pingMs ?? 30_000,
+    timers,
+    running,
+    pushStreams: new Set(),
+    queueStreams: new Map(),
+    connections,
+    identify: createIdentify(options, flavor),
+    unauthorized: options.authenticate ? notAuthenticated : unauthorized,
+    onRecorded: () => {},
+    async admit(kind, admit) {
+      const draft = {
+        id: flavor.newExecutionId(),
+        mainId: shared.mainId,
+        kind,
+        startedAt: new Date(now()).toISOString(),
+      }
+      starting.add(draft.id)
+      try {
+        const result = await admit(draft)
+        if (!result?.ok) starting.delete(draft.id)
+        return result
+      } catch (error) {
+        starting.delete(draft.id)
+        throw error
+      }
+    },
+    begin(start) {
+      const { id } = start.execution
+      starting.delete(id)
+      const execution = startExecution(
+        settings,
+        start,
+        (handle) => running.set(handle.id, handle),
+        (handleId) => running.delete(handleId),
+      )
+      if (pendingStops.delete(id)) execution.controller.abort('stop')
+      return execution
+    },
+    // The bus calls it for Stops that reached another main. Accepted while the execution has
+    // not ended ("false when that execution is not running any more"), even when already asked;
+    // one admitted here but not started yet is stopped as it starts.
+    cancelLocal: (executionId) => {
+      const execution = running.get(executionId)
+      if (!execution) {
+        if (!starting.has(executionId)) return false
+        pendingStops.add(executionId)
+        return true
+      }
+      if (!execution.controller.signal.aborted) execution.controller.abort('stop')
+      return true
+    },
+    subscribe(userId, listener) {
+      connections.set(userId, (connections.get(userId) ?? 0) + 1)
+      const unsubscribe = shared.bus.subscribe(userId, listener)
+      let subscribed = true
+      return () => {
+        if (!subscribed) return
+        subscribed = false
+        unsubscribe()
+        const left = (connections.get(userId) ?? 1) - 1
+        if (left === 0) connections.delete(userId)
+        else connections.set(userId, left)
+      }
+    },
+  }
+  const settings = executionSettings(options, context)
+  return context
+}
+
+/** What the execution runner of one main is given. */
+function executionSettings(
+  options: PreviewChatBackendOptions,
+  context: MainContext,
+): ExecutionSettings {
+  const { flavor } = context
+  return {
+    store: context.store,
+    bus: context.bus,
+    mainId: context.mainId,
+    agent: options.agent ?? scriptedAgent,
+    sleep: options.sleep ?? sleepOn(context.timers),
+    deltaMs: options.deltaMs ?? 40,
+    snapshotMs: options.snapshotMs ?? 250,
+    delegationCharLimit: options.delegationCharLimit ?? 4000,
+    pingMs: context.pingMs,
+    now: context.now,
+    timers: context.timers,
+    newId: () => crypto.randomUUID(),
+    rules: flavor.turn,
+    onRecorded: (executionId, status) => context.onRecorded(executionId, status),
+    onFailure: () => {},
+    ...(flavor.capabilities.includes('message-queue') && {
+      onEnded: (thread, execution) => afterExecution(context, keyOfThread(thread), execution),
+      onPause: (thread, executionId, inputs) =>
+        letSteersIn(context, keyOfThread(thread), executionId, inputs),
+    }),
   }
 }
 

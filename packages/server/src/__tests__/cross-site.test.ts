@@ -42,8 +42,8 @@ describe('a body not typed application/json is refused with 415 [R-SERVER-JSON-O
         expect(body.message).toContain('Content-Type: application/json')
       }
     }
-    expect(server.backend.store.threads.size).toBe(0)
-    expect(server.backend.store.executions.size).toBe(0)
+    expect(await server.backend.store.listThreads()).toEqual([])
+    expect(await server.backend.store.listExecutions()).toEqual([])
     const json = await send(server, {
       method: 'POST',
       path: chatPath,
@@ -78,7 +78,7 @@ describe('a POST or DELETE authenticated by cookie checks the page Origin [R-SER
       expect(refused.status, origin).toBe(403)
       expect(errorBodyOf(refused).code).toBe('origin_not_allowed')
     }
-    expect(server.backend.store.threads.size).toBe(0)
+    expect(await server.backend.store.listThreads()).toEqual([])
 
     // A running turn: another site's page may not stop it with the cookie either.
     gate.open()
@@ -140,7 +140,7 @@ describe('a POST or DELETE authenticated by cookie checks the page Origin [R-SER
   })
 
   it('leaves the n8n-2.41 flavor as n8n answers: its browser-id header already needs a preflight', async () => {
-    const backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 0 })
+    const backend = createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41', deltaMs: 0 })
     const response = await backend.fetch(
       new Request(`http://localhost${chatPath}`, {
         method: 'POST',

@@ -68,7 +68,7 @@ describe('HEAD on a GET route answers as GET without a body [R-SERVER-HEAD]', ()
   })
 
   it('in-process too: the Fetch handler answers HEAD with no body at all', async () => {
-    const backend = createPreviewChatBackend({ deltaMs: 0 })
+    const backend = createPreviewChatBackend({ dev: true, deltaMs: 0 })
     const request = (method: string) =>
       backend.fetch(
         new Request(`http://x${chatPath}/none/messages`, {
@@ -93,7 +93,7 @@ describe('HEAD on a GET route answers as GET without a body [R-SERVER-HEAD]', ()
     expect(head.status).toBe(200)
     expect(head.headers['content-type']).toBe('text/event-stream; charset=UTF-8')
     expect(head.body).toBe('')
-    expect(server.backend.store.push.count('alice')).toBe(0)
+    expect(server.backend.inspect.pushConnections('alice')).toBe(0)
   })
 
   it('other methods stay 405, and the Allow of a GET route names HEAD', async () => {

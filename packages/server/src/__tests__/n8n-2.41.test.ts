@@ -225,7 +225,8 @@ describe('client message ids and first messages, as 2.41.1 was seen live on 2026
     const read = await n8nSend(server, { path: historyPath('kept-nowhere') })
     expect(read.status).toBe(200)
     expect(read.body).not.toContain(messageId)
-    expect(server.backend.store.messageIds.size).toBe(0)
+    const key = { ownerId: 'alice', projectId: 'p1', agentId: 'a1', threadId: 'kept-nowhere' }
+    expect(await server.backend.store.hasMessageId(key, messageId)).toBe(false)
     expect(JSON.stringify(server.backend.inspect.threads())).not.toContain(messageId)
   })
 
@@ -511,7 +512,10 @@ describe('push [R-N8N-EMULATION]', () => {
   it('with pushBackend "websocket": the WebSocket gets the messages, a plain GET 401, and one without pushRef or user opens then closes without a status (1005)', async () => {
     const server = await startN8nHost({ pushBackend: 'websocket' })
     const tab = n8nPushSocket(server, '?pushRef=tab')
-    await waitFor(() => server.backend.store.push.count('alice') === 1, 'the socket to subscribe')
+    await waitFor(
+      () => server.backend.inspect.pushConnections('alice') === 1,
+      'the socket to subscribe',
+    )
     const { executionId } = (
       await (await n8nTurn(server, { message: '/words 2', sessionId: 'ws' })).rest()
     ).at(-1) as Done
@@ -543,12 +547,16 @@ describe('push [R-N8N-EMULATION]', () => {
 
 describe('the option', () => {
   it('defaults to the spec flavor and refuses what it does not know', async () => {
-    expect(createPreviewChatBackend().flavor).toBe('spec')
-    expect(createPreviewChatBackend({ flavor: 'n8n-2.41' }).flavor).toBe('n8n-2.41')
-    expect(() => createPreviewChatBackend({ flavor: 'n8n-9' as 'spec' })).toThrow(TypeError)
-    expect(() => createPreviewChatBackend({ pushBackend: 'websocket' })).toThrow(/n8n-2.41/)
+    expect(createPreviewChatBackend({ dev: true }).flavor).toBe('spec')
+    expect(createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41' }).flavor).toBe('n8n-2.41')
+    expect(() => createPreviewChatBackend({ dev: true, flavor: 'n8n-9' as 'spec' })).toThrow(
+      TypeError,
+    )
+    expect(() => createPreviewChatBackend({ dev: true, pushBackend: 'websocket' })).toThrow(
+      /n8n-2.41/,
+    )
     expect(() =>
-      createPreviewChatBackend({ flavor: 'n8n-2.41', pushBackend: 'grpc' as 'sse' }),
+      createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41', pushBackend: 'grpc' as 'sse' }),
     ).toThrow(TypeError)
     // The spec flavor is unchanged: execution-started first, a bearer accepted.
     const spec = await startHost()
@@ -561,12 +569,12 @@ describe('the option', () => {
   })
 
   it('gives credentials in its own terms (for mocks that act as a user)', () => {
-    const n8n = createPreviewChatBackend({ flavor: 'n8n-2.41' })
+    const n8n = createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41' })
     const headers = new Headers(n8n.credentials('bob'))
     expect(n8n.authenticate(headers)?.id).toBe('bob')
     expect(n8n.namesUser(new Headers({ cookie: 'n8n-auth=nobody' }))).toBe(true)
     expect(n8n.namesUser(new Headers({ authorization: 'Bearer bob' }))).toBe(false)
-    const spec = createPreviewChatBackend()
+    const spec = createPreviewChatBackend({ dev: true })
     expect(spec.authenticate(new Headers(spec.credentials('bob')))?.id).toBe('bob')
   })
 
