@@ -1,3 +1,5 @@
+import type { PreviewChatAuthenticate } from '@preview-chat/server'
+
 /**
  * This app's sign-in, as small as a real one can be: a session cookie holding the user's id and
  * an HMAC of it, made with a secret only the server knows. `authenticate` is what the chat
@@ -54,9 +56,7 @@ export function sessionOf(headers: Headers): string | undefined {
  * Who is calling the chat backend: the signed-in user, who may read and run the agent; null
  * (the backend answers 401) without a valid session.
  */
-export async function authenticate(request: Request) {
+export const authenticate: PreviewChatAuthenticate = async (request) => {
   const userId = await userOfSession(sessionOf(request.headers))
-  return userId === null
-    ? null
-    : { userId, scopes: ['agent:read', 'agent:execute'] as ('agent:read' | 'agent:execute')[] }
+  return userId === null ? null : { userId, scopes: ['agent:read', 'agent:execute'] }
 }
