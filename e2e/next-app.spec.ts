@@ -2,13 +2,11 @@
 // rendered on the server and hydrates without a warning, and `/rest` reaches the reference server
 // through the app's `rewrites()` (the turn streams and the SSE push channel), so a reload
 // mid-answer recovers the answer as it does in the Vite demo.
-import { test as base, expect, type ConsoleMessage, type Page } from '@playwright/test'
+import { test as base, expect, type Page } from '@playwright/test'
 import { startPreviewChatServer, type PreviewChatServer } from '@preview-chat/server/node'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
-import { createServer, type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
+import { collectProblems, freePort, startNext } from './processes'
 
 const appDir = fileURLToPath(new URL('../examples/next-app/', import.meta.url))
 
@@ -23,41 +21,6 @@ async function rewriteTarget(): Promise<URL> {
   const rest = rules.find((rule) => rule.destination.endsWith('/rest/:path*'))
   if (!rest) throw new Error('examples/next-app was built without its /rest rewrite.')
   return new URL(rest.destination.replace('/rest/:path*', ''))
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
-
-/** `next start` of the built app; resolves once it answers. */
-async function startNext(port: number): Promise<ChildProcess> {
-  const nextBin = createRequire(`${appDir}package.json`).resolve('next/dist/bin/next')
-  // Not this runner's NODE_OPTIONS (the workspace's source condition): Next runs its own build.
-  const { NODE_OPTIONS: _, ...env } = process.env
-  const child = spawn(process.execPath, [nextBin, 'start', '-p', String(port), '-H', '127.0.0.1'], {
-    cwd: appDir,
-    env: { ...env, NEXT_TELEMETRY_DISABLED: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk))
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk))
-  const deadline = Date.now() + 20_000
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`next start exited:\n${output}`)
-    const answered = await fetch(`http://127.0.0.1:${port}/`, { redirect: 'manual' }).then(
-      () => true,
-      () => false,
-    )
-    if (answered) return child
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  child.kill()
-  throw new Error(`next start did not answer on ${port}:\n${output}`)
 }
 
 /** Text deltas 50 ms apart: `/long 60` streams for about three seconds. */
@@ -76,7 +39,7 @@ const test = base.extend<object, { next: { url: string; server: PreviewChatServe
         snapshotMs: 100,
       })
       const port = await freePort()
-      const next = await startNext(port)
+      const next = await startNext(appDir, port)
       await use({ url: `http://127.0.0.1:${port}`, server })
       next.kill('SIGTERM')
       await server.close()
@@ -87,17 +50,6 @@ const test = base.extend<object, { next: { url: string; server: PreviewChatServe
 
 const status = (page: Page) => page.getByTestId('status')
 const lastAnswer = (page: Page) => page.getByTestId('message-assistant').last()
-
-/** Console errors and warnings and uncaught errors of a page, from now on. */
-function collectProblems(page: Page): string[] {
-  const problems: string[] = []
-  page.on('console', (message: ConsoleMessage) => {
-    if (message.type() === 'error' || message.type() === 'warning')
-      problems.push(`${message.type()}: ${message.text()} (${message.location().url})`)
-  })
-  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`))
-  return problems
-}
 
 test('the page is rendered on the server and hydrates without a warning', async ({
   page,

@@ -1,22 +1,18 @@
 import { defineConfig } from 'tsup'
 
+// The main entry stays browser-safe; the Node host, the AI SDK adapter (`ai` an optional peer, its
+// types only), the conformance suite and the CLI are separate entries.
+const entries = {
+  index: 'src/index.ts',
+  'node/index': 'src/node/index.ts',
+  'ai-sdk/index': 'src/ai-sdk/index.ts',
+  conformance: 'src/conformance/index.ts',
+}
+
 export default defineConfig({
-  // The main entry stays browser-safe; the Node host, the CLI and the conformance suite are
-  // separate entries.
-  entry: {
-    index: 'src/index.ts',
-    'node/index': 'src/node/index.ts',
-    cli: 'src/cli.ts',
-    conformance: 'src/conformance/index.ts',
-  },
+  entry: { ...entries, cli: 'src/cli.ts' },
   format: ['esm'],
-  dts: {
-    entry: {
-      index: 'src/index.ts',
-      'node/index': 'src/node/index.ts',
-      conformance: 'src/conformance/index.ts',
-    },
-  },
+  dts: { entry: entries },
   clean: true,
   sourcemap: true,
   target: 'es2022',

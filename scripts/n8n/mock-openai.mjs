@@ -8,7 +8,8 @@
 //   POST /v1/responses          Responses API; stream:true -> SSE events as @ai-sdk/openai parses them
 //   POST /v1/chat/completions   Chat Completions; stream:true -> chat.completion.chunk SSE + [DONE]
 //   GET  /v1/models             model list (n8n's credential test / model discovery)
-//   GET  /health                {ok, words, delayMs, requests}
+//   GET  /health                {ok, words, delayMs, requests, aborted}: `aborted` counts the
+//                               streams whose client disconnected before their end
 // Reply text: "word1 word2 ... wordN" (N words, D ms apart). A user message containing
 // "[[words=N delay=D]]" overrides N/D for that request (either key may be omitted).
 // The stream stops at once when the client disconnects (n8n aborts a cancelled turn).
@@ -26,6 +27,7 @@ const WORDS = Number(arg('words', 'MOCK_WORDS', '50'))
 const DELAY = Number(arg('delay', 'MOCK_DELAY_MS', '50'))
 
 let requests = 0
+let aborted = 0
 let seq = 0
 let msgCounter = 0
 const id = (p) => `${p}_${randomBytes(12).toString('hex')}`
@@ -96,6 +98,11 @@ async function pace(req, res, parts, delay, write) {
   return true
 }
 
+function closedEarly(what) {
+  aborted++
+  log(`${what}: client closed early`)
+}
+
 async function responses(req, res, body) {
   const { words, delay } = overrides(body)
   const model = body.model ?? 'gpt-4o-mini'
@@ -159,7 +166,7 @@ async function responses(req, res, body) {
       logprobs: [],
     }),
   )
-  if (!ok) return log(`responses ${respId}: client closed early`)
+  if (!ok) return closedEarly(`responses ${respId}`)
   ev({
     type: 'response.output_text.done',
     item_id: msgId,
@@ -214,7 +221,7 @@ async function chatCompletions(req, res, body) {
     )
   chunk({ role: 'assistant', content: '' })
   const ok = await pace(req, res, parts, delay, (content) => chunk({ content }))
-  if (!ok) return log(`chat ${cid}: client closed early`)
+  if (!ok) return closedEarly(`chat ${cid}`)
   chunk({}, 'stop')
   if (body.stream_options?.include_usage) {
     res.write(
@@ -230,7 +237,7 @@ const server = http.createServer(async (req, res) => {
   const path = new URL(req.url, 'http://x').pathname.replace(/\/+$/, '').replace(/^\/v1(?=\/)/, '')
   try {
     if (req.method === 'GET' && path === '/health') {
-      return json(res, 200, { ok: true, words: WORDS, delayMs: DELAY, requests })
+      return json(res, 200, { ok: true, words: WORDS, delayMs: DELAY, requests, aborted })
     }
     if (req.method === 'GET' && path === '/models') {
       return json(res, 200, {
