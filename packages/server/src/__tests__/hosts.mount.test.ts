@@ -27,7 +27,12 @@ afterEach(async () => {
 
 function newBackend() {
   const gate = createGate()
-  const backend = createPreviewChatBackend({ deltaMs: 0, snapshotMs: 5, sleep: gate.sleep })
+  const backend = createPreviewChatBackend({
+    dev: true,
+    deltaMs: 0,
+    snapshotMs: 5,
+    sleep: gate.sleep,
+  })
   closers.push(() => backend.close())
   return { backend, gate }
 }
