@@ -442,7 +442,10 @@ function createContext(
         pendingStops.add(executionId)
         return true
       }
-      if (!execution.controller.signal.aborted) execution.controller.abort('stop')
+      // Asked already: it ends cancelled. Its outcome known otherwise: too late for this one.
+      if (execution.controller.signal.aborted) return true
+      if (execution.ending) return false
+      execution.controller.abort('stop')
       return true
     },
     subscribe(userId, listener) {

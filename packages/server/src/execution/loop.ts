@@ -16,6 +16,7 @@ export async function runAgent(
   controller: AbortController,
   history: readonly Message[],
   onPause?: () => Promise<void>,
+  settled: () => void = () => {},
 ): Promise<ExecutionOutcome> {
   const { timers, snapshotMs } = settings
   let timer: unknown
@@ -43,8 +44,11 @@ export async function runAgent(
       history,
     })
     controller.signal.throwIfAborted()
+    // In the same step as the check: from now on a Stop comes too late for this outcome.
+    settled()
     return outcome
   } catch (error) {
+    settled()
     if (controller.signal.aborted) return { kind: abortReason(controller.signal) }
     // The detail (a message, a stack: maybe a secret, another user's data) goes to the log only.
     return { kind: 'crashed', error }

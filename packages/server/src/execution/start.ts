@@ -34,6 +34,7 @@ export function startExecution(
     id: execution.id,
     controller,
     stream,
+    ending: false,
     started: new Promise<void>((resolve) => {
       resolveStarted = resolve
     }),
@@ -57,7 +58,11 @@ export function startExecution(
   const pause = onPause && (() => onPause(thread, execution.id, recorder))
   announceStart(settings, start, recorder, stream)
     .finally(resolveStarted)
-    .then(() => runAgent(settings, start.input, recorder, controller, history, pause))
+    .then(() =>
+      runAgent(settings, start.input, recorder, controller, history, pause, () => {
+        running.ending = true
+      }),
+    )
     .then(async (outcome) => {
       if (tooLong !== undefined) timers.clearTimeout(tooLong)
       const ended = await endExecution(settings, ending, outcome)

@@ -87,6 +87,11 @@ export interface RunningExecution {
   id: string
   /** The cancellation handle: aborting it stops the agent at its next pause. */
   controller: AbortController
+  /**
+   * Set once the outcome is known and its end is being recorded: a Stop is no longer accepted
+   * ("false when that execution is not running any more"), as the record will not say cancelled.
+   */
+  ending: boolean
   /** Settles once the start is recorded and announced (`execution-started`, where the flavor sends it). */
   started: Promise<void>
   /** Settles once the end is recorded. */
