@@ -17,37 +17,22 @@ test.afterAll(async () => {
   await docs.close()
 })
 
-/**
- * The console errors and uncaught exceptions of the page, and the failed requests. `newThread`:
- * the pages whose example names no `isNew` (the assistant-ui README's page, on the assistant-ui
- * guide): there a read of the fresh thread before the first message answers 404, which is what a
- * new thread is (the page shows no error). Those 404s of a thread's messages, on those pages only,
- * are left out, nothing else.
- */
-function watchErrors(page: Page, newThread?: RegExp): string[] {
+/** The console errors and uncaught exceptions of the page, and the failed requests: none is left out. */
+function watchErrors(page: Page): string[] {
   const errors: string[] = []
-  const firstRead = /\/chat\/[\w-]+\/messages/
-  const push = (line: string) => {
-    const excused =
-      newThread?.test(new URL(page.url()).pathname) && line.includes('404') && firstRead.test(line)
-    if (!excused) errors.push(line)
-  }
   page.on('console', (message) => {
     if (message.type() === 'error')
-      push(`${page.url()}: ${message.text()} (${message.location().url})`)
+      errors.push(`${page.url()}: ${message.text()} (${message.location().url})`)
   })
-  page.on('pageerror', (error) => push(`${page.url()}: ${error.message}`))
+  page.on('pageerror', (error) => errors.push(`${page.url()}: ${error.message}`))
   // Which resource a "Failed to load resource" was.
   page.on('requestfinished', (request) => {
     void request.response().then((response) => {
-      if (response && response.status() >= 400) push(`${response.status()} ${request.url()}`)
+      if (response && response.status() >= 400) errors.push(`${response.status()} ${request.url()}`)
     })
   })
   return errors
 }
-
-/** The page whose live chat reads its fresh thread (the assistant-ui README's page: no `isNew`). */
-const assistantUiGuide = /^\/guide\/assistant-ui(\.html)?$/
 
 /** One name for a page however a link spells it: `/a/index.html`, `/a/` → `/a/`; `/b.html` → `/b`. */
 const pageOf = (pathname: string) =>
@@ -86,7 +71,7 @@ async function linksAndIds(page: Page, path: string): Promise<{ links: string[];
   }
 }
 
-test('every page opens without a console error, and every internal link leads to a page', async ({
+test('every page opens without a console error, and every internal link leads to a page [R-DOCS-NO-CONSOLE-ERROR]', async ({
   browser,
 }) => {
   test.setTimeout(300_000)
@@ -107,7 +92,7 @@ test('every page opens without a console error, and every internal link leads to
   const crawl = async () => {
     const context = await browser.newContext()
     const page = await context.newPage()
-    const own = watchErrors(page, assistantUiGuide)
+    const own = watchErrors(page)
     for (;;) {
       const path = queue.shift()
       if (path === undefined) {
@@ -248,6 +233,12 @@ test('the search finds "queue" and "isNew", with no network but the site', async
     })
     await page.keyboard.press('Escape')
   }
+  // Enter opens the current result (the search's own Enter, which the site's theme keeps).
+  await page.locator('.rp-search-button').first().click()
+  await page.locator('.rp-search-panel__input').fill('preflight')
+  await expect(page.locator('.rp-suggest-item--current')).toBeVisible({ timeout: 45_000 })
+  await page.keyboard.press('Enter')
+  await expect(page).not.toHaveURL(/getting-started/)
   expect(elsewhere).toEqual([])
   expect(errors).toEqual([])
 })
@@ -275,7 +266,7 @@ for (const guide of ['getting-started', 'nextjs', 'assistant-ui', 'styling']) {
     page,
   }) => {
     test.setTimeout(90_000)
-    const errors = watchErrors(page, assistantUiGuide)
+    const errors = watchErrors(page)
     await page.goto(`${docs.url}/guide/${guide}`)
     await send(page, '/long 80')
     await expect.poll(async () => deltas(await answerOf(page))).toBeGreaterThanOrEqual(10)
@@ -330,4 +321,40 @@ test('queue: what is sent during a turn waits, is kept across a reload, and is s
   })
   await expect(queued).toHaveCount(0)
   expect(errors).toEqual([])
+})
+
+test('Enter in a live composer, on the page and in an empty search throws nothing [R-DOCS-NO-CONSOLE-ERROR]', async ({
+  page,
+}) => {
+  test.setTimeout(90_000)
+  const errors = watchErrors(page)
+  for (const guide of ['getting-started', 'assistant-ui', 'queue', 'styling']) {
+    await page.goto(`${docs.url}/guide/${guide}`)
+    const input = page.locator('[data-live-chat] textarea')
+    await expect(input).toBeVisible()
+    await input.fill('Hello')
+    await input.press('Enter')
+    await page.locator('h1').click()
+    await page.keyboard.press('Enter')
+    // The search open with nothing typed: no result to open.
+    await page.locator('.rp-search-button').first().click()
+    await page.locator('.rp-search-panel__input').press('Enter')
+    await page.keyboard.press('Escape')
+  }
+  expect(errors).toEqual([])
+})
+
+test('a live example opened by hand on another tab’s URL says where its thread is, with no error [R-DOCS-SECOND-TAB]', async ({
+  browser,
+}) => {
+  const context = await browser.newContext()
+  const page = await context.newPage()
+  const errors = watchErrors(page)
+  const foreign = '3f2b8a64-0c1e-4d55-9a7e-2b6f4c1d9e80'
+  await page.goto(`${docs.url}/guide/getting-started?thread=${foreign}`)
+  await expect(page.getByRole('note')).toContainText(foreign)
+  await expect(page.locator('[data-live-chat] textarea')).toBeVisible()
+  expect(new URL(page.url()).searchParams.get('thread')).not.toBe(foreign)
+  expect(errors).toEqual([])
+  await context.close()
 })

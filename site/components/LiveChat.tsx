@@ -2,7 +2,8 @@
  * A guide's chat, live in the docs page: the msw kit's reference backend runs in the page's
  * service worker (no server), kept in the page's sessionStorage across a reload
  * (`mountPersistentPreviewChat`), so a reload mid-answer finds the answer still there, and
- * growing. Mounted once per page load, for every live chat of the site; rendered in the browser
+ * growing. The URL carries the thread (`?thread=`). Each tab's backend is its own (see
+ * docs/decisions/docs-site.md), so a second tab does not follow the first. Mounted once per page load, for every live chat of the site; rendered in the browser
  * only (the site's static build renders its frame).
  */
 import { mountPersistentPreviewChat } from '@preview-chat/msw/storybook'
@@ -20,7 +21,8 @@ export interface LiveChatProps {
   isNew: boolean
 }
 
-let backend: Promise<unknown> | undefined
+type Backend = Awaited<ReturnType<typeof mountPersistentPreviewChat>>
+let backend: Promise<Backend> | undefined
 
 /** The backend of this page load: the scripted agent, a word every 60 ms. */
 function mountBackend() {
@@ -37,14 +39,36 @@ export function aliceClient(): PreviewChatClient {
   })
 }
 
-/** This example's thread in this tab: kept across a reload, new after "New thread". */
-function threadOf(name: string): { threadId: string; isNew: boolean } {
+/** The example's thread in this tab, and a thread of the URL that this tab's backend lacks. */
+interface Thread {
+  threadId: string
+  isNew: boolean
+  /** The URL's `?thread=`, unknown here: the page was opened by hand, not from the tab that has it. */
+  elsewhere?: string
+}
+
+/**
+ * This example's thread: the URL's (`?thread=…`) when this tab's backend has it, else the one kept
+ * in this tab (across a reload, until "New thread"), else a new one. New (`isNew`) while the
+ * backend has no such thread — nothing was sent in it yet — so no read asks for it. The URL is
+ * then set to it: what a second tab opened from this one needs.
+ */
+function threadOf(name: string, mock: Backend): Thread {
   const key = `preview-chat-docs:${name}:thread`
+  const known = (id: string | null): id is string =>
+    id !== null && mock.backend.inspect.threads().some((thread) => thread.id === id)
+  const url = new URL(location.href)
+  const fromUrl = url.searchParams.get('thread')
   const kept = sessionStorage.getItem(key)
-  if (kept) return { threadId: kept, isNew: false }
-  const threadId = crypto.randomUUID()
+  const threadId = known(fromUrl) ? fromUrl : (kept ?? crypto.randomUUID())
   sessionStorage.setItem(key, threadId)
-  return { threadId, isNew: true }
+  url.searchParams.set('thread', threadId)
+  history.replaceState(history.state, '', url)
+  return {
+    threadId,
+    isNew: !known(threadId),
+    ...(fromUrl !== null && fromUrl !== threadId && { elsewhere: fromUrl }),
+  }
 }
 
 export function LiveChat({
@@ -58,14 +82,14 @@ export function LiveChat({
   makeClient?: (() => PreviewChatClient) | null
   children: (props: LiveChatProps) => ReactNode
 }) {
-  const [live, setLive] = useState<LiveChatProps | undefined>()
+  const [live, setLive] = useState<LiveChatProps & { elsewhere?: string }>()
   const [failed, setFailed] = useState<string | undefined>()
   useEffect(() => {
     let cancelled = false
     mountBackend().then(
-      () => {
+      (mock) => {
         if (cancelled) return
-        const { threadId, isNew } = threadOf(name)
+        const { threadId, isNew, elsewhere } = threadOf(name, mock)
         const queryClient = new QueryClient()
         const client = makeClient?.()
         // The read starts here with the clients the App is given: the one its session takes.
@@ -76,7 +100,13 @@ export function LiveChat({
             threadId,
             queryClient,
           })
-        setLive({ client: client as PreviewChatClient, queryClient, threadId, isNew })
+        setLive({
+          client: client as PreviewChatClient,
+          queryClient,
+          threadId,
+          isNew,
+          elsewhere,
+        })
       },
       (error: unknown) => setFailed(error instanceof Error ? error.message : String(error)),
     )
@@ -86,17 +116,26 @@ export function LiveChat({
   }, [name, makeClient])
   const newThread = () => {
     sessionStorage.removeItem(`preview-chat-docs:${name}:thread`)
-    location.reload()
+    const url = new URL(location.href)
+    url.searchParams.delete('thread')
+    location.assign(url)
   }
   return (
     <section className="live-chat" data-live-chat={name} aria-label="Live example">
       <header>
-        <strong>Live</strong> — the reference backend runs in this page. Send <code>/long 60</code>,
-        reload the page mid-answer, or open it in a second tab.{' '}
+        <strong>Live</strong> — the reference backend runs in this tab (msw, no server). Send{' '}
+        <code>/long 60</code> and reload the page mid-answer. A second tab has a backend of its own,
+        so it does not follow this one here; against a server it does.{' '}
         <button type="button" onClick={newThread}>
           New thread
         </button>
       </header>
+      {live?.elsewhere && (
+        <p role="note">
+          This tab&apos;s backend has no thread <code>{live.elsewhere}</code>: the backend lives in
+          the tab that started it. Here is a new thread.
+        </p>
+      )}
       {failed && <p role="alert">The in-page backend did not start: {failed}</p>}
       {live ? children(live) : !failed && <p>Starting the in-page backend…</p>}
     </section>
