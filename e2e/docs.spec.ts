@@ -177,15 +177,16 @@ function publicEntryPoints(): { name: string; entry: string; page: string }[] {
           return {
             name: manifest.name,
             entry: `${manifest.name}${sub ? `/${sub}` : ''}`,
-            // TypeDoc names a module by its source's path: packages/react/src/devtools/index.ts
-            // is react/src/devtools.
-            page: `/api/${dir}/src/${sub ? `${sub}/` : ''}index.html`,
+            // Each module is named, and its page placed, by its import path.
+            page: `/api/${manifest.name}/${sub ? `${sub}/` : ''}index.html`,
           }
         })
     })
 }
 
-test('every public entry point of every package has its API reference page', async ({ page }) => {
+test('every public entry point has its API reference page, listed by its import name [R-DOCS-API-BY-IMPORT]', async ({
+  page,
+}) => {
   const entries = publicEntryPoints()
   // At least those the audit found missing, and every package.
   for (const entry of [
@@ -198,10 +199,16 @@ test('every public entry point of every package has its API reference page', asy
     expect(entries.map((each) => each.entry)).toContain(entry)
   const pages = new Set(builtPages())
   expect(entries.filter(({ page: path }) => !pages.has(path)).map(({ entry }) => entry)).toEqual([])
-  // The reference's index lists each of them.
+  // The reference's index, titled after the library, lists each of them by its import name, and
+  // nothing else: no source path (`react/src/queue`), no monorepo.
   await page.goto(`${docs.url}/api/`)
-  for (const { page: path } of entries)
-    await expect(page.locator(`a[href="${path}"]`).first()).toBeAttached()
+  await expect(page.locator('div.rp-doc h1')).toHaveText(/^#?preview-chat\s*$/)
+  for (const { page: path, entry } of entries)
+    await expect(page.locator(`div.rp-doc a[href="${path}"]`).first()).toHaveText(entry)
+  const listed = await page.locator('div.rp-doc li a').allTextContents()
+  expect(listed.sort()).toEqual(entries.map(({ entry }) => entry).sort())
+  await expect(page.locator('div.rp-doc')).not.toContainText('/src')
+  await expect(page.locator('div.rp-doc')).not.toContainText('monorepo')
 })
 
 test('the recovery guide draws its state diagram, not its source', async ({ page }) => {
