@@ -2,6 +2,7 @@
 // no broken internal link, the local search finds what a reader looks for, and each guide's live
 // chat runs in its page against the msw kit's backend, which a reload mid-answer does not lose.
 import { expect, test, type Page } from '@playwright/test'
+import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -364,4 +365,23 @@ test('a live example opened by hand on another tab’s URL says where its thread
   expect(new URL(page.url()).searchParams.get('thread')).not.toBe(foreign)
   expect(errors).toEqual([])
   await context.close()
+})
+
+test('the server page shows what `preview-chat-server --help` prints [R-DOCS-SERVER-CLI]', async ({
+  page,
+}) => {
+  const help = execFileSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--conditions=@preview-chat/source',
+      'packages/server/src/cli.ts',
+      '--help',
+    ],
+    { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' },
+  ).trim()
+  expect(help).toMatch(/^Usage: preview-chat-server /)
+  await page.goto(`${docs.url}/guide/server`)
+  await expect(page.locator('div.rp-doc pre').filter({ hasText: 'Usage:' })).toHaveText(help)
 })

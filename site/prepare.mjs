@@ -1,6 +1,7 @@
 // Before every dev and build of the site: msw's service worker into the site's public files (what
 // `npx msw init` writes), a page for each decision record of docs/decisions/ (one line that
 // includes the record from where it is), and the API reference from the packages' TSDoc.
+import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
@@ -16,6 +17,16 @@ copyFileSync(
   join(dirname(require.resolve('msw/package.json')), 'lib/mockServiceWorker.js'),
   join(site, 'docs/public/mockServiceWorker.js'),
 )
+
+// The reference server's command line, as its `--help` prints it (packages/server/src/cli.ts):
+// the site's page includes it, so the two cannot differ.
+const help = execFileSync(
+  process.execPath,
+  ['--import', 'tsx', '--conditions=@preview-chat/source', 'packages/server/src/cli.ts', '--help'],
+  { cwd: repo, encoding: 'utf8' },
+)
+mkdirSync(join(site, 'generated'), { recursive: true })
+writeFileSync(join(site, 'generated/server-help.md'), `\`\`\`text\n${help.trimEnd()}\n\`\`\`\n`)
 
 const decisions = join(site, 'docs/decisions')
 rmSync(decisions, { recursive: true, force: true })
