@@ -352,19 +352,39 @@ test('Enter in a live composer, on the page and in an empty search throws nothin
   expect(errors).toEqual([])
 })
 
-test('a live example opened by hand on another tab’s URL says where its thread is, with no error [R-DOCS-SECOND-TAB]', async ({
-  browser,
+test('the same URL in a second tab follows the live answer, after its reload too [R-DOCS-SECOND-TAB]', async ({
+  context,
 }) => {
-  const context = await browser.newContext()
-  const page = await context.newPage()
-  const errors = watchErrors(page)
-  const foreign = '3f2b8a64-0c1e-4d55-9a7e-2b6f4c1d9e80'
-  await page.goto(`${docs.url}/guide/getting-started?thread=${foreign}`)
-  await expect(page.getByRole('note')).toContainText(foreign)
-  await expect(page.locator('[data-live-chat] textarea')).toBeVisible()
-  expect(new URL(page.url()).searchParams.get('thread')).not.toBe(foreign)
+  test.setTimeout(120_000)
+  const first = await context.newPage()
+  const errors = watchErrors(first)
+  await first.goto(`${docs.url}/guide/getting-started`)
+  await send(first, '/long 80')
+  await expect.poll(async () => deltas(await answerOf(first))).toBeGreaterThanOrEqual(5)
+  // The URL carries the thread: a second tab of the browser opens the same address.
+  expect(new URL(first.url()).searchParams.get('thread')).toMatch(/^[\w-]{36}$/)
+  const second = await context.newPage()
+  errors.push(...watchErrors(second))
+  await second.goto(first.url())
+  await expect(second.locator('[data-live-chat]').getByText('/long 80')).toBeVisible()
+  const seen = deltas(await answerOf(second))
+  expect(seen).toBeLessThan(80)
+  await expect.poll(async () => deltas(await answerOf(second))).toBeGreaterThan(seen + 5)
+  // Reloaded mid-answer, it reads the thread from the one backend and follows on.
+  await second.reload()
+  await expect.poll(async () => deltas(await answerOf(second))).toBeGreaterThanOrEqual(seen + 5)
+  await expect.poll(async () => deltas(await answerOf(second)), { timeout: 30_000 }).toBe(80)
+  expect(await answerOf(second)).toBe(await answerOf(first))
+  // Reloaded after the end, with no live answer to relay: read whole from the one backend (an
+  // earlier try showed nothing here — every request of a second tab answered 404).
+  await second.reload()
+  await expect.poll(async () => deltas(await answerOf(second))).toBe(80)
+  const transcript = (await second.locator('[data-live-chat]').textContent()) ?? ''
+  expect(transcript.match(/delta 1\./g), transcript).toHaveLength(1)
+  // And the other way: what the second tab sends, the first one shows.
+  await send(second, 'From the second tab')
+  await expect(first.locator('[data-live-chat]').getByText(/You said \(4 words\)/)).toBeVisible()
   expect(errors).toEqual([])
-  await context.close()
 })
 
 test('the server page shows what `preview-chat-server --help` prints [R-DOCS-SERVER-CLI]', async ({

@@ -2,15 +2,15 @@
  * A guide's chat, live in the docs page: the msw kit's reference backend runs in the page's
  * service worker (no server), kept in the page's sessionStorage across a reload
  * (`mountPersistentPreviewChat`), so a reload mid-answer finds the answer still there, and
- * growing. The URL carries the thread (`?thread=`). Each tab's backend is its own (see
- * docs/decisions/docs-site.md), so a second tab does not follow the first. Mounted once per page load, for every live chat of the site; rendered in the browser
+ * growing. One tab hosts it for all the site's tabs (./shared-backend.ts) and the URL carries the
+ * thread (`?thread=`), so the same address in a second tab follows the first. Mounted once per page load, for every live chat of the site; rendered in the browser
  * only (the site's static build renders its frame).
  */
-import { mountPersistentPreviewChat } from '@preview-chat/msw/storybook'
 import { createPreviewChatClient, type PreviewChatClient } from '@preview-chat/react'
 import { QueryClient } from '@tanstack/react-query'
 import { useEffect, useState, type ReactNode } from 'react'
 import './live-chat.css'
+import { mountSharedBackend } from './shared-backend'
 
 /** What a guide's App gets: the page's clients and the example's thread. */
 export interface LiveChatProps {
@@ -21,13 +21,16 @@ export interface LiveChatProps {
   isNew: boolean
 }
 
-type Backend = Awaited<ReturnType<typeof mountPersistentPreviewChat>>
-let backend: Promise<Backend> | undefined
-
-/** The backend of this page load: the scripted agent, a word every 60 ms. */
+/** The backend of the site's tabs: the scripted agent, a word every 60 ms (./shared-backend.ts). */
 function mountBackend() {
-  backend ??= mountPersistentPreviewChat({ deltaMs: 60, snapshotMs: 200 })
-  return backend
+  return mountSharedBackend({ deltaMs: 60, snapshotMs: 200 })
+}
+
+/** Whether the shared backend has the thread (nothing sent in it yet: no). */
+async function known(id: string | null): Promise<boolean> {
+  if (id === null) return false
+  const response = await fetch(`/__docs/thread?id=${encodeURIComponent(id)}`)
+  return ((await response.json()) as { exists: boolean }).exists
 }
 
 /** The reference server's alice, as the guides' clients name her. */
@@ -53,20 +56,19 @@ interface Thread {
  * backend has no such thread — nothing was sent in it yet — so no read asks for it. The URL is
  * then set to it: what a second tab opened from this one needs.
  */
-function threadOf(name: string, mock: Backend): Thread {
+async function threadOf(name: string): Promise<Thread> {
   const key = `preview-chat-docs:${name}:thread`
-  const known = (id: string | null): id is string =>
-    id !== null && mock.backend.inspect.threads().some((thread) => thread.id === id)
   const url = new URL(location.href)
   const fromUrl = url.searchParams.get('thread')
   const kept = sessionStorage.getItem(key)
-  const threadId = known(fromUrl) ? fromUrl : (kept ?? crypto.randomUUID())
+  const threadId =
+    fromUrl !== null && (await known(fromUrl)) ? fromUrl : (kept ?? crypto.randomUUID())
   sessionStorage.setItem(key, threadId)
   url.searchParams.set('thread', threadId)
   history.replaceState(history.state, '', url)
   return {
     threadId,
-    isNew: !known(threadId),
+    isNew: !(await known(threadId)),
     ...(fromUrl !== null && fromUrl !== threadId && { elsewhere: fromUrl }),
   }
 }
@@ -86,30 +88,31 @@ export function LiveChat({
   const [failed, setFailed] = useState<string | undefined>()
   useEffect(() => {
     let cancelled = false
-    mountBackend().then(
-      (mock) => {
-        if (cancelled) return
-        const { threadId, isNew, elsewhere } = threadOf(name, mock)
-        const queryClient = new QueryClient()
-        const client = makeClient?.()
-        // The read starts here with the clients the App is given: the one its session takes.
-        if (client && !isNew)
-          client.prefetch({
-            projectId: 'demo-project',
-            agentId: 'demo-agent',
-            threadId,
+    mountBackend()
+      .then(() => threadOf(name))
+      .then(
+        ({ threadId, isNew, elsewhere }) => {
+          if (cancelled) return
+          const queryClient = new QueryClient()
+          const client = makeClient?.()
+          // The read starts here with the clients the App is given: the one its session takes.
+          if (client && !isNew)
+            client.prefetch({
+              projectId: 'demo-project',
+              agentId: 'demo-agent',
+              threadId,
+              queryClient,
+            })
+          setLive({
+            client: client as PreviewChatClient,
             queryClient,
+            threadId,
+            isNew,
+            elsewhere,
           })
-        setLive({
-          client: client as PreviewChatClient,
-          queryClient,
-          threadId,
-          isNew,
-          elsewhere,
-        })
-      },
-      (error: unknown) => setFailed(error instanceof Error ? error.message : String(error)),
-    )
+        },
+        (error: unknown) => setFailed(error instanceof Error ? error.message : String(error)),
+      )
     return () => {
       cancelled = true
     }
@@ -123,17 +126,17 @@ export function LiveChat({
   return (
     <section className="live-chat" data-live-chat={name} aria-label="Live example">
       <header>
-        <strong>Live</strong> — the reference backend runs in this tab (msw, no server). Send{' '}
-        <code>/long 60</code> and reload the page mid-answer. A second tab has a backend of its own,
-        so it does not follow this one here; against a server it does.{' '}
+        <strong>Live</strong> — the reference backend runs in this browser (msw, no server), one for
+        the site&apos;s tabs. Send <code>/long 60</code>, reload the page mid-answer, or open this
+        page&apos;s address in a second tab: it follows the answer.{' '}
         <button type="button" onClick={newThread}>
           New thread
         </button>
       </header>
       {live?.elsewhere && (
         <p role="note">
-          This tab&apos;s backend has no thread <code>{live.elsewhere}</code>: the backend lives in
-          the tab that started it. Here is a new thread.
+          The in-page backend has no thread <code>{live.elsewhere}</code> (it lives in this browser,
+          and is gone once its last tab closes): here is a new thread.
         </p>
       )}
       {failed && <p role="alert">The in-page backend did not start: {failed}</p>}
