@@ -9,9 +9,11 @@ export default defineConfig({
   // Not test-results/ itself: Playwright empties its outputDir, and the other runners' reports
   // live there too.
   outputDir: `${results}playwright-artifacts`,
-  // One worker: each test holds two browser pages and a server that paces its turns; on a 2-core
-  // machine running them side by side only makes the timings noisy.
-  workers: 1,
+  // Two spec files at a time, each in its own worker (a spec's tests run in order, one after
+  // another): every server a spec starts listens on a port of its own (port 0; next-app.spec's
+  // reference server on 4327, the port its build names, in one worker only), so specs do not meet.
+  // Two suit a 2-core machine; `--workers=1` runs them one by one.
+  workers: 2,
   fullyParallel: false,
   retries: 0,
   timeout: 60_000,

@@ -1,7 +1,8 @@
 // The seeds of the property and model suites, chosen in one place. `pnpm test` runs each suite on
 // the committed list (scripts/seeds.json), so two runs of one commit run the same cases;
 // `PREVIEW_CHAT_SEED=<seed>` replays one seed; `PREVIEW_CHAT_SEED=fresh` (what `pnpm test:fuzz`
-// sets) draws a new seed for each suite, to find new failing seeds. Each seed is printed before its
+// sets) draws a new seed for each suite (`PREVIEW_CHAT_FRESH_SEEDS=<n>`: n of them, one after
+// another), to find new failing seeds. Each seed is printed before its
 // run, with the command that replays it.
 import { readFileSync } from 'node:fs'
 
@@ -17,7 +18,10 @@ export function seedMode() {
 /** The seeds suite `name` runs on, in order (an entry with `knownFailing` last). */
 export function seedsFor(name) {
   const mode = seedMode()
-  if (mode === 'fresh') return [{ seed: (Math.random() * 2 ** 31) | 0 }]
+  if (mode === 'fresh')
+    return Array.from({ length: Number(process.env.PREVIEW_CHAT_FRESH_SEEDS) || 1 }, () => ({
+      seed: (Math.random() * 2 ** 31) | 0,
+    }))
   if (mode === 'replay') {
     const seed = Number(process.env.PREVIEW_CHAT_SEED)
     if (!Number.isSafeInteger(seed))

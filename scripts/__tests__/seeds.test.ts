@@ -34,6 +34,8 @@ describe('the seeds of the property suites [R-TESTS-SEEDS-CHOSEN]', () => {
     const drawn = new Set(Array.from({ length: 20 }, () => seedsFor(known)[0]!.seed))
     expect(drawn.size).toBeGreaterThan(1)
     expect(seedsFor(known)).toHaveLength(1)
+    vi.stubEnv('PREVIEW_CHAT_FRESH_SEEDS', '3')
+    expect(seedsFor(known)).toHaveLength(3)
     vi.stubEnv('PREVIEW_CHAT_SEED', 'seven')
     expect(() => seedsFor(known)).toThrow(/PREVIEW_CHAT_SEED=seven is no seed/)
   })
