@@ -13,6 +13,7 @@
 //   node scripts/test.mjs --list        the steps, without running them
 //   node scripts/test.mjs --from e2e    from that step on (names as in --list)
 //   node scripts/test.mjs --only lint,unit
+//   node scripts/test.mjs --keep-going   every step even after a failure (exits with the first failure's code)
 import { spawn } from 'node:child_process'
 import { delimiter, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -115,6 +116,7 @@ async function main(args) {
     ([name]) =>
       (!only || only.includes(name)) && (!from || names.indexOf(name) >= names.indexOf(from)),
   )
+  const keepGoing = args.includes('--keep-going')
   const results = []
   const started = performance.now()
   for (const [name, command] of chosen) {
@@ -122,14 +124,14 @@ async function main(args) {
     const stepStarted = performance.now()
     const code = await runStep(command)
     results.push({ name, ms: performance.now() - stepStarted, code })
-    if (code !== 0) {
+    if (code !== 0 && !keepGoing) {
       summary(results, performance.now() - started)
       console.log(`\nStep "${name}" failed; rerun from it: node scripts/test.mjs --from "${name}"`)
       return code
     }
   }
   summary(results, performance.now() - started)
-  return 0
+  return results.find(({ code }) => code !== 0)?.code ?? 0
 }
 
 process.exitCode = await main(process.argv.slice(2))
