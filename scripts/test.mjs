@@ -124,6 +124,7 @@ async function main(args) {
     const stepStarted = performance.now()
     const code = await runStep(command)
     results.push({ name, ms: performance.now() - stepStarted, code })
+    console.log(`◀ ${name}: ${seconds(results.at(-1).ms)}, ${code === 0 ? 'ok' : `exit ${code}`}`)
     if (code !== 0 && !keepGoing) {
       summary(results, performance.now() - started)
       console.log(`\nStep "${name}" failed; rerun from it: node scripts/test.mjs --from "${name}"`)
