@@ -26,6 +26,8 @@ export default defineConfig({
     viewport: { width: 1100, height: 750 },
     screenshot: 'only-on-failure',
     actionTimeout: 10_000,
-    navigationTimeout: 15_000,
+    // docs.spec's crawl loads several pages at once: beside a second worker on a loaded 2-core
+    // machine one load went past 15 s (a backstop, never a figure a test asserts).
+    navigationTimeout: 30_000,
   },
 })
