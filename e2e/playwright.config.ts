@@ -9,9 +9,11 @@ export default defineConfig({
   // Not test-results/ itself: Playwright empties its outputDir, and the other runners' reports
   // live there too.
   outputDir: `${results}playwright-artifacts`,
-  // One worker: each test holds two browser pages and a server that paces its turns; on a 2-core
-  // machine running them side by side only makes the timings noisy.
-  workers: 1,
+  // Two spec files at a time, each in its own worker (a spec's tests run in order, one after
+  // another): every server a spec starts listens on a port of its own (port 0; next-app.spec's
+  // reference server on 4327, the port its build names, in one worker only), so specs do not meet.
+  // Two suit a 2-core machine; `--workers=1` runs them one by one.
+  workers: 2,
   fullyParallel: false,
   retries: 0,
   timeout: 60_000,
@@ -24,6 +26,8 @@ export default defineConfig({
     viewport: { width: 1100, height: 750 },
     screenshot: 'only-on-failure',
     actionTimeout: 10_000,
-    navigationTimeout: 15_000,
+    // docs.spec's crawl loads several pages at once: beside a second worker on a loaded 2-core
+    // machine one load went past 15 s (a backstop, never a figure a test asserts).
+    navigationTimeout: 30_000,
   },
 })

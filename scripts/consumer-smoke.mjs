@@ -1,11 +1,21 @@
-// `pnpm test:consumer`: the setup a user has, not the workspace's. Packs the five packages (each
-// `prepack` builds), checks that each tarball holds what it should and nothing else
-// (tarball-contents.mjs), installs the tarballs with npm into a fresh app outside the repository,
+// `pnpm test:consumer`: the setup a user has, not the workspace's. Packs the five packages from
+// the build in their dist/ (`pnpm build` first; `prepack` is not run, so the packages are built
+// once per `pnpm test`), checks that each tarball's dist is that build, byte for byte, and that
+// each tarball holds what it should and nothing else (tarball-contents.mjs), installs the tarballs with npm into a fresh app outside the repository,
 // and there type-checks and runs the MSW component test of @preview-chat/msw's README, verbatim,
 // and type-checks the complete page of @preview-chat/assistant-ui's README beside
 // @assistant-ui/react.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -24,13 +34,52 @@ const run = (command, args, cwd) => {
   execFileSync(command, args, { cwd, stdio: 'inherit', env: { ...process.env, CI: 'true' } })
 }
 
+const filesIn = (dir) =>
+  existsSync(dir)
+    ? readdirSync(dir, { recursive: true }).filter((file) => statSync(join(dir, file)).isFile())
+    : []
+/** Each file of `dir` with the time it was last written. */
+const writtenAt = (dir) =>
+  new Map(filesIn(dir).map((file) => [file, statSync(join(dir, file)).mtimeMs]))
+
+/**
+ * What differs between the dist/ of `tarball` and the workspace's `dist`, `before` packing (none:
+ * the tarball holds that build, and packing wrote nothing there, so no `prepack` built again).
+ */
+function distDifferences(tarball, dist, before) {
+  const unpacked = join(work, 'unpacked')
+  rmSync(unpacked, { recursive: true, force: true })
+  mkdirSync(unpacked)
+  execFileSync('tar', ['-xzf', tarball, '-C', unpacked])
+  const packed = join(unpacked, 'package/dist')
+  const differences = []
+  const after = writtenAt(dist)
+  for (const [file, time] of before)
+    if (after.get(file) !== time) differences.push(`dist/${file} was written while packing`)
+  for (const file of new Set([...filesIn(dist), ...filesIn(packed)])) {
+    const [ours, theirs] = [join(dist, file), join(packed, file)]
+    if (!existsSync(theirs)) differences.push(`dist/${file} is not in the tarball`)
+    else if (!existsSync(ours)) differences.push(`dist/${file} is in the tarball, not in dist/`)
+    else if (!readFileSync(ours).equals(readFileSync(theirs)))
+      differences.push(`dist/${file} differs`)
+  }
+  return differences
+}
+
+const built = new Map(
+  packages.map((name) => [name, writtenAt(join(root, 'packages', name, 'dist'))]),
+)
+
 try {
-  for (const name of packages)
+  for (const name of packages) {
+    if (!existsSync(join(root, 'packages', name, 'dist')))
+      throw new Error(`packages/${name}/dist is missing: run \`pnpm build\` first`)
     run(
-      'npx',
-      ['-y', 'pnpm@10.34.9', 'pack', '--pack-destination', tarballs],
+      'pnpm',
+      ['pack', '--config.ignore-scripts=true', '--pack-destination', tarballs],
       join(root, 'packages', name),
     )
+  }
   const tarball = (name) => {
     const file = readdirSync(tarballs).find((f) => f.startsWith(`preview-chat-${name}-`))
     if (!file) throw new Error(`no tarball for @preview-chat/${name}`)
@@ -39,9 +88,13 @@ try {
   const wrong = []
   for (const name of packages) {
     const manifest = JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8'))
-    const { files, problems } = checkTarball(tarball(name).slice('file:'.length), manifest)
-    console.log(`${manifest.name}: ${files.length} files, ${problems.length} wrong`)
-    wrong.push(...problems.map((problem) => `${manifest.name}: ${problem}`))
+    const file = tarball(name).slice('file:'.length)
+    const { files, problems } = checkTarball(file, manifest)
+    const differences = distDifferences(file, join(root, 'packages', name, 'dist'), built.get(name))
+    console.log(
+      `${manifest.name}: ${files.length} files, ${problems.length} wrong; its dist ${differences.length === 0 ? 'is the build in dist/, byte for byte' : 'is not the build in dist/'}`,
+    )
+    wrong.push(...[...problems, ...differences].map((problem) => `${manifest.name}: ${problem}`))
   }
   if (wrong.length > 0)
     throw new Error(

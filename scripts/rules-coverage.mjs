@@ -8,7 +8,7 @@
 // twice, and on a mapping whose file no longer has a test of that title.
 //
 // Test files: packages/**/__tests__/**/*.test.ts(x), e2e/**/*.spec.ts, bench/src/__tests__/**,
-// stories/**/*.stories.tsx (their play functions). `--list` prints each rule with the tests that
+// scripts/__tests__/*.test.ts, stories/**/*.stories.tsx (their play functions). `--list` prints each rule with the tests that
 // name it (`--json`: as JSON). Plain Node, no dependencies.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -69,6 +69,7 @@ const isTestFile = (path) =>
   (path.startsWith('packages/') && /(^|\/)__tests__\//.test(path) && /\.test\.tsx?$/.test(path)) ||
   (path.startsWith('e2e/') && path.endsWith('.spec.ts')) ||
   (path.startsWith('bench/src/__tests__/') && /\.tsx?$/.test(path)) ||
+  (path.startsWith('scripts/__tests__/') && /\.test\.tsx?$/.test(path)) ||
   (path.startsWith('stories/') && path.endsWith('.stories.tsx'))
 
 /** The title on `line` that carries `id` (the quoted string around it), without the ids. */
@@ -83,8 +84,8 @@ function titleAround(line, id) {
 /** id → the tests that name it: { file, title }. */
 function scanTests() {
   const named = new Map()
-  const files = ['packages', 'e2e', 'bench/src/__tests__', 'stories'].flatMap((dir) =>
-    walk(join(root, dir), isTestFile),
+  const files = ['packages', 'e2e', 'bench/src/__tests__', 'scripts/__tests__', 'stories'].flatMap(
+    (dir) => walk(join(root, dir), isTestFile),
   )
   for (const file of files) {
     for (const line of readFileSync(file, 'utf8').split('\n')) {

@@ -14,6 +14,7 @@ import {
 } from '@preview-chat/core/contract'
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
+import { eachSeed } from '../../../scripts/seeds.mjs'
 import { parseTurnEvent as parseTurnEventBefore } from '../before/events'
 import { parseHistorySnapshot as parseHistorySnapshotBefore } from '../before/snapshot'
 
@@ -23,18 +24,9 @@ vi.setConfig({ testTimeout: 120_000 })
 
 const runs = 5_000
 
-/**
- * The seed of a random run, printed with how to replay it (`PREVIEW_CHAT_SEED=<seed>`), and the
- * seeds that once failed, replayed on every run as fixed examples.
- */
-function seeds(name: string, fixed: number[]): number[] {
-  const replay = process.env.PREVIEW_CHAT_SEED
-  const seed = replay === undefined ? (Math.random() * 2 ** 31) | 0 : Number(replay)
-  console.log(
-    `[property] ${name}: seed ${seed} (replay: PREVIEW_CHAT_SEED=${seed} npx vitest run --project bench src/__tests__/contract.differential.test.ts)`,
-  )
-  return [...fixed, seed]
-}
+/** The command that replays `seed` of this file's property runs. */
+const replay = (seed: number) =>
+  `PREVIEW_CHAT_SEED=${seed} npx vitest run --project bench src/__tests__/contract.differential.test.ts`
 
 type Json = null | boolean | number | string | undefined | Json[] | { [key: string]: Json }
 
@@ -317,55 +309,64 @@ const outcome = (
 describe('the contract parsers against the valibot parsers they replaced (win 3) [R-WIRE-DIFFERENTIAL]', () => {
   it('read every mutated turn event alike: the same event, the same tolerance, the same refusals', () => {
     let accepted = 0
-    // 1056953362: a chunk type `{ "toString": false }`, on which the parser before threw (issue
-    // 19, row j); the parser now ignores it as a chunk of an unknown type.
-    for (const runSeed of seeds('mutated turn events', [-1513240550, 1056953362]))
-      fc.assert(
-        fc.property(fc.constantFrom(...eventSeeds), mutations, (seed, changes) => {
-          const data = JSON.stringify(mutate(seed, changes)) ?? 'null'
-          const now = parseTurnEvent(data)
-          if (now.kind === 'event') accepted++
-          const before = beforeOrThrew(() => parseTurnEventBefore(data))
-          if (before === THREW) {
-            // Only where the type is no string, which the parser before turned into one.
-            expect(now.kind).toBe('ignored')
-            return
-          }
-          expect(now.kind).toBe(before.kind)
-          if (now.kind === 'event' && before.kind === 'event')
-            expect(now.event).toStrictEqual(before.event)
-          if (now.kind === 'ignored' && before.kind === 'ignored')
-            expect(now.type).toBe(before.type)
-          if (now.kind === 'invalid' && before.kind === 'invalid')
-            expect(now.error.code).toBe(before.error.code)
-        }),
-        { numRuns: runs, seed: runSeed },
-      )
+    // The seeds that found something are in scripts/seeds.json, e.g. 1056953362: a chunk type
+    // `{ "toString": false }`, on which the parser before threw (issue 19, row j); the parser now
+    // ignores it as a chunk of an unknown type.
+    eachSeed(
+      'mutated turn events',
+      (runSeed) =>
+        fc.assert(
+          fc.property(fc.constantFrom(...eventSeeds), mutations, (seed, changes) => {
+            const data = JSON.stringify(mutate(seed, changes)) ?? 'null'
+            const now = parseTurnEvent(data)
+            if (now.kind === 'event') accepted++
+            const before = beforeOrThrew(() => parseTurnEventBefore(data))
+            if (before === THREW) {
+              // Only where the type is no string, which the parser before turned into one.
+              expect(now.kind).toBe('ignored')
+              return
+            }
+            expect(now.kind).toBe(before.kind)
+            if (now.kind === 'event' && before.kind === 'event')
+              expect(now.event).toStrictEqual(before.event)
+            if (now.kind === 'ignored' && before.kind === 'ignored')
+              expect(now.type).toBe(before.type)
+            if (now.kind === 'invalid' && before.kind === 'invalid')
+              expect(now.error.code).toBe(before.error.code)
+          }),
+          { numRuns: runs, seed: runSeed },
+        ),
+      replay,
+    )
     // Both sides were tried: a fair share of the mutations is still valid.
     expect(accepted).toBeGreaterThan(runs / 10)
   })
 
   it('read every mutated snapshot alike, also when a read reuses the last one (win 1)', () => {
     let accepted = 0
-    for (const runSeed of seeds('mutated snapshots', [-2019841289]))
-      fc.assert(
-        fc.property(
-          fc.constantFrom(...snapshotSeeds),
-          mutations,
-          mutations,
-          (seed, first, second) => {
-            const reuse = createSnapshotReuse()
-            for (const body of [asRead(mutate(seed, first)), asRead(mutate(seed, second))]) {
-              // The parsers before derived what the released n8n 2.41 leaves out; now the
-              // completion does, which `releasedPlatform()` gives a client (issue 36).
-              const now = parseHistorySnapshot(body, reuse, completeReleasedSnapshot)
-              if (now.success) accepted++
-              expect(outcome(now)).toStrictEqual(outcome(parseHistorySnapshotBefore(body)))
-            }
-          },
+    eachSeed(
+      'mutated snapshots',
+      (runSeed) =>
+        fc.assert(
+          fc.property(
+            fc.constantFrom(...snapshotSeeds),
+            mutations,
+            mutations,
+            (seed, first, second) => {
+              const reuse = createSnapshotReuse()
+              for (const body of [asRead(mutate(seed, first)), asRead(mutate(seed, second))]) {
+                // The parsers before derived what the released n8n 2.41 leaves out; now the
+                // completion does, which `releasedPlatform()` gives a client (issue 36).
+                const now = parseHistorySnapshot(body, reuse, completeReleasedSnapshot)
+                if (now.success) accepted++
+                expect(outcome(now)).toStrictEqual(outcome(parseHistorySnapshotBefore(body)))
+              }
+            },
+          ),
+          { numRuns: runs, seed: runSeed },
         ),
-        { numRuns: runs, seed: runSeed },
-      )
+      replay,
+    )
     expect(accepted).toBeGreaterThan(runs / 10)
   })
 })

@@ -1324,8 +1324,8 @@ const skews = fc.array(fc.integer({ min: -3_600_000, max: 3_600_000 }), {
 })
 
 /**
- * Runs that found a bug, kept as fixed examples beside the random runs (CONTRIBUTING, "Replaying
- * a property run"): a seed, the run of it that failed (fast-check's `path`) and the move set it
+ * Runs that found a bug, kept as fixed examples beside the seeds of scripts/seeds.json
+ * (CONTRIBUTING, "Seeds"): a seed, the run of it that failed (fast-check's `path`) and the move set it
  * ran with (`MOVE_SET`), so that it replays what it found while the moves grow. The bug itself is
  * pinned by a reducer test too.
  */

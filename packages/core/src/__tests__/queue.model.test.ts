@@ -1411,8 +1411,8 @@ const move = fc.record({ op: fc.nat(), a: fc.nat(), b: fc.nat() })
 const runMoves = fc.array(move, { minLength: 40, maxLength: 100, size: 'max' })
 
 /**
- * Runs that found a bug, kept as fixed examples beside the random runs (CONTRIBUTING, "Replaying
- * a property run"): a seed and the run of it that failed (fast-check's `path`). A change of the
+ * Runs that found a bug, kept as fixed examples beside the seeds of scripts/seeds.json
+ * (CONTRIBUTING, "Seeds"): a seed and the run of it that failed (fast-check's `path`). A change of the
  * moves or of the world replays another run: the bug itself is pinned by a reducer test too.
  */
 const FOUND: Record<Behaviour, { seed: number; path: string; found: string }[]> = {

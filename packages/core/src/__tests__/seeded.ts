@@ -1,31 +1,32 @@
 /**
  * Property runs that say how to replay them: each prints its seed, and a failure names the seed
- * and the command. `PREVIEW_CHAT_SEED=<seed>` replays a run; a seed that found a bug is kept as a
- * fixed example beside the random runs (`examples`).
+ * and the command. The seeds are chosen in scripts/seeds.mjs: `pnpm test` runs the committed list
+ * (scripts/seeds.json), `PREVIEW_CHAT_SEED=<seed>` replays one, `pnpm test:fuzz` draws fresh ones.
+ * A run that found a bug is kept as a fixed example beside the list (`examples`, or a FOUND run).
  */
 import fc from 'fast-check'
 import { expect } from 'vitest'
 import { relative } from 'node:path'
+import { eachSeed } from '../../../../scripts/seeds.mjs'
 
-export function seedFor(name: string): number {
-  const fixed = process.env.PREVIEW_CHAT_SEED
-  const seed = fixed === undefined ? (Math.random() * 2 ** 31) | 0 : Number(fixed)
+/** The command that replays `seed` of the test running now. */
+function replayCommand(name: string, seed: number): string {
   const { testPath, currentTestName } = expect.getState()
   const file = testPath ? relative(process.cwd(), testPath) : ''
   // `-t` takes a regular expression: the title is escaped so that brackets and parentheses match.
   const test = (currentTestName?.split(' > ').at(-1) ?? name).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-  console.log(
-    `[property] ${name}: seed ${seed} (replay: PREVIEW_CHAT_SEED=${seed} npx vitest run ${file} -t '${test.replace(/'/g, "'\\''")}')`,
-  )
-  return seed
+  return `PREVIEW_CHAT_SEED=${seed} npx vitest run ${file} -t '${test.replace(/'/g, "'\\''")}'`
 }
 
-/** `fc.assert` with a printed seed (`examples` in `options` run first, always). */
+/** `fc.assert` on each seed of suite `name` (`examples` in `options` run first, always). */
 export function assertSeeded<T>(
   name: string,
   property: fc.IProperty<T> | fc.IAsyncProperty<T>,
   options: fc.Parameters<T> = {},
 ) {
-  const seed = seedFor(name)
-  return fc.assert(property as fc.IProperty<T>, { endOnFailure: true, ...options, seed })
+  return eachSeed(
+    name,
+    (seed) => fc.assert(property as fc.IProperty<T>, { endOnFailure: true, ...options, seed }),
+    (seed) => replayCommand(name, seed),
+  )
 }

@@ -6,6 +6,7 @@ import {
   closeHosts,
   errorBodyOf,
   oneConnection,
+  assertProperty,
   propertyRuns,
   rawExchange,
   send,
@@ -21,9 +22,9 @@ import {
 vi.setConfig({ testTimeout: 120_000 })
 
 // Issue 12: arbitrary requests against the Node host, over loopback only. Bounded: a fixed number
-// of runs per property, and each property stops early after `timeLimitMs` (fast-check then reports
-// the runs done, without failing). Each property prints its seed (`PREVIEW_CHAT_SEED=<seed>`
-// replays it); a failure also prints the path that replays the failing case.
+// of runs per property, on the seeds of scripts/seeds.json. Each property prints its seed
+// (`PREVIEW_CHAT_SEED=<seed>` replays it); a failure also prints the path that replays the
+// failing case.
 const runs = (numRuns: number) => propertyRuns(numRuns, 'src/__tests__/fuzz.test.ts')
 
 // "The process never exits": an exception that would end it lands here and fails the test.
@@ -262,7 +263,7 @@ function rawAnswers(answer: string): { statuses: number[]; lastBody: string } {
 describe('fuzz: the host answers every request and stays up [R-SERVER-NEVER-CRASHES]', () => {
   it('REST: arbitrary methods, paths, headers, cookies and bodies', async () => {
     const server = await startHost()
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(request, headers, (fuzzed, head) =>
         expectAnswered(server, fuzzed, head, expectWellFormed),
       ),
@@ -273,7 +274,7 @@ describe('fuzz: the host answers every request and stays up [R-SERVER-NEVER-CRAS
 
   it('SSE push: arbitrary users, cookies and Accept headers', async () => {
     const server = await startHost()
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(headers, async (requestHeaders) => {
         const answer = await send(server, {
           path: '/rest/push',
@@ -308,7 +309,7 @@ describe('fuzz: the host answers every request and stays up [R-SERVER-NEVER-CRAS
       ),
       { freq: 2 },
     )
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(
         mostly(fc.constant('GET'), fc.constantFrom('POST', 'PUT', 'HEAD')),
         mostly(fc.constant('/rest/push'), path),
@@ -371,7 +372,7 @@ describe('fuzz: the host answers every request and stays up [R-SERVER-NEVER-CRAS
         weight: 1,
       },
     )
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(target, n8nHeaders, (fuzzed, head) =>
         expectAnswered(server, fuzzed, head, expectN8nWellFormed),
       ),
@@ -410,7 +411,7 @@ describe('fuzz: the host answers every request and stays up [R-SERVER-NEVER-CRAS
     const cutShort = request.chain((whole) =>
       fc.nat({ max: whole.length }).map((length) => whole.slice(0, length)),
     )
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(
         fc.oneof(request, cutShort, fc.string({ unit: 'binary-ascii', maxLength: 120 })),
         async (bytes) => {
@@ -480,7 +481,7 @@ describe("fuzz: another user's thread answers exactly like no thread [R-SERVER-P
       body: answer.body.replace(uuid, 'UUID').replace(/"(startTime|endTime)":\d+/g, '"$1":0'),
     })
 
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(
         fc.constantFrom(...Object.keys(asks)),
         fc.constantFrom('bob', 'carol', 'mallory', null),

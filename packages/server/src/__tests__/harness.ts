@@ -9,6 +9,7 @@ import {
   type PushMessage,
   type TurnEvent,
 } from '@preview-chat/core/contract'
+import fc from 'fast-check'
 import { afterAll, beforeAll, expect } from 'vitest'
 import { WebSocket } from 'ws'
 import {
@@ -16,6 +17,7 @@ import {
   type PreviewChatServer,
   type StartPreviewChatServerOptions,
 } from '../node/host'
+import { eachSeed } from '../../../../scripts/seeds.mjs'
 import type { Sleep } from '../sleep'
 
 /** Test harness: a real Node host on port 0, and clients that speak the wire contract. */
@@ -461,16 +463,29 @@ export function rawExchange(
   })
 }
 
+/** A bounded property run: `numRuns` runs of it, replayed with `file` (a path and a `-t`). */
+export interface PropertyRuns {
+  numRuns: number
+  file: string
+}
+
+export function propertyRuns(numRuns: number, file: string): PropertyRuns {
+  return { numRuns, file }
+}
+
 /**
- * fast-check parameters of a bounded property run that says how to replay it: `numRuns` runs, or
- * fewer once `timeLimitMs` has passed (fast-check then reports the runs done, without failing),
- * and a seed printed with the command that replays it (`PREVIEW_CHAT_SEED=<seed>` picks it).
+ * `fc.assert` on each seed of the test running now (scripts/seeds.mjs: the committed list, or
+ * `PREVIEW_CHAT_SEED`), each printed with the command that replays it. A step budget, never a
+ * time limit: two runs of one commit run the same cases.
  */
-export function propertyRuns(numRuns: number, file: string, timeLimitMs = 8000) {
-  const replay = process.env.PREVIEW_CHAT_SEED
-  const seed = replay === undefined ? (Math.random() * 2 ** 31) | 0 : Number(replay)
-  console.log(
-    `[property] ${expect.getState().currentTestName ?? file}: seed ${seed} (replay: PREVIEW_CHAT_SEED=${seed} npx vitest run --project server ${file})`,
+export function assertProperty<T>(
+  property: fc.IProperty<T> | fc.IAsyncProperty<T>,
+  { numRuns, file }: PropertyRuns,
+): void | Promise<void> {
+  const name = expect.getState().currentTestName ?? file
+  return eachSeed(
+    name,
+    (seed) => fc.assert(property as fc.IProperty<T>, { numRuns, seed }),
+    (seed) => `PREVIEW_CHAT_SEED=${seed} npx vitest run --project server ${file}`,
   )
-  return { numRuns, interruptAfterTimeLimit: timeLimitMs, seed }
 }

@@ -10,6 +10,7 @@ import {
   closeHosts,
   collectUnhandled,
   errorBodyOf,
+  assertProperty,
   propertyRuns,
   readHistory,
   resume,
@@ -222,7 +223,7 @@ describe('an id that holds a lone surrogate, or a path param that does not decod
   })
 
   it('never throws from matchRoute, whatever the path', () => {
-    fc.assert(
+    assertProperty(
       fc.property(
         fc.array(fc.oneof(fc.constantFrom(...undecodable, 'projects', 'chat', 'v2'), fc.string()), {
           maxLength: 10,
@@ -284,7 +285,7 @@ describe('every id is refused by the one rule, or reads back unchanged [R-SERVER
     let accepted = 0
     let refused = 0
     let longest = 0
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(anyId, async (id) => {
         const problem = pathSegmentIdProblem(id)
         longest = Math.max(longest, id.length)
