@@ -25,6 +25,7 @@ const appBuilds = [
   'pnpm --filter @preview-chat/example-chat-app build',
   'pnpm --filter @preview-chat/example-assistant-ui build',
   'pnpm --filter @preview-chat/example-next-app build:e2e:app',
+  'pnpm --filter @preview-chat/example-own-backend build',
   'pnpm docs:build',
   'pnpm build-storybook',
 ]
