@@ -4,7 +4,10 @@
 // to check against the workspace's packages (a js block as JavaScript: allowJs, checkJs).
 //
 // A block preceded by `<!-- example: name -->` is checked elsewhere, verbatim against the test
-// that runs it (see packages/msw's readme test). A site block with `file="…"` shows a file: it
+// that runs it (see packages/msw's readme test). A block preceded by `<!-- unchecked: why -->` is
+// a file of the reader's own app that no module here can stand for (it imports the reader's
+// modules, or a framework's generated route types): not type-checked, and counted with its reason
+// in the summary, so that every such block is said aloud; the reason may not be empty. A site block with `file="…"` shows a file: it
 // must exist and a tsconfig of the repository must include it (site/examples, the packages'
 // tests, the Next example), else this fails and says which block — a shown file no `tsc` reads
 // would be a snippet nothing checks.
@@ -73,6 +76,8 @@ mkdirSync(out, { recursive: true })
 const problems = []
 let count = 0
 let shownCount = 0
+/** The blocks marked `<!-- unchecked: why -->`, with their reasons. */
+const uncheckedBlocks = []
 for (const file of readmes) {
   let text
   try {
@@ -81,12 +86,18 @@ for (const file of readmes) {
     continue
   }
   const blocks = text.matchAll(
-    /(<!-- example: \w+ -->\n+)?^[ \t]*```(tsx?|typescript|jsx?)( file=[^\n]*)?\n([\s\S]*?)\n[ \t]*```/gm,
+    /(<!-- example: \w+ -->\n+)?(<!-- unchecked:([^>]*)-->\n+)?^[ \t]*```(tsx?|typescript|jsx?)( [^\n]*)?\n([\s\S]*?)\n[ \t]*```/gm,
   )
   let index = 0
-  for (const [, verbatim, tag, shown, code] of blocks) {
+  for (const [, verbatim, unchecked, why, tag, meta, code] of blocks) {
     index++
     if (verbatim) continue
+    if (unchecked) {
+      if (!why?.trim()) problems.push(`${file}, block ${index}: <!-- unchecked: --> needs a reason`)
+      else uncheckedBlocks.push(`${file}, block ${index}: ${why.trim()}`)
+      continue
+    }
+    const shown = meta && /file="/.test(meta) ? meta : undefined
     if (shown) {
       const path = /file="([^"]+)"/.exec(shown)?.[1]
       const target = path && resolve(dirname(join(root, file)), path)
@@ -107,10 +118,14 @@ for (const file of readmes) {
   }
 }
 if (problems.length > 0) {
-  console.error(`examples/readme-code: ${problems.length} shown file(s) not type-checked:`)
+  console.error(`examples/readme-code: ${problems.length} block(s) that nothing type-checks:`)
   for (const problem of problems) console.error(`  ${problem}`)
   process.exit(1)
 }
 console.log(
   `${count} blocks written to ${relative(root, out) || out}/; ${shownCount} shown files, each in a tsconfig`,
 )
+if (uncheckedBlocks.length > 0) {
+  console.log(`${uncheckedBlocks.length} blocks not type-checked, each with its reason:`)
+  for (const block of uncheckedBlocks) console.log(`  ${block}`)
+}
