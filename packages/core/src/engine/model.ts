@@ -716,10 +716,33 @@ export type Command =
    */
   | { type: 'act'; action: EngineAction }
 
-/** What one action did: the next state, and the commands to perform, in order. */
+/**
+ * What happened in a step, as data beside its state and commands: what a part and the post-step
+ * read, instead of searching commands or comparing states.
+ */
+export type StepEvent =
+  /**
+   * A message of this tab (`token`: its `submit()`; negative, the queue's send) met its fate so
+   * far: `posted` (its POST went out), `taken` (the server accepted it, or the queue holds it),
+   * `refused` (not taken, for sure: `resent`, the same message sent again while an earlier POST of
+   * it may have been taken, says nothing of that one). What the draft becomes is decided from these
+   * in one place (`draftFate`, `engine/draft.ts`).
+   */
+  {
+    type: 'message'
+    fate: 'posted' | 'taken' | 'refused'
+    token: number
+    text: string | null
+    messageId: string | null
+    resent?: boolean
+  }
+
+/** What one action did: the next state, the commands to perform in order, and what happened. */
 export interface Step {
   state: EngineState
   commands: Command[]
+  /** What happened, in order (absent: nothing to report). */
+  events?: StepEvent[]
 }
 
 /**

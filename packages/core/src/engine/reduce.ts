@@ -19,6 +19,7 @@ import type {
   Step,
 } from './model'
 import { readsSettled } from './derive'
+import { draftFate } from './draft'
 import { alarmAfter } from './schedule'
 import { step, wantRead } from './slices/common'
 import {
@@ -170,11 +171,13 @@ const handlers: {
  * `refresh()` and `prefetch()` wait for reads to settle: their request joins `reads.waiters`,
  * settled by `postStep` once no read is in flight nor, while the session is listened to, wanted.
  */
-function waitForReads({ state, commands }: Step, request: number | undefined): Step {
-  const { reads } = state
-  if (request !== undefined)
-    state = { ...state, reads: { ...reads, waiters: [...reads.waiters, request] } }
-  return { state, commands }
+function waitForReads(done: Step, request: number | undefined): Step {
+  const { reads } = done.state
+  if (request === undefined) return done
+  return {
+    ...done,
+    state: { ...done.state, reads: { ...reads, waiters: [...reads.waiters, request] } },
+  }
 }
 
 /**
@@ -223,7 +226,7 @@ export function postStep(
   parts: readonly EnginePart[] = [],
 ): Step {
   if (before.disposed) return next
-  let after = draftFate(before, next.state, action)
+  let after = draftFate(before, next.state, action, next.events)
   const commands = [...next.commands]
   const { draft, live, draftSentAs: sentAs } = after
   if (draft !== before.draft || sentAs !== before.draftSentAs)
@@ -248,7 +251,7 @@ export function postStep(
   }
   return after === next.state && commands.length === next.commands.length
     ? next
-    : { state: after, commands }
+    : { ...next, state: after, commands }
 }
 
 /**
@@ -272,27 +275,6 @@ export const everyPart: readonly EnginePart[] = [relayPart, releasedPart]
  * Pure; never throws.
  */
 export const reduce: Reducer = /* @__PURE__ */ reducerWith(undefined, everyPart)
-
-/**
- * The draft's sent message id, kept in step: a read whose record holds it shows the message was
- * taken (its page left before the answer), so the draft clears — while this tab's own turn is
- * another message too (one sent after the reload): only a POST of the draft's own message decides
- * its fate itself [R-DRAFT-SENT-ID]. A draft that changed otherwise is no longer that message.
- */
-function draftFate(before: EngineState, after: EngineState, action: EngineAction): EngineState {
-  const sent = after.draftSentAs
-  if (sent === null) return after
-  const own = after.own?.request
-  const taken =
-    action.type === 'snapshot' &&
-    action.fresh &&
-    (own === undefined || own.kind !== 'message' || own.body.messageId !== sent) &&
-    after.recorded?.messages.some((message) => message.messageId === sent) === true
-  if (taken) return { ...after, draft: '', draftSentAs: null }
-  return after.draft !== before.draft && sent === before.draftSentAs
-    ? { ...after, draftSentAs: null }
-    : after
-}
 
 function afterDispose(state: EngineState, action: EngineAction): Step {
   if (

@@ -54,7 +54,7 @@ import {
 } from './send'
 import { emptyQueue, readStored } from './stored'
 import { afterStop } from './stopped'
-import { draftOnItsWay } from './view'
+import { draftOnItsWay, sendsAs } from '../draft'
 
 /** The queue of a session whose store has not answered yet: changes made meanwhile wait. */
 function unattached(at: number): QueueState {
@@ -107,7 +107,7 @@ export const withQueue: Extend = (base: Reducer): Reducer => {
       const commands = [...left.commands]
       if (queue.pending.length > 0) commands.push({ type: 'queue-flush', changes: queue.pending })
       if (action.type === 'disposed') commands.push({ type: 'queue-close' })
-      return { state: left.state, commands }
+      return { ...left, commands }
     }
     const own = queueAction(withQueueState(state, queue), queue, action)
     const stepped = own ?? base(withQueueState(state, queue), action, config)
@@ -271,18 +271,20 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
       if (text === state.draft && draftOnItsWay(state)) return null
       // A draft whose fate is not known (its POST failed unanswered, its page left) is the same
       // message sent again: under the same id, which the record can show [R-DRAFT-SENT-ID].
-      const id = text === state.draft ? (state.draftSentAs ?? action.messageId) : action.messageId
+      const id = sendsAs(state, text, action.messageId)
       const item: StoredQueueItem = { id, text, status: 'queued' }
-      // The draft clears (stored by the post-step): the message waits in the queue now.
-      const draft = state.draft === text ? '' : state.draft
+      // Taken: the message waits in the queue now (a draft it was clears: `draftFate`).
       return {
-        state: { ...withQueueState(state, change(queue, { op: 'add', item })), draft, error: null },
+        state: { ...withQueueState(state, change(queue, { op: 'add', item })), error: null },
         commands: [
           {
             type: 'settle-submit',
             request: action.request,
             result: { outcome: 'queued', id: item.id },
           },
+        ],
+        events: [
+          { type: 'message', fate: 'taken', token: action.request, text, messageId: item.id },
         ],
       }
     }
@@ -409,7 +411,7 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
     commands.push({ type: 'queue-lock' })
     queue = { ...queue, locking: true }
   }
-  return { state: withQueueState(state, queue), commands }
+  return { ...stepped, state: withQueueState(state, queue), commands }
 }
 
 /**

@@ -3,23 +3,34 @@ import type { ErrorRecord } from '../../wire/contract/errors'
 import { recordedMessageId } from '../../wire/contract/ids'
 import type { ExecutionStatus, HistorySnapshot, Message } from '../../wire/contract/snapshot'
 import type { LiveTurn } from '../fold'
-import type { Command, EngineState, ServerTraits, Step, StopResult } from '../model'
+import type { Command, EngineState, ServerTraits, Step, StepEvent, StopResult } from '../model'
 import { RELAY_VERSION, type RelayBody } from '../relay'
 import { recordCovers, recordSupersedes } from '../transcript'
 import { isStandIn } from '../derive'
 
 export const step = (state: EngineState, ...commands: Command[]): Step => ({ state, commands })
 
-/** Runs each of `next` in turn on the state the step before left, keeping every command in order. */
+/** `done`, reporting `events` after those it reported already. */
+export const reported = (done: Step, ...events: StepEvent[]): Step => ({
+  ...done,
+  events: [...(done.events ?? []), ...events],
+})
+
+/**
+ * Runs each of `next` in turn on the state the step before left, keeping every command and every
+ * event in order.
+ */
 export function andThen(first: Step, ...next: ((state: EngineState) => Step)[]): Step {
   let { state } = first
   const commands = [...first.commands]
+  const events = [...(first.events ?? [])]
   for (const then of next) {
     const after = then(state)
     state = after.state
     commands.push(...after.commands)
+    if (after.events) events.push(...after.events)
   }
-  return { state, commands }
+  return events.length > 0 ? { state, commands, events } : { state, commands }
 }
 
 export function wantRead(state: EngineState, urgent = false): EngineState {

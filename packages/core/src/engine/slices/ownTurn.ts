@@ -20,9 +20,21 @@ import type {
   EngineState,
   OwnTurn,
   Step,
+  StepEvent,
   SubmitResult,
 } from '../model'
-import { isStandIn, learn, relay, renamed, setAside, step, andThen, wantRead } from './common'
+import { sendsAs } from '../draft'
+import {
+  andThen,
+  isStandIn,
+  learn,
+  relay,
+  renamed,
+  reported,
+  setAside,
+  step,
+  wantRead,
+} from './common'
 import { renameWatched, watchAs } from './endings'
 import {
   onOwnTurnAnnounced,
@@ -77,11 +89,7 @@ export function requestTurn(
   // message sent again: under the same id, so a server that dedupes takes it once, and a record
   // that holds it says so [R-DRAFT-SENT-ID].
   const messageId =
-    action.type === 'submit-requested' && text === state.draft
-      ? (state.draftSentAs ?? action.messageId)
-      : action.type === 'submit-requested'
-        ? action.messageId
-        : null
+    action.type === 'submit-requested' ? sendsAs(state, text ?? '', action.messageId) : null
   // A thread with no readable history is new: its first message creates it.
   const recorded = state.recorded
   const newSession = !recorded || recorded.messages.length === 0
@@ -120,34 +128,28 @@ export function requestTurn(
       state.draftSentAs != null &&
       messageId === state.draftSentAs && { resent: true as const }),
   }
-  // The draft itself goes: its message id is kept with it until its fate is known.
-  const sentDraft =
-    action.type === 'submit-requested' && request > 0 && text === state.draft
-      ? { draftSentAs: messageId }
-      : {}
-  const next = { ...state, own, streams: [...state.streams, request], error: null, ...sentDraft }
+  const next = { ...state, own, streams: [...state.streams, request], error: null }
   // The other tabs hold their gate from now until this message's turn begins or is not taken up.
-  return step(
+  const posted = step(
     next,
     { type: 'post', token: request, request: turnRequest },
     relay(next, { kind: 'posting', active: true }),
   )
+  return text === null ? posted : reported(posted, messageEvent(own, 'posted'))
 }
 
-/**
- * The draft once a message is accepted: cleared, unless the person has edited it since. A queued
- * message's POST (a negative token, `withQueue`) was not the draft: it leaves the draft alone.
- */
-const draftAfter = (state: EngineState, own: OwnTurn) =>
-  own.token > 0 && state.draft === own.text ? '' : state.draft
+/** What happened to this tab's message, for the draft's fate (`draftFate`) and the queue. */
+const messageEvent = (own: OwnTurn, fate: 'posted' | 'taken' | 'refused'): StepEvent => ({
+  type: 'message',
+  fate,
+  token: own.token,
+  text: own.text,
+  messageId: own.request.kind === 'message' ? (own.request.body.messageId ?? null) : null,
+  ...(own.resent && { resent: true }),
+})
 
-/** A message refused for sure: the draft it was is no longer waiting for its fate. */
-const notSent = (state: EngineState, own: OwnTurn) =>
-  own.request.kind === 'message' &&
-  state.draftSentAs === own.request.body.messageId &&
-  own.resent !== true
-    ? { draftSentAs: null }
-    : {}
+/** The server took this tab's message: reported (a draft it was clears). */
+const taken = (done: Step, own: OwnTurn) => reported(done, messageEvent(own, 'taken'))
 
 /** `submit()`'s outcome, unless it has one already (a timed-out message was told it failed). */
 const settleSubmit = (own: OwnTurn, result: SubmitResult<ErrorRecord>): Command[] =>
@@ -215,12 +217,12 @@ export function postFailed(state: EngineState, action: Action<'post-failed'>): S
   if (again) return again
   // Read either way: a refusal such as turn_already_running means another turn runs.
   const maybe = mayHaveBeenTaken.has(action.error.code)
-  return notTakenUp(wantRead({ ...state, streams }), own, action.error, {
+  const failed = notTakenUp(wantRead({ ...state, streams }), own, action.error, {
     own: null,
     error: action.error,
     cut: state.cut || maybe,
-    ...(!maybe && notSent(state, own)),
   })
+  return maybe ? failed : reported(failed, messageEvent(own, 'refused'))
 }
 
 /**
@@ -259,7 +261,10 @@ export function turnEvents(
     // Refused before it started (e.g. turn_already_running): nothing was recorded, and its
     // message id is no draft's fate to wait for.
     const error = refusalError(first)
-    return notTakenUp(wantRead(state), own, error, { own: null, error, ...notSent(state, own) })
+    return reported(
+      notTakenUp(wantRead(state), own, error, { own: null, error }),
+      messageEvent(own, 'refused'),
+    )
   }
   const announced = first?.type === 'execution-started' ? first : null
   const started = announced
@@ -277,18 +282,15 @@ export function turnEvents(
  */
 function alreadyAccepted(state: EngineState, own: OwnTurn): Step {
   // `cut`: this tab lost track of the turn; a fresh read shows it (running, or ended by now).
-  const next = wantRead({
-    ...state,
-    own: null,
-    draft: draftAfter(state, own),
-    error: null,
-    cut: true,
-  })
+  const next = wantRead({ ...state, own: null, error: null, cut: true })
   return andThen(
-    step(
-      next,
-      ...settleSubmit(own, { outcome: 'accepted', executionId: null }),
-      relay(next, { kind: 'posting', active: false }),
+    taken(
+      step(
+        next,
+        ...settleSubmit(own, { outcome: 'accepted', executionId: null }),
+        relay(next, { kind: 'posting', active: false }),
+      ),
+      own,
     ),
     // A Stop held for this message has no execution id to wait for: what runs is the record's.
     (s) => onOwnTurnNotTaken(s, own.token),
@@ -302,16 +304,14 @@ function alreadyAccepted(state: EngineState, own: OwnTurn): Step {
  * (a turn runs ahead of it).
  */
 function queuedByServer(state: EngineState, own: OwnTurn, queueId: string): Step {
-  const next = {
-    ...state,
-    own: { ...own, phase: 'queued' as const, settled: true },
-    draft: draftAfter(state, own),
-    error: null,
-  }
-  return step(
-    next,
-    ...settleSubmit(own, { outcome: 'accepted', executionId: null, queueId }),
-    relay(next, { kind: 'posting', active: false }),
+  const next = { ...state, own: { ...own, phase: 'queued' as const, settled: true }, error: null }
+  return taken(
+    step(
+      next,
+      ...settleSubmit(own, { outcome: 'accepted', executionId: null, queueId }),
+      relay(next, { kind: 'posting', active: false }),
+    ),
+    own,
   )
 }
 
@@ -380,7 +380,6 @@ export function startOwnTurn(
     live,
     liveAfterRead: state.reads.count,
     standInBase: after,
-    draft: draftAfter(state, own),
     own: { ...own, phase: 'streaming', lastEventAt: action.at, timedOut: false, settled: true },
     // The spec's servers announce every turn; one that does not speaks the released protocol.
     server: learn(state.server, announced),
@@ -393,10 +392,13 @@ export function startOwnTurn(
     notFound: false,
     error: null,
   }
-  const accepted = step(
-    next,
-    ...settleSubmit(own, { outcome: 'accepted', executionId: announced ? executionId : null }),
-    relay(next, { kind: 'turn', turn: live, seq: 0, after }),
+  const accepted = taken(
+    step(
+      next,
+      ...settleSubmit(own, { outcome: 'accepted', executionId: announced ? executionId : null }),
+      relay(next, { kind: 'turn', turn: live, seq: 0, after }),
+    ),
+    own,
   )
   return andThen(accepted, (s) => onOwnTurnAnnounced(s, own.token, executionId, close))
 }
