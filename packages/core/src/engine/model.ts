@@ -421,6 +421,13 @@ export interface QueueState {
   writing: { changes: readonly QueueChange[]; before: StoredQueue } | null
   /** A transaction of the store is asked for (`queue-lock`) and has not run yet. */
   locking: boolean
+  /**
+   * The store refused this tab's last write (a full quota: `QuotaExceededError`): its changes wait
+   * in `pending`, the queue works on from this tab's memory (a message it marked `sending` is sent
+   * all the same), and the write is tried again at `retryAt` (scheduler time; `attempts` so far),
+   * not only at a next step an idle thread may never take. `null`: written as it should be.
+   */
+  unwritten: { attempts: number; retryAt: number } | null
   /** This tab holds the thread's sender lock: it alone sends queued messages. */
   sender: boolean
   whenStopped: WhenStopped

@@ -22,6 +22,7 @@ import { sessionStatus } from '../derive'
 import type {
   Command,
   EngineAction,
+  EnginePart,
   EngineState,
   Extend,
   QueueChange,
@@ -67,6 +68,7 @@ function unattached(at: number): QueueState {
     recordRead: false,
     locking: false,
     writing: null,
+    unwritten: null,
     sender: false,
     whenStopped: 'pause',
     sending: null,
@@ -190,14 +192,23 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
       return { state: withQueueState(state, next), commands }
     }
     case 'queue-written':
-      return { state: withQueueState(state, { ...queue, writing: null }), commands: [] }
+      return {
+        state: withQueueState(state, { ...queue, writing: null, unwritten: null }),
+        commands: [],
+      }
     case 'queue-store-failed': {
-      // Nothing was written: its changes wait again, before those made since; a message it
-      // marked `sending` was not posted (its POST waits for the commit), and waits again too.
-      const { writing } = queue
-      const pending = [...(writing?.changes ?? []), ...queue.pending]
+      // Nothing was written: its changes wait again, before those made since, and are written
+      // again on a schedule (`unwritten`). The queue works on from this tab's memory meanwhile: a
+      // message it marked `sending` in that write is sent all the same (`settle`), its mark kept
+      // among the changes to write.
+      const { writing, sending } = queue
+      const marked: QueueChange[] =
+        sending && !sending.posted
+          ? [{ op: 'mark', id: sending.id, status: 'sending', by: state.tab }]
+          : []
+      const pending = [...(writing?.changes ?? []), ...marked, ...queue.pending]
       const stored = writing?.before ?? queue.stored
-      const unsent = queue.sending && !queue.sending.posted
+      const attempts = (queue.unwritten?.attempts ?? 0) + 1
       const next: QueueState = {
         ...queue,
         stored,
@@ -205,12 +216,15 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
         view: applyAll(stored, pending),
         locking: false,
         writing: null,
-        ...(unsent && { sending: null }),
+        unwritten: { attempts, retryAt: queue.clock + writeRetryDelay(attempts) },
       }
-      return step(withQueueState(state, next), {
-        type: 'warn',
-        message: `The message queue could not be written (${action.error.message}); its changes are kept in this tab and written at its next step.`,
-      })
+      // Said once, when the writes begin to fail (the state says so while they do: `queueKept`).
+      return queue.unwritten
+        ? step(withQueueState(state, next))
+        : step(withQueueState(state, next), {
+            type: 'warn',
+            message: `The message queue could not be written (${action.error.message}); it works from this tab's memory, and its changes are written once the store takes them.`,
+          })
     }
     case 'queue-sender': {
       if (!action.held)
@@ -293,6 +307,19 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
   }
 }
 
+/** How long a refused write waits before it is tried again: 1 s, doubling, 30 s at most. */
+const writeRetryDelay = (attempts: number) => Math.min(30_000, 1_000 * 2 ** (attempts - 1))
+
+/**
+ * The queue's part of the engine's schedule: a refused write is tried again at its time
+ * (`QueueState.unwritten`), whether or not the thread takes another step.
+ */
+export const queuePart: EnginePart = {
+  handlers: {},
+  dueAt: ({ queue }) =>
+    queue && !queue.locking && queue.pending.length > 0 ? (queue.unwritten?.retryAt ?? null) : null,
+}
+
 /** The person's edit, removal, move or "send now" of a message this client holds. */
 function localItemAction(
   state: EngineState,
@@ -339,7 +366,9 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
   if ('at' in action) queue = { ...queue, clock: action.at }
   if (answersRead(state, action)) queue = { ...queue, recordRead: true }
 
-  if (action.type === 'queue-written') queue = postCommitted(state, queue, commands)
+  // Committed, or refused (then sent from this tab's memory): a message marked `sending` goes.
+  if (action.type === 'queue-written' || action.type === 'queue-store-failed')
+    queue = postCommitted(state, queue, commands)
   ;({ state, queue } = submitSettled(before, state, queue, commands))
 
   // A message the server queued on this tab's own POST begins there: it leaves the queue as its
@@ -401,10 +430,14 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
   // This tab's changes go to the store in a transaction; so is the choice of the next message to
   // send made there (`queue-locked`), from what the store holds then. (Not in the step that heard
   // a write fail: the next one tries again, not a loop of failures.)
+  // While the store refuses writes, changes wait for their retry's time (`queuePart`), not for
+  // every step; a message to send is chosen under the lock all the same.
   const wantsToSend = readyToSend(state, queue) && queue.view.items.some(waitsHere)
+  const retryDue =
+    queue.unwritten === null || (action.type === 'tick' && action.at >= queue.unwritten.retryAt)
   if (
     queue.attached &&
-    (queue.pending.length > 0 || wantsToSend) &&
+    ((queue.pending.length > 0 && retryDue) || wantsToSend) &&
     !queue.locking &&
     action.type !== 'queue-store-failed'
   ) {

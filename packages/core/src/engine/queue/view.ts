@@ -27,8 +27,9 @@ export function queueFields(
   return {
     queue: same && previous ? previous : items.map(toQueuedMessage),
     queuePaused: queue?.view.paused ?? false,
-    // Until the store answers it is not known to be lost: said once it is known (`queue-attached`).
-    queueKept: queue === undefined || !queue.attached || queue.kept,
+    // Until the store answers it is not known to be lost: said once it is known (`queue-attached`);
+    // while the store refuses this tab's writes, what it holds is in this tab's memory only.
+    queueKept: queue === undefined || !queue.attached || (queue.kept && queue.unwritten === null),
   }
 }
 
