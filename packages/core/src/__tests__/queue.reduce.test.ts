@@ -445,6 +445,35 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     expect(sent.commands.some((c) => c.type === 'post')).toBe(true)
   })
 
+  it('a change of a message another tab is sending already is refused, visibly, in the tab that made it [R-QUEUE-ON-ITS-WAY-REFUSED]', () => {
+    // This tab (not the sender) shows q1 queued; another tab marked it `sending` meanwhile.
+    const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: null })
+    const seen = attached(held, snapshot([]), false).state
+    const marked = stored({
+      items: [{ ...item('q1', 'first', 'sending'), by: 'B' }],
+      paused: false,
+      dedupes: null,
+    })
+    for (const action of [
+      { type: 'queue-remove', id: 'q1' },
+      { type: 'queue-edit', id: 'q1', text: 'first, edited' },
+    ] as const) {
+      const changed = run(seen, action).state
+      const written = run(changed, { type: 'queue-locked', stored: marked }).state
+      // The list shows it on its way, as it was; the tab says its change was refused.
+      expect(shown(written)).toBe('first:sending')
+      expect(written.error).toMatchObject({
+        code: 'conflict',
+        message: expect.stringContaining('already being sent') as unknown,
+      })
+      // And where this tab had heard of it: refused at once, said the same way.
+      const heard = run(seen, { type: 'queue-stored', stored: marked }).state
+      const refused = run(heard, action).state
+      expect(shown(refused)).toBe('first:sending')
+      expect(refused.error).toMatchObject({ code: 'conflict' })
+    }
+  })
+
   // What the queue model (`queue.model.test.ts`) found, each pinned here by the step it was.
   describe('found by the queue model', () => {
     it('a page that goes before its write lock is granted writes its changes at once (queue-flush)', () => {

@@ -17,6 +17,7 @@
  * - the host opens, follows and closes the queue as the commands say (`queue-open`,
  *   `queue-follow`, `queue-unfollow`, `queue-close`), and answers with raw data.
  */
+import { errorRecord } from '../../wire/contract/errors'
 import { isThread } from '../../wire/contract/ids'
 import { sessionStatus } from '../derive'
 import type {
@@ -32,7 +33,7 @@ import type {
   StoredQueueItem,
 } from '../model'
 import { step } from '../slices/common'
-import { applyAll, applyQueueChange, change } from './changes'
+import { applyAll, applyQueueChange, change, refusedChanges } from './changes'
 import { queuePosted } from './handOver'
 import {
   callProblem,
@@ -159,6 +160,9 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
     case 'queue-locked': {
       const commands: Command[] = []
       const before = readStored(action.stored, commands)
+      // A change of a message another tab has marked `sending` since this one last heard: refused,
+      // and said (the list shows it on its way, as the store does).
+      const refused = refusedChanges(before, queue.pending)
       let stored = applyAll(before, queue.pending)
       let next: QueueState = {
         ...queue,
@@ -189,7 +193,8 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
         }
       }
       commands.push({ type: 'queue-store', stored })
-      return { state: withQueueState(state, next), commands }
+      const error = refused.length > 0 && onItsWay(refused[0]?.op === 'edit')
+      return { state: { ...withQueueState(state, next), ...(error && { error }) }, commands }
     }
     case 'queue-written':
       return {
@@ -320,6 +325,13 @@ export const queuePart: EnginePart = {
     queue && !queue.locking && queue.pending.length > 0 ? (queue.unwritten?.retryAt ?? null) : null,
 }
 
+/** A change of a message already on its way, refused: it is sent as it was. */
+const onItsWay = (edited: boolean) =>
+  errorRecord(
+    'conflict',
+    `That message was already being sent (from another tab) when you ${edited ? 'edited' : 'removed'} it: it is sent as it was.`,
+  )
+
 /** The person's edit, removal, move or "send now" of a message this client holds. */
 function localItemAction(
   state: EngineState,
@@ -343,7 +355,9 @@ function localItemAction(
     const retry = seen?.status === 'undelivered'
     edit = { op: 'front', id: action.id, ...(retry && { retry }) }
   } else {
-    if (!seen || seen.status === 'sending') return step(state)
+    if (!seen) return step(state)
+    if (seen.status === 'sending')
+      return step({ ...state, error: onItsWay(action.type === 'queue-edit') })
     edit =
       action.type === 'queue-edit'
         ? { op: 'edit', id: action.id, text: action.text }
