@@ -1,6 +1,6 @@
 /** What the slices share: building steps, asking for a read, relaying, and the live turn's ids. */
 import type { ErrorRecord } from '../../wire/contract/errors'
-import { recordedMessageId } from '../../wire/contract/ids'
+import { byId, recordedMessageId, withId } from '../../wire/contract/ids'
 import type { ExecutionStatus, HistorySnapshot, Message } from '../../wire/contract/snapshot'
 import type { LiveTurn } from '../fold'
 import type { Command, EngineState, ServerTraits, Step, StepEvent, StopResult } from '../model'
@@ -65,10 +65,11 @@ export function setAside(state: EngineState): Pick<EngineState, 'settled' | 'set
   const { live, recorded, settled, settledBase } = state
   if (!live || (recorded && recordedTurn(recorded, live))) return { settled, settledBase }
   // Only for the turns still set aside: a turn a record took since leaves its list here.
-  const base: Record<string, readonly string[]> = {}
+  let base: Record<string, readonly string[]> = {}
   for (const { executionId } of [...settled, live]) {
-    const known = executionId === live.executionId ? state.standInBase : settledBase?.[executionId]
-    if (known && isStandIn(executionId)) base[executionId] = known
+    const known =
+      executionId === live.executionId ? state.standInBase : byId(settledBase, executionId)
+    if (known && isStandIn(executionId)) base = withId(base, executionId, known)
   }
   return { settled: [...settled, live], settledBase: base }
 }
