@@ -55,7 +55,7 @@ import {
   waitForRead,
 } from './send'
 import { emptyQueue, readStored } from './stored'
-import { afterStop } from './stopped'
+import { afterStop, resumeWhenEmpty } from './stopped'
 import { draftOnItsWay, sendsAs } from '../draft'
 
 /** The queue of a session whose store has not answered yet: changes made meanwhile wait. */
@@ -423,6 +423,7 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
   if (fresh) queue = judgeOrphans(state, queue, action)
 
   ;({ state, queue } = afterStop(before, state, queue, action, commands))
+  if (queue.attached) queue = resumeWhenEmpty(queue)
 
   // A sender that finds messages another tab was sending waits for a read to judge them; one that
   // has messages to send and has not read the record yet asks for that read (the thread may be

@@ -8,7 +8,8 @@ import { change } from './changes'
 import { waitsHere } from './server'
 
 /**
- * After a step: a Stop pressed here, or a turn that failed, does what `whenStopped` says. The
+ * After a step: a Stop pressed here, or a turn that failed, does what `whenStopped` says (`pause`
+ * holds what is queued then, and ends once none of it waits: `resumeWhenEmpty`). The
  * sender also pauses on a turn the record shows cancelled (a Stop pressed in another tab, whose
  * pause may not have reached it yet): it sends nothing before it knows how the last turn ended
  * (`readyToSend`), so the pause is never late. `draft` is the stopping tab's alone (the texts go
@@ -35,7 +36,10 @@ export function afterStop(
       next = change(next, { op: 'stopped', executionId: stopping })
     // A turn cancelled by a Stop this scope has not paused for (another tab's, not yet heard).
     const unheard = endings('cancelled').some((id) => !(next.view.stopped ?? []).includes(id))
-    if (stopped || failed || (queue.sender && unheard))
+    // The pause holds what is queued when it comes: with nothing queued, there is nothing to hold,
+    // and a message queued later is not held by it [R-QUEUE-PAUSE-HOLDS-QUEUED].
+    const waiting = next.view.items.some(waitsHere)
+    if ((stopped || failed || (queue.sender && unheard)) && waiting)
       next = change(next, { op: 'paused', paused: true })
     return { state, queue: next }
   }
@@ -50,3 +54,9 @@ export function afterStop(
   }
   return { state, queue }
 }
+
+/** A pause with nothing left to hold (sent, removed, undelivered) ends: nothing to resume. */
+export const resumeWhenEmpty = (queue: QueueState): QueueState =>
+  queue.view.paused && !queue.view.items.some(waitsHere)
+    ? change(queue, { op: 'paused', paused: false })
+    : queue
