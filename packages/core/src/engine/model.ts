@@ -735,14 +735,22 @@ export type StepEvent =
    * it may have been taken, says nothing of that one). What the draft becomes is decided from these
    * in one place (`draftFate`, `engine/draft.ts`).
    */
-  {
-    type: 'message'
-    fate: 'posted' | 'taken' | 'refused'
-    token: number
-    text: string | null
-    messageId: string | null
-    resent?: boolean
-  }
+  | {
+      type: 'message'
+      fate: 'posted' | 'taken' | 'refused'
+      token: number
+      text: string | null
+      messageId: string | null
+      resent?: boolean
+    }
+  /** A `submit()` (or the queue's send, a negative `request`) has its outcome. */
+  | { type: 'submit-settled'; request: number; result: SubmitResult<ErrorRecord> }
+  /** A turn this tab saw running ended, as the record says (`ending.status`: how). */
+  | { type: 'turn-ended'; ending: TurnEnding<ErrorRecord> }
+  /** Stop was pressed in this tab, and a Stop begins (not one joined under way). */
+  | { type: 'stop-pressed' }
+  /** A read of the record answered: a snapshot of a read, or the thread is not found. */
+  | { type: 'read-answered' }
 
 /** What one action did: the next state, the commands to perform in order, and what happened. */
 export interface Step {

@@ -21,7 +21,7 @@ import type {
 import { readsSettled } from './derive'
 import { draftFate } from './draft'
 import { alarmAfter } from './schedule'
-import { step, wantRead } from './slices/common'
+import { reported, settled, step, wantRead } from './slices/common'
 import {
   activated,
   deactivated,
@@ -198,12 +198,20 @@ export function decideWith(parts: readonly EnginePart[] = []): Reducer {
     if (state.disposed) return afterDispose(state, action)
     const handler = table[action.type as keyof typeof table] as
       Handler<EngineAction['type']> | undefined
-    if (handler) return handler(state, action, config)
+    if (handler) return readAnswered(handler(state, action, config), action)
     // A relay message reaches only a session whose client has the relay's part: said once.
     return action.type === 'relay-received'
       ? step(state, { type: 'warn', message: noRelayPart })
       : step(state)
   }
+}
+
+/** A read of the record answered (its snapshot, or "not found"): reported, for the parts. */
+function readAnswered(done: Step, action: EngineAction): Step {
+  const answered =
+    (action.type === 'snapshot' && action.fresh && action.fromRead) ||
+    (action.type === 'read-failed' && done.state.notFound)
+  return answered ? reported(done, { type: 'read-answered' }) : done
 }
 
 const noRelayPart = 'A relay message met no relay part: pass relay: tabRelay(yourRelay).'
@@ -283,11 +291,7 @@ function afterDispose(state: EngineState, action: EngineAction): Step {
   )
     return step(state, { type: 'settle-refresh', requests: [action.request] })
   if (action.type === 'submit-requested' || action.type === 'resume-requested')
-    return step(state, {
-      type: 'settle-submit',
-      request: action.request,
-      result: { outcome: 'busy' },
-    })
+    return settled(action.request, { outcome: 'busy' }, step(state))
   if (action.type === 'stop-requested')
     return step(state, {
       type: 'settle-stop',

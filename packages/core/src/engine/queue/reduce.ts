@@ -32,7 +32,7 @@ import type {
   Step,
   StoredQueueItem,
 } from '../model'
-import { step } from '../slices/common'
+import { reported, settled, step } from '../slices/common'
 import { applyAll, applyQueueChange, change, refusedChanges } from './changes'
 import { queuePosted } from './handOver'
 import {
@@ -45,7 +45,6 @@ import {
   wantServerRead,
 } from './server'
 import {
-  answersRead,
   judgeOrphans,
   nextToSend,
   postCommitted,
@@ -293,19 +292,18 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
       const id = sendsAs(state, text, action.messageId)
       const item: StoredQueueItem = { id, text, status: 'queued' }
       // Taken: the message waits in the queue now (a draft it was clears: `draftFate`).
-      return {
-        state: { ...withQueueState(state, change(queue, { op: 'add', item })), error: null },
-        commands: [
-          {
-            type: 'settle-submit',
-            request: action.request,
-            result: { outcome: 'queued', id: item.id },
-          },
-        ],
-        events: [
-          { type: 'message', fate: 'taken', token: action.request, text, messageId: item.id },
-        ],
-      }
+      const added = { ...withQueueState(state, change(queue, { op: 'add', item })), error: null }
+      return settled(
+        action.request,
+        { outcome: 'queued', id: item.id },
+        reported(step(added), {
+          type: 'message',
+          fate: 'taken',
+          token: action.request,
+          text,
+          messageId: item.id,
+        }),
+      )
     }
     default:
       return null
@@ -377,13 +375,15 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
   let queue = state.queue
   if (!queue || state.disposed) return stepped
   const commands = [...stepped.commands]
+  // What happened in this step, as the engine reported it (never read from its commands).
+  const events = stepped.events ?? []
   if ('at' in action) queue = { ...queue, clock: action.at }
-  if (answersRead(state, action)) queue = { ...queue, recordRead: true }
+  if (events.some((e) => e.type === 'read-answered')) queue = { ...queue, recordRead: true }
 
   // Committed, or refused (then sent from this tab's memory): a message marked `sending` goes.
   if (action.type === 'queue-written' || action.type === 'queue-store-failed')
     queue = postCommitted(state, queue, commands)
-  ;({ state, queue } = submitSettled(before, state, queue, commands))
+  queue = submitSettled(state, queue, events, commands)
 
   // A message the server queued on this tab's own POST begins there: it leaves the queue as its
   // turn shows (else it would show in both); its stream gone first, the reads say where it is.
@@ -422,7 +422,7 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
   }
   if (fresh) queue = judgeOrphans(state, queue, action)
 
-  ;({ state, queue } = afterStop(before, state, queue, action, commands))
+  ;({ state, queue } = afterStop(state, queue, events))
   if (queue.attached) queue = resumeWhenEmpty(queue)
 
   // A sender that finds messages another tab was sending waits for a read to judge them; one that

@@ -3,12 +3,30 @@ import type { ErrorRecord } from '../../wire/contract/errors'
 import { byId, recordedMessageId, withId } from '../../wire/contract/ids'
 import type { ExecutionStatus, HistorySnapshot, Message } from '../../wire/contract/snapshot'
 import type { LiveTurn } from '../fold'
-import type { Command, EngineState, ServerTraits, Step, StepEvent, StopResult } from '../model'
+import type {
+  Command,
+  EngineState,
+  ServerTraits,
+  Step,
+  StepEvent,
+  StopResult,
+  SubmitResult,
+} from '../model'
 import { RELAY_VERSION, type RelayBody } from '../relay'
 import { recordCovers, recordSupersedes } from '../transcript'
 import { isStandIn } from '../derive'
 
 export const step = (state: EngineState, ...commands: Command[]): Step => ({ state, commands })
+
+/**
+ * A `submit()`'s outcome (`request`, `result`): its command first, and its event, before what
+ * `done` does and reports.
+ */
+export const settled = (request: number, result: SubmitResult<ErrorRecord>, done: Step): Step => ({
+  ...done,
+  commands: [{ type: 'settle-submit', request, result }, ...done.commands],
+  events: [{ type: 'submit-settled', request, result }, ...(done.events ?? [])],
+})
 
 /** `done`, reporting `events` after those it reported already. */
 export const reported = (done: Step, ...events: StepEvent[]): Step => ({

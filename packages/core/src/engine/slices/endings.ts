@@ -6,7 +6,7 @@
 import { errorRecord, type ErrorRecord } from '../../wire/contract/errors'
 import { byId, recordedMessageId, withId } from '../../wire/contract/ids'
 import type { HistorySnapshot, Message } from '../../wire/contract/snapshot'
-import type { Command, EngineState, TurnEnding, TurnOrigin } from '../model'
+import type { Command, EngineState, Step, StepEvent, TurnEnding, TurnOrigin } from '../model'
 import { isSuspended } from '../derive'
 import { recordedMessage } from '../transcript'
 
@@ -80,17 +80,19 @@ function endingOf(
 }
 
 /** Every watched turn the fresh record shows ended, reported and no longer watched. */
-export function reportEndings(state: EngineState): { state: EngineState; commands: Command[] } {
+export function reportEndings(state: EngineState): Step {
   const { recorded } = state
   if (!recorded || state.watching.length === 0) return { state, commands: [] }
   const commands: Command[] = []
+  const events: StepEvent[] = []
   let next = state
   for (const executionId of state.watching) {
     const ending = endingOf(recorded, executionId, byId(state.origins, executionId) ?? 'followed')
     if (!ending) continue
     commands.push({ type: 'turn-ended', ending })
+    events.push({ type: 'turn-ended', ending })
     next = unwatch(next, executionId)
     next = { ...next, reported: [...next.reported, executionId].slice(-WATCHED) }
   }
-  return { state: next, commands }
+  return events.length > 0 ? { state: next, commands, events } : { state: next, commands }
 }

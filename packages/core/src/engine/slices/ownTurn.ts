@@ -14,7 +14,6 @@ import {
 import { openSuspensions, sessionStatus } from '../derive'
 import { applyTurnEvents, startTurn, type LiveTurn } from '../fold'
 import type {
-  Command,
   EngineAction,
   EngineConfig,
   EngineState,
@@ -32,6 +31,7 @@ import {
   renamed,
   reported,
   setAside,
+  settled,
   step,
   wantRead,
 } from './common'
@@ -65,8 +65,7 @@ export function requestTurn(
   action: Action<'submit-requested'> | Action<'resume-requested'>,
 ): Step {
   const { request } = action
-  if (sessionStatus(state) !== 'idle')
-    return step(state, { type: 'settle-submit', request, result: { outcome: 'busy' } })
+  if (sessionStatus(state) !== 'idle') return settled(request, { outcome: 'busy' }, step(state))
   if (
     action.type === 'resume-requested' &&
     !openSuspensions(state).some((s) => s.toolCallId === action.toolCallId)
@@ -75,7 +74,7 @@ export function requestTurn(
       'invalid_request',
       'This tool call is not waiting for an answer (it was answered already, or is not open in this thread): nothing was sent.',
     )
-    return step(state, { type: 'settle-submit', request, result: { outcome: 'failed', error } })
+    return settled(request, { outcome: 'failed', error }, step(state))
   }
   const text = action.type === 'submit-requested' ? (action.text ?? state.draft) : null
   if (text !== null && text.trim() === '') {
@@ -83,7 +82,7 @@ export function requestTurn(
       'invalid_request',
       'The message is empty; type a message before sending.',
     )
-    return step(state, { type: 'settle-submit', request, result: { outcome: 'failed', error } })
+    return settled(request, { outcome: 'failed', error }, step(state))
   }
   // A draft whose fate is not known (its POST failed unanswered, its page left) is the same
   // message sent again: under the same id, so a server that dedupes takes it once, and a record
@@ -152,8 +151,16 @@ const messageEvent = (own: OwnTurn, fate: 'posted' | 'taken' | 'refused'): StepE
 const taken = (done: Step, own: OwnTurn) => reported(done, messageEvent(own, 'taken'))
 
 /** `submit()`'s outcome, unless it has one already (a timed-out message was told it failed). */
-const settleSubmit = (own: OwnTurn, result: SubmitResult<ErrorRecord>): Command[] =>
-  own.settled ? [] : [{ type: 'settle-submit', request: own.token, result }]
+const settleSubmit = (own: OwnTurn, result: SubmitResult<ErrorRecord>, done: Step): Step =>
+  own.settled ? done : settled(own.token, result, done)
+
+/**
+ * The error a refusal of this tab's message shows: its own, but for the queue's send (a negative
+ * token) refused because a turn runs, which is no fault of the person's — the message simply waits
+ * in the queue (the error shown before stays). The one rule of it [R-QUEUE-CLIENT-ONCE].
+ */
+const shownError = (state: EngineState, own: OwnTurn, error: ErrorRecord) =>
+  own.token < 0 && error.code === 'turn_already_running' ? state.error : error
 
 /** This tab's message was not taken up (refused, failed, cut or timed out before its turn began). */
 function notTakenUp(
@@ -164,11 +171,11 @@ function notTakenUp(
 ): Step {
   const next = { ...state, ...change }
   return andThen(
-    step(
-      next,
-      ...settleSubmit(own, { outcome: 'failed', error }),
+    settleSubmit(
+      own,
+      { outcome: 'failed', error },
       // Said once: a timed-out message said so already.
-      ...(own.timedOut ? [] : [relay(next, { kind: 'posting', active: false })]),
+      step(next, ...(own.timedOut ? [] : [relay(next, { kind: 'posting', active: false })])),
     ),
     (s) => onOwnTurnNotTaken(s, own.token),
   )
@@ -219,7 +226,7 @@ export function postFailed(state: EngineState, action: Action<'post-failed'>): S
   const maybe = mayHaveBeenTaken.has(action.error.code)
   const failed = notTakenUp(wantRead({ ...state, streams }), own, action.error, {
     own: null,
-    error: action.error,
+    error: shownError(state, own, action.error),
     cut: state.cut || maybe,
   })
   return maybe ? failed : reported(failed, messageEvent(own, 'refused'))
@@ -262,7 +269,7 @@ export function turnEvents(
     // message id is no draft's fate to wait for.
     const error = refusalError(first)
     return reported(
-      notTakenUp(wantRead(state), own, error, { own: null, error }),
+      notTakenUp(wantRead(state), own, error, { own: null, error: shownError(state, own, error) }),
       messageEvent(own, 'refused'),
     )
   }
@@ -285,10 +292,10 @@ function alreadyAccepted(state: EngineState, own: OwnTurn): Step {
   const next = wantRead({ ...state, own: null, error: null, cut: true })
   return andThen(
     taken(
-      step(
-        next,
-        ...settleSubmit(own, { outcome: 'accepted', executionId: null }),
-        relay(next, { kind: 'posting', active: false }),
+      settleSubmit(
+        own,
+        { outcome: 'accepted', executionId: null },
+        step(next, relay(next, { kind: 'posting', active: false })),
       ),
       own,
     ),
@@ -306,10 +313,10 @@ function alreadyAccepted(state: EngineState, own: OwnTurn): Step {
 function queuedByServer(state: EngineState, own: OwnTurn, queueId: string): Step {
   const next = { ...state, own: { ...own, phase: 'queued' as const, settled: true }, error: null }
   return taken(
-    step(
-      next,
-      ...settleSubmit(own, { outcome: 'accepted', executionId: null, queueId }),
-      relay(next, { kind: 'posting', active: false }),
+    settleSubmit(
+      own,
+      { outcome: 'accepted', executionId: null, queueId },
+      step(next, relay(next, { kind: 'posting', active: false })),
     ),
     own,
   )
@@ -393,10 +400,10 @@ export function startOwnTurn(
     error: null,
   }
   const accepted = taken(
-    step(
-      next,
-      ...settleSubmit(own, { outcome: 'accepted', executionId: announced ? executionId : null }),
-      relay(next, { kind: 'turn', turn: live, seq: 0, after }),
+    settleSubmit(
+      own,
+      { outcome: 'accepted', executionId: announced ? executionId : null },
+      step(next, relay(next, { kind: 'turn', turn: live, seq: 0, after })),
     ),
     own,
   )
