@@ -15,7 +15,6 @@ import type {
 import { initialEngineState, reducerWith, snapshotAction } from '../engine/reduce'
 import { queuePart, withQueue } from '../engine/queue/reduce'
 import { shownQueue } from '../engine/queue/server'
-import { queueFields } from '../engine/queue/view'
 import { flushedQueue, parseStoredQueue, serializeQueue } from '../engine/queue/stored'
 import { selectSessionState } from '../engine/select'
 import { replayTrace, traceRecorder } from '../engine/trace'
@@ -293,27 +292,6 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     const back = run({ ...drafting, draft: 'typing' }, stop).state
     expect(shown(back)).toBe('')
     expect(back.draft).toBe('typing\n\none\n\ntwo')
-  })
-
-  it('Stop pauses what is queued when it is pressed: a message queued later is not held, and a pause with nothing left to resume ends [R-QUEUE-PAUSE-HOLDS-QUEUED]', () => {
-    const base = attached(null, runningTurn({ executionId: 'e1' })).state
-    // Nothing queued when Stop is pressed: nothing paused.
-    const stopped = run(base, { type: 'stop-requested', request: 3, at: 3 }).state
-    expect(stopped.queue?.view.paused).toBe(false)
-    const later = run(stopped, submit(4, 'later')).state
-    expect(shown(later)).toBe('later:queued')
-    // The answer ends normally (the Stop came too late): the message queued later goes.
-    const ended = run(later, ...readOf(snapshot(finishedTurn('e1', 'Q', 'A')), 5)).state
-    expect(queueFields(ended.queue, undefined).queuePaused).toBe(false)
-    const locked = run(ended, { type: 'queue-locked', stored: null }, { type: 'queue-written' })
-    expect(locked.commands.filter((c) => c.type === 'post')).toHaveLength(1)
-    // One queued when pressed: paused; once it is removed, there is nothing to resume.
-    const withOne = run(base, submit(1, 'one')).state
-    const paused = run(withOne, { type: 'stop-requested', request: 3, at: 3 }).state
-    expect(queueFields(paused.queue, undefined).queuePaused).toBe(true)
-    const id = paused.queue?.view.items[0]?.id ?? ''
-    const removed = run(paused, { type: 'queue-remove', id }).state
-    expect(queueFields(removed.queue, undefined).queuePaused).toBe(false)
   })
 
   it('the sender pauses on a turn the record shows cancelled, before it sends the next (Stop in another tab) [R-QUEUE-CLIENT-STOPPED]', () => {

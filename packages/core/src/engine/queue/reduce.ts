@@ -54,7 +54,7 @@ import {
   waitForRead,
 } from './send'
 import { emptyQueue, readStored } from './stored'
-import { afterStop, resumeWhenEmpty } from './stopped'
+import { afterStop } from './stopped'
 import { draftOnItsWay, sendsAs } from '../draft'
 
 /** The queue of a session whose store has not answered yet: changes made meanwhile wait. */
@@ -423,7 +423,6 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
   if (fresh) queue = judgeOrphans(state, queue, action)
 
   ;({ state, queue } = afterStop(state, queue, events))
-  if (queue.attached) queue = resumeWhenEmpty(queue)
 
   // A sender that finds messages another tab was sending waits for a read to judge them; one that
   // has messages to send and has not read the record yet asks for that read (the thread may be

@@ -8,8 +8,7 @@ import { change } from './changes'
 import { waitsHere } from './server'
 
 /**
- * After a step: a Stop pressed here, or a turn that failed, does what `whenStopped` says (`pause`
- * holds what is queued then, and ends once none of it waits: `resumeWhenEmpty`). The
+ * After a step: a Stop pressed here, or a turn that failed, does what `whenStopped` says. The
  * sender also pauses on a turn the record shows cancelled (a Stop pressed in another tab, whose
  * pause may not have reached it yet): it sends nothing before it knows how the last turn ended
  * (`readyToSend`), so the pause is never late. `draft` is the stopping tab's alone (the texts go
@@ -34,10 +33,7 @@ export function afterStop(
       next = change(next, { op: 'stopped', executionId: stopping })
     // A turn cancelled by a Stop this scope has not paused for (another tab's, not yet heard).
     const unheard = endings('cancelled').some((id) => !(next.view.stopped ?? []).includes(id))
-    // The pause holds what is queued when it comes: with nothing queued, there is nothing to hold,
-    // and a message queued later is not held by it [R-QUEUE-PAUSE-HOLDS-QUEUED].
-    const waiting = next.view.items.some(waitsHere)
-    if ((stopped || failed || (queue.sender && unheard)) && waiting)
+    if (stopped || failed || (queue.sender && unheard))
       next = change(next, { op: 'paused', paused: true })
     return { state, queue: next }
   }
@@ -52,9 +48,3 @@ export function afterStop(
   }
   return { state, queue }
 }
-
-/** A pause with nothing left to hold (sent, removed, undelivered) ends: nothing to resume. */
-export const resumeWhenEmpty = (queue: QueueState): QueueState =>
-  queue.view.paused && !queue.view.items.some(waitsHere)
-    ? change(queue, { op: 'paused', paused: false })
-    : queue
