@@ -23,8 +23,13 @@
  *      `undelivered`: the queue's order is the order sent;
  * (q3) in the tab that sends, a message it shows as queued is not in its transcript;
  * (q4) nothing throws;
- * (q5) no composer holds the text of a message that is queued or sending (in its tab's queue, or
- *      in the store the tabs share), nor one its record holds under its id — after a reload too;
+ * (q5) **the draft's fate**: no composer holds the text of a message that is queued or sending (in
+ *      its tab's queue, or in the store the tabs share), nor one its record holds under its id —
+ *      after a reload too (the invariant of `engine/draft.ts`: a draft shown for sending is never a
+ *      message already taken; it found each fault of that class: a queued Send's clearing left
+ *      unstored, issue 35 row a; a reloaded draft a read left while another message posted, seed
+ *      727162635; a reloaded draft sent again, left by the read that showed its first POST taken,
+ *      seed 192408388 — each fails it with its fix taken out);
  * (q7) a text is not sent under a second id while a POST of it under the first may have been taken;
  * before the end against the server's queue, once every tab read what it can:
  * (q6) every tab lists every item the server's queue holds (a tab learns that the server queues
@@ -63,7 +68,7 @@ import { createRunner, type Runner } from '../engine/runner'
 import { selectSessionState } from '../engine/select'
 import { withQueue } from '../engine/queue/reduce'
 import { shownQueue } from '../engine/queue/server'
-import { draftOnItsWay } from '../engine/queue/view'
+import { draftOnItsWay } from '../engine/draft'
 import { parseStoredQueue } from '../engine/queue/stored'
 import { replayTrace, traceRecorder } from '../engine/trace'
 import type { TurnEvent } from '../wire/contract/events'
@@ -1094,8 +1099,8 @@ const textOf = (message: { content: readonly { type: string; text?: string }[] }
   message.content.map((p) => (p.type === 'text' ? (p.text ?? '') : '')).join('')
 
 function checkAfterStep(world: World) {
-  // (q5) No composer holds a message that is queued or sending (in its tab's queue, or in the
-  // store every tab shares), nor one its record holds under its id.
+  // (q5) The draft's fate: no composer holds a message that is queued or sending (in its tab's
+  // queue, or in the store every tab shares), nor one its record holds under its id.
   const stored = storedItems(world.storage).items
   for (const tab of live(world)) {
     const state = tab.runner.getState()
@@ -1110,7 +1115,7 @@ function checkAfterStep(world: World) {
     )
     if (waiting || recorded)
       throw new Error(
-        `(q5) tab ${tab.index}'s composer holds "${draft}", which is ${waiting ? `${waiting.status} in the queue` : 'in its record under its id'}`,
+        `(q5, the draft's fate) tab ${tab.index}'s composer holds "${draft}", which is ${waiting ? `${waiting.status} in the queue` : 'in its record under its id'}`,
       )
   }
   // (q3) The sender (the tab told it holds the sender lock) shows no queued message in its
@@ -1417,13 +1422,20 @@ const runMoves = fc.array(move, { minLength: 40, maxLength: 100, size: 'max' })
  */
 const FOUND: Record<Behaviour, { seed: number; path: string; found: string }[]> = {
   // A tab reloaded with its draft sent (its id kept), then sent another message; the read that
-  // showed the draft's id while that one posted left the draft in the composer, (q5).
+  // showed the draft's id while that one posted left the draft in the composer, (q5). Then
+  // (192408388): a tab reloaded with its draft sent, its first POST taken (its answer lost), sent
+  // the draft again; the read that showed the first taken while the second posted left it, (q5).
   dedupe: [
     {
       seed: 727162635,
       path: '210',
       found:
         'a reloaded draft left in the composer by a read while another message posted [R-DRAFT-SENT-ID]',
+    },
+    {
+      seed: 192408388,
+      path: '388',
+      found: 'a draft shown for sending while its message is recorded [R-DRAFT-SENT-ID]',
     },
   ],
   'no-dedupe': [

@@ -13,7 +13,7 @@ import type {
   WhenStopped,
 } from '../engine/model'
 import { initialEngineState, reducerWith, snapshotAction } from '../engine/reduce'
-import { withQueue } from '../engine/queue/reduce'
+import { queuePart, withQueue } from '../engine/queue/reduce'
 import { shownQueue } from '../engine/queue/server'
 import { flushedQueue, parseStoredQueue, serializeQueue } from '../engine/queue/stored'
 import { selectSessionState } from '../engine/select'
@@ -400,7 +400,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     })
   })
 
-  it('a store transaction that fails loses nothing: its changes wait again, a message it marked is not posted, and the next step tries again [R-QUEUE-CLIENT-DURABLE]', () => {
+  it('a store transaction that fails loses nothing: its changes wait again, a message it marked is sent from memory, and the write is tried again at its time [R-QUEUE-CLIENT-DURABLE R-QUEUE-WRITE-RETRY]', () => {
     const busy = attached(null, runningTurn({ executionId: 'e1' })).state
     const typed = run(busy, submit(1, 'kept')).state
     const locked = run(typed, { type: 'queue-locked', stored: null }).state
@@ -413,20 +413,65 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     expect(failed.state.queue?.pending).toEqual(typed.queue?.pending)
     expect(shown(failed.state)).toBe('kept:queued')
     expect(failed.commands.map((c) => c.type)).toEqual(['warn'])
-    // The next step (here: the person typing) asks for the store again.
+    const retryAt = failed.state.queue?.unwritten?.retryAt ?? -1
+    expect(queuePart.dueAt?.(failed.state, engineConfig)).toBe(retryAt)
+    // Not at every next step (the person typing), but when its time comes.
     const next = run(failed.state, { type: 'draft-changed', draft: 'x' })
-    expect(next.commands).toContainEqual({ type: 'queue-lock' })
-    // A message marked `sending` in a write that failed was never posted: it waits again.
+    expect(next.commands).not.toContainEqual({ type: 'queue-lock' })
+    const early = run(next.state, { type: 'tick', at: retryAt - 1 })
+    expect(early.commands).not.toContainEqual({ type: 'queue-lock' })
+    const due = run(early.state, { type: 'tick', at: retryAt })
+    expect(due.commands).toContainEqual({ type: 'queue-lock' })
+    // Refused again: said once, tried later still; taken: written, kept again.
+    const again = run(run(due.state, { type: 'queue-locked', stored: null }).state, {
+      type: 'queue-store-failed',
+      error: errorRecord('unsupported', 'QuotaExceededError'),
+    })
+    expect(again.commands.some((c) => c.type === 'warn')).toBe(false)
+    expect(again.state.queue?.unwritten?.retryAt).toBeGreaterThan(retryAt)
+    // A message marked `sending` in a write that failed goes all the same, from memory: its mark
+    // waits among the changes to write.
     const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: null })
     const marking = run(attached(held).state, { type: 'queue-locked', stored: held }).state
     expect(marking.queue?.sending).toMatchObject({ id: 'q1', posted: false })
-    const lost = run(marking, {
+    const sent = run(marking, {
       type: 'queue-store-failed',
       error: errorRecord('unsupported', 'refused'),
     })
-    expect(lost.state.queue?.sending).toBeNull()
-    expect(shown(lost.state)).toBe('first:queued')
-    expect(lost.commands.some((c) => c.type === 'post')).toBe(false)
+    expect(sent.state.queue?.sending).toMatchObject({ id: 'q1', posted: true })
+    expect(sent.state.queue?.pending).toContainEqual(
+      expect.objectContaining({ op: 'mark', id: 'q1', status: 'sending' }),
+    )
+    expect(sent.commands.some((c) => c.type === 'post')).toBe(true)
+  })
+
+  it('a change of a message another tab is sending already is refused, visibly, in the tab that made it [R-QUEUE-ON-ITS-WAY-REFUSED]', () => {
+    // This tab (not the sender) shows q1 queued; another tab marked it `sending` meanwhile.
+    const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: null })
+    const seen = attached(held, snapshot([]), false).state
+    const marked = stored({
+      items: [{ ...item('q1', 'first', 'sending'), by: 'B' }],
+      paused: false,
+      dedupes: null,
+    })
+    for (const action of [
+      { type: 'queue-remove', id: 'q1' },
+      { type: 'queue-edit', id: 'q1', text: 'first, edited' },
+    ] as const) {
+      const changed = run(seen, action).state
+      const written = run(changed, { type: 'queue-locked', stored: marked }).state
+      // The list shows it on its way, as it was; the tab says its change was refused.
+      expect(shown(written)).toBe('first:sending')
+      expect(written.error).toMatchObject({
+        code: 'conflict',
+        message: expect.stringContaining('already being sent') as unknown,
+      })
+      // And where this tab had heard of it: refused at once, said the same way.
+      const heard = run(seen, { type: 'queue-stored', stored: marked }).state
+      const refused = run(heard, action).state
+      expect(shown(refused)).toBe('first:sending')
+      expect(refused.error).toMatchObject({ code: 'conflict' })
+    }
   })
 
   // What the queue model (`queue.model.test.ts`) found, each pinned here by the step it was.

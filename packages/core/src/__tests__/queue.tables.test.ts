@@ -10,6 +10,7 @@ import type {
   QueueChange,
   QueuePostHeard,
   QueueState,
+  StepEvent,
   StoredQueue,
 } from '../engine/model'
 import { initialEngineState, reducerWith, snapshotAction } from '../engine/reduce'
@@ -207,7 +208,7 @@ describe('send.ts: the sender sends only when it may [R-QUEUE-CLIENT-READ-FIRST]
 })
 
 describe('stopped.ts: what a Stop or a failed turn does (whenStopped) [R-QUEUE-CLIENT-STOPPED]', () => {
-  const ending = (status: 'cancelled' | 'error', executionId = 'e1'): Command => ({
+  const ending = (status: 'cancelled' | 'error', executionId = 'e1'): StepEvent => ({
     type: 'turn-ended',
     ending: { executionId, origin: 'followed', status, messages: [], error: null },
   })
@@ -216,7 +217,14 @@ describe('stopped.ts: what a Stop or a failed turn does (whenStopped) [R-QUEUE-C
     stop: { kind: 'execution', executionId: 'e1', accepted: false } as EngineState['stop'],
   })
   it.each<
-    [string, 'pause' | 'keep' | 'draft', boolean, Command[], readonly string[] | undefined, string]
+    [
+      string,
+      'pause' | 'keep' | 'draft',
+      boolean,
+      StepEvent[],
+      readonly string[] | undefined,
+      string,
+    ]
   >([
     [
       'pause, Stop pressed here: paused, its execution kept',
@@ -245,7 +253,7 @@ describe('stopped.ts: what a Stop or a failed turn does (whenStopped) [R-QUEUE-C
     ['pause, a failed turn: paused', 'pause', false, [ending('error')], undefined, 'paused'],
     ['keep, Stop pressed here: goes on', 'keep', true, [], undefined, 'running'],
     ['draft, Stop pressed here: into the draft', 'draft', true, [], undefined, 'draft a'],
-  ])('%s', (_, whenStopped, pressed, commands, stopped, expected) => {
+  ])('%s', (_, whenStopped, pressed, endings, stopped, expected) => {
     const before = ready(queueOf(item('a')))
     const queue: QueueState | undefined = before.queue && {
       ...before.queue,
@@ -254,10 +262,12 @@ describe('stopped.ts: what a Stop or a failed turn does (whenStopped) [R-QUEUE-C
     }
     if (!queue) throw new Error('no queue')
     const state = pressed ? stopping(before) : before
-    const action: EngineAction = pressed
-      ? { type: 'stop-requested', request: 9, at: 2 }
-      : { type: 'tick', at: 2 }
-    const after = afterStop(before, state, queue, action, commands)
+    // What the step reported: Stop pressed here, and the endings the record showed.
+    const events: StepEvent[] = [
+      ...(pressed ? [{ type: 'stop-pressed' as const }] : []),
+      ...endings,
+    ]
+    const after = afterStop(state, queue, events)
     const shown = after.queue.view
     const outcome =
       after.state.draft !== ''

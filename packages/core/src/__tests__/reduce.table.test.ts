@@ -1345,6 +1345,21 @@ describe('a draft whose page left right after Send keeps its message id across t
       commands: [{ type: 'store-draft', draft: '', sentAs: null }],
     },
     {
+      // Found by the queue model (seed 192408388): the reloaded tab sent the draft again (the same
+      // id); the read that showed the first POST taken while the second posted left the draft in
+      // the composer, to be sent a third time once that POST was refused as busy.
+      title:
+        'after the reload, a record that holds that id while the draft itself is sent again: the draft clears',
+      given: after({ ...idle(), draft: 'Hi', draftSentAs: sentAs }, submit(2), {
+        type: 'read-started',
+        at: 3,
+        fetch: 2,
+      }),
+      when: snapshotAction(taken, 'read', { at: 3, stampedAt: 3, random: 0 }),
+      then: { draft: '', draftSentAs: null, own: { token: 2, phase: 'posting' } },
+      commands: [{ type: 'store-draft', draft: '', sentAs: null }],
+    },
+    {
       title: 'a record without it: it never reached the server, the draft stays (and its id)',
       given: reloaded,
       when: readOf(snapshot(finishedTurn('e0', 'Before', 'An answer')))[1]!,

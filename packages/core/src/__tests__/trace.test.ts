@@ -196,6 +196,70 @@ describe('parseTrace refuses what the reducer cannot take (issue 35, row i) [R-E
     expect(refused).toEqual(where)
   })
 
+  // Each of these passed a check one level deep and made `replayTrace` throw a raw TypeError.
+  it.each([
+    [
+      'a snapshot action whose snapshot is {}',
+      'snapshot',
+      { snapshot: {} },
+      /snapshot\.messages: missing/,
+    ],
+    ['mounted with cached {}', 'mounted', { cached: {} }, /cached\.kind/],
+    [
+      'a push-message whose message is {}',
+      'push-message',
+      { message: {} },
+      /message\.type: missing/,
+    ],
+    [
+      'turn events that are not events',
+      'turn-events',
+      { events: [{}] },
+      /events\.0: not a turn event/,
+    ],
+    ['a stream ended how no stream ends', 'stream-ended', { end: { kind: 'gone' } }, /end\.kind/],
+  ] as const)(
+    '%s: refused with every level checked [R-ENGINE-TRACE-DEEP]',
+    (_, type, fields, says) => {
+      const trace = edited((t) => {
+        const action = {
+          type,
+          token: 1,
+          at: 1,
+          stampedAt: 1,
+          random: 0,
+          fresh: true,
+          fromRead: true,
+        }
+        t.steps.splice(1, 0, { ...t.steps[1]!, action: { ...action, ...fields } as never })
+      })
+      const refused = refusal(JSON.parse(JSON.stringify(trace)))
+      expect(refused).toMatchObject({ step: 1, actionType: type })
+      expect(refused.message).toMatch(says)
+    },
+  )
+
+  it.each([
+    ['a queue that is {}', { queue: {} }, /initial\.queue\.stored: missing/],
+    ['a queue change of no known op', { queue: 'pending' }, /initial\.queue\.pending\.0\.op/],
+    ['a recorded snapshot without messages', { recorded: {} }, /initial\.recorded\.messages/],
+    ['a live turn without its parts', { live: { executionId: 'e1' } }, /initial\.live\./],
+    ['an own turn without its request', { own: { token: 1 } }, /initial\.own\./],
+    ['a Stop of no known kind', { stop: { kind: 'later' } }, /initial\.stop\.kind/],
+  ] as const)('an initial state with %s: refused [R-ENGINE-TRACE-DEEP]', (_, patch, says) => {
+    const queue = {
+      stored: { v: '1', items: [], paused: false, dedupes: null },
+      view: { v: '1', items: [], paused: false, dedupes: null },
+      pending: [{ op: 'merge', id: 'q1' }],
+    }
+    const trace = edited((t) => {
+      Object.assign(t.initial, 'queue' in patch && patch.queue === 'pending' ? { queue } : patch)
+    })
+    const refused = refusal(JSON.parse(JSON.stringify(trace)))
+    expect(refused.step).toBeNull()
+    expect(refused.message).toMatch(says)
+  })
+
   it('without the check, such a trace replays otherwise (the reducer takes no action it does not know); a kept one still replays', () => {
     const unknownType = edited((trace) => {
       ;(trace.steps[2]!.action as { type: string }).type = 'queue-merged'

@@ -74,6 +74,8 @@ export interface SessionContext {
 export interface SessionExtension {
   /** Its decisions, wrapped around the engine's. */
   extend: Extend
+  /** Its parts of the engine (its due times: `EnginePart.dueAt`), after the client's. */
+  parts?: readonly EnginePart[]
   attach(dispatch: (action: EngineAction) => void, context: SessionContext): ExtensionPart
 }
 

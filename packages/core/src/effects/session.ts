@@ -98,12 +98,13 @@ export class PreviewChatSession {
     // draft, nor what a reload kept in this browser's storage (so hydration matches it).
     // An opt-in part (the queue): it performs its own commands, and adds its fields to the view.
     const part = ctx.extension?.attach(this.#dispatch, ctx) ?? null
+    const parts = [...(ctx.parts ?? []), ...(ctx.extension?.parts ?? [])]
     const select = part?.select ?? selectSessionState
     const serverState = serverRenderState(
       init,
       mounted,
       ctx.config,
-      reducerWith(ctx.extension?.extend, ctx.parts),
+      reducerWith(ctx.extension?.extend, parts),
     )
     this.#view = createStore<SessionState>()(() => select(serverState))
     this.#view.setState(select(initial), true)
@@ -158,7 +159,7 @@ export class PreviewChatSession {
         onStep: this.#publish,
       },
       ctx.extension?.extend,
-      ctx.parts,
+      parts,
     )
     this.#activity = lingering(activate, ctx.timers, ctx.lingerMs)
     this.#dispatch(mounted)

@@ -1,4 +1,4 @@
-import { recordedMessageId } from '../wire/contract/ids'
+import { byId, recordedMessageId, withId } from '../wire/contract/ids'
 import { deltaJoin } from '../wire/contract/events'
 import type { SubagentChunk, SuspendedPayload, TurnEvent } from '../wire/contract/events'
 import type {
@@ -238,13 +238,13 @@ function withContent(turn: LiveTurn, content: MessagePart[], streams = turn.stre
 
 /** The turn with stream `key` open: as it is, or with a new part from `create` at the end. */
 function opened(turn: LiveTurn, key: string, create: () => MessagePart): LiveTurn {
-  if (turn.streams[key] !== undefined) return turn
+  if (byId(turn.streams, key) !== undefined) return turn
   const content = [...turn.assistant.content, create()]
-  return withContent(turn, content, { ...turn.streams, [key]: content.length - 1 })
+  return withContent(turn, content, withId(turn.streams, key, content.length - 1))
 }
 
 function update(turn: LiveTurn, key: string, change: (part: MessagePart) => MessagePart): LiveTurn {
-  const index = turn.streams[key]
+  const index = byId(turn.streams, key)
   const part = index === undefined ? undefined : turn.assistant.content[index]
   if (index === undefined || part === undefined) return turn
   const content = turn.assistant.content.slice()
@@ -295,7 +295,7 @@ function applyChildChunk(
   chunk: SubagentChunk,
   options: TurnOptions,
 ): LiveTurn {
-  const state = turn.delegations[parentToolCallId] ?? { used: 0, openSegment: null }
+  const state = byId(turn.delegations, parentToolCallId) ?? { used: 0, openSegment: null }
   let { used, openSegment } = state
   const budgeted = (delta: string) => {
     const kept = delta.slice(0, Math.max(0, options.delegationCharLimit - used))
@@ -354,6 +354,6 @@ function applyChildChunk(
   })
   return {
     ...changed,
-    delegations: { ...changed.delegations, [parentToolCallId]: { used, openSegment } },
+    delegations: withId(changed.delegations, parentToolCallId, { used, openSegment }),
   }
 }

@@ -421,6 +421,13 @@ export interface QueueState {
   writing: { changes: readonly QueueChange[]; before: StoredQueue } | null
   /** A transaction of the store is asked for (`queue-lock`) and has not run yet. */
   locking: boolean
+  /**
+   * The store refused this tab's last write (a full quota: `QuotaExceededError`): its changes wait
+   * in `pending`, the queue works on from this tab's memory (a message it marked `sending` is sent
+   * all the same), and the write is tried again at `retryAt` (scheduler time; `attempts` so far),
+   * not only at a next step an idle thread may never take. `null`: written as it should be.
+   */
+  unwritten: { attempts: number; retryAt: number } | null
   /** This tab holds the thread's sender lock: it alone sends queued messages. */
   sender: boolean
   whenStopped: WhenStopped
@@ -716,10 +723,41 @@ export type Command =
    */
   | { type: 'act'; action: EngineAction }
 
-/** What one action did: the next state, and the commands to perform, in order. */
+/**
+ * What happened in a step, as data beside its state and commands: what a part and the post-step
+ * read, instead of searching commands or comparing states.
+ */
+export type StepEvent =
+  /**
+   * A message of this tab (`token`: its `submit()`; negative, the queue's send) met its fate so
+   * far: `posted` (its POST went out), `taken` (the server accepted it, or the queue holds it),
+   * `refused` (not taken, for sure: `resent`, the same message sent again while an earlier POST of
+   * it may have been taken, says nothing of that one). What the draft becomes is decided from these
+   * in one place (`draftFate`, `engine/draft.ts`).
+   */
+  | {
+      type: 'message'
+      fate: 'posted' | 'taken' | 'refused'
+      token: number
+      text: string | null
+      messageId: string | null
+      resent?: boolean
+    }
+  /** A `submit()` (or the queue's send, a negative `request`) has its outcome. */
+  | { type: 'submit-settled'; request: number; result: SubmitResult<ErrorRecord> }
+  /** A turn this tab saw running ended, as the record says (`ending.status`: how). */
+  | { type: 'turn-ended'; ending: TurnEnding<ErrorRecord> }
+  /** Stop was pressed in this tab, and a Stop begins (not one joined under way). */
+  | { type: 'stop-pressed' }
+  /** A read of the record answered: a snapshot of a read, or the thread is not found. */
+  | { type: 'read-answered' }
+
+/** What one action did: the next state, the commands to perform in order, and what happened. */
 export interface Step {
   state: EngineState
   commands: Command[]
+  /** What happened, in order (absent: nothing to report). */
+  events?: StepEvent[]
 }
 
 /**

@@ -19,8 +19,9 @@ import type {
   Step,
 } from './model'
 import { readsSettled } from './derive'
+import { draftFate } from './draft'
 import { alarmAfter } from './schedule'
-import { step, wantRead } from './slices/common'
+import { reported, settled, step, wantRead } from './slices/common'
 import {
   activated,
   deactivated,
@@ -170,11 +171,13 @@ const handlers: {
  * `refresh()` and `prefetch()` wait for reads to settle: their request joins `reads.waiters`,
  * settled by `postStep` once no read is in flight nor, while the session is listened to, wanted.
  */
-function waitForReads({ state, commands }: Step, request: number | undefined): Step {
-  const { reads } = state
-  if (request !== undefined)
-    state = { ...state, reads: { ...reads, waiters: [...reads.waiters, request] } }
-  return { state, commands }
+function waitForReads(done: Step, request: number | undefined): Step {
+  const { reads } = done.state
+  if (request === undefined) return done
+  return {
+    ...done,
+    state: { ...done.state, reads: { ...reads, waiters: [...reads.waiters, request] } },
+  }
 }
 
 /**
@@ -195,12 +198,20 @@ export function decideWith(parts: readonly EnginePart[] = []): Reducer {
     if (state.disposed) return afterDispose(state, action)
     const handler = table[action.type as keyof typeof table] as
       Handler<EngineAction['type']> | undefined
-    if (handler) return handler(state, action, config)
+    if (handler) return readAnswered(handler(state, action, config), action)
     // A relay message reaches only a session whose client has the relay's part: said once.
     return action.type === 'relay-received'
       ? step(state, { type: 'warn', message: noRelayPart })
       : step(state)
   }
+}
+
+/** A read of the record answered (its snapshot, or "not found"): reported, for the parts. */
+function readAnswered(done: Step, action: EngineAction): Step {
+  const answered =
+    (action.type === 'snapshot' && action.fresh && action.fromRead) ||
+    (action.type === 'read-failed' && done.state.notFound)
+  return answered ? reported(done, { type: 'read-answered' }) : done
 }
 
 const noRelayPart = 'A relay message met no relay part: pass relay: tabRelay(yourRelay).'
@@ -223,7 +234,7 @@ export function postStep(
   parts: readonly EnginePart[] = [],
 ): Step {
   if (before.disposed) return next
-  let after = draftFate(before, next.state, action)
+  let after = draftFate(before, next.state, action, next.events)
   const commands = [...next.commands]
   const { draft, live, draftSentAs: sentAs } = after
   if (draft !== before.draft || sentAs !== before.draftSentAs)
@@ -248,7 +259,7 @@ export function postStep(
   }
   return after === next.state && commands.length === next.commands.length
     ? next
-    : { state: after, commands }
+    : { ...next, state: after, commands }
 }
 
 /**
@@ -273,27 +284,6 @@ export const everyPart: readonly EnginePart[] = [relayPart, releasedPart]
  */
 export const reduce: Reducer = /* @__PURE__ */ reducerWith(undefined, everyPart)
 
-/**
- * The draft's sent message id, kept in step: a read whose record holds it shows the message was
- * taken (its page left before the answer), so the draft clears — while this tab's own turn is
- * another message too (one sent after the reload): only a POST of the draft's own message decides
- * its fate itself [R-DRAFT-SENT-ID]. A draft that changed otherwise is no longer that message.
- */
-function draftFate(before: EngineState, after: EngineState, action: EngineAction): EngineState {
-  const sent = after.draftSentAs
-  if (sent === null) return after
-  const own = after.own?.request
-  const taken =
-    action.type === 'snapshot' &&
-    action.fresh &&
-    (own === undefined || own.kind !== 'message' || own.body.messageId !== sent) &&
-    after.recorded?.messages.some((message) => message.messageId === sent) === true
-  if (taken) return { ...after, draft: '', draftSentAs: null }
-  return after.draft !== before.draft && sent === before.draftSentAs
-    ? { ...after, draftSentAs: null }
-    : after
-}
-
 function afterDispose(state: EngineState, action: EngineAction): Step {
   if (
     (action.type === 'read-wanted' || action.type === 'prefetch-requested') &&
@@ -301,11 +291,7 @@ function afterDispose(state: EngineState, action: EngineAction): Step {
   )
     return step(state, { type: 'settle-refresh', requests: [action.request] })
   if (action.type === 'submit-requested' || action.type === 'resume-requested')
-    return step(state, {
-      type: 'settle-submit',
-      request: action.request,
-      result: { outcome: 'busy' },
-    })
+    return settled(action.request, { outcome: 'busy' }, step(state))
   if (action.type === 'stop-requested')
     return step(state, {
       type: 'settle-stop',

@@ -44,14 +44,16 @@ export type RelayBody =
 /** One message between tabs: the thread it is about (`[projectId, agentId, threadId]` as JSON). */
 export type RelayMessage = RelayBody & { v: typeof RELAY_VERSION; tab: string; thread: string }
 
-const turnEvent: Schema<TurnEvent> = (input, issues, path) => {
+/** One turn event, as a stream or the relay carries it. */
+export const turnEvent: Schema<TurnEvent> = (input, issues, path) => {
   const parsed = turnEventFrom(input)
   if (parsed.kind === 'event') return parsed.event
   issues?.push(`${path || '(root)'}: not a turn event of this client`)
   return FAIL
 }
 
-const liveTurn = object({
+/** A live turn, as the relay and storage carry it. */
+export const liveTurn = object({
   executionId: string,
   sessionId: string,
   user: nullable(messageSchema),

@@ -85,6 +85,18 @@ const STOPS_KEPT = 8
 export const applyAll = (queue: StoredQueue, changes: readonly QueueChange[]) =>
   changes.reduce(applyQueueChange, queue)
 
+/**
+ * The person's edits and removals that `queue` refuses: of a message on its way already (`sending`,
+ * marked by another tab before this one heard of it). `applyQueueChange` leaves them out; the tab
+ * that made them says so.
+ */
+export const refusedChanges = (queue: StoredQueue, changes: readonly QueueChange[]) =>
+  changes.filter(
+    (c) =>
+      (c.op === 'edit' || c.op === 'remove') &&
+      queue.items.some((item) => item.id === c.id && item.status === 'sending'),
+  )
+
 /** This tab's change: shown at once, written in the next transaction of the store. */
 export function change(queue: QueueState, ...changes: QueueChange[]): QueueState {
   const pending = [...queue.pending, ...changes]

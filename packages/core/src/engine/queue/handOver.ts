@@ -4,6 +4,7 @@
  * stream only until its first word and hands that word over raw (`queue-posted`); what it means
  * is decided here, once.
  */
+import { withId } from '../../wire/contract/ids'
 import { errorRecord, inBandError } from '../../wire/contract/errors'
 import type {
   Command,
@@ -63,7 +64,7 @@ export function queuePosted(
         { op: 'server-queue', serverQueue: true },
       )
       next = wantServerRead(
-        { ...next, handedAt: { ...next.handedAt, [answer.queueId]: next.serverReads.asked } },
+        { ...next, handedAt: withId(next.handedAt, answer.queueId, next.serverReads.asked) },
         commands,
       )
       break

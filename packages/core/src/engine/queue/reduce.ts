@@ -17,11 +17,13 @@
  * - the host opens, follows and closes the queue as the commands say (`queue-open`,
  *   `queue-follow`, `queue-unfollow`, `queue-close`), and answers with raw data.
  */
+import { errorRecord } from '../../wire/contract/errors'
 import { isThread } from '../../wire/contract/ids'
 import { sessionStatus } from '../derive'
 import type {
   Command,
   EngineAction,
+  EnginePart,
   EngineState,
   Extend,
   QueueChange,
@@ -30,8 +32,8 @@ import type {
   Step,
   StoredQueueItem,
 } from '../model'
-import { step } from '../slices/common'
-import { applyAll, applyQueueChange, change } from './changes'
+import { reported, settled, step } from '../slices/common'
+import { applyAll, applyQueueChange, change, refusedChanges } from './changes'
 import { queuePosted } from './handOver'
 import {
   callProblem,
@@ -43,7 +45,6 @@ import {
   wantServerRead,
 } from './server'
 import {
-  answersRead,
   judgeOrphans,
   nextToSend,
   postCommitted,
@@ -54,7 +55,7 @@ import {
 } from './send'
 import { emptyQueue, readStored } from './stored'
 import { afterStop } from './stopped'
-import { draftOnItsWay } from './view'
+import { draftOnItsWay, sendsAs } from '../draft'
 
 /** The queue of a session whose store has not answered yet: changes made meanwhile wait. */
 function unattached(at: number): QueueState {
@@ -67,6 +68,7 @@ function unattached(at: number): QueueState {
     recordRead: false,
     locking: false,
     writing: null,
+    unwritten: null,
     sender: false,
     whenStopped: 'pause',
     sending: null,
@@ -107,7 +109,7 @@ export const withQueue: Extend = (base: Reducer): Reducer => {
       const commands = [...left.commands]
       if (queue.pending.length > 0) commands.push({ type: 'queue-flush', changes: queue.pending })
       if (action.type === 'disposed') commands.push({ type: 'queue-close' })
-      return { state: left.state, commands }
+      return { ...left, commands }
     }
     const own = queueAction(withQueueState(state, queue), queue, action)
     const stepped = own ?? base(withQueueState(state, queue), action, config)
@@ -157,6 +159,9 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
     case 'queue-locked': {
       const commands: Command[] = []
       const before = readStored(action.stored, commands)
+      // A change of a message another tab has marked `sending` since this one last heard: refused,
+      // and said (the list shows it on its way, as the store does).
+      const refused = refusedChanges(before, queue.pending)
       let stored = applyAll(before, queue.pending)
       let next: QueueState = {
         ...queue,
@@ -187,17 +192,27 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
         }
       }
       commands.push({ type: 'queue-store', stored })
-      return { state: withQueueState(state, next), commands }
+      const error = refused.length > 0 && onItsWay(refused[0]?.op === 'edit')
+      return { state: { ...withQueueState(state, next), ...(error && { error }) }, commands }
     }
     case 'queue-written':
-      return { state: withQueueState(state, { ...queue, writing: null }), commands: [] }
+      return {
+        state: withQueueState(state, { ...queue, writing: null, unwritten: null }),
+        commands: [],
+      }
     case 'queue-store-failed': {
-      // Nothing was written: its changes wait again, before those made since; a message it
-      // marked `sending` was not posted (its POST waits for the commit), and waits again too.
-      const { writing } = queue
-      const pending = [...(writing?.changes ?? []), ...queue.pending]
+      // Nothing was written: its changes wait again, before those made since, and are written
+      // again on a schedule (`unwritten`). The queue works on from this tab's memory meanwhile: a
+      // message it marked `sending` in that write is sent all the same (`settle`), its mark kept
+      // among the changes to write.
+      const { writing, sending } = queue
+      const marked: QueueChange[] =
+        sending && !sending.posted
+          ? [{ op: 'mark', id: sending.id, status: 'sending', by: state.tab }]
+          : []
+      const pending = [...(writing?.changes ?? []), ...marked, ...queue.pending]
       const stored = writing?.before ?? queue.stored
-      const unsent = queue.sending && !queue.sending.posted
+      const attempts = (queue.unwritten?.attempts ?? 0) + 1
       const next: QueueState = {
         ...queue,
         stored,
@@ -205,12 +220,15 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
         view: applyAll(stored, pending),
         locking: false,
         writing: null,
-        ...(unsent && { sending: null }),
+        unwritten: { attempts, retryAt: queue.clock + writeRetryDelay(attempts) },
       }
-      return step(withQueueState(state, next), {
-        type: 'warn',
-        message: `The message queue could not be written (${action.error.message}); its changes are kept in this tab and written at its next step.`,
-      })
+      // Said once, when the writes begin to fail (the state says so while they do: `queueKept`).
+      return queue.unwritten
+        ? step(withQueueState(state, next))
+        : step(withQueueState(state, next), {
+            type: 'warn',
+            message: `The message queue could not be written (${action.error.message}); it works from this tab's memory, and its changes are written once the store takes them.`,
+          })
     }
     case 'queue-sender': {
       if (!action.held)
@@ -271,25 +289,46 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
       if (text === state.draft && draftOnItsWay(state)) return null
       // A draft whose fate is not known (its POST failed unanswered, its page left) is the same
       // message sent again: under the same id, which the record can show [R-DRAFT-SENT-ID].
-      const id = text === state.draft ? (state.draftSentAs ?? action.messageId) : action.messageId
+      const id = sendsAs(state, text, action.messageId)
       const item: StoredQueueItem = { id, text, status: 'queued' }
-      // The draft clears (stored by the post-step): the message waits in the queue now.
-      const draft = state.draft === text ? '' : state.draft
-      return {
-        state: { ...withQueueState(state, change(queue, { op: 'add', item })), draft, error: null },
-        commands: [
-          {
-            type: 'settle-submit',
-            request: action.request,
-            result: { outcome: 'queued', id: item.id },
-          },
-        ],
-      }
+      // Taken: the message waits in the queue now (a draft it was clears: `draftFate`).
+      const added = { ...withQueueState(state, change(queue, { op: 'add', item })), error: null }
+      return settled(
+        action.request,
+        { outcome: 'queued', id: item.id },
+        reported(step(added), {
+          type: 'message',
+          fate: 'taken',
+          token: action.request,
+          text,
+          messageId: item.id,
+        }),
+      )
     }
     default:
       return null
   }
 }
+
+/** How long a refused write waits before it is tried again: 1 s, doubling, 30 s at most. */
+const writeRetryDelay = (attempts: number) => Math.min(30_000, 1_000 * 2 ** (attempts - 1))
+
+/**
+ * The queue's part of the engine's schedule: a refused write is tried again at its time
+ * (`QueueState.unwritten`), whether or not the thread takes another step.
+ */
+export const queuePart: EnginePart = {
+  handlers: {},
+  dueAt: ({ queue }) =>
+    queue && !queue.locking && queue.pending.length > 0 ? (queue.unwritten?.retryAt ?? null) : null,
+}
+
+/** A change of a message already on its way, refused: it is sent as it was. */
+const onItsWay = (edited: boolean) =>
+  errorRecord(
+    'conflict',
+    `That message was already being sent (from another tab) when you ${edited ? 'edited' : 'removed'} it: it is sent as it was.`,
+  )
 
 /** The person's edit, removal, move or "send now" of a message this client holds. */
 function localItemAction(
@@ -314,7 +353,9 @@ function localItemAction(
     const retry = seen?.status === 'undelivered'
     edit = { op: 'front', id: action.id, ...(retry && { retry }) }
   } else {
-    if (!seen || seen.status === 'sending') return step(state)
+    if (!seen) return step(state)
+    if (seen.status === 'sending')
+      return step({ ...state, error: onItsWay(action.type === 'queue-edit') })
     edit =
       action.type === 'queue-edit'
         ? { op: 'edit', id: action.id, text: action.text }
@@ -334,11 +375,15 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
   let queue = state.queue
   if (!queue || state.disposed) return stepped
   const commands = [...stepped.commands]
+  // What happened in this step, as the engine reported it (never read from its commands).
+  const events = stepped.events ?? []
   if ('at' in action) queue = { ...queue, clock: action.at }
-  if (answersRead(state, action)) queue = { ...queue, recordRead: true }
+  if (events.some((e) => e.type === 'read-answered')) queue = { ...queue, recordRead: true }
 
-  if (action.type === 'queue-written') queue = postCommitted(state, queue, commands)
-  ;({ state, queue } = submitSettled(before, state, queue, commands))
+  // Committed, or refused (then sent from this tab's memory): a message marked `sending` goes.
+  if (action.type === 'queue-written' || action.type === 'queue-store-failed')
+    queue = postCommitted(state, queue, commands)
+  queue = submitSettled(state, queue, events, commands)
 
   // A message the server queued on this tab's own POST begins there: it leaves the queue as its
   // turn shows (else it would show in both); its stream gone first, the reads say where it is.
@@ -377,7 +422,7 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
   }
   if (fresh) queue = judgeOrphans(state, queue, action)
 
-  ;({ state, queue } = afterStop(before, state, queue, action, commands))
+  ;({ state, queue } = afterStop(state, queue, events))
 
   // A sender that finds messages another tab was sending waits for a read to judge them; one that
   // has messages to send and has not read the record yet asks for that read (the thread may be
@@ -399,17 +444,21 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
   // This tab's changes go to the store in a transaction; so is the choice of the next message to
   // send made there (`queue-locked`), from what the store holds then. (Not in the step that heard
   // a write fail: the next one tries again, not a loop of failures.)
+  // While the store refuses writes, changes wait for their retry's time (`queuePart`), not for
+  // every step; a message to send is chosen under the lock all the same.
   const wantsToSend = readyToSend(state, queue) && queue.view.items.some(waitsHere)
+  const retryDue =
+    queue.unwritten === null || (action.type === 'tick' && action.at >= queue.unwritten.retryAt)
   if (
     queue.attached &&
-    (queue.pending.length > 0 || wantsToSend) &&
+    ((queue.pending.length > 0 && retryDue) || wantsToSend) &&
     !queue.locking &&
     action.type !== 'queue-store-failed'
   ) {
     commands.push({ type: 'queue-lock' })
     queue = { ...queue, locking: true }
   }
-  return { state: withQueueState(state, queue), commands }
+  return { ...stepped, state: withQueueState(state, queue), commands }
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { errorRecord } from '../../wire/contract/errors'
 import { heldByAnotherTab, sessionStatus } from '../derive'
-import type { Command, EngineAction, EngineState, QueueState } from '../model'
+import type { Command, EngineAction, EngineState, QueueState, StepEvent } from '../model'
 import { change } from './changes'
 import { handsOver, waitsHere } from './server'
 
@@ -35,11 +35,6 @@ export const readyToSend = (state: EngineState, queue: QueueState) =>
 
 /** A read of the record, asked of the engine as an action of its own (its scheduler starts it). */
 export const readWanted: Command = { type: 'act', action: { type: 'read-wanted', urgent: false } }
-
-/** A read of the record answered (a snapshot of a read, or the thread is not found). */
-export const answersRead = (state: EngineState, action: EngineAction) =>
-  (action.type === 'snapshot' && action.fresh && action.fromRead) ||
-  (action.type === 'read-failed' && state.notFound)
 
 /**
  * Nothing more is sent until a read started from now answers (`judgeAfterRead`): asked of the
@@ -82,27 +77,26 @@ export function postCommitted(
 }
 
 /**
- * The fate of the message this tab sent as its own turn, as the engine settled its `submit`
- * (`settle-submit` of its token, in this step's commands): accepted, it is done (or the server's,
- * where it queued it); refused for sure, undelivered; busy, or refused as busy, it waits for a read
- * to show what runs, then for the thread. Being busy is no error of the person's: the error the
- * engine showed for it is taken back (it speaks of a draft, and the queue simply waits).
+ * The fate of the message this tab sent as its own turn, as the engine settled its `submit` (the
+ * step's `submit-settled` event of its token): accepted, it is done (or the server's, where it
+ * queued it); refused for sure, undelivered; busy, or refused as busy, it waits for a read to show
+ * what runs, then for the thread (the engine shows no error for it: `shownError`).
  */
 export function submitSettled(
-  before: EngineState,
   state: EngineState,
   queue: QueueState,
+  events: readonly StepEvent[],
   commands: Command[],
-): { state: EngineState; queue: QueueState } {
+): QueueState {
   const { sending } = queue
-  if (!sending || sending.via === 'server-queue') return { state, queue }
-  const settled = commands.find((c) => c.type === 'settle-submit' && c.request === sending.token)
-  if (settled?.type !== 'settle-submit') return { state, queue }
+  if (!sending || sending.via === 'server-queue') return queue
+  const settled = events.find((e) => e.type === 'submit-settled' && e.request === sending.token)
+  if (settled?.type !== 'submit-settled') return queue
   const { result } = settled
-  let next: QueueState = { ...queue, sending: null }
+  const next: QueueState = { ...queue, sending: null }
   if (result.outcome === 'accepted' && result.queueId !== undefined)
     // Taken into the server's own queue: it waits there until its turn begins on this POST.
-    next = {
+    return {
       ...change(
         next,
         { op: 'handed', id: sending.id, queueId: result.queueId },
@@ -110,24 +104,20 @@ export function submitSettled(
       ),
       handedPosts: { ...next.handedPosts, [sending.token]: sending.id },
     }
-  else if (result.outcome === 'accepted') next = change(next, { op: 'done', id: sending.id })
-  else if (result.outcome === 'failed' && result.error.code !== 'turn_already_running')
-    next = change(next, {
+  if (result.outcome === 'accepted') return change(next, { op: 'done', id: sending.id })
+  if (result.outcome === 'failed' && result.error.code !== 'turn_already_running')
+    return change(next, {
       op: 'mark',
       id: sending.id,
       status: 'undelivered',
       // What the store keeps of it: JSON, read back by `parseStoredQueue`.
       error: { code: result.error.code, message: result.error.message },
     })
-  else {
-    next = waitForRead(
-      state,
-      change(next, { op: 'mark', id: sending.id, status: 'queued' }),
-      commands,
-    )
-    return { state: { ...state, error: before.error }, queue: next }
-  }
-  return { state, queue: next }
+  return waitForRead(
+    state,
+    change(next, { op: 'mark', id: sending.id, status: 'queued' }),
+    commands,
+  )
 }
 
 /**

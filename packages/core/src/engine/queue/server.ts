@@ -12,6 +12,7 @@
  * - an item the server holds is edited, removed, reordered and steered through the server's
  *   routes; a 409 says why it could not be, and the queue is read again.
  */
+import { byId, withId } from '../../wire/contract/ids'
 import { errorRecord, type ErrorRecord } from '../../wire/contract/errors'
 import type {
   Command,
@@ -124,7 +125,7 @@ export function serverRead(
     const gone = (queueId: string | undefined) =>
       queueId !== undefined &&
       !listed.has(queueId) &&
-      (queue.handedAt[queueId] ?? Infinity) < action.seq
+      (byId(queue.handedAt, queueId) ?? Infinity) < action.seq
     for (const item of queue.view.items)
       if (gone(item.queueId)) changes.push({ op: 'done', id: item.id })
     const handedAt = Object.fromEntries(
@@ -144,9 +145,8 @@ export function serverRead(
 export function learnHanded(queue: QueueState): { queue: QueueState; learnt: boolean } {
   let handedAt: Record<string, number> | null = null
   for (const { queueId } of queue.view.items) {
-    if (queueId === undefined || queueId in queue.handedAt) continue
-    handedAt ??= { ...queue.handedAt }
-    handedAt[queueId] = queue.serverReads.asked
+    if (queueId === undefined || Object.hasOwn(queue.handedAt, queueId)) continue
+    handedAt = withId(handedAt ?? queue.handedAt, queueId, queue.serverReads.asked)
   }
   return handedAt ? { queue: { ...queue, handedAt }, learnt: true } : { queue, learnt: false }
 }

@@ -3,7 +3,7 @@
  * keeps them and sends nothing until `queue-resume`; `keep` goes on; `draft` takes them out of the
  * queue and into the stopping tab's draft.
  */
-import type { Command, EngineAction, EngineState, QueueChange, QueueState } from '../model'
+import type { EngineState, QueueChange, QueueState, StepEvent } from '../model'
 import { change } from './changes'
 import { waitsHere } from './server'
 
@@ -15,16 +15,14 @@ import { waitsHere } from './server'
  * into one draft).
  */
 export function afterStop(
-  before: EngineState,
   state: EngineState,
   queue: QueueState,
-  action: EngineAction,
-  commands: readonly Command[],
+  events: readonly StepEvent[],
 ): { state: EngineState; queue: QueueState } {
-  const stopped = action.type === 'stop-requested' && before.stop === null && state.stop !== null
+  const stopped = events.some((e) => e.type === 'stop-pressed')
   const endings = (status: string) =>
-    commands.flatMap((c) =>
-      c.type === 'turn-ended' && c.ending.status === status ? [c.ending.executionId] : [],
+    events.flatMap((e) =>
+      e.type === 'turn-ended' && e.ending.status === status ? [e.ending.executionId] : [],
     )
   const failed = queue.sender && endings('error').length > 0
   if (queue.whenStopped === 'pause') {

@@ -34,7 +34,8 @@ const errorSchema: Schema<ErrorRecord> = object({
   message: string,
 }) as Schema<ErrorRecord>
 
-const storedSchema = object({
+/** What the store holds, parsed (`parseStoredQueue`; a trace's queue state: `shapes.ts`). */
+export const storedSchema = object({
   v: picklist([String(QUEUE_VERSION)]),
   items: array(
     object({

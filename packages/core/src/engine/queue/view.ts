@@ -4,6 +4,7 @@
  * can always be sent, since it waits in the queue while the thread is busy.
  */
 import { fromErrorRecord } from '../../wire/contract/errors'
+import { draftOnItsWay } from '../draft'
 import type { EngineState } from '../model'
 import type { QueuedMessage, SessionState } from '../select'
 import { shownQueue, type ShownQueueItem } from './server'
@@ -26,20 +27,11 @@ export function queueFields(
   return {
     queue: same && previous ? previous : items.map(toQueuedMessage),
     queuePaused: queue?.view.paused ?? false,
-    // Until the store answers it is not known to be lost: said once it is known (`queue-attached`).
-    queueKept: queue === undefined || !queue.attached || queue.kept,
+    // Until the store answers it is not known to be lost: said once it is known (`queue-attached`);
+    // while the store refuses this tab's writes, what it holds is in this tab's memory only.
+    queueKept: queue === undefined || !queue.attached || (queue.kept && queue.unwritten === null),
   }
 }
-
-/**
- * The draft is on its way as this tab's own turn: its POST is not answered yet (the draft is kept
- * until it is accepted, for the person to send again if it is refused). Sending it again now would
- * send it twice — at once, or through the queue while its turn runs ([R-QUEUE-DRAFT-ON-ITS-WAY]).
- */
-export const draftOnItsWay = (state: EngineState) =>
-  state.draftSentAs != null &&
-  state.own?.request.kind === 'message' &&
-  state.own.request.body.messageId === state.draftSentAs
 
 /**
  * The gate with a queue: any non-empty draft can be sent (it waits while the thread is busy),

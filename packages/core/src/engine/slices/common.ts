@@ -1,25 +1,54 @@
 /** What the slices share: building steps, asking for a read, relaying, and the live turn's ids. */
 import type { ErrorRecord } from '../../wire/contract/errors'
-import { recordedMessageId } from '../../wire/contract/ids'
+import { byId, recordedMessageId, withId } from '../../wire/contract/ids'
 import type { ExecutionStatus, HistorySnapshot, Message } from '../../wire/contract/snapshot'
 import type { LiveTurn } from '../fold'
-import type { Command, EngineState, ServerTraits, Step, StopResult } from '../model'
+import type {
+  Command,
+  EngineState,
+  ServerTraits,
+  Step,
+  StepEvent,
+  StopResult,
+  SubmitResult,
+} from '../model'
 import { RELAY_VERSION, type RelayBody } from '../relay'
 import { recordCovers, recordSupersedes } from '../transcript'
 import { isStandIn } from '../derive'
 
 export const step = (state: EngineState, ...commands: Command[]): Step => ({ state, commands })
 
-/** Runs each of `next` in turn on the state the step before left, keeping every command in order. */
+/**
+ * A `submit()`'s outcome (`request`, `result`): its command first, and its event, before what
+ * `done` does and reports.
+ */
+export const settled = (request: number, result: SubmitResult<ErrorRecord>, done: Step): Step => ({
+  ...done,
+  commands: [{ type: 'settle-submit', request, result }, ...done.commands],
+  events: [{ type: 'submit-settled', request, result }, ...(done.events ?? [])],
+})
+
+/** `done`, reporting `events` after those it reported already. */
+export const reported = (done: Step, ...events: StepEvent[]): Step => ({
+  ...done,
+  events: [...(done.events ?? []), ...events],
+})
+
+/**
+ * Runs each of `next` in turn on the state the step before left, keeping every command and every
+ * event in order.
+ */
 export function andThen(first: Step, ...next: ((state: EngineState) => Step)[]): Step {
   let { state } = first
   const commands = [...first.commands]
+  const events = [...(first.events ?? [])]
   for (const then of next) {
     const after = then(state)
     state = after.state
     commands.push(...after.commands)
+    if (after.events) events.push(...after.events)
   }
-  return { state, commands }
+  return events.length > 0 ? { state, commands, events } : { state, commands }
 }
 
 export function wantRead(state: EngineState, urgent = false): EngineState {
@@ -54,10 +83,11 @@ export function setAside(state: EngineState): Pick<EngineState, 'settled' | 'set
   const { live, recorded, settled, settledBase } = state
   if (!live || (recorded && recordedTurn(recorded, live))) return { settled, settledBase }
   // Only for the turns still set aside: a turn a record took since leaves its list here.
-  const base: Record<string, readonly string[]> = {}
+  let base: Record<string, readonly string[]> = {}
   for (const { executionId } of [...settled, live]) {
-    const known = executionId === live.executionId ? state.standInBase : settledBase?.[executionId]
-    if (known && isStandIn(executionId)) base[executionId] = known
+    const known =
+      executionId === live.executionId ? state.standInBase : byId(settledBase, executionId)
+    if (known && isStandIn(executionId)) base = withId(base, executionId, known)
   }
   return { settled: [...settled, live], settledBase: base }
 }

@@ -4,9 +4,9 @@
  * `onError` are told. A turn that had ended before this tab looked is never reported.
  */
 import { errorRecord, type ErrorRecord } from '../../wire/contract/errors'
-import { recordedMessageId } from '../../wire/contract/ids'
+import { byId, recordedMessageId, withId } from '../../wire/contract/ids'
 import type { HistorySnapshot, Message } from '../../wire/contract/snapshot'
-import type { Command, EngineState, TurnEnding, TurnOrigin } from '../model'
+import type { Command, EngineState, Step, StepEvent, TurnEnding, TurnOrigin } from '../model'
 import { isSuspended } from '../derive'
 import { recordedMessage } from '../transcript'
 
@@ -35,15 +35,18 @@ export function watchAs(
 ): EngineState {
   const next = watch(state, executionId)
   if (!executionId || !next.watching.includes(executionId)) return next
-  const known = next.origins?.[executionId]
+  const known = byId(next.origins, executionId)
   if (known === origin || (known && origin !== 'own')) return next
-  return { ...next, origins: { ...pick(next.origins, next.watching), [executionId]: origin } }
+  return { ...next, origins: withId(pick(next.origins, next.watching), executionId, origin) }
 }
 
 /** The origins of `ids` only: those of turns no longer watched fall away with them. */
 function pick(origins: EngineState['origins'], ids: readonly string[]) {
-  const kept: Record<string, TurnOrigin> = {}
-  for (const id of ids) if (origins?.[id]) kept[id] = origins[id]
+  let kept: Record<string, TurnOrigin> = {}
+  for (const id of ids) {
+    const origin = byId(origins, id)
+    if (origin) kept = withId(kept, id, origin)
+  }
   return kept
 }
 
@@ -77,17 +80,19 @@ function endingOf(
 }
 
 /** Every watched turn the fresh record shows ended, reported and no longer watched. */
-export function reportEndings(state: EngineState): { state: EngineState; commands: Command[] } {
+export function reportEndings(state: EngineState): Step {
   const { recorded } = state
   if (!recorded || state.watching.length === 0) return { state, commands: [] }
   const commands: Command[] = []
+  const events: StepEvent[] = []
   let next = state
   for (const executionId of state.watching) {
-    const ending = endingOf(recorded, executionId, state.origins?.[executionId] ?? 'followed')
+    const ending = endingOf(recorded, executionId, byId(state.origins, executionId) ?? 'followed')
     if (!ending) continue
     commands.push({ type: 'turn-ended', ending })
+    events.push({ type: 'turn-ended', ending })
     next = unwatch(next, executionId)
     next = { ...next, reported: [...next.reported, executionId].slice(-WATCHED) }
   }
-  return { state: next, commands }
+  return events.length > 0 ? { state: next, commands, events } : { state: next, commands }
 }

@@ -13,7 +13,7 @@ import type {
   ReadState,
   Step,
 } from '../model'
-import { settleStop, step, andThen } from './common'
+import { andThen, settled, settleStop, step } from './common'
 import { submitDeadline } from './ownTurn'
 import { readDueAt } from './reads'
 import { applySnapshot, type RecordHook } from './snapshot'
@@ -117,19 +117,17 @@ function startRead(state: EngineState, at: number): Step {
   return step({ ...state, reads }, { type: 'read' })
 }
 
-/** What waits on this tab when it goes quiet or is disposed: each ends with `error`, or plainly. */
-function endPending(state: EngineState, error: ErrorRecord): Command[] {
+/**
+ * What waits on this tab when it goes quiet or is disposed (`done`, the state it leaves): each ends
+ * with `error`, or plainly, before what `done` does.
+ */
+function endPending(state: EngineState, error: ErrorRecord, done: Step): Step {
   const commands: Command[] = []
   const { own, stop } = state
-  if (own && !own.settled)
-    commands.push({
-      type: 'settle-submit',
-      request: own.token,
-      result: { outcome: 'failed', error },
-    })
   if (stop) commands.push(...settleStop(stop.waiters, { cancelRequested: false }))
   if (state.reads.inFlight) commands.push({ type: 'cancel-read' })
-  return commands
+  const ended = { ...done, commands: [...commands, ...done.commands] }
+  return own && !own.settled ? settled(own.token, { outcome: 'failed', error }, ended) : ended
 }
 
 const quiet = (state: EngineState): EngineState => ({
@@ -165,7 +163,7 @@ export function deactivated(state: EngineState): Step {
     state.server.keepsTurnOnDisconnect === true
       ? state.streams.map((token) => ({ type: 'close-stream', token }))
       : []
-  return step(quiet(state), ...endPending(state, error), ...closes)
+  return endPending(state, error, step(quiet(state), ...closes))
 }
 
 /** `dispose()`: for good. Every stream closes (documented: on n8n 2.41 that cancels the turn). */
@@ -180,11 +178,10 @@ export function disposed(state: EngineState): Step {
     (stop?.kind === 'execution' && !stop.accepted) || (stop?.kind === 'runs' && !stop.answered)
       ? [{ type: 'abort-stop' }]
       : []
-  return step(
-    { ...quiet(state), disposed: true },
-    ...endPending(state, error),
-    ...closes,
-    ...stopInFlight,
+  return endPending(
+    state,
+    error,
+    step({ ...quiet(state), disposed: true }, ...closes, ...stopInFlight),
   )
 }
 

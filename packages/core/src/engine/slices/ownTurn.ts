@@ -14,15 +14,27 @@ import {
 import { openSuspensions, sessionStatus } from '../derive'
 import { applyTurnEvents, startTurn, type LiveTurn } from '../fold'
 import type {
-  Command,
   EngineAction,
   EngineConfig,
   EngineState,
   OwnTurn,
   Step,
+  StepEvent,
   SubmitResult,
 } from '../model'
-import { isStandIn, learn, relay, renamed, setAside, step, andThen, wantRead } from './common'
+import { sendsAs } from '../draft'
+import {
+  andThen,
+  isStandIn,
+  learn,
+  relay,
+  renamed,
+  reported,
+  setAside,
+  settled,
+  step,
+  wantRead,
+} from './common'
 import { renameWatched, watchAs } from './endings'
 import {
   onOwnTurnAnnounced,
@@ -53,8 +65,7 @@ export function requestTurn(
   action: Action<'submit-requested'> | Action<'resume-requested'>,
 ): Step {
   const { request } = action
-  if (sessionStatus(state) !== 'idle')
-    return step(state, { type: 'settle-submit', request, result: { outcome: 'busy' } })
+  if (sessionStatus(state) !== 'idle') return settled(request, { outcome: 'busy' }, step(state))
   if (
     action.type === 'resume-requested' &&
     !openSuspensions(state).some((s) => s.toolCallId === action.toolCallId)
@@ -63,7 +74,7 @@ export function requestTurn(
       'invalid_request',
       'This tool call is not waiting for an answer (it was answered already, or is not open in this thread): nothing was sent.',
     )
-    return step(state, { type: 'settle-submit', request, result: { outcome: 'failed', error } })
+    return settled(request, { outcome: 'failed', error }, step(state))
   }
   const text = action.type === 'submit-requested' ? (action.text ?? state.draft) : null
   if (text !== null && text.trim() === '') {
@@ -71,17 +82,13 @@ export function requestTurn(
       'invalid_request',
       'The message is empty; type a message before sending.',
     )
-    return step(state, { type: 'settle-submit', request, result: { outcome: 'failed', error } })
+    return settled(request, { outcome: 'failed', error }, step(state))
   }
   // A draft whose fate is not known (its POST failed unanswered, its page left) is the same
   // message sent again: under the same id, so a server that dedupes takes it once, and a record
   // that holds it says so [R-DRAFT-SENT-ID].
   const messageId =
-    action.type === 'submit-requested' && text === state.draft
-      ? (state.draftSentAs ?? action.messageId)
-      : action.type === 'submit-requested'
-        ? action.messageId
-        : null
+    action.type === 'submit-requested' ? sendsAs(state, text ?? '', action.messageId) : null
   // A thread with no readable history is new: its first message creates it.
   const recorded = state.recorded
   const newSession = !recorded || recorded.messages.length === 0
@@ -120,38 +127,40 @@ export function requestTurn(
       state.draftSentAs != null &&
       messageId === state.draftSentAs && { resent: true as const }),
   }
-  // The draft itself goes: its message id is kept with it until its fate is known.
-  const sentDraft =
-    action.type === 'submit-requested' && request > 0 && text === state.draft
-      ? { draftSentAs: messageId }
-      : {}
-  const next = { ...state, own, streams: [...state.streams, request], error: null, ...sentDraft }
+  const next = { ...state, own, streams: [...state.streams, request], error: null }
   // The other tabs hold their gate from now until this message's turn begins or is not taken up.
-  return step(
+  const posted = step(
     next,
     { type: 'post', token: request, request: turnRequest },
     relay(next, { kind: 'posting', active: true }),
   )
+  return text === null ? posted : reported(posted, messageEvent(own, 'posted'))
 }
 
-/**
- * The draft once a message is accepted: cleared, unless the person has edited it since. A queued
- * message's POST (a negative token, `withQueue`) was not the draft: it leaves the draft alone.
- */
-const draftAfter = (state: EngineState, own: OwnTurn) =>
-  own.token > 0 && state.draft === own.text ? '' : state.draft
+/** What happened to this tab's message, for the draft's fate (`draftFate`) and the queue. */
+const messageEvent = (own: OwnTurn, fate: 'posted' | 'taken' | 'refused'): StepEvent => ({
+  type: 'message',
+  fate,
+  token: own.token,
+  text: own.text,
+  messageId: own.request.kind === 'message' ? (own.request.body.messageId ?? null) : null,
+  ...(own.resent && { resent: true }),
+})
 
-/** A message refused for sure: the draft it was is no longer waiting for its fate. */
-const notSent = (state: EngineState, own: OwnTurn) =>
-  own.request.kind === 'message' &&
-  state.draftSentAs === own.request.body.messageId &&
-  own.resent !== true
-    ? { draftSentAs: null }
-    : {}
+/** The server took this tab's message: reported (a draft it was clears). */
+const taken = (done: Step, own: OwnTurn) => reported(done, messageEvent(own, 'taken'))
 
 /** `submit()`'s outcome, unless it has one already (a timed-out message was told it failed). */
-const settleSubmit = (own: OwnTurn, result: SubmitResult<ErrorRecord>): Command[] =>
-  own.settled ? [] : [{ type: 'settle-submit', request: own.token, result }]
+const settleSubmit = (own: OwnTurn, result: SubmitResult<ErrorRecord>, done: Step): Step =>
+  own.settled ? done : settled(own.token, result, done)
+
+/**
+ * The error a refusal of this tab's message shows: its own, but for the queue's send (a negative
+ * token) refused because a turn runs, which is no fault of the person's — the message simply waits
+ * in the queue (the error shown before stays). The one rule of it [R-QUEUE-CLIENT-ONCE].
+ */
+const shownError = (state: EngineState, own: OwnTurn, error: ErrorRecord) =>
+  own.token < 0 && error.code === 'turn_already_running' ? state.error : error
 
 /** This tab's message was not taken up (refused, failed, cut or timed out before its turn began). */
 function notTakenUp(
@@ -162,11 +171,11 @@ function notTakenUp(
 ): Step {
   const next = { ...state, ...change }
   return andThen(
-    step(
-      next,
-      ...settleSubmit(own, { outcome: 'failed', error }),
+    settleSubmit(
+      own,
+      { outcome: 'failed', error },
       // Said once: a timed-out message said so already.
-      ...(own.timedOut ? [] : [relay(next, { kind: 'posting', active: false })]),
+      step(next, ...(own.timedOut ? [] : [relay(next, { kind: 'posting', active: false })])),
     ),
     (s) => onOwnTurnNotTaken(s, own.token),
   )
@@ -215,12 +224,12 @@ export function postFailed(state: EngineState, action: Action<'post-failed'>): S
   if (again) return again
   // Read either way: a refusal such as turn_already_running means another turn runs.
   const maybe = mayHaveBeenTaken.has(action.error.code)
-  return notTakenUp(wantRead({ ...state, streams }), own, action.error, {
+  const failed = notTakenUp(wantRead({ ...state, streams }), own, action.error, {
     own: null,
-    error: action.error,
+    error: shownError(state, own, action.error),
     cut: state.cut || maybe,
-    ...(!maybe && notSent(state, own)),
   })
+  return maybe ? failed : reported(failed, messageEvent(own, 'refused'))
 }
 
 /**
@@ -259,7 +268,10 @@ export function turnEvents(
     // Refused before it started (e.g. turn_already_running): nothing was recorded, and its
     // message id is no draft's fate to wait for.
     const error = refusalError(first)
-    return notTakenUp(wantRead(state), own, error, { own: null, error, ...notSent(state, own) })
+    return reported(
+      notTakenUp(wantRead(state), own, error, { own: null, error: shownError(state, own, error) }),
+      messageEvent(own, 'refused'),
+    )
   }
   const announced = first?.type === 'execution-started' ? first : null
   const started = announced
@@ -277,18 +289,15 @@ export function turnEvents(
  */
 function alreadyAccepted(state: EngineState, own: OwnTurn): Step {
   // `cut`: this tab lost track of the turn; a fresh read shows it (running, or ended by now).
-  const next = wantRead({
-    ...state,
-    own: null,
-    draft: draftAfter(state, own),
-    error: null,
-    cut: true,
-  })
+  const next = wantRead({ ...state, own: null, error: null, cut: true })
   return andThen(
-    step(
-      next,
-      ...settleSubmit(own, { outcome: 'accepted', executionId: null }),
-      relay(next, { kind: 'posting', active: false }),
+    taken(
+      settleSubmit(
+        own,
+        { outcome: 'accepted', executionId: null },
+        step(next, relay(next, { kind: 'posting', active: false })),
+      ),
+      own,
     ),
     // A Stop held for this message has no execution id to wait for: what runs is the record's.
     (s) => onOwnTurnNotTaken(s, own.token),
@@ -302,16 +311,14 @@ function alreadyAccepted(state: EngineState, own: OwnTurn): Step {
  * (a turn runs ahead of it).
  */
 function queuedByServer(state: EngineState, own: OwnTurn, queueId: string): Step {
-  const next = {
-    ...state,
-    own: { ...own, phase: 'queued' as const, settled: true },
-    draft: draftAfter(state, own),
-    error: null,
-  }
-  return step(
-    next,
-    ...settleSubmit(own, { outcome: 'accepted', executionId: null, queueId }),
-    relay(next, { kind: 'posting', active: false }),
+  const next = { ...state, own: { ...own, phase: 'queued' as const, settled: true }, error: null }
+  return taken(
+    settleSubmit(
+      own,
+      { outcome: 'accepted', executionId: null, queueId },
+      step(next, relay(next, { kind: 'posting', active: false })),
+    ),
+    own,
   )
 }
 
@@ -380,7 +387,6 @@ export function startOwnTurn(
     live,
     liveAfterRead: state.reads.count,
     standInBase: after,
-    draft: draftAfter(state, own),
     own: { ...own, phase: 'streaming', lastEventAt: action.at, timedOut: false, settled: true },
     // The spec's servers announce every turn; one that does not speaks the released protocol.
     server: learn(state.server, announced),
@@ -393,10 +399,13 @@ export function startOwnTurn(
     notFound: false,
     error: null,
   }
-  const accepted = step(
-    next,
-    ...settleSubmit(own, { outcome: 'accepted', executionId: announced ? executionId : null }),
-    relay(next, { kind: 'turn', turn: live, seq: 0, after }),
+  const accepted = taken(
+    settleSubmit(
+      own,
+      { outcome: 'accepted', executionId: announced ? executionId : null },
+      step(next, relay(next, { kind: 'turn', turn: live, seq: 0, after })),
+    ),
+    own,
   )
   return andThen(accepted, (s) => onOwnTurnAnnounced(s, own.token, executionId, close))
 }

@@ -3,6 +3,7 @@
  * their live turns (followed batch by batch), and asks for the whole turn. Every message is
  * parsed first ([the protocol](../relay.ts)); junk is reported once and changes nothing.
  */
+import { withId } from '../../wire/contract/ids'
 import type { EngineAction, EngineConfig, EnginePart, EngineState, Step } from '../model'
 import { followsRelayed, followsRunning } from '../derive'
 import { applyTurnEvents, type LiveTurn } from '../fold'
@@ -43,7 +44,7 @@ export function relayReceived(
       // Held even while this tab posts too: if its own message fails, the other one may still
       // run. Not taken up: the server may still have recorded it (no answer), so read.
       return message.active
-        ? step({ ...state, postingHolds: { ...holds, [message.tab]: action.at } })
+        ? step({ ...state, postingHolds: withId(holds, message.tab, action.at) })
         : step(wantRead({ ...state, postingHolds: release(holds, message.tab) }))
     case 'sync': {
       const { own, live } = state

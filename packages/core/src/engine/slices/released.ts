@@ -10,6 +10,7 @@
  * by a stand-in id (`standInId`) until `done` or a record names it; a record names such turns and
  * times a derived turn with no output yet (`silent`); a Stop with no route closes the stream.
  */
+import { byId } from '../../wire/contract/ids'
 import { errorRecord } from '../../wire/contract/errors'
 import type { HistorySnapshot } from '../../wire/contract/snapshot'
 import { isStandIn } from '../derive'
@@ -105,7 +106,7 @@ export const executionIdsOf = (snapshot: HistorySnapshot | null): string[] =>
 const nameFromRecord: RecordHook = (state, snapshot, at) => {
   const live = state.live && adoptRecordedId(state.live, snapshot, state.standInBase)
   const settled = state.settled.map((turn) =>
-    adoptRecordedId(turn, snapshot, state.settledBase?.[turn.executionId] ?? []),
+    adoptRecordedId(turn, snapshot, byId(state.settledBase, turn.executionId) ?? []),
   )
   const { stop } = state
   let next: EngineState = {

@@ -8,7 +8,7 @@ import { errorRecord, passReleased, type ErrorRecord } from '../../wire/contract
 import { activeExecutionId, isSuspended, openSuspensions } from '../derive'
 import type { LiveTurn } from '../fold'
 import type { EngineAction, EngineConfig, EngineState, Step, StopState } from '../model'
-import { isStandIn, settleStop, step, wantRead, withStatus } from './common'
+import { isStandIn, reported, settleStop, step, wantRead, withStatus } from './common'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
 
@@ -43,7 +43,7 @@ export function requestStop(
   _config?: EngineConfig,
   close: CloseStop = noStopById,
 ): Step {
-  const { stop, own } = state
+  const { stop } = state
   if (stop) {
     // Asked already: the call joins the Stop under way and resolves as it does.
     if (stop.kind === 'execution' && stop.accepted)
@@ -52,6 +52,13 @@ export function requestStop(
       return step(state, ...settleStop([request], { cancelRequested: stop.cancelled }))
     return step({ ...state, stop: { ...stop, waiters: [...stop.waiters, request] } })
   }
+  // A Stop begins here (one with nothing to stop settles at once): reported.
+  const begun = startStop(state, request, at, close)
+  return begun.state.stop ? reported(begun, { type: 'stop-pressed' }) : begun
+}
+
+function startStop(state: EngineState, request: number, at: number, close: CloseStop): Step {
+  const { own } = state
   const waiters = [request]
   const byId = state.server.stopsByExecutionId !== false
   // This tab's message is on its way: the Stop is that message's, whatever a read shows running

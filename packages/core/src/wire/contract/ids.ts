@@ -48,3 +48,25 @@ function survivesPercentEncoding(id: string): boolean {
     return false
   }
 }
+
+/**
+ * What a record keyed by ids from outside (tool call ids, execution ids, queue ids, tab ids) keeps
+ * under `id`: its own property only, so an id such as `constructor`, `toString` or `__proto__` is
+ * an id like any other and never finds what every object inherits. Every such lookup goes through
+ * here (or a `Map`); the records stay plain JSON, as traces and storage keep them.
+ */
+export const byId = <T>(
+  record: Readonly<Record<string, T>> | undefined,
+  id: string,
+): T | undefined => (record !== undefined && Object.hasOwn(record, id) ? record[id] : undefined)
+
+/** `record` with `value` under `id`, a copy: an own property even for `__proto__`. */
+export function withId<T>(
+  record: Readonly<Record<string, T>> | undefined,
+  id: string,
+  value: T,
+): Record<string, T> {
+  const out = { ...record }
+  Object.defineProperty(out, id, { value, enumerable: true, writable: true, configurable: true })
+  return out
+}

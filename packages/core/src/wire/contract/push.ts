@@ -21,7 +21,7 @@ export interface AgentExecutionUpdatedMessage {
 
 export type PushMessage = AgentExecutionUpdatedMessage
 
-const pushSchema = object({
+export const pushSchema = object({
   type: literal('agentExecutionUpdated'),
   data: object({
     projectId: string,

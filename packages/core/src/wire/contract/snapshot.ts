@@ -192,7 +192,8 @@ const shellSchema = object({
 })
 
 /** A snapshot as `completeSnapshot` leaves it: the active execution and every message's status. */
-const completedSchema = object({
+/** A complete snapshot (`HistorySnapshot`): what the engine keeps as `recorded`. */
+export const completedSchema = object({
   messages: array<WireMessage>((input, issues, path) => {
     const message = messageSchema(input, issues, path)
     return message !== FAIL && message.executionStatus === undefined ? FAIL : message
