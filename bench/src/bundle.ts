@@ -257,3 +257,11 @@ export const devtoolsBundles = {
       ...tanstack,
     ]),
 }
+
+/**
+ * The server's browser-safe entry as `@preview-chat/msw` mounts it: `createPreviewChatBackend` with
+ * its embedded defaults (the memory store and bus, the scripted agent), `@preview-chat/core`
+ * bundled in (nothing external: a worker's bundle carries it all).
+ */
+export const serverBundle = () =>
+  measureBundle(`export { createPreviewChatBackend } from '@preview-chat/server'`, [])

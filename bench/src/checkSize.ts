@@ -18,6 +18,7 @@ import {
   partBundles,
   partMarkers,
   queueMarkers,
+  serverBundle,
 } from './bundle'
 
 const baselinePath = fileURLToPath(new URL('../size-baseline.json', import.meta.url))
@@ -49,6 +50,12 @@ const current = {
   queue: withQueue.gzipped - full,
   devtools: (await bundles.ours.withDevtools()).gzipped - full,
   assistantUi: (await bundles.ours.withAssistantUi()).gzipped - full,
+  /**
+   * The browser-safe server entry as the msw kit mounts it (`createPreviewChatBackend`, the memory
+   * store and bus, the scripted agent): what a service worker or a test's bundle carries. Issue 44
+   * (async store and bus interfaces, `authenticate`, limits, shutdown, logs): 17,451 → 21,071 B.
+   */
+  serverBackend: (await serverBundle()).gzipped,
 }
 
 // Pay for what you use: what the minimal profile did not import is not in its bundle.
