@@ -2,6 +2,7 @@
 // no broken internal link, the local search finds what a reader looks for, and each guide's live
 // chat runs in its page against the msw kit's backend, which a reload mid-answer does not lose.
 import { expect, test, type Page } from '@playwright/test'
+import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -17,37 +18,22 @@ test.afterAll(async () => {
   await docs.close()
 })
 
-/**
- * The console errors and uncaught exceptions of the page, and the failed requests. `newThread`:
- * the pages whose example names no `isNew` (the assistant-ui README's page, on the assistant-ui
- * guide): there a read of the fresh thread before the first message answers 404, which is what a
- * new thread is (the page shows no error). Those 404s of a thread's messages, on those pages only,
- * are left out, nothing else.
- */
-function watchErrors(page: Page, newThread?: RegExp): string[] {
+/** The console errors and uncaught exceptions of the page, and the failed requests: none is left out. */
+function watchErrors(page: Page): string[] {
   const errors: string[] = []
-  const firstRead = /\/chat\/[\w-]+\/messages/
-  const push = (line: string) => {
-    const excused =
-      newThread?.test(new URL(page.url()).pathname) && line.includes('404') && firstRead.test(line)
-    if (!excused) errors.push(line)
-  }
   page.on('console', (message) => {
     if (message.type() === 'error')
-      push(`${page.url()}: ${message.text()} (${message.location().url})`)
+      errors.push(`${page.url()}: ${message.text()} (${message.location().url})`)
   })
-  page.on('pageerror', (error) => push(`${page.url()}: ${error.message}`))
+  page.on('pageerror', (error) => errors.push(`${page.url()}: ${error.message}`))
   // Which resource a "Failed to load resource" was.
   page.on('requestfinished', (request) => {
     void request.response().then((response) => {
-      if (response && response.status() >= 400) push(`${response.status()} ${request.url()}`)
+      if (response && response.status() >= 400) errors.push(`${response.status()} ${request.url()}`)
     })
   })
   return errors
 }
-
-/** The page whose live chat reads its fresh thread (the assistant-ui README's page: no `isNew`). */
-const assistantUiGuide = /^\/guide\/assistant-ui(\.html)?$/
 
 /** One name for a page however a link spells it: `/a/index.html`, `/a/` → `/a/`; `/b.html` → `/b`. */
 const pageOf = (pathname: string) =>
@@ -86,7 +72,7 @@ async function linksAndIds(page: Page, path: string): Promise<{ links: string[];
   }
 }
 
-test('every page opens without a console error, and every internal link leads to a page', async ({
+test('every page opens without a console error, and every internal link leads to a page [R-DOCS-NO-CONSOLE-ERROR]', async ({
   browser,
 }) => {
   test.setTimeout(300_000)
@@ -107,7 +93,7 @@ test('every page opens without a console error, and every internal link leads to
   const crawl = async () => {
     const context = await browser.newContext()
     const page = await context.newPage()
-    const own = watchErrors(page, assistantUiGuide)
+    const own = watchErrors(page)
     for (;;) {
       const path = queue.shift()
       if (path === undefined) {
@@ -192,15 +178,16 @@ function publicEntryPoints(): { name: string; entry: string; page: string }[] {
           return {
             name: manifest.name,
             entry: `${manifest.name}${sub ? `/${sub}` : ''}`,
-            // TypeDoc names a module by its source's path: packages/react/src/devtools/index.ts
-            // is react/src/devtools.
-            page: `/api/${dir}/src/${sub ? `${sub}/` : ''}index.html`,
+            // Each module is named, and its page placed, by its import path.
+            page: `/api/${manifest.name}/${sub ? `${sub}/` : ''}index.html`,
           }
         })
     })
 }
 
-test('every public entry point of every package has its API reference page', async ({ page }) => {
+test('every public entry point has its API reference page, listed by its import name [R-DOCS-API-BY-IMPORT]', async ({
+  page,
+}) => {
   const entries = publicEntryPoints()
   // At least those the audit found missing, and every package.
   for (const entry of [
@@ -213,10 +200,16 @@ test('every public entry point of every package has its API reference page', asy
     expect(entries.map((each) => each.entry)).toContain(entry)
   const pages = new Set(builtPages())
   expect(entries.filter(({ page: path }) => !pages.has(path)).map(({ entry }) => entry)).toEqual([])
-  // The reference's index lists each of them.
+  // The reference's index, titled after the library, lists each of them by its import name, and
+  // nothing else: no source path (`react/src/queue`), no monorepo.
   await page.goto(`${docs.url}/api/`)
-  for (const { page: path } of entries)
-    await expect(page.locator(`a[href="${path}"]`).first()).toBeAttached()
+  await expect(page.locator('div.rp-doc h1')).toHaveText(/^#?preview-chat\s*$/)
+  for (const { page: path, entry } of entries)
+    await expect(page.locator(`div.rp-doc a[href="${path}"]`).first()).toHaveText(entry)
+  const listed = await page.locator('div.rp-doc li a').allTextContents()
+  expect(listed.sort()).toEqual(entries.map(({ entry }) => entry).sort())
+  await expect(page.locator('div.rp-doc')).not.toContainText('/src')
+  await expect(page.locator('div.rp-doc')).not.toContainText('monorepo')
 })
 
 test('the recovery guide draws its state diagram, not its source', async ({ page }) => {
@@ -248,6 +241,12 @@ test('the search finds "queue" and "isNew", with no network but the site', async
     })
     await page.keyboard.press('Escape')
   }
+  // Enter opens the current result (the search's own Enter, which the site's theme keeps).
+  await page.locator('.rp-search-button').first().click()
+  await page.locator('.rp-search-panel__input').fill('preflight')
+  await expect(page.locator('.rp-suggest-item--current')).toBeVisible({ timeout: 45_000 })
+  await page.keyboard.press('Enter')
+  await expect(page).not.toHaveURL(/getting-started/)
   expect(elsewhere).toEqual([])
   expect(errors).toEqual([])
 })
@@ -275,7 +274,7 @@ for (const guide of ['getting-started', 'nextjs', 'assistant-ui', 'styling']) {
     page,
   }) => {
     test.setTimeout(90_000)
-    const errors = watchErrors(page, assistantUiGuide)
+    const errors = watchErrors(page)
     await page.goto(`${docs.url}/guide/${guide}`)
     await send(page, '/long 80')
     await expect.poll(async () => deltas(await answerOf(page))).toBeGreaterThanOrEqual(10)
@@ -330,4 +329,79 @@ test('queue: what is sent during a turn waits, is kept across a reload, and is s
   })
   await expect(queued).toHaveCount(0)
   expect(errors).toEqual([])
+})
+
+test('Enter in a live composer, on the page and in an empty search throws nothing [R-DOCS-NO-CONSOLE-ERROR]', async ({
+  page,
+}) => {
+  test.setTimeout(90_000)
+  const errors = watchErrors(page)
+  for (const guide of ['getting-started', 'assistant-ui', 'queue', 'styling']) {
+    await page.goto(`${docs.url}/guide/${guide}`)
+    const input = page.locator('[data-live-chat] textarea')
+    await expect(input).toBeVisible()
+    await input.fill('Hello')
+    await input.press('Enter')
+    await page.locator('h1').click()
+    await page.keyboard.press('Enter')
+    // The search open with nothing typed: no result to open.
+    await page.locator('.rp-search-button').first().click()
+    await page.locator('.rp-search-panel__input').press('Enter')
+    await page.keyboard.press('Escape')
+  }
+  expect(errors).toEqual([])
+})
+
+test('the same URL in a second tab follows the live answer, after its reload too [R-DOCS-SECOND-TAB]', async ({
+  context,
+}) => {
+  test.setTimeout(120_000)
+  const first = await context.newPage()
+  const errors = watchErrors(first)
+  await first.goto(`${docs.url}/guide/getting-started`)
+  await send(first, '/long 80')
+  await expect.poll(async () => deltas(await answerOf(first))).toBeGreaterThanOrEqual(5)
+  // The URL carries the thread: a second tab of the browser opens the same address.
+  expect(new URL(first.url()).searchParams.get('thread')).toMatch(/^[\w-]{36}$/)
+  const second = await context.newPage()
+  errors.push(...watchErrors(second))
+  await second.goto(first.url())
+  await expect(second.locator('[data-live-chat]').getByText('/long 80')).toBeVisible()
+  const seen = deltas(await answerOf(second))
+  expect(seen).toBeLessThan(80)
+  await expect.poll(async () => deltas(await answerOf(second))).toBeGreaterThan(seen + 5)
+  // Reloaded mid-answer, it reads the thread from the one backend and follows on.
+  await second.reload()
+  await expect.poll(async () => deltas(await answerOf(second))).toBeGreaterThanOrEqual(seen + 5)
+  await expect.poll(async () => deltas(await answerOf(second)), { timeout: 30_000 }).toBe(80)
+  expect(await answerOf(second)).toBe(await answerOf(first))
+  // Reloaded after the end, with no live answer to relay: read whole from the one backend (an
+  // earlier try showed nothing here — every request of a second tab answered 404).
+  await second.reload()
+  await expect.poll(async () => deltas(await answerOf(second))).toBe(80)
+  const transcript = (await second.locator('[data-live-chat]').textContent()) ?? ''
+  expect(transcript.match(/delta 1\./g), transcript).toHaveLength(1)
+  // And the other way: what the second tab sends, the first one shows.
+  await send(second, 'From the second tab')
+  await expect(first.locator('[data-live-chat]').getByText(/You said \(4 words\)/)).toBeVisible()
+  expect(errors).toEqual([])
+})
+
+test('the server page shows what `preview-chat-server --help` prints [R-DOCS-SERVER-CLI]', async ({
+  page,
+}) => {
+  const help = execFileSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--conditions=@preview-chat/source',
+      'packages/server/src/cli.ts',
+      '--help',
+    ],
+    { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' },
+  ).trim()
+  expect(help).toMatch(/^Usage: preview-chat-server /)
+  await page.goto(`${docs.url}/guide/server`)
+  await expect(page.locator('div.rp-doc pre').filter({ hasText: 'Usage:' })).toHaveText(help)
 })

@@ -1,11 +1,13 @@
 // Before every dev and build of the site: msw's service worker into the site's public files (what
 // `npx msw init` writes), a page for each decision record of docs/decisions/ (one line that
 // includes the record from where it is), and the API reference from the packages' TSDoc.
+import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Application } from 'typedoc'
+import { Application, Converter, ReflectionKind, UnknownType } from 'typedoc'
+import ts from 'typescript'
 
 const site = fileURLToPath(new URL('.', import.meta.url))
 const repo = join(site, '..')
@@ -15,6 +17,16 @@ copyFileSync(
   join(dirname(require.resolve('msw/package.json')), 'lib/mockServiceWorker.js'),
   join(site, 'docs/public/mockServiceWorker.js'),
 )
+
+// The reference server's command line, as its `--help` prints it (packages/server/src/cli.ts):
+// the site's page includes it, so the two cannot differ.
+const help = execFileSync(
+  process.execPath,
+  ['--import', 'tsx', '--conditions=@preview-chat/source', 'packages/server/src/cli.ts', '--help'],
+  { cwd: repo, encoding: 'utf8' },
+)
+mkdirSync(join(site, 'generated'), { recursive: true })
+writeFileSync(join(site, 'generated/server-help.md'), `\`\`\`text\n${help.trimEnd()}\n\`\`\`\n`)
 
 const decisions = join(site, 'docs/decisions')
 rmSync(decisions, { recursive: true, force: true })
@@ -43,7 +55,7 @@ writeFileSync(
 // the `@preview-chat/source` condition), but `/internal` (left out, as `@internal` is:
 // excludeInternal) and what is no module (`./package.json`). The docs e2e checks that each has
 // its page.
-const entryPoints = readdirSync(join(repo, 'packages'))
+const entries = readdirSync(join(repo, 'packages'))
   .sort()
   .flatMap((name) => {
     let manifest
@@ -57,12 +69,20 @@ const entryPoints = readdirSync(join(repo, 'packages'))
       .map(([path, target]) => {
         const source = target['@preview-chat/source']
         if (!source) throw new Error(`${manifest.name} exports ${path} with no source condition`)
-        return join('packages', name, source)
+        const sub = path.replace(/^\.\/?/, '')
+        return {
+          path: join(repo, 'packages', name, source),
+          // What users import: `@preview-chat/react/queue`. Each module is named so.
+          importName: sub ? `${manifest.name}/${sub}` : manifest.name,
+        }
       })
   })
 const started = Date.now()
 const app = await Application.bootstrapWithPlugins({
-  entryPoints: entryPoints.map((path) => join(repo, path)),
+  entryPoints: entries.map(({ path }) => path),
+  // The library, not the monorepo; no source paths ("Defined in: packages/…").
+  name: 'preview-chat',
+  disableSources: true,
   tsconfig: join(site, 'typedoc.tsconfig.json'),
   plugin: ['typedoc-plugin-markdown'],
   out: join(site, 'docs/api'),
@@ -77,8 +97,40 @@ const app = await Application.bootstrapWithPlugins({
   sanitizeComments: true,
   logLevel: 'Warn',
 })
+// A type alias written as a lookup (`Route['name']`, `keyof X`, `typeof x`) is shown as what it
+// is, the union the checker resolves it to: a reader has no `Route` to look into.
+const lookups = new Map()
+app.converter.on(Converter.EVENT_CREATE_DECLARATION, (context, reflection) => {
+  if (!reflection.kindOf(ReflectionKind.TypeAlias)) return
+  const symbol = context.getSymbolFromReflection(reflection)
+  const written = symbol?.declarations?.[0]?.type?.kind
+  const lookup = [
+    ts.SyntaxKind.IndexedAccessType,
+    ts.SyntaxKind.TypeOperator,
+    ts.SyntaxKind.TypeQuery,
+  ].includes(written)
+  if (!symbol || !lookup) return
+  const type = context.checker.getDeclaredTypeOfSymbol(symbol)
+  lookups.set(
+    reflection,
+    context.checker.typeToString(type, undefined, ts.TypeFormatFlags.NoTruncation),
+  )
+})
 const project = await app.convert()
 if (!project) throw new Error('TypeDoc could not convert the packages')
+for (const [reflection, expanded] of lookups) reflection.type = new UnknownType(expanded)
+// TypeDoc names a module by its file's path (`react/src/queue`): named here by its import path,
+// which its page's path follows.
+// (TypeDoc's name: the path from the entry points' common folder, packages/, without `index.ts`.)
+const typedocName = (path) =>
+  relative(join(repo, 'packages'), path)
+    .replace(/\\/g, '/')
+    .replace(/(\/index)?\.tsx?$/, '')
+for (const module of project.children ?? []) {
+  const entry = entries.find(({ path }) => typedocName(path) === module.name)
+  if (!entry) throw new Error(`API reference: no entry point for the module ${module.name}`)
+  module.name = entry.importName
+}
 rmSync(join(site, 'docs/api'), { recursive: true, force: true })
 await app.generateOutputs(project)
 // A TSDoc comment that links a decision record: TypeDoc copies the file into _media/, which is no
@@ -94,5 +146,16 @@ for (const entry of readdirSync(join(site, 'docs/api'), { recursive: true })) {
     return `](/decisions/${name})`
   })
   if (linked !== text) writeFileSync(file, linked)
+}
+// The index: the entry points, by what users import.
+{
+  const index = join(site, 'docs/api/index.md')
+  writeFileSync(
+    index,
+    readFileSync(index, 'utf8').replace(
+      /^## Modules$/m,
+      '## Entry points\n\nOne section per import path, as your code imports it.',
+    ),
+  )
 }
 console.log(`API reference written to docs/api/ in ${Date.now() - started} ms`)

@@ -3,7 +3,8 @@
  * into the site's pages from where it lives, links to other files of the repository by relative
  * path. This remark plugin points those links at the site's page for that file where there is one,
  * and turns the others (a script, a JSON file, a README) into the file's path in code, which the
- * reader finds in the repository: the site has no page there to link to.
+ * reader finds in the repository: the site has no page there to link to. A link to this machine
+ * (`localhost`, `127.0.0.1`) becomes code too.
  */
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -28,10 +29,21 @@ export function pageOf(path: string): string | undefined {
   return undefined
 }
 
+/** A node's text, as the reader sees it. */
+function textOf(node: Node): string {
+  return node.value ?? (node.children ?? []).map(textOf).join('')
+}
+
 function rewrite(children: Node[], file: string): void {
   for (const [index, node] of children.entries()) {
     if (node.type === 'link' && node.url !== undefined) {
       const link = node
+      // A machine's own address in a record (GFM autolinks `http://127.0.0.1:5678/rest`): the
+      // reader's browser has nothing there, so it is shown as code, not as a link.
+      if (/^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])[:/]/.test(node.url)) {
+        children[index] = { type: 'inlineCode', value: textOf(node) }
+        continue
+      }
       if (/^[a-z]+:|^#/.test(node.url)) continue
       const [path = '', hash] = node.url.split('#')
       const target = relative(repo, join(dirname(file), path)).replace(/\\/g, '/')

@@ -4,7 +4,11 @@ import { repoLinks } from './repo-links'
 
 const guides = [
   ['getting-started', 'Getting started (React + Vite)'],
-  ['nextjs', 'Next.js (app router)'],
+  ['production-vite', 'Production: Vite SPA'],
+  ['nextjs', 'Production: Next.js (app router)'],
+  ['react-router', 'Production: React Router 7 (SSR)'],
+  ['own-backend', 'Production: your own backend'],
+  ['server', 'The reference server and its CLI'],
   ['assistant-ui', 'assistant-ui'],
   ['queue', 'The message queue'],
   ['styling', "Styling the kit's primitives"],

@@ -2,14 +2,15 @@
  * A guide's chat, live in the docs page: the msw kit's reference backend runs in the page's
  * service worker (no server), kept in the page's sessionStorage across a reload
  * (`mountPersistentPreviewChat`), so a reload mid-answer finds the answer still there, and
- * growing. Mounted once per page load, for every live chat of the site; rendered in the browser
+ * growing. One tab hosts it for all the site's tabs (./shared-backend.ts) and the URL carries the
+ * thread (`?thread=`), so the same address in a second tab follows the first. Mounted once per page load, for every live chat of the site; rendered in the browser
  * only (the site's static build renders its frame).
  */
-import { mountPersistentPreviewChat } from '@preview-chat/msw/storybook'
 import { createPreviewChatClient, type PreviewChatClient } from '@preview-chat/react'
 import { QueryClient } from '@tanstack/react-query'
 import { useEffect, useState, type ReactNode } from 'react'
 import './live-chat.css'
+import { mountSharedBackend } from './shared-backend'
 
 /** What a guide's App gets: the page's clients and the example's thread. */
 export interface LiveChatProps {
@@ -20,12 +21,16 @@ export interface LiveChatProps {
   isNew: boolean
 }
 
-let backend: Promise<unknown> | undefined
-
-/** The backend of this page load: the scripted agent, a word every 60 ms. */
+/** The backend of the site's tabs: the scripted agent, a word every 60 ms (./shared-backend.ts). */
 function mountBackend() {
-  backend ??= mountPersistentPreviewChat({ deltaMs: 60, snapshotMs: 200 })
-  return backend
+  return mountSharedBackend({ deltaMs: 60, snapshotMs: 200 })
+}
+
+/** Whether the shared backend has the thread (nothing sent in it yet: no). */
+async function known(id: string | null): Promise<boolean> {
+  if (id === null) return false
+  const response = await fetch(`/__docs/thread?id=${encodeURIComponent(id)}`)
+  return ((await response.json()) as { exists: boolean }).exists
 }
 
 /** The reference server's alice, as the guides' clients name her. */
@@ -37,14 +42,35 @@ export function aliceClient(): PreviewChatClient {
   })
 }
 
-/** This example's thread in this tab: kept across a reload, new after "New thread". */
-function threadOf(name: string): { threadId: string; isNew: boolean } {
+/** The example's thread in this tab, and a thread of the URL that this tab's backend lacks. */
+interface Thread {
+  threadId: string
+  isNew: boolean
+  /** The URL's `?thread=`, unknown here: the page was opened by hand, not from the tab that has it. */
+  elsewhere?: string
+}
+
+/**
+ * This example's thread: the URL's (`?thread=…`) when this tab's backend has it, else the one kept
+ * in this tab (across a reload, until "New thread"), else a new one. New (`isNew`) while the
+ * backend has no such thread — nothing was sent in it yet — so no read asks for it. The URL is
+ * then set to it: what a second tab opened from this one needs.
+ */
+async function threadOf(name: string): Promise<Thread> {
   const key = `preview-chat-docs:${name}:thread`
+  const url = new URL(location.href)
+  const fromUrl = url.searchParams.get('thread')
   const kept = sessionStorage.getItem(key)
-  if (kept) return { threadId: kept, isNew: false }
-  const threadId = crypto.randomUUID()
+  const threadId =
+    fromUrl !== null && (await known(fromUrl)) ? fromUrl : (kept ?? crypto.randomUUID())
   sessionStorage.setItem(key, threadId)
-  return { threadId, isNew: true }
+  url.searchParams.set('thread', threadId)
+  history.replaceState(history.state, '', url)
+  return {
+    threadId,
+    isNew: !(await known(threadId)),
+    ...(fromUrl !== null && fromUrl !== threadId && { elsewhere: fromUrl }),
+  }
 }
 
 export function LiveChat({
@@ -58,45 +84,61 @@ export function LiveChat({
   makeClient?: (() => PreviewChatClient) | null
   children: (props: LiveChatProps) => ReactNode
 }) {
-  const [live, setLive] = useState<LiveChatProps | undefined>()
+  const [live, setLive] = useState<LiveChatProps & { elsewhere?: string }>()
   const [failed, setFailed] = useState<string | undefined>()
   useEffect(() => {
     let cancelled = false
-    mountBackend().then(
-      () => {
-        if (cancelled) return
-        const { threadId, isNew } = threadOf(name)
-        const queryClient = new QueryClient()
-        const client = makeClient?.()
-        // The read starts here with the clients the App is given: the one its session takes.
-        if (client && !isNew)
-          client.prefetch({
-            projectId: 'demo-project',
-            agentId: 'demo-agent',
-            threadId,
+    mountBackend()
+      .then(() => threadOf(name))
+      .then(
+        ({ threadId, isNew, elsewhere }) => {
+          if (cancelled) return
+          const queryClient = new QueryClient()
+          const client = makeClient?.()
+          // The read starts here with the clients the App is given: the one its session takes.
+          if (client && !isNew)
+            client.prefetch({
+              projectId: 'demo-project',
+              agentId: 'demo-agent',
+              threadId,
+              queryClient,
+            })
+          setLive({
+            client: client as PreviewChatClient,
             queryClient,
+            threadId,
+            isNew,
+            elsewhere,
           })
-        setLive({ client: client as PreviewChatClient, queryClient, threadId, isNew })
-      },
-      (error: unknown) => setFailed(error instanceof Error ? error.message : String(error)),
-    )
+        },
+        (error: unknown) => setFailed(error instanceof Error ? error.message : String(error)),
+      )
     return () => {
       cancelled = true
     }
   }, [name, makeClient])
   const newThread = () => {
     sessionStorage.removeItem(`preview-chat-docs:${name}:thread`)
-    location.reload()
+    const url = new URL(location.href)
+    url.searchParams.delete('thread')
+    location.assign(url)
   }
   return (
     <section className="live-chat" data-live-chat={name} aria-label="Live example">
       <header>
-        <strong>Live</strong> — the reference backend runs in this page. Send <code>/long 60</code>,
-        reload the page mid-answer, or open it in a second tab.{' '}
+        <strong>Live</strong> — the reference backend runs in this browser (msw, no server), one for
+        the site&apos;s tabs. Send <code>/long 60</code>, reload the page mid-answer, or open this
+        page&apos;s address in a second tab: it follows the answer.{' '}
         <button type="button" onClick={newThread}>
           New thread
         </button>
       </header>
+      {live?.elsewhere && (
+        <p role="note">
+          The in-page backend has no thread <code>{live.elsewhere}</code> (it lives in this browser,
+          and is gone once its last tab closes): here is a new thread.
+        </p>
+      )}
       {failed && <p role="alert">The in-page backend did not start: {failed}</p>}
       {live ? children(live) : !failed && <p>Starting the in-page backend…</p>}
     </section>

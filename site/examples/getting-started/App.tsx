@@ -26,6 +26,15 @@ function Chat({ threadId, isNew }: { threadId: string; isNew?: boolean }) {
         void chat.submit()
       }}
     >
+      {/* What failed (the server down, a 401, a turn refused), and what to do; the draft is kept. */}
+      {chat.error && (
+        <p role="alert">
+          {chat.error.message}{' '}
+          <button type="button" onClick={chat.clearError}>
+            Dismiss
+          </button>
+        </p>
+      )}
       {/* Once the record is known: a long thread is then built off the page and put in at once. */}
       {chat.loaded && (
         <ol aria-label="Conversation">

@@ -22,11 +22,14 @@ import { useState } from 'react'
 const Text = () => <MessagePartPrimitive.Text smooth={false} />
 const parts = { Text, tools: { Fallback: PreviewChatToolCall } }
 
-function Chat({ threadId }: { threadId: string }) {
+// `isNew`: the page just minted `threadId` (a new chat), so no read asks for a thread that does
+// not exist yet; its first message creates it. Leave it out for a thread from a list or a URL.
+function Chat({ threadId, isNew }: { threadId: string; isNew?: boolean }) {
   const runtime = usePreviewChatRuntime({
     projectId: 'demo-project',
     agentId: 'demo-agent',
     threadId,
+    isNew,
   })
   return (
     <AssistantRuntimeProvider runtime={runtime}>
@@ -52,7 +55,15 @@ function Chat({ threadId }: { threadId: string }) {
   )
 }
 
-export function App({ threadId, user }: { threadId: string; user: string }) {
+export function App({
+  threadId,
+  user,
+  isNew,
+}: {
+  threadId: string
+  user: string
+  isNew?: boolean
+}) {
   // Made once per page, never at module level: on a server a module outlives the request.
   const [clients] = useState(() => ({
     queryClient: new QueryClient(),
@@ -67,7 +78,7 @@ export function App({ threadId, user }: { threadId: string; user: string }) {
   return (
     <QueryClientProvider client={clients.queryClient}>
       <PreviewChatProvider client={clients.client}>
-        <Chat threadId={threadId} />
+        <Chat threadId={threadId} isNew={isNew} />
       </PreviewChatProvider>
     </QueryClientProvider>
   )

@@ -1,0 +1,11 @@
+import react from '@vitejs/plugin-react'
+import { defineConfig } from 'vite'
+
+// Where the chat's backend runs: `npx @preview-chat/server` (the reference server) in
+// development. `vite preview` serves the production build with the same proxy (its default).
+const backend = process.env.PREVIEW_CHAT_SERVER ?? 'http://127.0.0.1:4317'
+
+export default defineConfig({
+  plugins: [react()],
+  server: { proxy: { '/rest': { target: backend, ws: true } } },
+})
