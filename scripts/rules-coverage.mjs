@@ -69,6 +69,7 @@ const isTestFile = (path) =>
   (path.startsWith('packages/') && /(^|\/)__tests__\//.test(path) && /\.test\.tsx?$/.test(path)) ||
   (path.startsWith('e2e/') && path.endsWith('.spec.ts')) ||
   (path.startsWith('bench/src/__tests__/') && /\.tsx?$/.test(path)) ||
+  (path.startsWith('scripts/__tests__/') && /\.test\.ts$/.test(path)) ||
   (path.startsWith('stories/') && path.endsWith('.stories.tsx'))
 
 /** The title on `line` that carries `id` (the quoted string around it), without the ids. */
@@ -83,8 +84,8 @@ function titleAround(line, id) {
 /** id → the tests that name it: { file, title }. */
 function scanTests() {
   const named = new Map()
-  const files = ['packages', 'e2e', 'bench/src/__tests__', 'stories'].flatMap((dir) =>
-    walk(join(root, dir), isTestFile),
+  const files = ['packages', 'e2e', 'bench/src/__tests__', 'scripts/__tests__', 'stories'].flatMap(
+    (dir) => walk(join(root, dir), isTestFile),
   )
   for (const file of files) {
     for (const line of readFileSync(file, 'utf8').split('\n')) {
