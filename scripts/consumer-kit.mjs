@@ -120,6 +120,8 @@ const push = new AbortController()
 
 try {
   // The app a reader makes: create-next-app's manifest, the guide's install line, our tarballs.
+  // The guide first: a guide that cannot make the app fails before anything is packed.
+  const files = guideFiles(readFileSync(join(root, guide), 'utf8'), { guide, required })
   step(`packing core, react, server; the app in ${app}`)
   mkdirSync(join(work, 'tarballs'), { recursive: true })
   const tarballs = packTarballs(root, ['core', 'react', 'server'], join(work, 'tarballs'))
@@ -155,7 +157,6 @@ try {
       2,
     ),
   )
-  const files = guideFiles(readFileSync(join(root, guide), 'utf8'), { guide, required })
   for (const [path, code] of Object.entries(files)) {
     mkdirSync(dirname(join(app, path)), { recursive: true })
     writeFileSync(join(app, path), code)
