@@ -43,6 +43,8 @@ const steps = [
   ['packages', 'pnpm check:packages:built'],
   ['api', 'pnpm check:api'],
   ['consumer', 'node scripts/consumer-smoke.mjs'],
+  ['consumer kit', 'node scripts/consumer-kit.mjs'],
+  ['docs examples', 'node scripts/docs-examples.mjs'],
   ['app builds', appBuilds],
   ['e2e', 'pnpm e2e:run'],
   ['stories', 'pnpm stories:run'],
