@@ -1,57 +1,10 @@
-import type {
-  ExecutionStatus,
-  HistorySnapshot,
-  Message,
-  SuspendedPayload,
-  Suspension,
-} from '@preview-chat/core/contract'
+import type { HistorySnapshot } from '@preview-chat/core/contract'
 import { createPushHub, type PushHub } from './push'
 import type { SseStream } from './sse'
 import { createInProcessRelay, type ExecutionRelay } from './relay'
+import type { ExecutionRecord, RunRecord, ThreadRecord, ThreadScope } from './store/types'
 
-/** One preview thread. "A preview thread belongs to the user who started it." */
-export interface ThreadRecord {
-  id: string
-  projectId: string
-  agentId: string
-  ownerId: string
-  createdAt: string
-  /** The recorded timeline: what a history read returns. */
-  messages: Message[]
-  openSuspensions: Suspension[]
-  /** Set when an execution is recorded, before any output; null when none runs. */
-  activeExecutionId: string | null
-}
-
-/** One execution: one turn, from a message or from a resume. */
-export interface ExecutionRecord {
-  id: string
-  threadId: string
-  projectId: string
-  agentId: string
-  ownerId: string
-  /** The main that runs it, which alone can cancel it (others relay). */
-  mainId: string
-  kind: 'message' | 'resume'
-  status: ExecutionStatus
-  error?: string
-  startedAt: string
-  endedAt?: string
-}
-
-/** A suspended run, resumable through `.../chat/resume` or cancellable by `.../chat/runs/:runId`. */
-export interface RunRecord {
-  runId: string
-  threadId: string
-  /** The execution that suspended. */
-  executionId: string
-  /** With `threadId`, the run's thread (see `threadKey`): only its own route may name the run. */
-  projectId: string
-  agentId: string
-  ownerId: string
-  payload: SuspendedPayload
-  state: 'open' | 'resumed' | 'cancelled'
-}
+export type { ExecutionRecord, RunRecord, ThreadRecord, ThreadScope } from './store/types'
 
 /**
  * One message of a thread's server-side queue (the next-era flavor; next-era.md, "The queue in
@@ -102,13 +55,6 @@ export interface PreviewChatStore {
   queueSeq: number
   readonly push: PushHub
   readonly relay: ExecutionRelay
-}
-
-/** Where a thread lives: its owner, and the project and agent its path names. */
-export interface ThreadScope {
-  ownerId: string
-  projectId: string
-  agentId: string
 }
 
 /**
