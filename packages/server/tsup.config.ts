@@ -2,9 +2,20 @@ import { defineConfig } from 'tsup'
 
 export default defineConfig({
   // The main entry stays browser-safe; the Node host and the CLI are separate entries.
-  entry: { index: 'src/index.ts', 'node/index': 'src/node/index.ts', cli: 'src/cli.ts' },
+  entry: {
+    index: 'src/index.ts',
+    'node/index': 'src/node/index.ts',
+    'postgres/index': 'src/postgres/index.ts',
+    cli: 'src/cli.ts',
+  },
   format: ['esm'],
-  dts: { entry: { index: 'src/index.ts', 'node/index': 'src/node/index.ts' } },
+  dts: {
+    entry: {
+      index: 'src/index.ts',
+      'node/index': 'src/node/index.ts',
+      'postgres/index': 'src/postgres/index.ts',
+    },
+  },
   clean: true,
   sourcemap: true,
   target: 'es2022',

@@ -21,10 +21,6 @@ export const int: Column<number> = (value) =>
 export const bigintText: Column<string> = (value) =>
   typeof value === 'string' && /^-?\d+$/.test(value) ? value : invalid
 
-/** A `timestamptz`, as an ISO-8601 string. */
-export const instant: Column<string> = (value) =>
-  value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString() : invalid
-
 /** A `jsonb` value, parsed by node-postgres; its shape is the caller's to check. */
 export const json: Column<unknown> = (value) => (value === undefined ? invalid : value)
 
