@@ -1,6 +1,7 @@
 import pg from 'pg'
 import type { PreviewChatStore } from '../store/types'
 import { query } from './db'
+import { leaseOperations } from './lease'
 import { migrate as applyMigrations } from './migrate'
 import { queueOperations } from './queue'
 import { executionOf, executionSelect, threadOf, threadSelect } from './records'
@@ -29,7 +30,7 @@ export interface PostgresStoreOptions {
 /** The record in Postgres (`PreviewChatStore`), and its pool. */
 export interface PostgresStore extends PreviewChatStore {
   readonly pool: pg.Pool
-  /** Ends the pool the store made (not a pool it was given). */
+  /** Ends the pool the store made (not a pool it was given); again, does nothing more. */
   close(): Promise<void>
 }
 
@@ -56,14 +57,14 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     if (owned) await pool.end()
     throw error
   }
+  let closed: Promise<void> | undefined
   return {
     pool,
-    close: async () => {
-      if (owned) await pool.end()
-    },
+    close: () => (closed ??= owned ? pool.end() : Promise.resolve()),
     ...turnOperations(pool),
     ...runOperations(pool),
     ...queueOperations(pool),
+    ...leaseOperations(pool),
     ...readOperations(pool),
   }
 }

@@ -1,6 +1,6 @@
 /** A turn's life in the record: admitted, its snapshots recorded, ended. */
 import type { Pool, PoolClient } from 'pg'
-import type { PreviewChatStore } from '../store/types'
+import type { ExecutionEnd, ExecutionRecord, PreviewChatStore } from '../store/types'
 import { query, Rollback, transaction } from './db'
 import { upsertMessages } from './messages'
 import { executionOf, executionSelect } from './records'
@@ -23,6 +23,47 @@ async function executionState(client: PoolClient, executionId: string, lock: str
     [executionId],
   )
   return row && parseRow(row, { thread: bigintText, status: text }, 'preview_chat_executions')
+}
+
+/**
+ * Ends a running execution whose thread and execution rows this transaction locked: its status,
+ * its messages and theirs, the suspension's run, the thread's active id if it is this execution.
+ */
+export async function endRunning(
+  client: PoolClient,
+  threadKey: string,
+  end: ExecutionEnd,
+): Promise<ExecutionRecord> {
+  await query(
+    client,
+    `UPDATE preview_chat_executions SET status = $2, error = $3, error_code = $4, ended_at = $5
+     WHERE id = $1`,
+    [end.executionId, end.status, end.error ?? null, end.errorCode ?? null, end.endedAt],
+  )
+  await upsertMessages(client, threadKey, end.messages)
+  await query(
+    client,
+    `UPDATE preview_chat_messages SET execution_status = $3,
+       execution_error = coalesce($4, execution_error)
+     WHERE thread = $1 AND execution_id = $2`,
+    [threadKey, end.executionId, end.status, end.error ?? null],
+  )
+  if (end.suspension) {
+    await query(
+      client,
+      `INSERT INTO preview_chat_runs (run_id, thread, execution_id, payload, state)
+       VALUES ($1, $2, $3, $4::jsonb, 'open')`,
+      [end.suspension.runId, threadKey, end.executionId, JSON.stringify(end.suspension)],
+    )
+  }
+  await query(
+    client,
+    `UPDATE preview_chat_threads SET active_execution_id = NULL
+     WHERE id = $1 AND active_execution_id = $2`,
+    [threadKey, end.executionId],
+  )
+  const [row] = await query(client, `${executionSelect} WHERE e.id = $1`, [end.executionId])
+  return executionOf(row ?? {})
 }
 
 export function turnOperations(
@@ -65,36 +106,7 @@ export function turnOperations(
         const thread = await lockThreadByKey(client, found.thread)
         const execution = await executionState(client, end.executionId, 'FOR UPDATE')
         if (!thread || execution?.status !== 'running') return undefined
-        await query(
-          client,
-          `UPDATE preview_chat_executions SET status = $2, error = $3, error_code = $4, ended_at = $5
-           WHERE id = $1`,
-          [end.executionId, end.status, end.error ?? null, end.errorCode ?? null, end.endedAt],
-        )
-        await upsertMessages(client, thread.key, end.messages)
-        await query(
-          client,
-          `UPDATE preview_chat_messages SET execution_status = $3,
-             execution_error = coalesce($4, execution_error)
-           WHERE thread = $1 AND execution_id = $2`,
-          [thread.key, end.executionId, end.status, end.error ?? null],
-        )
-        if (end.suspension) {
-          await query(
-            client,
-            `INSERT INTO preview_chat_runs (run_id, thread, execution_id, payload, state)
-             VALUES ($1, $2, $3, $4::jsonb, 'open')`,
-            [end.suspension.runId, thread.key, end.executionId, JSON.stringify(end.suspension)],
-          )
-        }
-        await query(
-          client,
-          `UPDATE preview_chat_threads SET active_execution_id = NULL
-           WHERE id = $1 AND active_execution_id = $2`,
-          [thread.key, end.executionId],
-        )
-        const [row] = await query(client, `${executionSelect} WHERE e.id = $1`, [end.executionId])
-        return executionOf(row ?? {})
+        return endRunning(client, thread.key, end)
       }),
   }
 }
