@@ -129,3 +129,43 @@ describe('rows read back are parsed [R-STORE-PG-PARSED]', () => {
     }
   })
 })
+
+describe('what Postgres cannot hold [R-STORE-PG-NUL]', () => {
+  it('records a NUL character as U+FFFD, and a written-out \\u0000 as it is', async () => {
+    const store = await emptyStore()
+    try {
+      const key = { ownerId: 'alice', projectId: 'p1', agentId: 'a1', threadId: 'nul\u0000' }
+      const execution = { id: 'n1', mainId: 'm', kind: 'message' as const, startedAt: 'x' }
+      expect(
+        (await store.admitTurn({ thread: key, create: true, exclusive: true, execution })).ok,
+      ).toBe(true)
+      await store.recordMessages('n1', [
+        {
+          id: 'n1:assistant',
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'a\u0000b \\u0000 \\\u0000' },
+            { type: 'tool-call', toolName: 't', toolCallId: 'c', input: { k: '\u0000' } },
+          ],
+          executionId: 'n1',
+          executionStatus: 'running',
+          createdAt: '2026-01-01T00:00:00.000Z',
+        },
+      ])
+      const thread = await store.readThread(key)
+      expect(thread?.messages[0]?.content).toEqual([
+        { type: 'text', text: 'a\uFFFDb \\u0000 \\\uFFFD' },
+        { type: 'tool-call', toolName: 't', toolCallId: 'c', input: { k: '\uFFFD' } },
+      ])
+      const queued = await store.enqueue({
+        thread: key,
+        create: false,
+        message: 'q\u0000',
+        createdAt: '2026-01-01T00:00:00.000Z',
+      })
+      expect(queued).toMatchObject({ ok: true, item: { message: 'q\uFFFD' } })
+    } finally {
+      await store.close()
+    }
+  })
+})

@@ -4,6 +4,20 @@ import { isUnavailable, storeError } from './errors'
 /** Where a statement runs: the pool (its own connection) or a transaction's client. */
 export type Queryable = Pool | PoolClient
 
+// Postgres holds no U+0000 in `text` nor in `jsonb` (it refuses the statement): a NUL character,
+// which no chat text means, is recorded as U+FFFD, the replacement character, instead.
+const replacement = '\uFFFD'
+// In JSON text, `\u0000` escapes a NUL only after an even number of backslashes.
+const escapedNul = /(?<!\\)((?:\\\\)*)\\u0000/g
+
+/** `value` as a `jsonb` parameter (JSON text), its NUL characters replaced (see above). */
+export function jsonParam(value: unknown): string {
+  return JSON.stringify(value).replace(escapedNul, `$1${replacement}`)
+}
+
+const textParam = (value: unknown) =>
+  typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', replacement) : value
+
 /**
  * Runs one parameterized statement; its rows come back as `unknown` records, for `records.ts` to
  * parse. A lost connection throws `store_unavailable`.
@@ -14,7 +28,7 @@ export async function query(
   values: readonly unknown[] = [],
 ): Promise<Record<string, unknown>[]> {
   try {
-    const result = await db.query<Record<string, unknown>>(text, values as unknown[])
+    const result = await db.query<Record<string, unknown>>(text, values.map(textParam))
     return result.rows
   } catch (error) {
     throw storeError(error)

@@ -1,7 +1,7 @@
 /** The recorded timeline's writes: a batch of messages, and a closed suspension's tool call. */
 import type { Message } from '@preview-chat/core/contract'
 import type { PoolClient } from 'pg'
-import { query } from './db'
+import { jsonParam, query } from './db'
 import { malformed } from './rows'
 
 /**
@@ -31,7 +31,7 @@ export async function upsertMessages(
        role = excluded.role, execution_status = excluded.execution_status,
        execution_error = excluded.execution_error, created_at = excluded.created_at,
        client_message_id = excluded.client_message_id, content = excluded.content`,
-    [threadKey, JSON.stringify([...byId.values()])],
+    [threadKey, jsonParam([...byId.values()])],
   )
 }
 
@@ -50,7 +50,7 @@ export async function closeSuspension(
     client,
     `SELECT position, content FROM preview_chat_messages
      WHERE thread = $1 AND content @> $2::jsonb FOR UPDATE`,
-    [threadKey, JSON.stringify([{ type: 'tool-call', toolCallId }])],
+    [threadKey, jsonParam([{ type: 'tool-call', toolCallId }])],
   )
   for (const row of rows) {
     if (!Array.isArray(row.content)) throw malformed('preview_chat_messages', 'column content')
@@ -64,7 +64,7 @@ export async function closeSuspension(
     await query(
       client,
       'UPDATE preview_chat_messages SET content = $3::jsonb WHERE thread = $1 AND position = $2',
-      [threadKey, row.position, JSON.stringify(content)],
+      [threadKey, row.position, jsonParam(content)],
     )
   }
 }

@@ -1,7 +1,7 @@
 /** A turn's life in the record: admitted, its snapshots recorded, ended. */
 import type { Pool, PoolClient } from 'pg'
 import type { ExecutionEnd, ExecutionRecord, PreviewChatStore } from '../store/types'
-import { query, Rollback, transaction } from './db'
+import { jsonParam, query, Rollback, transaction } from './db'
 import { upsertMessages } from './messages'
 import { executionOf, executionSelect } from './records'
 import { bigintText, parseRow, text } from './rows'
@@ -53,7 +53,7 @@ export async function endRunning(
       client,
       `INSERT INTO preview_chat_runs (run_id, thread, execution_id, payload, state)
        VALUES ($1, $2, $3, $4::jsonb, 'open')`,
-      [end.suspension.runId, threadKey, end.executionId, JSON.stringify(end.suspension)],
+      [end.suspension.runId, threadKey, end.executionId, jsonParam(end.suspension)],
     )
   }
   await query(
