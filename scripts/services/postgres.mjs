@@ -82,6 +82,10 @@ function spawnServer(bin, user, dir, port) {
     cwd: dir,
     stdio: ['ignore', 'ignore', 'pipe'],
   })
+  // A test run that ends without stopping it (a crash, an exit) takes the server with it.
+  const orphan = () => child.kill('SIGQUIT')
+  process.once('exit', orphan)
+  child.once('exit', () => process.off('exit', orphan))
   let log = ''
   const exited = new Promise((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
