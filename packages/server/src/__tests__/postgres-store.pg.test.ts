@@ -75,6 +75,47 @@ describe('the Postgres store across instances [R-STORE-PG-ONE-TURN]', () => {
   })
 })
 
+describe("an owner's running turns, limited across instances [R-STORE-PG-ONE-TURN]", () => {
+  it('two instances admitting two threads of one owner at once, limit 1: one turn', async () => {
+    const a = await emptyStore()
+    const b = await createPostgresStore({ connectionString: url })
+    try {
+      for (let round = 0; round < 5; round++) {
+        const results = await Promise.all(
+          [a, b].map((store, index) =>
+            store.admitTurn({
+              thread: { ownerId: 'bob', projectId: 'p1', agentId: 'a1', threadId: `t${index}` },
+              create: true,
+              exclusive: true,
+              maxRunningPerOwner: 1,
+              execution: {
+                id: `limit-${round}-${index}`,
+                mainId: `main-${index}`,
+                kind: 'message',
+                startedAt: '2026-01-01T00:00:00.000Z',
+              },
+            }),
+          ),
+        )
+        const won = results.flatMap((result) => (result.ok ? [result.execution.id] : []))
+        expect(won).toHaveLength(1)
+        expect(results.filter((result) => !result.ok)).toEqual([
+          { ok: false, reason: 'too_many_turns' },
+        ])
+        await b.endExecution({
+          executionId: won[0]!,
+          status: 'success',
+          endedAt: '2026-01-01T00:00:01.000Z',
+          messages: [],
+        })
+      }
+      expect(await a.countRunning('bob')).toBe(0)
+    } finally {
+      await Promise.all([a.close(), b.close()])
+    }
+  })
+})
+
 describe('rows read back are parsed [R-STORE-PG-PARSED]', () => {
   it('a malformed message row is a typed error, never a record', async () => {
     const store = await emptyStore()
