@@ -1,10 +1,21 @@
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
-  // The main entry stays browser-safe; the Node host and the CLI are separate entries.
-  entry: { index: 'src/index.ts', 'node/index': 'src/node/index.ts', cli: 'src/cli.ts' },
+  // The main entry stays browser-safe; the Node host, the Redis bus and the CLI are separate entries.
+  entry: {
+    index: 'src/index.ts',
+    'node/index': 'src/node/index.ts',
+    'redis/index': 'src/redis/index.ts',
+    cli: 'src/cli.ts',
+  },
   format: ['esm'],
-  dts: { entry: { index: 'src/index.ts', 'node/index': 'src/node/index.ts' } },
+  dts: {
+    entry: {
+      index: 'src/index.ts',
+      'node/index': 'src/node/index.ts',
+      'redis/index': 'src/redis/index.ts',
+    },
+  },
   clean: true,
   sourcemap: true,
   target: 'es2022',
