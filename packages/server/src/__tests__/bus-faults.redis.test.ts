@@ -23,7 +23,7 @@ beforeAll(async () => {
   })
   raw.on('error', () => {})
   await raw.connect()
-})
+}, 180_000) // long enough for a first run that installs redis-server
 afterAll(async () => {
   raw.disconnect()
   await redis.stop()

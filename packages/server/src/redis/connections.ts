@@ -27,7 +27,7 @@ export interface ConnectOptions {
   timeoutMs: number
   logger: RedisBusLogger
   onMessage(channel: string, text: string): void
-  /** Called when both connections are up again after Redis was away. */
+  /** Called when both connections are up again after Redis was away, the subscriptions restored. */
   onReconnected(): void
 }
 
@@ -108,13 +108,28 @@ function watch(
       away = false
       options.logger({ level: 'info', event: 'redis_up', message: 'Redis is back.' })
     }
-    options.onReconnected()
+    void resubscribed(connections.subscriber).then(options.onReconnected, (error: unknown) =>
+      options.logger({
+        level: 'warn',
+        event: 'redis_down',
+        message: `The subscriptions could not be confirmed after a reconnect: ${String(error)}`,
+      }),
+    )
   }
   for (const connection of [connections.commands, connections.subscriber]) {
     connection.on('error', onError)
     connection.on('close', () => onError(new Error('connection closed')))
     connection.on('ready', onReady)
   }
+}
+
+/**
+ * Resolves once the subscriber's subscriptions are restored: 'ready' is emitted before ioredis
+ * sends them, so wait a turn for them to be written, then for a PING behind them to come back.
+ */
+async function resubscribed(subscriber: Redis): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve))
+  await subscriber.ping()
 }
 
 /** The URL without its password, for messages. */
