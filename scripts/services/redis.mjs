@@ -115,7 +115,8 @@ function halt(child) {
 /**
  * Starts a private redis-server on a free loopback port. `stop()` ends it and removes its
  * directory; `restart()` ends it and starts a new one on the same port (what a test that restarts
- * Redis mid-turn does); `kill()` ends it without waiting for a clean shutdown (SIGKILL).
+ * Redis mid-turn does); `down()` and `up()` do the same in two steps, for a test that acts while
+ * Redis is away.
  */
 export async function startRedis() {
   ensureRedisServer()
