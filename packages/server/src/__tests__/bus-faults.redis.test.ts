@@ -122,7 +122,7 @@ describe('the Redis bus while Redis is away and after it returns [R-BUS-REDIS-DO
 })
 
 describe('the Redis bus parses what it reads [R-BUS-REDIS-PARSED]', () => {
-  it('drops junk on every channel, counts and logs it, and goes on', async () => {
+  it('drops junk on every channel, counts it, logs it boundedly, and goes on', async () => {
     const logged: RedisBusLogEntry[] = []
     const [a, b] = await instances(2, [{}, { logger: (entry) => logged.push(entry) }])
     const asked: string[] = []
@@ -155,7 +155,8 @@ describe('the Redis bus parses what it reads [R-BUS-REDIS-PARSED]', () => {
     expect(b!.junkCount()).toBe(junk.length)
     // Instance a hears the push and stop channels, not b's answer channel.
     expect(a!.junkCount()).toBe(junk.length - 1)
-    expect(logged.filter((entry) => entry.event === 'junk')).toHaveLength(junk.length)
+    // Logged at the 1st, 2nd, 4th and 8th of the 10: bounded however much junk comes.
+    expect(logged.filter((entry) => entry.event === 'junk')).toHaveLength(4)
   })
 })
 

@@ -81,10 +81,13 @@ export async function createRedisBus(options: RedisBusOptions): Promise<RedisBus
       return relay.onAnswer(envelope)
     }
     junk += 1
+    // Logged at the 1st, 2nd, 4th, 8th… so that a flood of junk cannot flood the log.
+    if ((junk & (junk - 1)) !== 0) return
+    const what = parsed.ok ? `a ${parsed.envelope.kind} on the wrong channel` : parsed.reason
     logger({
       level: 'warn',
       event: 'junk',
-      message: `Dropped a message on ${channel}: ${parsed.ok ? `a ${parsed.envelope.kind} on the wrong channel` : parsed.reason}.`,
+      message: `Dropped a message on ${channel}: ${what} (${junk} dropped so far; logged at powers of two).`,
     })
   }
   const onReconnected = () => {
