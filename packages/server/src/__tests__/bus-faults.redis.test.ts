@@ -175,6 +175,7 @@ describe('a Stop remembered for its owner [R-BUS-REDIS-PENDING]', () => {
     // Stops that reach the owner before their executions run: answered false, remembered.
     expect(await b!.cancel('main-a', 'e-early')).toBe(false)
     expect(await c!.cancel('main-a', 'e-expired')).toBe(false)
+    expect(await b!.cancel('main-a', 'e-never')).toBe(false)
     const layout = redisLayout(channelPrefix)
     // Redis expires the short-lived one by itself (no clock of ours decides).
     await eventually(async () =>
@@ -186,11 +187,17 @@ describe('a Stop remembered for its owner [R-BUS-REDIS-PENDING]', () => {
 
     // Every subscription is cut: the owner reconnects, resubscribes and sweeps what it may have missed.
     await raw.call('CLIENT', 'KILL', 'TYPE', 'pubsub')
-    await eventually(() => expect(cancelled).toEqual(['e-early']))
-    expect(asked).toEqual(['e-early'])
+    await eventually(() => expect(asked.toSorted()).toEqual(['e-early', 'e-never']))
+    expect(cancelled).toEqual(['e-early'])
     // The relay works after the cut, and a later execution is stopped only when asked by its id.
     expect(await b!.cancel('main-a', 'e-later')).toBe(true)
     expect(cancelled).toEqual(['e-early', 'e-later'])
+    // A Stop the owner accepted is not kept; one it could not apply (yet) is, until it expires.
+    expect(await raw.exists(layout.pendingStop('main-a', 'e-later'))).toBe(0)
+    await eventually(async () =>
+      expect(await raw.exists(layout.pendingStop('main-a', 'e-early'))).toBe(0),
+    )
+    expect(await raw.exists(layout.pendingStop('main-a', 'e-never'))).toBe(1)
   })
 })
 

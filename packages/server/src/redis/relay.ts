@@ -47,9 +47,14 @@ export function createStopRelay(options: StopRelayOptions) {
     const accepted = handler ? await runHandler(handler, stop.executionId, logger) : false
     const reply: AnswerEnvelope = { v: 1, kind: 'answer', id: stop.id, owner: !!handler, accepted }
     try {
-      await options
-        .connections()
-        .commands.publish(layout.answer(stop.replyTo), encodeEnvelope(reply))
+      const commands = options.connections().commands
+      // An accepted Stop has landed: it need not be remembered any more (one round trip).
+      const pipeline = commands
+        .pipeline()
+        .publish(layout.answer(stop.replyTo), encodeEnvelope(reply))
+      if (accepted) pipeline.del(layout.pendingStop(stop.mainId, stop.executionId))
+      const failed = (await pipeline.exec())?.find(([error]) => error)?.[0]
+      if (failed) throw failed
     } catch (cause) {
       // The caller's wait ends in relay_timeout: it never takes silence for an answer.
       logger({
@@ -126,7 +131,10 @@ export function createStopRelay(options: StopRelayOptions) {
       for (const [mainId, handler] of handlers) {
         const keys = await scanAll(options.connections(), layout.pendingStops(mainId))
         const prefix = layout.pendingStop(mainId, '')
-        for (const key of keys) await runHandler(handler, key.slice(prefix.length), logger)
+        for (const key of keys) {
+          const accepted = await runHandler(handler, key.slice(prefix.length), logger)
+          if (accepted) await options.connections().commands.del(key)
+        }
       }
     },
 
