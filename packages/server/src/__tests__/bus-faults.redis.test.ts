@@ -199,6 +199,12 @@ describe('a Stop remembered for its owner [R-BUS-REDIS-PENDING]', () => {
     )
     expect(await raw.exists(layout.pendingStop('main-a', 'e-never'))).toBe(1)
   })
+
+  it('no main’s remembered Stop is another’s, whatever their ids hold', () => {
+    const layout = redisLayout('p:')
+    expect(layout.pendingStop('a', 'b:c')).not.toBe(layout.pendingStop('a:b', 'c'))
+    expect(layout.pendingStops('a*')).toBe('p:stop:a\\*:*')
+  })
 })
 
 describe('each Stop is its own request [R-BUS-REDIS-ANSWERED]', () => {

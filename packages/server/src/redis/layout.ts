@@ -7,7 +7,7 @@
  * | `<prefix>push`                    | channel | every user's push messages, fanned out locally |
  * | `<prefix>stop`                    | channel | Stops, heard by every instance (as the platform's `n8n.commands`) |
  * | `<prefix>answer:<instanceId>`     | channel | the answers to the Stops this instance relayed |
- * | `<prefix>stop:<mainId>:<executionId>` | key (string, TTL) | a Stop remembered for the owner, until Redis expires it |
+ * | `<prefix>stop:<mainId, percent-encoded>:<executionId>` | key (string, TTL) | a Stop remembered for the owner, until Redis expires it |
  */
 export interface RedisLayout {
   readonly push: string
@@ -26,7 +26,9 @@ export function redisLayout(prefix: string): RedisLayout {
     push: `${prefix}push`,
     stop: `${prefix}stop`,
     answer: (instanceId) => `${prefix}answer:${instanceId}`,
-    pendingStop: (mainId, executionId) => `${prefix}stop:${mainId}:${executionId}`,
-    pendingStops: (mainId) => `${literal(`${prefix}stop:${mainId}:`)}*`,
+    // The main's id is percent-encoded (no `:` left in it), so that no main's key is another's.
+    pendingStop: (mainId, executionId) =>
+      `${prefix}stop:${encodeURIComponent(mainId)}:${executionId}`,
+    pendingStops: (mainId) => `${literal(`${prefix}stop:${encodeURIComponent(mainId)}:`)}*`,
   }
 }
