@@ -1,11 +1,13 @@
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
-  // The main entry stays browser-safe; the Node host and the CLI are separate entries.
+  // The main entry stays browser-safe; the Node host, the Postgres store, the Redis bus and the
+  // CLI are separate entries.
   entry: {
     index: 'src/index.ts',
     'node/index': 'src/node/index.ts',
     'postgres/index': 'src/postgres/index.ts',
+    'redis/index': 'src/redis/index.ts',
     cli: 'src/cli.ts',
   },
   format: ['esm'],
@@ -14,6 +16,7 @@ export default defineConfig({
       index: 'src/index.ts',
       'node/index': 'src/node/index.ts',
       'postgres/index': 'src/postgres/index.ts',
+      'redis/index': 'src/redis/index.ts',
     },
   },
   clean: true,
