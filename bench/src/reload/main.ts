@@ -27,7 +27,7 @@
  * reloads checked) for `pnpm bench`'s row P1 (`src/rows/throttle.ts`).
  */
 import { chromium, type Browser, type Page } from '@playwright/test'
-import { createPreviewChatBackend, createPreviewChatStore } from '@preview-chat/server'
+import { createMemoryStore, createPreviewChatBackend } from '@preview-chat/server'
 import { startPreviewChatServer } from '@preview-chat/server/node'
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -162,7 +162,7 @@ const readmeBytes = await buildPage({
   minify: true,
 })
 
-const store = createPreviewChatStore()
+const store = createMemoryStore()
 const backend = createPreviewChatBackend({ store, deltaMs, snapshotMs })
 const server = await startPreviewChatServer({ port: 0, backend })
 const app = await startAppServer({ root, target: server.url })

@@ -16,7 +16,7 @@
  * by total time (self and callees).
  */
 import { chromium } from '@playwright/test'
-import { createPreviewChatBackend, createPreviewChatStore } from '@preview-chat/server'
+import { createMemoryStore, createPreviewChatBackend } from '@preview-chat/server'
 import { startPreviewChatServer } from '@preview-chat/server/node'
 import { execFileSync } from 'node:child_process'
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
@@ -96,7 +96,7 @@ function groupOf(module: string): string {
   return module
 }
 
-const store = createPreviewChatStore()
+const store = createMemoryStore()
 const backend = createPreviewChatBackend({ store, deltaMs: 25, snapshotMs: 100 })
 const server = await startPreviewChatServer({ port: 0, backend })
 const app = await startAppServer({ root, target: server.url })

@@ -1,12 +1,12 @@
 /**
  * The threads of the reload row, written straight into the reference server's in-memory store
- * (`createPreviewChatStore`, exported by @preview-chat/server and passed to the backend): the
+ * (`createMemoryStore`, the backend's default, exported by @preview-chat/server): the
  * server has no HTTP route that records a finished thread of N messages, and N/2 real turns of
  * 2,000 messages would take minutes. What a history read returns is then exactly what it returns
  * for a thread the agent recorded: the same `ThreadRecord`, read through the same route.
  */
 import type { Message } from '@preview-chat/core'
-import { threadKey, type PreviewChatStore } from '@preview-chat/server'
+import { threadKey, type MemoryStore, type PreviewChatStore } from '@preview-chat/server'
 
 export const projectId = 'demo-project'
 export const agentId = 'demo-agent'
@@ -55,36 +55,54 @@ export function seedThread(
   marker = markerFor(threadId),
 ): string {
   const messages = recordedMessages(count, marker)
-  store.threads.set(threadKey({ ownerId: user, projectId, agentId }, threadId), {
-    id: threadId,
-    projectId,
-    agentId,
-    ownerId: user,
-    createdAt: new Date(started).toISOString(),
-    messages,
-    openSuspensions: [],
-    activeExecutionId: null,
-  })
-  for (let e = 0; e < count / 2; e++)
-    store.executions.set(`${threadId}:seed-${e}`, {
-      id: `${threadId}:seed-${e}`,
-      threadId,
+  const memory = memoryOf(store)
+  const state = memory.exportState()
+  state.threads.push([
+    threadKey({ ownerId: user, projectId, agentId }, threadId),
+    {
+      id: threadId,
       projectId,
       agentId,
       ownerId: user,
-      mainId: 'main',
-      kind: 'message',
-      status: 'success',
-      startedAt: new Date(started + e * 2000).toISOString(),
-      endedAt: new Date(started + e * 2000 + 1000).toISOString(),
-    })
+      createdAt: new Date(started).toISOString(),
+      messages,
+      openSuspensions: [],
+      activeExecutionId: null,
+    },
+  ])
+  for (let e = 0; e < count / 2; e++)
+    state.executions.push([
+      `${threadId}:seed-${e}`,
+      {
+        id: `${threadId}:seed-${e}`,
+        threadId,
+        projectId,
+        agentId,
+        ownerId: user,
+        mainId: 'main',
+        kind: 'message',
+        status: 'success',
+        startedAt: new Date(started + e * 2000).toISOString(),
+        endedAt: new Date(started + e * 2000 + 1000).toISOString(),
+      },
+    ])
+  memory.importState(state)
   return marker
 }
 
+/** The backend's store, which must be the in-memory one (the default) to be written so. */
+function memoryOf(store: PreviewChatStore): MemoryStore {
+  if (!('exportState' in store)) throw new Error('seedThread writes the in-memory store only')
+  return store as MemoryStore
+}
+
 export function dropThread(store: PreviewChatStore, threadId: string): void {
-  store.threads.delete(threadKey({ ownerId: user, projectId, agentId }, threadId))
-  for (const [id, execution] of store.executions)
-    if (execution.threadId === threadId) store.executions.delete(id)
+  const memory = memoryOf(store)
+  const state = memory.exportState()
+  const key = threadKey({ ownerId: user, projectId, agentId }, threadId)
+  state.threads = state.threads.filter(([each]) => each !== key)
+  state.executions = state.executions.filter(([, execution]) => execution.threadId !== threadId)
+  memory.importState(state)
 }
 
 const chatUrl = (serverUrl: string) =>

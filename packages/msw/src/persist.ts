@@ -8,8 +8,14 @@
  * before, then let run on. The scripted agent is deterministic, so the restored answer is the one
  * the page showed, and it goes on growing.
  */
-import type { ExecutionRecord, RunRecord, ThreadRecord } from '@preview-chat/server'
-import { scriptedAgent, type PreviewChatAgent } from '@preview-chat/server'
+import type {
+  ExecutionRecord,
+  MemoryStore,
+  MemoryStoreState,
+  RunRecord,
+  ThreadRecord,
+} from '@preview-chat/server'
+import { createMemoryStore, scriptedAgent, type PreviewChatAgent } from '@preview-chat/server'
 import {
   createPreviewChatHandlers,
   type PreviewChatHandlersOptions,
@@ -79,12 +85,17 @@ export async function createPersistentPreviewChat(
   const { storage, key = 'preview-chat-msw', ...mockOptions } = options
   const inner = mockOptions.agent ?? scriptedAgent
   const turns: CountedTurn[] = []
+  // A memory store, which can be written out and read back at once (a page's `pagehide` waits
+  // for nothing).
+  const store = createMemoryStore()
   // Counts each message turn's pauses; its execution is the newest running one not yet counted
   // (the backend records the execution before its agent starts).
   const agent: PreviewChatAgent = async (input, context) => {
     if (input.kind !== 'message') return inner(input, context)
     const counted = new Set(turns.map((turn) => turn.executionId))
-    const execution = [...mock.backend.store.executions.values()]
+    const execution = store
+      .exportState()
+      .executions.map(([, each]) => each)
       .reverse()
       .find((each) => each.status === 'running' && !counted.has(each.id))
     if (!execution) return inner(input, context)
@@ -103,50 +114,15 @@ export async function createPersistentPreviewChat(
     }
   }
   // The agent runs only once a turn starts, after `mock` is made.
-  const mock: PreviewChatMock = createPreviewChatHandlers({ ...mockOptions, agent })
-  const { store } = mock.backend
+  const mock: PreviewChatMock = createPreviewChatHandlers({ ...mockOptions, agent, store })
 
   const saved = parse(storage.getItem(key))
-  if (saved) {
-    for (const [id, run] of saved.runs) store.runs.set(id, run)
-    for (const id of saved.messageIds) store.messageIds.add(id)
-    for (const [id, execution] of saved.executions) store.executions.set(id, execution)
-    for (const [threadKey, thread] of saved.threads) store.threads.set(threadKey, thread)
-    for (const turn of saved.running) {
-      const thread = store.threads.get(turn.threadKey)
-      if (!thread?.activeExecutionId) continue
-      // The turn is posted again: its message and what followed it leave the record first.
-      store.executions.delete(thread.activeExecutionId)
-      const from = thread.messages.findLastIndex((message) => message.role === 'user')
-      thread.messages = from < 0 ? thread.messages : thread.messages.slice(0, from)
-      thread.activeExecutionId = null
-      if (thread.messages.length === 0) store.threads.delete(turn.threadKey)
-      const seeded = await mock.seed.runningTurn({
-        user: turn.user,
-        projectId: turn.projectId,
-        agentId: turn.agentId,
-        threadId: turn.threadId,
-        message: turn.message,
-        // Held at the first pause, then as many more as the last page's turn had made.
-        steps: Math.max(0, turn.steps - 1),
-      })
-      seeded.turn.release()
-    }
-    // A turn whose agent this page cannot run again (a resume): it ended with its page.
-    for (const thread of store.threads.values()) {
-      const execution = thread.activeExecutionId
-        ? store.executions.get(thread.activeExecutionId)
-        : undefined
-      if (execution && !turns.some((turn) => turn.executionId === execution.id)) {
-        execution.status = 'interrupted'
-        thread.activeExecutionId = null
-      }
-    }
-  }
+  if (saved) await restore(store, saved, mock, turns)
 
   const save = () => {
+    const state = store.exportState()
     const running: SavedTurn[] = []
-    for (const [threadKey, thread] of store.threads) {
+    for (const [threadKey, thread] of state.threads) {
       const turn = turns.find((each) => each.executionId === thread.activeExecutionId)
       if (!turn) continue
       running.push({
@@ -161,16 +137,69 @@ export async function createPersistentPreviewChat(
     }
     const value: Saved = {
       version: 1,
-      threads: [...store.threads],
-      executions: [...store.executions],
-      runs: [...store.runs],
-      messageIds: [...store.messageIds],
+      threads: state.threads,
+      executions: state.executions,
+      runs: state.runs,
+      messageIds: state.messageIds,
       running,
     }
     storage.setItem(key, JSON.stringify(value))
   }
 
   return Object.assign(mock, { save, forget: () => storage.removeItem(key) })
+}
+
+/**
+ * Puts the saved backend back: a turn that was running is posted again (its message and what
+ * followed it leave the record first), held until it has made as many steps as before.
+ */
+async function restore(
+  store: MemoryStore,
+  saved: Saved,
+  mock: PreviewChatMock,
+  turns: readonly CountedTurn[],
+): Promise<void> {
+  const threads = new Map(saved.threads)
+  const executions = new Map(saved.executions)
+  const again = saved.running.filter((turn) => {
+    const thread = threads.get(turn.threadKey)
+    if (!thread?.activeExecutionId) return false
+    executions.delete(thread.activeExecutionId)
+    const from = thread.messages.findLastIndex((message) => message.role === 'user')
+    thread.messages = from < 0 ? thread.messages : thread.messages.slice(0, from)
+    thread.activeExecutionId = null
+    if (thread.messages.length === 0) threads.delete(turn.threadKey)
+    return true
+  })
+  store.importState({
+    threads: [...threads],
+    executions: [...executions],
+    runs: saved.runs,
+    messageIds: saved.messageIds,
+  })
+  for (const turn of again) {
+    const seeded = await mock.seed.runningTurn({
+      user: turn.user,
+      projectId: turn.projectId,
+      agentId: turn.agentId,
+      threadId: turn.threadId,
+      message: turn.message,
+      // Held at the first pause, then as many more as the last page's turn had made.
+      steps: Math.max(0, turn.steps - 1),
+    })
+    seeded.turn.release()
+  }
+  // A turn whose agent this page cannot run again (a resume): it ended with its page.
+  const state: MemoryStoreState = store.exportState()
+  const byId = new Map(state.executions)
+  for (const [, thread] of state.threads) {
+    const execution = thread.activeExecutionId ? byId.get(thread.activeExecutionId) : undefined
+    if (execution && !turns.some((turn) => turn.executionId === execution.id)) {
+      execution.status = 'interrupted'
+      thread.activeExecutionId = null
+    }
+  }
+  store.importState(state)
 }
 
 /** What the storage holds, or nothing when it holds no saved backend of this version. */

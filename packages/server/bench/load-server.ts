@@ -6,6 +6,7 @@
  * executions and runs: what is left above the start then is held by something else (a leak).
  */
 import { startPreviewChatServer } from '../src/node/host'
+import { createMemoryStore } from '../src/store/memory'
 import type { Sleep } from '../src/sleep'
 
 export interface ServerMeasure {
@@ -37,7 +38,9 @@ const immediate: Sleep = (_ms, signal) =>
   new Promise((resolve, reject) =>
     setImmediate(() => (signal.aborted ? reject(signal.reason as Error) : resolve())),
   )
+const store = createMemoryStore()
 const server = await startPreviewChatServer({
+  store,
   port: 0,
   host: '127.0.0.1',
   deltaMs,
@@ -48,20 +51,18 @@ const gc = (globalThis as { gc?: () => void }).gc
 
 process.on('message', (message: { type: string }) => {
   if (message.type === 'forget') {
-    const { store } = server.backend
-    store.threads.clear()
-    store.executions.clear()
-    store.runs.clear()
+    store.importState({ threads: [], executions: [], runs: [], messageIds: [] })
   }
   if (message.type === 'measure' || message.type === 'forget') {
     gc?.()
     gc?.()
     const { heapUsed, rss } = process.memoryUsage()
     const { user, system } = process.cpuUsage()
-    const { inspect, store } = server.backend
+    const { inspect } = server.backend
+    const { threads, executions } = store.exportState()
     const running = inspect.running()
     let recordedChars = 0
-    for (const thread of store.threads.values()) {
+    for (const [, thread] of threads) {
       for (const message of thread.messages) {
         for (const part of message.content) {
           if (part.type === 'text' || part.type === 'reasoning') recordedChars += part.text.length
@@ -73,8 +74,8 @@ process.on('message', (message: { type: string }) => {
       heapUsed,
       rss,
       cpu: user + system,
-      threads: store.threads.size,
-      executions: store.executions.size,
+      threads: threads.length,
+      executions: executions.length,
       requestLog: inspect.requests.length,
       recordingLog: inspect.recordings.length,
       running: running.length,

@@ -1,18 +1,46 @@
 import type { Flavor } from './flavor'
 import { sseAnswer } from './sse'
-import type { ThreadRecord } from './store'
+import type { AdmissionRefusal, ThreadRecord } from './store/types'
 
-/**
- * One turn per thread: "New-message submission stays blocked while a turn runs" (where the flavor
- * refuses them). The in-band refusal of a competing message or resume, or undefined to admit it.
- */
-export function turnRefusal(flavor: Flavor, thread: ThreadRecord): Response | undefined {
-  if (!flavor.refusesConcurrentTurns || thread.activeExecutionId === null) return undefined
-  return sseAnswer({
+/** The in-band answer to a message or resume refused because a turn runs in its thread. */
+export const turnRunning = (): Response =>
+  sseAnswer({
     type: 'error',
     message: 'A turn is already running in this conversation.',
     errorCode: 'turn_already_running',
   })
+
+/**
+ * One turn per thread: "New-message submission stays blocked while a turn runs" (where the flavor
+ * refuses them). The in-band refusal of a competing message or resume, or undefined to admit it.
+ * The store's admission decides again, atomically; this answers early from a read.
+ */
+export function turnRefusal(flavor: Flavor, thread: ThreadRecord): Response | undefined {
+  if (!flavor.refusesConcurrentTurns || thread.activeExecutionId === null) return undefined
+  return turnRunning()
+}
+
+/** The answer to an admission the store refused. */
+export function refusalAnswer(reason: AdmissionRefusal): Response {
+  switch (reason) {
+    case 'turn_already_running':
+      return turnRunning()
+    case 'duplicate_message':
+      // "A duplicate is answered with `done` alone — no queue id, no execution id".
+      return sseAnswer({ type: 'done' })
+    case 'thread_not_found':
+      return sseAnswer({
+        type: 'error',
+        message: 'Session not found',
+        errorCode: 'session_not_found',
+      })
+    case 'too_many_turns':
+      return sseAnswer({
+        type: 'error',
+        message: 'You have too many turns running; wait for one to end.',
+        errorCode: 'too_many_turns',
+      })
+  }
 }
 
 /** "Closing before execution-started abandons the request": nothing is recorded. */

@@ -18,14 +18,17 @@ import type { ExecutionSettings, RunningExecution } from './execution/types'
 import { createFlavor, type FlavorName, type PushBackend, type PushSocketAdmission } from './flavor'
 import { checkAllowedHosts, hostnameOf } from './hosts'
 import { createInspectionLog, type PreviewChatInspection } from './inspection'
+import { createMemoryBus } from './bus/memory'
+import type { PreviewChatBus } from './bus/types'
 import type { PushListener, ServerPushListener } from './push'
 import { admitPushUser } from './push-admission'
-import type { ExecutionRelay } from './relay'
 import { afterExecution } from './queue/model'
 import { letSteersIn } from './queue/steer'
 import { dispatch } from './routes/dispatch'
 import { platformTimers, sleepOn, type Sleep } from './sleep'
-import { createPreviewChatStore, type PreviewChatStore } from './store'
+import { createMemoryStore } from './store/memory'
+import type { PreviewChatStore } from './store/types'
+import { keyOfThread } from './threads'
 import { builtInUsers, type PreviewChatUser } from './users'
 
 export type { PreviewChatInspection, RecordingLogEntry, RequestLogEntry } from './inspection'
@@ -37,12 +40,19 @@ export interface PreviewChatBackendOptions {
   snapshotMs?: number
   /** The shared budget of a delegation's child text and reasoning (4,000 by default). */
   delegationCharLimit?: number
-  /** The state shared by every main; pass one store to several backends to run several mains. */
+  /**
+   * The record every main of a deployment shares: threads, executions, suspended runs, queues
+   * (`createMemoryStore()` by default). Pass one store and one `bus` to several backends to
+   * simulate several mains in one process (what the tests and the CLI's `--mains` do).
+   */
   store?: PreviewChatStore
+  /**
+   * How the mains of a deployment reach each other: push fan-out and the Stop relay
+   * (`createMemoryBus()` by default, which reaches the mains of this process only).
+   */
+  bus?: PreviewChatBus
   /** This main's id (a fresh one by default). */
   mainId?: string
-  /** How a Stop reaches another main; the store's in-process relay by default. */
-  relay?: ExecutionRelay
   /** Replaces the built-in development users (alice, bob, carol). */
   users?: Readonly<Record<string, PreviewChatUser>>
   /** Every pause of the agent goes through it, so tests can pace a turn step by step. */
@@ -131,6 +141,7 @@ export interface PreviewChatBackend {
   admitPushSocket(url: URL, headers: Headers, ownHosts?: readonly string[]): PushSocketAdmission
   readonly mainId: string
   readonly store: PreviewChatStore
+  readonly bus: PreviewChatBus
   readonly basePath: string
   /** The `cors` option, checked; undefined when off. */
   readonly cors: string | undefined
@@ -150,13 +161,11 @@ export interface PreviewChatBackend {
 export function createPreviewChatBackend(
   options: PreviewChatBackendOptions = {},
 ): PreviewChatBackend {
-  const store = options.store ?? createPreviewChatStore()
-  const relay = options.relay ?? store.relay
+  const store = options.store ?? createMemoryStore()
+  const bus = options.bus ?? createMemoryBus()
   const users = options.users ?? builtInUsers
   const basePath = (options.basePath ?? '/rest').replace(/\/+$/, '')
   const mainId = options.mainId ?? `main-${crypto.randomUUID().slice(0, 8)}`
-  const now = options.now ?? Date.now
-  const timers = options.timers ?? platformTimers
   const flavor = createFlavor({
     flavor: options.flavor,
     pushBackend: options.pushBackend,
@@ -165,55 +174,15 @@ export function createPreviewChatBackend(
   })
   const cors = options.cors === undefined ? undefined : checkCorsOrigin(options.cors)
   const allowedHosts = checkAllowedHosts(options.allowedHosts ?? [])
-  const running = new Map<string, RunningExecution>()
-  const log = createInspectionLog(store, running, options.logLimit ?? 1000)
-  const settings: ExecutionSettings = {
+  const context = createContext(options, { store, bus, mainId, flavor })
+  const log = createInspectionLog(
     store,
-    mainId,
-    agent: options.agent ?? scriptedAgent,
-    sleep: options.sleep ?? sleepOn(timers),
-    deltaMs: options.deltaMs ?? 40,
-    snapshotMs: options.snapshotMs ?? 250,
-    delegationCharLimit: options.delegationCharLimit ?? 4000,
-    pingMs: options.pingMs ?? 30_000,
-    now,
-    timers,
-    newId: () => crypto.randomUUID(),
-    newExecutionId: flavor.newExecutionId,
-    rules: flavor.turn,
-    onRecorded: (executionId, status) => log.recorded({ executionId, status }),
-    ...(flavor.capabilities.includes('message-queue') && {
-      onEnded: (thread, executionId) => afterExecution(context, thread, executionId),
-      onPause: (thread, executionId, inputs) => letSteersIn(context, thread, executionId, inputs),
-    }),
-  }
-  const context: BackendContext = {
-    store,
-    flavor,
-    mainId,
-    relay,
-    now,
-    pingMs: settings.pingMs,
-    timers,
-    running,
-    pushStreams: new Set(),
-    begin: (start) =>
-      startExecution(
-        settings,
-        start,
-        (execution) => running.set(execution.id, execution),
-        (id) => running.delete(id),
-      ).stream,
-    // The relay calls it for Stops that reached another main. Accepted while the execution has
-    // not ended ("false when that execution is not running any more"), even when already asked.
-    cancelLocal: (executionId) => {
-      const execution = running.get(executionId)
-      if (!execution) return false
-      if (!execution.controller.signal.aborted) execution.controller.abort('stop')
-      return true
-    },
-  }
-  const unregisterRelay = relay.register(mainId, context.cancelLocal)
+    context.running,
+    (userId) => context.connections.get(userId) ?? 0,
+    options.logLimit ?? 1000,
+  )
+  context.onRecorded = (executionId, status) => log.recorded({ executionId, status })
+  const unregisterRelay = bus.register(mainId, context.cancelLocal)
   const allowOrigin = corsHeaders(cors)
 
   return {
@@ -237,10 +206,10 @@ export function createPreviewChatBackend(
       return response
     },
     subscribePush: (userId, listener) =>
-      store.push.subscribe(userId, (message) => {
+      context.subscribe(userId, (message) => {
         if (message.type === 'agentExecutionUpdated') listener(message)
       }),
-    subscribeAllPush: (userId, listener) => store.push.subscribe(userId, listener),
+    subscribeAllPush: (userId, listener) => context.subscribe(userId, listener),
     authenticate: (headers) => flavor.authenticate(headers),
     flavor: flavor.name,
     credentials: (userId) => flavor.credentials(userId),
@@ -251,18 +220,139 @@ export function createPreviewChatBackend(
     },
     mainId,
     store,
+    bus,
     basePath,
     cors,
     inspect: log.inspection,
     async close() {
       unregisterRelay()
-      const finishing = [...running.values()].map((execution) => {
+      const finishing = [...context.running.values()].map((execution) => {
         execution.controller.abort('close')
         return execution.finished
       })
       for (const end of [...context.pushStreams]) end()
       await Promise.all(finishing)
     },
+  }
+}
+
+/** The context of one main, with what only the wiring can set afterwards. */
+interface MainContext extends BackendContext {
+  /** How many push subscriptions each user holds on this main. */
+  readonly connections: Map<string, number>
+  onRecorded: ExecutionSettings['onRecorded']
+}
+
+/** One main's context: its running turns and the handles of the admission, start and Stop. */
+function createContext(
+  options: PreviewChatBackendOptions,
+  shared: Pick<BackendContext, 'store' | 'bus' | 'mainId' | 'flavor'>,
+): MainContext {
+  const { flavor } = shared
+  const timers = options.timers ?? platformTimers
+  const now = options.now ?? Date.now
+  const running = new Map<string, RunningExecution>()
+  // Admitted on this main, not started yet; a Stop for one of them is kept for its start.
+  const starting = new Set<string>()
+  const pendingStops = new Set<string>()
+  const connections = new Map<string, number>()
+  const context: MainContext = {
+    ...shared,
+    now,
+    pingMs: options.pingMs ?? 30_000,
+    timers,
+    running,
+    pushStreams: new Set(),
+    queueStreams: new Map(),
+    connections,
+    onRecorded: () => {},
+    async admit(kind, admit) {
+      const draft = {
+        id: flavor.newExecutionId(),
+        mainId: shared.mainId,
+        kind,
+        startedAt: new Date(now()).toISOString(),
+      }
+      starting.add(draft.id)
+      try {
+        const result = await admit(draft)
+        if (!result?.ok) starting.delete(draft.id)
+        return result
+      } catch (error) {
+        starting.delete(draft.id)
+        throw error
+      }
+    },
+    begin(start) {
+      const { id } = start.execution
+      starting.delete(id)
+      const execution = startExecution(
+        settings,
+        start,
+        (handle) => running.set(handle.id, handle),
+        (handleId) => running.delete(handleId),
+      )
+      if (pendingStops.delete(id)) execution.controller.abort('stop')
+      return execution
+    },
+    // The bus calls it for Stops that reached another main. Accepted while the execution has
+    // not ended ("false when that execution is not running any more"), even when already asked;
+    // one admitted here but not started yet is stopped as it starts.
+    cancelLocal: (executionId) => {
+      const execution = running.get(executionId)
+      if (!execution) {
+        if (!starting.has(executionId)) return false
+        pendingStops.add(executionId)
+        return true
+      }
+      if (!execution.controller.signal.aborted) execution.controller.abort('stop')
+      return true
+    },
+    subscribe(userId, listener) {
+      connections.set(userId, (connections.get(userId) ?? 0) + 1)
+      const unsubscribe = shared.bus.subscribe(userId, listener)
+      let subscribed = true
+      return () => {
+        if (!subscribed) return
+        subscribed = false
+        unsubscribe()
+        const left = (connections.get(userId) ?? 1) - 1
+        if (left === 0) connections.delete(userId)
+        else connections.set(userId, left)
+      }
+    },
+  }
+  const settings = executionSettings(options, context)
+  return context
+}
+
+/** What the execution runner of one main is given. */
+function executionSettings(
+  options: PreviewChatBackendOptions,
+  context: MainContext,
+): ExecutionSettings {
+  const { flavor } = context
+  return {
+    store: context.store,
+    bus: context.bus,
+    mainId: context.mainId,
+    agent: options.agent ?? scriptedAgent,
+    sleep: options.sleep ?? sleepOn(context.timers),
+    deltaMs: options.deltaMs ?? 40,
+    snapshotMs: options.snapshotMs ?? 250,
+    delegationCharLimit: options.delegationCharLimit ?? 4000,
+    pingMs: context.pingMs,
+    now: context.now,
+    timers: context.timers,
+    newId: () => crypto.randomUUID(),
+    rules: flavor.turn,
+    onRecorded: (executionId, status) => context.onRecorded(executionId, status),
+    onFailure: () => {},
+    ...(flavor.capabilities.includes('message-queue') && {
+      onEnded: (thread, execution) => afterExecution(context, keyOfThread(thread), execution),
+      onPause: (thread, executionId, inputs) =>
+        letSteersIn(context, keyOfThread(thread), executionId, inputs),
+    }),
   }
 }
 

@@ -15,7 +15,8 @@ import { checkCorsOrigin } from './cors'
 import { checkAllowedHosts } from './hosts'
 import { flavorNames, pushBackends, type FlavorName, type PushBackend } from './flavor'
 import { startPreviewChatServer, type PreviewChatServer } from './node/host'
-import { createPreviewChatStore } from './store'
+import { createMemoryBus } from './bus/memory'
+import { createMemoryStore } from './store/memory'
 
 const usage = `Usage: preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250] [--mains 1] [--cors <origin>|*] [--allowed-host <name>]... [--flavor spec|n8n-2.41|next-era] [--push-backend sse|websocket]`
 
@@ -93,12 +94,15 @@ async function main(): Promise<void> {
     process.exit(2)
   }
 
-  // Several mains share one store and relay Stops to each other, on consecutive ports.
-  const store = createPreviewChatStore()
+  // Several mains in this one process (a simulation of a deployment's mains) share one store and
+  // one bus, which relays Stops between them, on consecutive ports.
+  const store = createMemoryStore()
+  const bus = createMemoryBus()
   const servers: PreviewChatServer[] = []
   for (let index = 0; index < mains; index++) {
     const backend = createPreviewChatBackend({
       store,
+      bus,
       deltaMs,
       snapshotMs,
       mainId: `main-${index + 1}`,

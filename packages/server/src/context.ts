@@ -1,19 +1,19 @@
 import type { Timers } from '@preview-chat/core'
+import type { PreviewChatBus, ServerPushListener } from './bus/types'
 import type { RunningExecution, StartExecution } from './execution/types'
 import type { Flavor } from './flavor/types'
 import { readJsonBody, requireJsonType } from './http'
-import type { ExecutionRelay } from './relay'
 import type { SseStream } from './sse'
-import type { PreviewChatStore } from './store'
+import type { ExecutionDraft, ExecutionRecord, PreviewChatStore } from './store/types'
 import { withScope, type PreviewChatUser, type Scope } from './users'
 
-/** What the route handlers of one main share: its state, its flavor, its running turns. */
+/** What the route handlers of one main share: the record, the bus, its flavor, its running turns. */
 export interface BackendContext {
   readonly store: PreviewChatStore
+  readonly bus: PreviewChatBus
   /** Every way the released n8n differs from the spec is the flavor's; the rest is shared. */
   readonly flavor: Flavor
   readonly mainId: string
-  readonly relay: ExecutionRelay
   readonly now: () => number
   readonly pingMs: number
   readonly timers: Timers
@@ -21,10 +21,23 @@ export interface BackendContext {
   readonly running: Map<string, RunningExecution>
   /** Ends one open SSE push stream of this main (each removes itself once ended). */
   readonly pushStreams: Set<() => void>
-  /** Starts a turn on this main; returns its live stream. */
-  begin(start: StartExecution): SseStream
+  /** The streams of the queued messages posted to this main (next-era), by queue id. */
+  readonly queueStreams: Map<string, SseStream>
+  /**
+   * Records a new execution of this main through `admit` (one store operation given the draft):
+   * a Stop that reaches this main between the record and the start is kept and applied at the
+   * start (the platform's "pending Stops").
+   */
+  admit<R extends { ok: boolean } | undefined>(
+    kind: ExecutionRecord['kind'],
+    admit: (draft: ExecutionDraft) => Promise<R>,
+  ): Promise<R>
+  /** Starts an admitted turn on this main. */
+  begin(start: StartExecution): RunningExecution
   /** The local half of Stop: aborts an execution this main runs; whether that was accepted. */
   cancelLocal(executionId: string): boolean
+  /** Hears a user's push messages through the bus, counted as one of this main's connections. */
+  subscribe(userId: string, listener: ServerPushListener): () => void
 }
 
 /** The request's JSON body; a flavor that guards against other sites wants it typed so (415). */

@@ -13,18 +13,35 @@ export type {
 } from './backend'
 export { scriptedAgent } from './agent'
 export type { AgentContext, AgentInput, AgentOutcome, PreviewChatAgent } from './agent'
-export { createPreviewChatStore, snapshotOf, threadKey } from './store'
+export { createMemoryStore, threadKey } from './store/memory'
+export type { MemoryStore, MemoryStoreState } from './store/memory'
+export { snapshotOf } from './store/snapshot'
 export type {
+  AdmissionRefusal,
+  AdmissionResult,
+  Admitted,
+  Enqueueing,
+  EnqueueResult,
+  ExecutionDraft,
+  ExecutionEnd,
   ExecutionRecord,
   PreviewChatStore,
+  QueueChange,
+  QueueChangeResult,
+  QueueItemRecord,
+  ResumeResult,
+  RunCancellation,
   RunRecord,
+  RunResumption,
+  TakenUp,
+  ThreadKey,
   ThreadRecord,
   ThreadScope,
-} from './store'
-export { createInProcessRelay } from './relay'
-export type { ExecutionRelay } from './relay'
-export { createPushHub } from './push'
-export type { PushHub, PushListener, ServerPushListener } from './push'
+  TurnAdmission,
+} from './store/types'
+export { createMemoryBus } from './bus/memory'
+export type { CancelHandler, PreviewChatBus, ServerPushListener } from './bus/types'
+export type { PushListener } from './push'
 export { builtInUsers, userCookieName } from './users'
 export type { PreviewChatUser, Scope } from './users'
 export { timerSleep } from './sleep'

@@ -1,7 +1,9 @@
 import type { HistorySnapshot } from '@preview-chat/core/contract'
 import type { RunningExecution } from './execution/types'
 import type { RouteName } from './routes/match'
-import { snapshotOf, type ExecutionRecord, type PreviewChatStore, type ThreadRecord } from './store'
+import type { MemoryStoreState } from './store/memory'
+import { snapshotOf } from './store/snapshot'
+import type { ExecutionRecord, PreviewChatStore, ThreadRecord } from './store/types'
 
 /** One handled request, for tests: e.g. "exactly one POST reached the chat route". */
 export interface RequestLogEntry {
@@ -18,7 +20,11 @@ export interface RecordingLogEntry {
   status: ExecutionRecord['status']
 }
 
-/** Read-only views for tests; not part of the wire contract. */
+/**
+ * Read-only views for tests; not part of the wire contract. `threads`, `history` and `executions`
+ * read the in-memory store (the default, `createMemoryStore()`) at once; with another store they
+ * throw: read that store (`listThreads`, `readThread`, `listExecutions`) instead.
+ */
 export interface PreviewChatInspection {
   /** Every thread of the store (all mains), as copies. */
   threads(): ThreadRecord[]
@@ -29,6 +35,8 @@ export interface PreviewChatInspection {
   history(threadId: string, ownerId?: string): HistorySnapshot | undefined
   /** Every execution of the store (all mains), as copies. */
   executions(): ExecutionRecord[]
+  /** How many push connections (SSE or WebSocket) of `userId` this main holds open. */
+  pushConnections(userId: string): number
   /** The ids of the executions this main runs now. */
   running(): string[]
   /** Whether a running execution of this main still has a client reading its live stream. */
@@ -53,9 +61,20 @@ export interface InspectionLog {
   recorded(entry: RecordingLogEntry): void
 }
 
+/** The memory store's contents, read at once; another store cannot be (see `PreviewChatInspection`). */
+function memoryState(store: PreviewChatStore): MemoryStoreState {
+  if ('exportState' in store && typeof store.exportState === 'function') {
+    return (store.exportState as () => MemoryStoreState)()
+  }
+  throw new Error(
+    'backend.inspect reads the in-memory store only; read your store (listThreads, readThread, listExecutions) instead.',
+  )
+}
+
 export function createInspectionLog(
   store: PreviewChatStore,
   running: ReadonlyMap<string, RunningExecution>,
+  pushConnections: (userId: string) => number,
   limit: number,
 ): InspectionLog {
   const requests: RequestLogEntry[] = []
@@ -63,16 +82,17 @@ export function createInspectionLog(
   // Per route and method: few keys, as there are few routes and an HTTP parser knows few methods.
   const counts = new Map<string, { route: RouteName | 'unknown'; method: string; count: number }>()
   const inspection: PreviewChatInspection = {
-    threads: () => structuredClone([...store.threads.values()]),
+    threads: () => memoryState(store).threads.map(([, thread]) => thread),
     history: (threadId, ownerId) => {
-      for (const thread of store.threads.values()) {
+      for (const [, thread] of memoryState(store).threads) {
         if (thread.id === threadId && (ownerId === undefined || thread.ownerId === ownerId)) {
           return snapshotOf(thread)
         }
       }
       return undefined
     },
-    executions: () => structuredClone([...store.executions.values()]),
+    executions: () => memoryState(store).executions.map(([, execution]) => execution),
+    pushConnections,
     running: () => [...running.keys()],
     hasListener: (executionId) => {
       const stream = running.get(executionId)?.stream

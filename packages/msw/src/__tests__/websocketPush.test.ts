@@ -41,7 +41,10 @@ describe.each(['websocket', 'sse'] as const)('the push channel over %s', (push) 
     const session = client.session(seeded.key)
     const t = follow(session)
     await t.until((s) => s.status === 'following', 'following')
-    await eventually(() => chat.mock.backend.store.push.count('alice') === 1, 'the push connection')
+    await eventually(
+      () => chat.mock.backend.inspect.pushConnections('alice') === 1,
+      'the push connection',
+    )
     const readsBefore = chat.mock.backend.inspect.countRequests({ route: 'messages' })
     seeded.turn.release()
     const done = await t.until(

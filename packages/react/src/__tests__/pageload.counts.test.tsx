@@ -9,7 +9,7 @@
  */
 import type { Message } from '@preview-chat/core'
 import { setupPreviewChatServer } from '@preview-chat/msw/vitest'
-import { threadKey } from '@preview-chat/server'
+import { threadKey, type MemoryStore } from '@preview-chat/server'
 import { render, screen, waitFor } from '@testing-library/react'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { Profiler } from 'react'
@@ -41,16 +41,22 @@ function recorded(): Message[] {
 }
 
 it('2,000 messages after the read: one parse, one pass, one cache write, one notification, one commit [R-READ-CONDITIONAL]', async () => {
-  chat.mock.backend.store.threads.set(threadKey({ ownerId: 'alice', ...key }, key.threadId), {
-    id: key.threadId,
-    projectId: key.projectId,
-    agentId: key.agentId,
-    ownerId: 'alice',
-    createdAt: new Date(Date.UTC(2026, 11, 1)).toISOString(),
-    messages: recorded(),
-    openSuspensions: [],
-    activeExecutionId: null,
-  })
+  const store = chat.mock.backend.store as MemoryStore
+  const state = store.exportState()
+  state.threads.push([
+    threadKey({ ownerId: 'alice', ...key }, key.threadId),
+    {
+      id: key.threadId,
+      projectId: key.projectId,
+      agentId: key.agentId,
+      ownerId: 'alice',
+      createdAt: new Date(Date.UTC(2026, 11, 1)).toISOString(),
+      messages: recorded(),
+      openSuspensions: [],
+      activeExecutionId: null,
+    },
+  ])
+  store.importState(state)
 
   // Every `JSON.parse` of a history body, and every read of a message's `createdAt` — a field
   // only the validation reads on a thread at rest (no live turn): one read per message per pass.

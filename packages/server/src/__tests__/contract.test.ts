@@ -11,8 +11,9 @@ import {
 } from '@preview-chat/core/internal'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPreviewChatBackend } from '../backend'
-import type { ExecutionRelay } from '../relay'
-import { createPreviewChatStore } from '../store'
+import { createMemoryBus } from '../bus/memory'
+import type { PreviewChatBus } from '../bus/types'
+import { createMemoryStore } from '../store/memory'
 import {
   chat,
   chatPath,
@@ -168,7 +169,11 @@ describe('2. closing the connection after execution-started does not stop the tu
       await turn(chat(server, { message: '/suspend', sessionId: 't2r', newSession: true }))
     ).until('tool-call-suspended')
     const closedGate = createGate()
-    const resumer = await startHost({ sleep: closedGate.sleep, store: server.backend.store })
+    const resumer = await startHost({
+      sleep: closedGate.sleep,
+      store: server.backend.store,
+      bus: server.backend.bus,
+    })
     const client = new AbortController()
     const reader = await turn(
       resume(
@@ -231,7 +236,10 @@ describe('3. snapshots are recorded in batches and announced to every tab of the
     const tabA = await openPushSocket(server, 'alice')
     const tabB = await openPushSocket(server, 'alice')
     const stranger = await openPushSocket(server, 'bob')
-    await waitFor(() => server.backend.store.push.count('alice') === 2, 'both tabs to subscribe')
+    await waitFor(
+      () => server.backend.inspect.pushConnections('alice') === 2,
+      'both tabs to subscribe',
+    )
 
     const reader = await turn(
       chat(server, { message: '/long 3', sessionId: 't3', newSession: true }),
@@ -281,7 +289,10 @@ describe('3. snapshots are recorded in batches and announced to every tab of the
       signal: client.signal,
     })
     expect(response.status).toBe(200)
-    await waitFor(() => server.backend.store.push.count('alice') === 1, 'the SSE tab to subscribe')
+    await waitFor(
+      () => server.backend.inspect.pushConnections('alice') === 1,
+      'the SSE tab to subscribe',
+    )
     await (await turn(chat(server, { message: 'hi', sessionId: 't3s', newSession: true }))).rest()
     const reader = (response.body as ReadableStream<Uint8Array>).getReader()
     let text = ''
@@ -295,7 +306,7 @@ describe('3. snapshots are recorded in batches and announced to every tab of the
     )
     client.abort()
     await waitFor(
-      () => server.backend.store.push.count('alice') === 0,
+      () => server.backend.inspect.pushConnections('alice') === 0,
       'the SSE tab to unsubscribe',
     )
   })
@@ -383,6 +394,7 @@ describe('5. Stop names the execution it cancels [R-WIRE-ENDPOINTS R-STOP-BY-ID]
     const later = await startHost({
       sleep: closed.sleep,
       store: server.backend.store,
+      bus: server.backend.bus,
       mainId: server.backend.mainId,
     })
     const reader = await turn(chat(later, { message: 'two', sessionId: 't5b' }))
@@ -534,7 +546,11 @@ describe('7. a preview turn is private to its owner [R-SERVER-PRIVATE]', () => {
       await turn(chat(server, { message: '/suspend', sessionId: 't7s', newSession: true }))
     ).until('tool-call-suspended')
     const closed = createGate()
-    const host = await startHost({ sleep: closed.sleep, store: server.backend.store })
+    const host = await startHost({
+      sleep: closed.sleep,
+      store: server.backend.store,
+      bus: server.backend.bus,
+    })
     const reader = await turn(chat(host, { message: 'private', sessionId: 't7', newSession: true }))
     const { executionId } = await reader.until('execution-started')
 
@@ -634,20 +650,21 @@ describe('8. a delegation records at most 4,000 characters of child text and rea
 
 describe('9. two mains share one store and relay Stop [R-SERVER-STOP-RELAY]', () => {
   it('relays a Stop sent to the main that does not run the execution', async () => {
-    const store = createPreviewChatStore()
+    const store = createMemoryStore()
+    const shared = createMemoryBus()
     const relayed: [string, string][] = []
-    const relay: ExecutionRelay = {
-      register: (mainId, cancel) => store.relay.register(mainId, cancel),
+    const bus: PreviewChatBus = {
+      ...shared,
       cancel: (mainId, executionId) => {
         relayed.push([mainId, executionId])
-        return store.relay.cancel(mainId, executionId)
+        return shared.cancel(mainId, executionId)
       },
     }
     const gate = createGate()
     const mainA = await startHost({
       backend: createPreviewChatBackend({
         store,
-        relay,
+        bus,
         mainId: 'main-a',
         sleep: gate.sleep,
         deltaMs: 0,
@@ -657,7 +674,7 @@ describe('9. two mains share one store and relay Stop [R-SERVER-STOP-RELAY]', ()
     const mainB = await startHost({
       backend: createPreviewChatBackend({
         store,
-        relay,
+        bus,
         mainId: 'main-b',
         sleep: gate.sleep,
         deltaMs: 0,
@@ -681,7 +698,7 @@ describe('9. two mains share one store and relay Stop [R-SERVER-STOP-RELAY]', ()
     const history = await readHistory(mainB, 't9')
     expect(history.activeExecutionId).toBeNull()
     expect(assistantOf(history.messages, executionId)?.executionStatus).toBe('cancelled')
-    // The push hub is shared too: a tab connected to main B hears of main A's execution.
+    // The bus is shared too: a tab connected to main B hears of main A's execution.
     await waitFor(() => tabOnB.messages.length > 0, 'the tab on main B to hear of it')
     tabOnB.close()
     await Promise.all([mainA.backend.close(), mainB.backend.close()])

@@ -42,8 +42,8 @@ describe('a body not typed application/json is refused with 415 [R-SERVER-JSON-O
         expect(body.message).toContain('Content-Type: application/json')
       }
     }
-    expect(server.backend.store.threads.size).toBe(0)
-    expect(server.backend.store.executions.size).toBe(0)
+    expect(await server.backend.store.listThreads()).toEqual([])
+    expect(await server.backend.store.listExecutions()).toEqual([])
     const json = await send(server, {
       method: 'POST',
       path: chatPath,
@@ -78,7 +78,7 @@ describe('a POST or DELETE authenticated by cookie checks the page Origin [R-SER
       expect(refused.status, origin).toBe(403)
       expect(errorBodyOf(refused).code).toBe('origin_not_allowed')
     }
-    expect(server.backend.store.threads.size).toBe(0)
+    expect(await server.backend.store.listThreads()).toEqual([])
 
     // A running turn: another site's page may not stop it with the cookie either.
     gate.open()

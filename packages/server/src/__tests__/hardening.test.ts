@@ -325,6 +325,6 @@ describe('the push channel needs agent:read over WebSocket as over SSE [R-SERVER
     })
     expect(sse.status).toBe(403)
     expect((await upgrade('carol')).status).toBe(101)
-    expect(server.backend.store.push.count('dave')).toBe(0)
+    expect(server.backend.inspect.pushConnections('dave')).toBe(0)
   })
 })

@@ -93,7 +93,7 @@ describe('HEAD on a GET route answers as GET without a body [R-SERVER-HEAD]', ()
     expect(head.status).toBe(200)
     expect(head.headers['content-type']).toBe('text/event-stream; charset=UTF-8')
     expect(head.body).toBe('')
-    expect(server.backend.store.push.count('alice')).toBe(0)
+    expect(server.backend.inspect.pushConnections('alice')).toBe(0)
   })
 
   it('other methods stay 405, and the Allow of a GET route names HEAD', async () => {

@@ -225,7 +225,8 @@ describe('client message ids and first messages, as 2.41.1 was seen live on 2026
     const read = await n8nSend(server, { path: historyPath('kept-nowhere') })
     expect(read.status).toBe(200)
     expect(read.body).not.toContain(messageId)
-    expect(server.backend.store.messageIds.size).toBe(0)
+    const key = { ownerId: 'alice', projectId: 'p1', agentId: 'a1', threadId: 'kept-nowhere' }
+    expect(await server.backend.store.hasMessageId(key, messageId)).toBe(false)
     expect(JSON.stringify(server.backend.inspect.threads())).not.toContain(messageId)
   })
 
@@ -511,7 +512,10 @@ describe('push [R-N8N-EMULATION]', () => {
   it('with pushBackend "websocket": the WebSocket gets the messages, a plain GET 401, and one without pushRef or user opens then closes without a status (1005)', async () => {
     const server = await startN8nHost({ pushBackend: 'websocket' })
     const tab = n8nPushSocket(server, '?pushRef=tab')
-    await waitFor(() => server.backend.store.push.count('alice') === 1, 'the socket to subscribe')
+    await waitFor(
+      () => server.backend.inspect.pushConnections('alice') === 1,
+      'the socket to subscribe',
+    )
     const { executionId } = (
       await (await n8nTurn(server, { message: '/words 2', sessionId: 'ws' })).rest()
     ).at(-1) as Done

@@ -155,10 +155,15 @@ describe('a main that closes takes up nothing more [R-QUEUE-CLOSE]', () => {
     const { queueId } = await second.until('message-queued')
     const { backend } = server
     await backend.close()
-    expect([...backend.store.executions.values()].map((execution) => execution.status)).toEqual([
+    expect((await backend.store.listExecutions()).map((execution) => execution.status)).toEqual([
       'interrupted',
     ])
-    const items = [...backend.store.queues.values()].flatMap((queue) => queue.items)
+    const items = await backend.store.readQueue({
+      ownerId: 'alice',
+      projectId: 'p1',
+      agentId: 'a1',
+      threadId: thread,
+    })
     expect(items.map((item) => [item.id, item.state])).toEqual([
       ['1', 'started'],
       [queueId, 'pending'],

@@ -86,7 +86,7 @@ describe('the push WebSocket checks the Origin of a browser page [R-SERVER-PUSH-
     const witness = await openPushSocket(server, 'alice')
     await pushOneTurn(server, witness)
     expect(refused.messages).toEqual([])
-    expect(server.backend.store.push.count('alice')).toBe(1)
+    expect(server.backend.inspect.pushConnections('alice')).toBe(1)
     witness.close()
     expect(unhandled).toEqual([])
   })
@@ -164,7 +164,7 @@ describe('the push WebSocket checks the Origin of a browser page [R-SERVER-PUSH-
       expect(answer.status, JSON.stringify(origin).slice(0, 80)).toBe(403)
       expect(errorBodyOf(answer)).toMatchObject({ code: 'origin_not_allowed' })
     }
-    expect(server.backend.store.push.count('alice')).toBe(0)
+    expect(server.backend.inspect.pushConnections('alice')).toBe(0)
     const after = await send(server, {
       path: '/rest/push',
       headers: { ...upgradeHeaders, Cookie: 'preview-chat-user=alice', Origin: own },
@@ -199,7 +199,7 @@ describe("the server's own origin is its scheme and its own names (issue 19, l) 
     }
     const witness = await openPushSocket(server, 'alice')
     await pushOneTurn(server, witness)
-    expect(server.backend.store.push.count('alice')).toBe(1)
+    expect(server.backend.inspect.pushConnections('alice')).toBe(1)
     witness.close()
     expect(unhandled).toEqual([])
   })
@@ -262,7 +262,7 @@ describe("the n8n-2.41 flavor's WebSocket push checks the Origin as n8n does [R-
     const witness = n8nPushSocket(server, '?pushRef=w')
     const refused = await n8nPushSocket(server, '?pushRef=x', { ...alice, Origin: stranger })
     expect(refused).toMatchObject({ opened: true, code: 1008, texts: ['Invalid origin!'] })
-    await waitFor(() => server.backend.store.push.count('alice') === 1, 'the witness')
+    await waitFor(() => server.backend.inspect.pushConnections('alice') === 1, 'the witness')
     await (await n8nTurn(server, { message: '/words 2', sessionId: 's' })).rest()
     await waitFor(() => witness.socket.readyState === witness.socket.OPEN, 'the witness open')
     witness.socket.close()
@@ -282,10 +282,13 @@ describe("the n8n-2.41 flavor's WebSocket push checks the Origin as n8n does [R-
     for (const headers of accepted) {
       const socket = n8nPushSocket(server, '?pushRef=ok', headers)
       await waitFor(() => socket.socket.readyState === socket.socket.OPEN, 'the socket to open')
-      await waitFor(() => server.backend.store.push.count('alice') === 1, 'the subscription')
+      await waitFor(() => server.backend.inspect.pushConnections('alice') === 1, 'the subscription')
       socket.socket.close()
       expect(await socket, JSON.stringify(headers)).toMatchObject({ opened: true, texts: [] })
-      await waitFor(() => server.backend.store.push.count('alice') === 0, 'the unsubscription')
+      await waitFor(
+        () => server.backend.inspect.pushConnections('alice') === 0,
+        'the unsubscription',
+      )
     }
     for (const origin of ['null', 'garbage', stranger, `${server.url}/`, 'x'.repeat(8000)]) {
       expect(
@@ -299,7 +302,7 @@ describe("the n8n-2.41 flavor's WebSocket push checks the Origin as n8n does [R-
       code: 1005,
       texts: [],
     })
-    expect(server.backend.store.push.count('alice')).toBe(0)
+    expect(server.backend.inspect.pushConnections('alice')).toBe(0)
     expect(unhandled).toEqual([])
   })
 
@@ -315,7 +318,7 @@ describe("the n8n-2.41 flavor's WebSocket push checks the Origin as n8n does [R-
         origin,
       ).toMatchObject({ opened: true, code: 1008, texts: ['Invalid origin!'] })
     }
-    expect(server.backend.store.push.count('alice')).toBe(0)
+    expect(server.backend.inspect.pushConnections('alice')).toBe(0)
     expect(unhandled).toEqual([])
   })
 })

@@ -46,12 +46,12 @@ describe('a push client that does not keep up is dropped, not buffered for [R-SE
       }),
     )
     expect(response.status).toBe(200)
-    expect(backend.store.push.count('alice')).toBe(1)
+    expect(backend.inspect.pushConnections('alice')).toBe(1)
     const message = bulky(16 * 1024)
     for (let sent = 0; sent <= 2 * pushQueueLimitBytes; sent += 16 * 1024) {
-      backend.store.push.publish('alice', message)
+      void backend.bus.publish('alice', message)
     }
-    expect(backend.store.push.count('alice')).toBe(0)
+    expect(backend.inspect.pushConnections('alice')).toBe(0)
     await expect(response.body!.getReader().read()).rejects.toThrow(/unread/)
     await backend.close()
   })
@@ -63,9 +63,9 @@ describe('a push client that does not keep up is dropped, not buffered for [R-SE
     ;(socket as unknown as { _socket: { pause(): void } })._socket.pause()
     const message = bulky(64 * 1024)
     await waitFor(async () => {
-      for (let i = 0; i < 16; i++) server.backend.store.push.publish('alice', message)
+      for (let i = 0; i < 16; i++) void server.backend.bus.publish('alice', message)
       await new Promise((resolve) => setTimeout(resolve, 5))
-      return server.backend.store.push.count('alice') === 0
+      return server.backend.inspect.pushConnections('alice') === 0
     }, 'the server to drop the connection')
     socket.terminate()
     await closed
@@ -76,7 +76,7 @@ describe('a push client that does not keep up is dropped, not buffered for [R-SE
     const server = await startHost({ timers: clock.timers, pingMs: 1000 })
     const live = await openSocket(server.url)
     const dead = await openSocket(server.url, { autoPong: false })
-    expect(server.backend.store.push.count('alice')).toBe(2)
+    expect(server.backend.inspect.pushConnections('alice')).toBe(2)
     const pinged = [live, dead].map(
       ({ socket }) => new Promise((resolve) => socket.once('ping', resolve)),
     )
@@ -86,7 +86,10 @@ describe('a push client that does not keep up is dropped, not buffered for [R-SE
     await roundTrip(live.socket)
     clock.fire()
     expect(await dead.closed).toBe(1006)
-    await waitFor(() => server.backend.store.push.count('alice') === 1, 'the dead peer dropped')
+    await waitFor(
+      () => server.backend.inspect.pushConnections('alice') === 1,
+      'the dead peer dropped',
+    )
     expect(live.socket.readyState).toBe(WebSocket.OPEN)
     live.socket.close()
   })

@@ -122,7 +122,7 @@ describe('every push channel admits a user through one scope check [R-SERVER-PUS
     async (channel) => {
       const server = await startHost({ ...channel.options, users })
       expect(await channel.open(server, 'dave')).toBe(channel.refused)
-      expect(server.backend.store.push.count('dave')).toBe(0)
+      expect(server.backend.inspect.pushConnections('dave')).toBe(0)
       expect(await channel.open(server, 'carol')).toBe(channel.admitted)
     },
   )

@@ -15,7 +15,7 @@ export async function runAgent(
   recorder: TurnRecorder,
   controller: AbortController,
   history: readonly Message[],
-  onPause: () => void = () => {},
+  onPause?: () => Promise<void>,
 ): Promise<ExecutionOutcome> {
   const { timers, snapshotMs } = settings
   let timer: unknown
@@ -31,9 +31,11 @@ export async function runAgent(
   try {
     const outcome = await settings.agent(input, {
       emit,
+      // The sleep starts at once (a host may pace pauses by their order), while a flavor's pause
+      // work (steers joining) runs beside it; the agent goes on once both are done.
       pause: () => {
-        onPause()
-        return settings.sleep(settings.deltaMs, controller.signal)
+        const slept = settings.sleep(settings.deltaMs, controller.signal)
+        return onPause ? Promise.all([onPause(), slept]).then(() => undefined) : slept
       },
       id: (prefix) => `${prefix}-${settings.newId()}`,
       now: settings.now,

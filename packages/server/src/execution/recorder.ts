@@ -7,8 +7,8 @@ import {
   type TurnOptions,
 } from '@preview-chat/core/internal'
 import type { SseStream } from '../sse'
-import type { ExecutionRecord } from '../store'
-import { executionUpdated } from '../threads'
+import type { ExecutionEnd, ExecutionRecord } from '../store/types'
+import { announceExecution } from '../threads'
 import type { ExecutionSettings, StartExecution } from './types'
 
 /**
@@ -25,14 +25,19 @@ export interface TurnRecorder {
   send(event: TurnEvent): void
   /** Folds one event without sending it (a terminal event, which the ending sends itself). */
   fold(event: TurnEvent): void
-  /** Records the timeline and announces it to the owner's tabs. */
-  record(): void
+  /** Records the timeline and announces it to the owner's tabs (after any earlier recording). */
+  record(): Promise<void>
   /** Records when the timeline changed since the last recording, or none was made yet. */
   recordIfChanged(): void
+  /**
+   * Records the end, after every recording asked before it (`endExecution` with the turn's
+   * messages), and announces it. Resolves to the ended record (undefined if it had ended).
+   */
+  end(end: Omit<ExecutionEnd, 'messages'>): Promise<ExecutionRecord | undefined>
   /** Announces the turn again, without recording (a flavor's extra end announcement). */
-  announce(): void
+  announce(): Promise<void>
   /** Records a person's message that joined the running turn (a steer), and announces it. */
-  addInput(message: Message): void
+  addInput(message: Message): Promise<void>
 }
 
 export function createTurnRecorder(
@@ -63,20 +68,25 @@ export function createTurnRecorder(
     }),
   })
   let recordedContent = turn.assistant.content
-  const announce = () =>
-    settings.store.push.publish(thread.ownerId, executionUpdated(thread, executionId))
+  const announce = () => announceExecution(settings, thread, executionId)
+  const writes = createWriteQueue((error) =>
+    settings.onFailure('snapshot_write_failed', execution, error),
+  )
 
   // One recording: the latest retained timeline replaces the assistant message's parts, and every
   // tab of the owner hears of it ("It follows later agentExecutionUpdated notifications"). The
-  // turn's messages join the thread's record with its first recording.
+  // turn's messages join the thread's record with its first recording. Recordings are written one
+  // after another; one asked while another waits to be written is that one (the latest timeline).
   let recorded = false
   const record = () => {
-    if (!recorded) thread.messages.push(...messages)
     recorded = true
-    recordedContent = turn.assistant.content
-    assistant.content = recordedParts(recordedContent)
-    settings.onRecorded(executionId, execution.status)
-    announce()
+    return writes.latest(async () => {
+      recordedContent = turn.assistant.content
+      assistant.content = recordedParts(recordedContent)
+      await settings.store.recordMessages(executionId, structuredClone(messages))
+      settings.onRecorded(executionId, execution.status)
+      await announce()
+    })
   }
   const fold = (event: TurnEvent) => {
     turn = applyTurnEvent(turn, event, options)
@@ -94,13 +104,58 @@ export function createTurnRecorder(
     fold,
     record,
     recordIfChanged() {
-      if (!recorded || turn.assistant.content !== recordedContent) record()
+      if (!recorded || turn.assistant.content !== recordedContent) void record()
     },
+    end: (end) =>
+      writes.then(async () => {
+        assistant.content = recordedParts(turn.assistant.content)
+        const ended = await settings.store.endExecution({
+          ...end,
+          messages: structuredClone(messages),
+        })
+        settings.onRecorded(executionId, end.status)
+        await announce()
+        return ended
+      }),
     announce,
-    addInput(message) {
+    async addInput(message) {
       messages.push(message)
-      if (recorded) thread.messages.push(message)
-      announce()
+      if (recorded) {
+        await writes.then(() =>
+          settings.store.recordMessages(executionId, [structuredClone(message)]),
+        )
+      }
+      await announce()
+    },
+  }
+}
+
+/** Store writes of one turn, one after another, in the order asked. */
+interface WriteQueue {
+  /** Runs `write` after the writes asked before; its failure is reported, and rejects. */
+  then<T>(write: () => Promise<T>): Promise<T>
+  /** As `then`, but one write waiting to start already stands for this one (it reads the latest). */
+  latest(write: () => Promise<void>): Promise<void>
+}
+
+function createWriteQueue(onFailure: (error: unknown) => void): WriteQueue {
+  let tail: Promise<unknown> = Promise.resolve()
+  let waiting: Promise<void> | undefined
+  const then = <T>(write: () => Promise<T>): Promise<T> => {
+    const next = tail.then(write, write)
+    tail = next.catch(onFailure)
+    return next
+  }
+  return {
+    then,
+    latest(write) {
+      if (waiting) return waiting
+      const next = then(() => {
+        waiting = undefined
+        return write()
+      })
+      waiting = next.catch(() => undefined)
+      return waiting
     },
   }
 }

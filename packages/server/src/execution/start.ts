@@ -1,14 +1,13 @@
 import { recordedMessageId } from '@preview-chat/core/contract'
 import { createSseStream, turnQueueLimitBytes, type SseStream } from '../sse'
-import type { ExecutionRecord } from '../store'
 import { endExecution } from './ending'
 import { runAgent } from './loop'
-import { createTurnRecorder } from './recorder'
+import { createTurnRecorder, type TurnRecorder } from './recorder'
 import type { AbortReason, ExecutionSettings, RunningExecution, StartExecution } from './types'
 
 /**
- * Records a new execution, registers its cancellation handle, records the first snapshot and only
- * then writes `execution-started` ("The server records the execution and registers its
+ * Runs an admitted execution (the store recorded it): registers its cancellation handle, records
+ * the first snapshot and only then writes `execution-started` ("The server records the execution and registers its
  * cancellation handle before it sends `execution-started`"). The agent then runs on its own: the
  * turn does not depend on anyone reading `stream` ("An accepted preview turn continues when its
  * browser connection closes").
@@ -22,63 +21,59 @@ export function startExecution(
   register: (running: RunningExecution) => void,
   unregister: (executionId: string) => void,
 ): RunningExecution {
-  const { thread } = start
+  const { thread, execution } = start
   // What the agent is given to build the model's context: the record before this turn.
   const history = structuredClone(thread.messages)
-  const execution = recordExecution(settings, start)
   const controller = new AbortController()
   const stream = turnStream(settings, start, controller)
   const recorder = createTurnRecorder(settings, start, execution, stream)
-  thread.activeExecutionId = execution.id
 
   let resolveFinished = () => {}
+  let resolveStarted = () => {}
   const running: RunningExecution = {
     id: execution.id,
     controller,
     stream,
+    started: new Promise<void>((resolve) => {
+      resolveStarted = resolve
+    }),
     finished: new Promise<void>((resolve) => {
       resolveFinished = resolve
     }),
   }
   register(running)
-  if (settings.rules.announcesStart) {
-    recorder.record()
-    const inputMessageIds = [start.messageId ?? recordedMessageId(execution.id, 'user')]
-    stream.send({
-      type: 'execution-started',
-      executionId: execution.id,
-      sessionId: thread.id,
-      ...(start.announcesInputs && { inputMessageIds }),
-    })
-  }
   const ending = { execution, thread, recorder, stream, unregister: () => unregister(execution.id) }
-  const onPause = () => settings.onPause?.(thread, execution.id, recorder)
-  runAgent(settings, start.input, recorder, controller, history, onPause)
-    .then((outcome) => {
-      endExecution(settings, ending, outcome)
-      settings.onEnded?.(thread, execution.id)
+  const { onPause } = settings
+  const pause = onPause && (() => onPause(thread, execution.id, recorder))
+  announceStart(settings, start, recorder, stream)
+    .finally(resolveStarted)
+    .then(() => runAgent(settings, start.input, recorder, controller, history, pause))
+    .then(async (outcome) => {
+      const ended = await endExecution(settings, ending, outcome)
+      await settings.onEnded?.(thread, ended)
     })
-    .catch(() => undefined)
+    .catch((error: unknown) => settings.onFailure('execution_failed', execution, error))
     .finally(resolveFinished)
   return running
 }
 
-/** The new execution's record, in the store from the start ("running"). */
-function recordExecution(settings: ExecutionSettings, start: StartExecution): ExecutionRecord {
-  const { thread } = start
-  const execution: ExecutionRecord = {
-    id: settings.newExecutionId(),
-    threadId: thread.id,
-    projectId: thread.projectId,
-    agentId: thread.agentId,
-    ownerId: thread.ownerId,
-    mainId: settings.mainId,
-    kind: start.kind,
-    status: 'running',
-    startedAt: new Date(settings.now()).toISOString(),
-  }
-  settings.store.executions.set(execution.id, execution)
-  return execution
+/** The first snapshot recorded, then `execution-started` (where the flavor announces the start). */
+async function announceStart(
+  settings: ExecutionSettings,
+  start: StartExecution,
+  recorder: TurnRecorder,
+  stream: SseStream,
+): Promise<void> {
+  if (!settings.rules.announcesStart) return
+  const { execution, thread } = start
+  await recorder.record()
+  const inputMessageIds = [start.messageId ?? recordedMessageId(execution.id, 'user')]
+  stream.send({
+    type: 'execution-started',
+    executionId: execution.id,
+    sessionId: thread.id,
+    ...(start.announcesInputs && { inputMessageIds }),
+  })
 }
 
 /**

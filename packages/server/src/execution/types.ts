@@ -9,7 +9,8 @@ import type { AgentInput, PreviewChatAgent } from '../agent'
 import type { TurnRules } from '../flavor/types'
 import type { Sleep } from '../sleep'
 import type { SseStream } from '../sse'
-import type { ExecutionRecord, PreviewChatStore, ThreadRecord } from '../store'
+import type { PreviewChatBus } from '../bus/types'
+import type { ExecutionRecord, PreviewChatStore, ThreadRecord } from '../store/types'
 
 /**
  * Why an execution's abort signal fired: a Stop, the backend closing, or the client leaving the
@@ -19,6 +20,7 @@ export type AbortReason = 'stop' | 'close' | 'left'
 
 export interface ExecutionSettings {
   store: PreviewChatStore
+  bus: PreviewChatBus
   mainId: string
   agent: PreviewChatAgent
   sleep: Sleep
@@ -31,7 +33,6 @@ export interface ExecutionSettings {
   timers: Timers
   /** Ids of the agent's streams, tool calls and runs. */
   newId: () => string
-  newExecutionId: () => string
   /** What the flavor decides about a turn. */
   rules: TurnRules
   /** Called after each recorded snapshot (for the inspection log). */
@@ -40,20 +41,24 @@ export interface ExecutionSettings {
    * Called once an execution's end is recorded and its stream closed: a flavor with a queue takes
    * up the thread's next message then.
    */
-  onEnded?: (thread: ThreadRecord, executionId: string) => void
+  onEnded?: (thread: ThreadRecord, execution: ExecutionRecord) => Promise<void>
   /** Called at each pause of the agent, before it sleeps: a flavor with a queue lets steers in. */
-  onPause?: (thread: ThreadRecord, executionId: string, recorder: TurnInputs) => void
+  onPause?: (thread: ThreadRecord, executionId: string, recorder: TurnInputs) => Promise<void>
+  /** Hears what failed without an answer to carry it (a store write of a running turn). */
+  onFailure: (event: string, execution: ExecutionRecord, error: unknown) => void
 }
 
 /** What a pause may add to a running turn: a person's message, recorded in its execution. */
 export interface TurnInputs {
   /** Records `message` as a user message of the execution (its status follows the execution's). */
-  addInput(message: Message): void
+  addInput(message: Message): Promise<void>
 }
 
 export interface StartExecution {
+  /** The thread as it was before the turn was admitted (its messages: the agent's history). */
   thread: ThreadRecord
-  kind: ExecutionRecord['kind']
+  /** The execution the store admitted (running, active in the thread). */
+  execution: ExecutionRecord
   input: AgentInput
   /** A message turn records the person's text as its user message (`recordedMessageId`). */
   userText?: string
@@ -77,6 +82,8 @@ export interface RunningExecution {
   id: string
   /** The cancellation handle: aborting it stops the agent at its next pause. */
   controller: AbortController
+  /** Settles once the start is recorded and announced (`execution-started`, where the flavor sends it). */
+  started: Promise<void>
   /** Settles once the end is recorded. */
   finished: Promise<void>
   stream: SseStream

@@ -7,7 +7,7 @@ import type {
 import { dataResponse, jsonResponse, ReadyAnswer, RestError, textResponse } from '../http'
 import { isQueueRoute } from '../routes/match'
 import { sseAnswer } from '../sse'
-import { snapshotOf } from '../store'
+import { snapshotOf } from '../store/snapshot'
 import { cookieValue, userNamed, type PreviewChatUser } from '../users'
 import type { Flavor, PushBackend } from './types'
 

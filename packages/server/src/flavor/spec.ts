@@ -2,7 +2,7 @@ import { parseChatRequest, parseResumeRequest, type ParseResult } from '@preview
 import { errorResponse, RestError } from '../http'
 import { sseHeaders } from '../sse'
 import { checkPathId, isQueueRoute } from '../routes/match'
-import { snapshotOf } from '../store'
+import { snapshotOf } from '../store/snapshot'
 import { authenticate, userCookieName, type PreviewChatUser } from '../users'
 import type { Flavor } from './types'
 

@@ -10,7 +10,7 @@ import type {
 import type { RestError } from '../http'
 import type { PushUserAdmission } from '../push-admission'
 import type { RawParam, RouteName } from '../routes/match'
-import type { ThreadRecord } from '../store'
+import type { ThreadRecord } from '../store/types'
 import type { PreviewChatUser } from '../users'
 
 /**

@@ -6,28 +6,25 @@
 import type { MessageSteeredEvent } from '@preview-chat/core/contract'
 import type { BackendContext } from '../context'
 import type { TurnInputs } from '../execution/types'
-import type { ThreadRecord } from '../store'
-import { announceQueue, queueOf } from './model'
+import type { ThreadKey } from '../store/types'
+import { announceQueue, takeQueueStream } from './model'
 
 /** The id the record gives a steered message: `${executionId}:steer:${queueId}`. */
 export const steeredMessageId = (executionId: string, queueId: string): string =>
   `${executionId}:steer:${queueId}`
 
 /** At a pause of `executionId`: the items reserved for it join the turn, in queue order. */
-export function letSteersIn(
+export async function letSteersIn(
   context: BackendContext,
-  thread: ThreadRecord,
+  key: ThreadKey,
   executionId: string,
   inputs: TurnInputs,
-): void {
-  const reserved = queueOf(context, thread).items.filter(
-    (item) => item.state === 'steering' && item.steeringExecutionId === executionId,
-  )
+): Promise<void> {
+  const reserved = await context.store.takeSteers(key, executionId)
   if (reserved.length === 0) return
   const createdAt = new Date(context.now()).toISOString()
   for (const item of reserved) {
-    item.state = 'steered'
-    inputs.addInput({
+    await inputs.addInput({
       id: steeredMessageId(executionId, item.id),
       role: 'user',
       content: [{ type: 'text', text: item.message }],
@@ -44,9 +41,10 @@ export function letSteersIn(
     }
     // Straight onto the streams: the fold of turn events has no place for it.
     context.running.get(executionId)?.stream.send(event)
-    item.stream.send(event)
-    item.stream.send({ type: 'done', sessionId: thread.id, executionId })
-    item.stream.close()
+    const stream = takeQueueStream(context, item.id)
+    stream?.send(event)
+    stream?.send({ type: 'done', sessionId: key.threadId, executionId })
+    stream?.close()
   }
-  announceQueue(context, thread)
+  await announceQueue(context, key)
 }

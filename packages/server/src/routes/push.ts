@@ -24,9 +24,7 @@ export function push(context: BackendContext, request: Request): Response {
     maxQueuedBytes: pushQueueLimitBytes,
     onOverflow: end,
   })
-  unsubscribe = context.store.push.subscribe(user.id, (message: ServerPushMessage) =>
-    stream.send(message),
-  )
+  unsubscribe = context.subscribe(user.id, (message: ServerPushMessage) => stream.send(message))
   pushStreams.add(end)
   request.signal.addEventListener('abort', end, { once: true })
   return sseResponse(stream, flavor.pushStreamHeaders)

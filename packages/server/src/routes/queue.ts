@@ -17,23 +17,24 @@ import {
   announceQueue,
   itemView,
   pendingItems,
-  queueOf,
   queueView,
   steerableExecutionId,
+  takeQueueStream,
 } from '../queue/model'
-import type { QueueItemRecord, ThreadRecord } from '../store'
-import { findThread, ownedThread } from '../threads'
+import type { QueueChange, QueueItemRecord, ThreadKey, ThreadRecord } from '../store/types'
+import { keyOfThread, ownedThread, threadKeyOf } from '../threads'
 import type { QueueItemRoute, Route } from './match'
 
 /** `GET …/chat/:threadId/queue`: `{items: [], steerableExecutionId: null}` for no thread yet. */
-export function readQueue(
+export async function readQueue(
   context: BackendContext,
   request: Request,
   route: Extract<Route, { name: 'queue' }>,
 ): Promise<Response> {
   const user = requireUser(context, request, 'agent:read')
-  const thread = findThread(context, route.threadId, route, user)
-  return Promise.resolve(dataResponse(queueView(context, thread)))
+  const key = threadKeyOf(route, user, route.threadId)
+  const thread = await context.store.readThread(key)
+  return dataResponse(await queueView(context, key, thread))
 }
 
 /** The body, as the contract's parser reads it; its 400 otherwise. */
@@ -42,12 +43,18 @@ function valid<T>(parsed: ParseResult<T>): T {
   throw new RestError('bad_request', parsed.error.message)
 }
 
+interface Target {
+  thread: ThreadRecord
+  key: ThreadKey
+  item: QueueItemRecord
+}
+
 /** The route's thread and its item (404 when either is unknown, or the item was removed). */
-function target(
+async function target(
   context: BackendContext,
   request: Request,
   route: QueueItemRoute,
-): { thread: ThreadRecord; item: QueueItemRecord } {
+): Promise<Target> {
   const user = requireUser(context, request, 'agent:execute')
   // "A `queueId` is a numeric string (`^[1-9]\d*$`), else 400."
   if (!isQueueId(route.queueId)) {
@@ -56,13 +63,15 @@ function target(
       `The queueId "${route.queueId}" is not a queue id (a numeric string, ^[1-9]\\d*$).`,
     )
   }
-  const thread = ownedThread(context, route.threadId, route, user)
-  const item = queueOf(context, thread).items.find((entry) => entry.id === route.queueId)
-  if (!item || item.state === 'removed') {
-    throw new RestError('not_found', `No queued message "${route.queueId}" in this conversation.`)
-  }
-  return { thread, item }
+  const thread = await ownedThread(context, route.threadId, route, user)
+  const key = keyOfThread(thread)
+  const item = (await context.store.readQueue(key)).find((entry) => entry.id === route.queueId)
+  if (!item || item.state === 'removed') throw notQueued(route.queueId)
+  return { thread, key, item }
 }
+
+const notQueued = (queueId: string) =>
+  new RestError('not_found', `No queued message "${queueId}" in this conversation.`)
 
 /** The route's thread and item, and the request's body as `parse` reads it (its 400 otherwise). */
 async function change<T>(
@@ -70,24 +79,55 @@ async function change<T>(
   request: Request,
   route: QueueItemRoute,
   parse: (body: unknown) => ParseResult<T>,
-): Promise<{ thread: ThreadRecord; item: QueueItemRecord; body: T }> {
-  const found = target(context, request, route)
+): Promise<Target & { body: T }> {
+  const found = await target(context, request, route)
   return { ...found, body: valid(parse(await readBody(context, request))) }
 }
 
 /** A pending item may change; one taken up, steered or reserved for steering answers 409. */
 function requirePending(item: QueueItemRecord): void {
-  if (item.state === 'steering') {
-    throw new RestError(
-      'queue_item_steering',
-      `The queued message "${item.id}" is reserved for steering into the running turn.`,
-    )
-  }
-  if (item.state !== 'pending') {
-    throw new RestError(
-      'queue_item_started',
-      `The queued message "${item.id}" was taken up already; read the history and the queue.`,
-    )
+  if (item.state === 'steering') throw steering(item.id)
+  if (item.state !== 'pending') throw started(item.id)
+}
+
+const steering = (queueId: string) =>
+  new RestError(
+    'queue_item_steering',
+    `The queued message "${queueId}" is reserved for steering into the running turn.`,
+  )
+const started = (queueId: string) =>
+  new RestError(
+    'queue_item_started',
+    `The queued message "${queueId}" was taken up already; read the history and the queue.`,
+  )
+const notSteerable = (executionId: string) =>
+  new RestError(
+    'not_steerable',
+    `The execution "${executionId}" is not the one open to steering in this conversation.`,
+    'Read the queue: its steerableExecutionId names the turn a message can join now.',
+  )
+
+/** Applies one change in the store, which checks again atomically; its refusal as the route's. */
+async function apply(
+  context: BackendContext,
+  { key, item }: Target,
+  queueChange: QueueChange,
+): Promise<QueueItemRecord> {
+  const result = await context.store.changeQueued(key, item.id, queueChange)
+  if (result.ok) return result.item
+  switch (result.reason) {
+    case 'not_found':
+      throw notQueued(item.id)
+    case 'steering':
+      throw steering(item.id)
+    case 'started':
+      throw started(item.id)
+    case 'queue_changed':
+      throw new RestError('queue_changed', 'The queue has changed. Refresh it and try again.')
+    case 'target_not_queued':
+      throw new RestError('bad_request', 'The targetQueueId is not queued.')
+    case 'not_steerable':
+      throw notSteerable(queueChange.kind === 'steer' ? queueChange.executionId : '')
   }
 }
 
@@ -97,10 +137,10 @@ export async function editQueued(
   request: Request,
   route: Extract<Route, { name: 'queueItem' }>,
 ): Promise<Response> {
-  const { thread, item, body } = await change(context, request, route, parseQueueEditRequest)
-  requirePending(item)
-  item.message = body.message
-  announceQueue(context, thread)
+  const found = await change(context, request, route, parseQueueEditRequest)
+  requirePending(found.item)
+  const item = await apply(context, found, { kind: 'edit', message: found.body.message })
+  await announceQueue(context, found.key)
   return dataResponse(itemView(item))
 }
 
@@ -108,23 +148,24 @@ export async function editQueued(
  * `DELETE …/queue/:queueId`: `{removed: true}`. The POST that still waits for the item hears why
  * it ends (`queue_item_removed`); its `messageId` stays used ("A removed message's id stays used").
  */
-export function removeQueued(
+export async function removeQueued(
   context: BackendContext,
   request: Request,
   route: Extract<Route, { name: 'queueItem' }>,
 ): Promise<Response> {
-  const { thread, item } = target(context, request, route)
-  requirePending(item)
-  item.state = 'removed'
-  item.stream.send({
+  const found = await target(context, request, route)
+  requirePending(found.item)
+  await apply(context, found, { kind: 'remove' })
+  const stream = takeQueueStream(context, found.item.id)
+  stream?.send({
     type: 'error',
     message: 'The queued message was removed before it was taken up.',
     errorCode: 'queue_item_removed',
   })
-  item.stream.close()
-  announceQueue(context, thread)
+  stream?.close()
+  await announceQueue(context, found.key)
   const answer: QueueRemoveAnswer = { removed: true }
-  return Promise.resolve(dataResponse(answer))
+  return dataResponse(answer)
 }
 
 /**
@@ -137,24 +178,19 @@ export async function reorderQueued(
   request: Request,
   route: Extract<Route, { name: 'queueReorder' }>,
 ): Promise<Response> {
-  const { thread, item, body } = await change(context, request, route, parseQueueReorderRequest)
-  const queue = queueOf(context, thread)
-  const order = pendingItems(queue).map((pending) => pending.id)
-  if (order.join() !== body.expectedQueueIds.join()) {
+  const found = await change(context, request, route, parseQueueReorderRequest)
+  const { targetQueueId, expectedQueueIds } = found.body
+  const order = pendingItems(await context.store.readQueue(found.key)).map((pending) => pending.id)
+  if (order.join() !== expectedQueueIds.join()) {
     throw new RestError('queue_changed', 'The queue has changed. Refresh it and try again.')
   }
-  requirePending(item)
-  const to = order.indexOf(body.targetQueueId)
-  if (to === -1) {
-    throw new RestError('bad_request', `The targetQueueId "${body.targetQueueId}" is not queued.`)
+  requirePending(found.item)
+  if (!order.includes(targetQueueId)) {
+    throw new RestError('bad_request', `The targetQueueId "${targetQueueId}" is not queued.`)
   }
-  const moved = order.filter((id) => id !== item.id)
-  moved.splice(to, 0, item.id)
-  const byId = new Map(queue.items.map((entry) => [entry.id, entry]))
-  const others = queue.items.filter((entry) => entry.state !== 'pending')
-  queue.items = [...others, ...moved.map((id) => byId.get(id) as QueueItemRecord)]
-  announceQueue(context, thread)
-  return dataResponse(queueView(context, thread))
+  await apply(context, found, { kind: 'reorder', targetQueueId, expectedQueueIds })
+  await announceQueue(context, found.key)
+  return dataResponse(await queueView(context, found.key, found.thread))
 }
 
 /**
@@ -167,17 +203,13 @@ export async function steerQueued(
   request: Request,
   route: Extract<Route, { name: 'queueSteer' }>,
 ): Promise<Response> {
-  const { thread, item, body } = await change(context, request, route, parseQueueSteerRequest)
-  requirePending(item)
-  if (steerableExecutionId(context, thread) !== body.executionId) {
-    throw new RestError(
-      'not_steerable',
-      `The execution "${body.executionId}" is not the one open to steering in this conversation.`,
-      'Read the queue: its steerableExecutionId names the turn a message can join now.',
-    )
+  const found = await change(context, request, route, parseQueueSteerRequest)
+  const { executionId } = found.body
+  requirePending(found.item)
+  if ((await steerableExecutionId(context, found.thread)) !== executionId) {
+    throw notSteerable(executionId)
   }
-  item.state = 'steering'
-  item.steeringExecutionId = body.executionId
-  announceQueue(context, thread)
+  const item = await apply(context, found, { kind: 'steer', executionId })
+  await announceQueue(context, found.key)
   return dataResponse(itemView(item))
 }

@@ -1,26 +1,11 @@
 import type { RunCancelAnswer } from '@preview-chat/core/contract'
-import { abandoned, turnRefusal } from '../admission'
+import { abandoned, refusalAnswer, turnRefusal } from '../admission'
 import { readBody, requireUser, type BackendContext } from '../context'
 import { dataResponse, RestError } from '../http'
 import { takeUpNext } from '../queue/model'
 import { sseResponse } from '../sse'
-import { threadKey, type RunRecord } from '../store'
-import { closeSuspension, executionUpdated, ownedThread, type RouteScope } from '../threads'
-import type { PreviewChatUser } from '../users'
+import { announceExecution, keyOfThread, ownedThread, scopeOf } from '../threads'
 import type { Route } from './match'
-
-/**
- * The run, if it is of the route's own thread scope (its owner, project and agent): a run named
- * through another agent's or project's route answers exactly as an unknown one, as another user's.
- */
-function ownRun(
-  run: RunRecord | undefined,
-  route: RouteScope,
-  user: PreviewChatUser,
-): RunRecord | undefined {
-  const scope = { ownerId: user.id, projectId: route.projectId, agentId: route.agentId }
-  return run && threadKey(run, run.threadId) === threadKey(scope, run.threadId) ? run : undefined
-}
 
 /** `POST …/chat/resume`: continues a suspended tool call in a new turn, its SSE stream the answer. */
 export async function resume(
@@ -31,26 +16,36 @@ export async function resume(
   const { flavor, store } = context
   const user = requireUser(context, request, 'agent:execute')
   const body = flavor.parseResume(await readBody(context, request))
-  const run = ownRun(store.runs.get(body.runId), route, user)
+  // A run named through another agent's or project's route answers as an unknown one.
+  const scope = scopeOf(route, user)
+  const run = await store.readRun(body.runId, scope)
   if (!run || run.payload.toolCallId !== body.toolCallId) {
     return flavor.runNotFound(body.runId, 'resume', body.toolCallId)
   }
-  const thread = ownedThread(context, run.threadId, route, user)
-  if (run.state !== 'open') {
-    throw new RestError(
-      'conflict',
-      `The run "${run.runId}" was already ${run.state}.`,
-      'Read the conversation again to see its current state.',
-    )
-  }
+  const thread = await ownedThread(context, run.threadId, route, user)
+  if (run.state !== 'open') throw runClosed(run.runId, run.state)
   const refusal = turnRefusal(flavor, thread)
   if (refusal) return refusal
   if (request.signal.aborted) return abandoned()
-  run.state = 'resumed'
-  closeSuspension(thread, run.runId)
-  const stream = context.begin({
-    thread,
-    kind: 'resume',
+  const admitted = await context.admit('resume', (execution) =>
+    store.resumeRun({
+      runId: run.runId,
+      scope,
+      toolCallId: body.toolCallId,
+      exclusive: flavor.refusesConcurrentTurns,
+      execution,
+    }),
+  )
+  if (!admitted.ok) {
+    if (admitted.reason === 'run_not_found') {
+      return flavor.runNotFound(body.runId, 'resume', body.toolCallId)
+    }
+    if (admitted.reason === 'run_closed') throw runClosed(run.runId, admitted.state)
+    return refusalAnswer(admitted.reason)
+  }
+  const { stream } = context.begin({
+    thread: admitted.thread,
+    execution: admitted.execution,
     input: { kind: 'resume', payload: run.payload, resumeData: body.resumeData },
     resumes: run.payload,
     signal: request.signal,
@@ -58,28 +53,37 @@ export async function resume(
   return sseResponse(stream)
 }
 
+const runClosed = (runId: string, state: string) =>
+  new RestError(
+    'conflict',
+    `The run "${runId}" was already ${state}.`,
+    'Read the conversation again to see its current state.',
+  )
+
 /**
  * `DELETE …/chat/runs/:runId`: "Suspended turns use the existing checkpoint cancellation path".
  * The run's tool call is rejected and the owner's tabs hear of it.
  */
-export function cancelRun(
+export async function cancelRun(
   context: BackendContext,
   request: Request,
   route: Extract<Route, { name: 'cancelRun' }>,
-): Response {
+): Promise<Response> {
   const { flavor, store } = context
   const user = requireUser(context, request, 'agent:execute')
-  const run = ownRun(store.runs.get(route.runId), route, user)
+  const scope = scopeOf(route, user)
+  const { run, cancelled } = await store.cancelRun(
+    route.runId,
+    scope,
+    'The suspended run was cancelled.',
+  )
   if (!run) return flavor.runNotFound(route.runId, 'cancel')
-  const thread = ownedThread(context, run.threadId, route, user)
-  let cancelled = false
-  if (run.state === 'open') {
-    run.state = 'cancelled'
-    closeSuspension(thread, run.runId, 'The suspended run was cancelled.')
-    store.push.publish(thread.ownerId, executionUpdated(thread, run.executionId))
-    cancelled = true
+  const thread = await ownedThread(context, run.threadId, route, user)
+  if (cancelled) {
+    await announceExecution(context, thread, run.executionId)
     // The checkpoint no longer holds the queue (next-era): the next message may start.
-    if (flavor.capabilities.includes('message-queue')) takeUpNext(context, thread)
+    if (flavor.capabilities.includes('message-queue'))
+      await takeUpNext(context, keyOfThread(thread))
   }
   const answer: RunCancelAnswer = { cancelled }
   return dataResponse(answer)

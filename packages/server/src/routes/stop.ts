@@ -1,7 +1,6 @@
 import type { StopAnswer } from '@preview-chat/core/contract'
 import { requireUser, type BackendContext } from '../context'
 import { dataResponse, RestError } from '../http'
-import { threadKey } from '../store'
 import { ownedThread } from '../threads'
 import type { Route } from './match'
 
@@ -15,10 +14,15 @@ export async function stop(
   route: Extract<Route, { name: 'stop' }>,
 ): Promise<Response> {
   const user = requireUser(context, request, 'agent:execute')
-  const thread = ownedThread(context, route.threadId, route, user)
-  const execution = context.store.executions.get(route.executionId)
+  const thread = await ownedThread(context, route.threadId, route, user)
+  const execution = await context.store.readExecution(route.executionId)
   // The execution's own thread, not merely one with the same id (another user may have one).
-  if (!execution || threadKey(execution, execution.threadId) !== threadKey(thread, thread.id)) {
+  const own =
+    execution?.ownerId === thread.ownerId &&
+    execution.projectId === thread.projectId &&
+    execution.agentId === thread.agentId &&
+    execution.threadId === thread.id
+  if (!execution || !own) {
     throw new RestError('not_found', `No execution "${route.executionId}" in this conversation.`)
   }
   // "A late request cannot cancel a later execution": only the named execution is considered.
@@ -27,7 +31,7 @@ export async function stop(
     cancelRequested =
       execution.mainId === context.mainId
         ? context.cancelLocal(execution.id)
-        : await context.relay.cancel(execution.mainId, execution.id)
+        : await context.bus.cancel(execution.mainId, execution.id)
   }
   const answer: StopAnswer = { cancelRequested }
   return dataResponse(answer)
