@@ -19,6 +19,7 @@ import { createFlavor, type FlavorName, type PushBackend, type PushSocketAdmissi
 import { checkAllowedHosts, hostnameOf } from './hosts'
 import { createInspectionLog, type PreviewChatInspection } from './inspection'
 import { createMemoryBus } from './bus/memory'
+import { guardedBus, startMainLease, type DeploymentErrorListener } from './deployment'
 import type { PreviewChatBus } from './bus/types'
 import type { PushListener, ServerPushListener } from './push'
 import { admitPushUser } from './push-admission'
@@ -51,8 +52,22 @@ export interface PreviewChatBackendOptions {
    * (`createMemoryBus()` by default, which reaches the mains of this process only).
    */
   bus?: PreviewChatBus
-  /** This main's id (a fresh one by default). */
+  /** This main's id (a fresh one by default). Unique in the deployment, stable for its life. */
   mainId?: string
+  /**
+   * The period of this main's lease on the turns it runs and of its sweep for the turns of mains
+   * whose lease lapsed (killed, cut off), which end as `error` (`instance_lost`) with what they
+   * recorded kept, their threads told on the bus; a lease lasts three periods. 10,000 ms by default
+   * when a `store` is given (a store shared by several processes needs it in every one of them);
+   * `false`, or no `store`, runs none (one process holds every turn it runs).
+   */
+  leaseMs?: number | false
+  /**
+   * Hears what fails in the background of a deployment's main: a push message the bus could not
+   * publish (`push_failed`: the turn goes on, the record has it) and a lease renewal or sweep the
+   * store refused (`lease_failed`: tried again next period). Ignored by default.
+   */
+  onDeploymentError?: DeploymentErrorListener
   /** Replaces the built-in development users (alice, bob, carol). */
   users?: Readonly<Record<string, PreviewChatUser>>
   /** Every pause of the agent goes through it, so tests can pace a turn step by step. */
@@ -163,6 +178,7 @@ export function createPreviewChatBackend(
 ): PreviewChatBackend {
   const store = options.store ?? createMemoryStore()
   const bus = options.bus ?? createMemoryBus()
+  const report: DeploymentErrorListener = options.onDeploymentError ?? (() => {})
   const users = options.users ?? builtInUsers
   const basePath = (options.basePath ?? '/rest').replace(/\/+$/, '')
   const mainId = options.mainId ?? `main-${crypto.randomUUID().slice(0, 8)}`
@@ -174,7 +190,16 @@ export function createPreviewChatBackend(
   })
   const cors = options.cors === undefined ? undefined : checkCorsOrigin(options.cors)
   const allowedHosts = checkAllowedHosts(options.allowedHosts ?? [])
-  const context = createContext(options, { store, bus, mainId, flavor })
+  const leaseMs = options.leaseMs ?? (options.store ? 10_000 : false)
+  if (leaseMs !== false && !(Number.isInteger(leaseMs) && leaseMs > 0)) {
+    throw new RangeError('createPreviewChatBackend: `leaseMs` must be a positive whole number of ms or false.')
+  }
+  const sharedBus = guardedBus(bus, report)
+  const lease =
+    leaseMs === false
+      ? undefined
+      : startMainLease({ store, bus: sharedBus, mainId, periodMs: leaseMs, report })
+  const context = createContext(options, { store, bus: sharedBus, mainId, flavor }, lease?.ready)
   const log = createInspectionLog(
     store,
     context.running,
@@ -232,6 +257,7 @@ export function createPreviewChatBackend(
       })
       for (const end of [...context.pushStreams]) end()
       await Promise.all(finishing)
+      await lease?.stop()
     },
   }
 }
@@ -247,6 +273,7 @@ interface MainContext extends BackendContext {
 function createContext(
   options: PreviewChatBackendOptions,
   shared: Pick<BackendContext, 'store' | 'bus' | 'mainId' | 'flavor'>,
+  leaseReady: Promise<void> = Promise.resolve(),
 ): MainContext {
   const { flavor } = shared
   const timers = options.timers ?? platformTimers
@@ -267,6 +294,9 @@ function createContext(
     connections,
     onRecorded: () => {},
     async admit(kind, admit) {
+      // A turn is admitted under this main's lease, never before its first renewal: another main
+      // sweeping meanwhile would end it as lost.
+      await leaseReady
       const draft = {
         id: flavor.newExecutionId(),
         mainId: shared.mainId,

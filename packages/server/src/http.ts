@@ -20,6 +20,12 @@ export type RestErrorCode =
   | 'unsupported_media_type'
   | 'headers_too_large'
   | 'server_error'
+  /** The deployment's record (Postgres) cannot be reached: retry after `Retry-After`. */
+  | 'store_unavailable'
+  /** The deployment's bus (Redis) cannot be reached: a Stop could not be relayed; retry. */
+  | 'bus_unavailable'
+  /** A relayed Stop got no answer from the main that runs the execution in time; retry. */
+  | 'relay_timeout'
 
 const statusOf: Record<RestErrorCode, number> = {
   bad_request: 400,
@@ -39,6 +45,9 @@ const statusOf: Record<RestErrorCode, number> = {
   unsupported_media_type: 415,
   headers_too_large: 431,
   server_error: 500,
+  store_unavailable: 503,
+  bus_unavailable: 503,
+  relay_timeout: 503,
 }
 
 /** Thrown inside a handler to answer with a REST error; `backend.ts` turns it into a response. */

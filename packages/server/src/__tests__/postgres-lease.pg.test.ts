@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { ExecutionRecord } from '../store/types'
-import { startLeaseKeeper, type LeaseKeeper } from '../postgres/lease-keeper'
+import { startLeaseKeeper, type LeaseKeeper } from '../store/lease-keeper'
 import { createPostgresStore } from '../postgres/store'
 import { freshDatabase } from './postgres-harness'
 

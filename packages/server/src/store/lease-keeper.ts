@@ -4,7 +4,7 @@
  * main survives two failed renewals (the platform's "at most 2 failed renewals") and a dead main's
  * turns end within about four periods of its last renewal.
  */
-import type { ExecutionRecord, OrphanEnd, PreviewChatStore } from '../store/types'
+import type { ExecutionRecord, OrphanEnd, PreviewChatStore } from './types'
 
 /** What `startLeaseKeeper` keeps, and whom it tells. */
 export interface LeaseKeeperOptions {
