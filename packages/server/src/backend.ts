@@ -192,7 +192,9 @@ export function createPreviewChatBackend(
   const allowedHosts = checkAllowedHosts(options.allowedHosts ?? [])
   const leaseMs = options.leaseMs ?? (options.store ? 10_000 : false)
   if (leaseMs !== false && !(Number.isInteger(leaseMs) && leaseMs > 0)) {
-    throw new RangeError('createPreviewChatBackend: `leaseMs` must be a positive whole number of ms or false.')
+    throw new RangeError(
+      'createPreviewChatBackend: `leaseMs` must be a positive whole number of ms or false.',
+    )
   }
   const sharedBus = guardedBus(bus, report)
   const lease =

@@ -144,9 +144,12 @@ async function main(): Promise<void> {
   const leaseMs = numberOption(values['lease-ms'], 'lease-ms', 10_000)
   if (leaseMs === 0) exitWith('--lease-ms must be more than 0.')
   if (mains > 1 && (values.store !== undefined || values.bus !== undefined)) {
-    exitWith('--mains simulates several mains in one process, on memory: drop it with --store or --bus (start one process per instance instead).')
+    exitWith(
+      '--mains simulates several mains in one process, on memory: drop it with --store or --bus (start one process per instance instead).',
+    )
   }
-  if (values['main-id'] !== undefined && mains > 1) exitWith('--main-id names one main: drop --mains.')
+  if (values['main-id'] !== undefined && mains > 1)
+    exitWith('--main-id names one main: drop --mains.')
   const cors = corsOption(values.cors)
   const allowedHosts = allowedHostsOption(values['allowed-host'])
   const flavor = choice<FlavorName>(values.flavor, 'flavor', flavorNames)

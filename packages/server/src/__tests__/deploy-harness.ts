@@ -9,12 +9,11 @@ import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { parseHistorySnapshot, type HistorySnapshot } from '@preview-chat/core/contract'
+import type { HistorySnapshot } from '@preview-chat/core/contract'
 import { vi } from 'vitest'
 import { startPostgres, type TestPostgres } from '../../../../scripts/services/postgres.mjs'
 import { startRedis, type TestRedis } from '../../../../scripts/services/redis.mjs'
 import type { PreviewChatServer } from '../node/host'
-import { authHeaders, chatPath } from './harness'
 
 const serverRoot = fileURLToPath(new URL('../..', import.meta.url))
 const cli = fileURLToPath(new URL('../cli.ts', import.meta.url))
@@ -110,9 +109,17 @@ async function startInstance(
     ...['--import', 'tsx', '--conditions=@preview-chat/source', cli],
     ...['--port', '0', '--store', storeUrl, '--bus', busUrl, '--main-id', mainId],
     ...['--lease-ms', String(options.leaseMs ?? 500)],
-    ...['--delta-ms', String(options.deltaMs ?? 20), '--snapshot-ms', String(options.snapshotMs ?? 50)],
+    ...[
+      '--delta-ms',
+      String(options.deltaMs ?? 20),
+      '--snapshot-ms',
+      String(options.snapshotMs ?? 50),
+    ],
   ]
-  const child = spawn(process.execPath, args, { cwd: serverRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, args, {
+    cwd: serverRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   everyChild.add(child)
   child.once('exit', () => everyChild.delete(child))
   const errors: string[] = []
@@ -123,7 +130,9 @@ async function startInstance(
       if (listening) resolve(listening[1]!)
     })
     child.once('exit', (code) =>
-      reject(new Error(`instance ${mainId} exited (${code}) before listening: ${errors.join('\n')}`)),
+      reject(
+        new Error(`instance ${mainId} exited (${code}) before listening: ${errors.join('\n')}`),
+      ),
     )
   })
   return { mainId, url, child, errors }
@@ -181,21 +190,6 @@ export const at = (url: string) => ({ url }) as PreviewChatServer
 /** Polls `check` until it passes: generous bounds, never a duration asserted. */
 export const eventually = <T>(check: () => T | Promise<T>, timeout = 30_000) =>
   vi.waitFor(check, { timeout, interval: 50 })
-
-/** A thread's history read at `url`, or the answer's status when it is not a 200. */
-export async function history(
-  url: string,
-  threadId: string,
-  user = 'alice',
-): Promise<HistorySnapshot> {
-  const response = await fetch(`${url}${chatPath}/${threadId}/messages`, {
-    headers: authHeaders(user),
-  })
-  if (response.status !== 200) throw new Error(`history read answered ${response.status}`)
-  const parsed = parseHistorySnapshot(await response.json())
-  if (!parsed.success) throw parsed.error
-  return parsed.value
-}
 
 /** The text of a snapshot's assistant messages, joined. */
 export function assistantText(snapshot: HistorySnapshot): string {
