@@ -1,8 +1,14 @@
-import { parsePushMessage, type PushMessage } from '@preview-chat/core/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { referenceScript, runConformance } from '../conformance/index'
-import { assistantText, at, eventually, startDeployment, type Deployment } from './deploy-harness'
-import { authHeaders, chat, del, readHistory, StreamReader, stopPath, turn } from './harness'
+import {
+  assistantText,
+  at,
+  eventually,
+  pushAt,
+  startDeployment,
+  type Deployment,
+} from './deploy-harness'
+import { chat, del, readHistory, stopPath, turn } from './harness'
 
 // Three server processes (three mains) on one real Postgres and one real Redis, a round-robin
 // proxy in front: what a deployment behind a load balancer without affinity meets.
@@ -16,31 +22,6 @@ let threads = 0
 const newThread = () => `deploy-${++threads}-${Math.random().toString(36).slice(2, 8)}`
 const longText = (count: number) =>
   Array.from({ length: count }, (_, index) => `delta ${index + 1}. `).join('')
-
-/** A user's push stream on one instance (SSE), collecting its messages. */
-async function pushAt(url: string, user = 'alice') {
-  const controller = new AbortController()
-  const response = await fetch(
-    `${url}/rest/push?pushRef=deploy-${Math.random().toString(36).slice(2, 8)}`,
-    {
-      headers: { ...authHeaders(user), Accept: 'text/event-stream' },
-    signal: controller.signal,
-    },
-  )
-  expect(response.status).toBe(200)
-  const reader = new StreamReader<PushMessage>(response, (data) => {
-    const parsed = parsePushMessage(data)
-    if (parsed.kind !== 'message') throw new Error(`invalid push message: ${data}`)
-    return parsed.message
-  })
-  void reader.rest().catch(() => undefined)
-  const heard = (executionId: string) =>
-    reader.events.filter(
-      (message) =>
-        message.type === 'agentExecutionUpdated' && message.data.executionId === executionId,
-    ).length
-  return { heard, close: () => controller.abort() }
-}
 
 /** Starts `/long count` at `url` in a new thread; resolves once it started there. */
 async function startLong(url: string, count: number) {

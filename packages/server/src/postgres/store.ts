@@ -51,6 +51,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     })
   // node-postgres emits an idle connection's error on the pool: unheard, it would end the process.
   pool.on('error', (error) => options.onPoolError?.(error))
+  // A connection lost while checked out (Postgres restarted mid-transaction) emits `error` on its
+  // client, which the pool hears only while idle: unheard, it too would end the process. The
+  // statement running on it fails on its own, as `store_unavailable`.
+  pool.on('connect', (client) => client.on('error', (error) => options.onPoolError?.(error)))
   try {
     if (options.migrate !== false) await applyMigrations(pool)
   } catch (error) {
