@@ -31,7 +31,7 @@ const reads = Number(values.reads)
 const stops = Number(values.stops)
 
 const chatPath = '/rest/projects/scale/agents/v2/agent/chat'
-const users = ['alice', 'bob', 'carol']
+const users = ['alice', 'bob']
 const headers = (user: string) => ({
   Authorization: `Bearer ${user}`,
   'Content-Type': 'application/json',

@@ -116,4 +116,46 @@ describe('a deployment whose Redis or Postgres restarts', () => {
     )
     expect((await next.rest()).at(-1)?.type).toBe('done')
   })
+
+  it('a turn started while Redis is down runs to its end, its pushes lost but its record whole [R-DEPLOY-REDIS-RESTART]', async () => {
+    const [owner, other] = deployment.instances
+    await deployment.redis.down()
+    try {
+      const threadId = newThread()
+      const stream = await turn(
+        chat(at(owner!.url), { message: '/long 10', sessionId: threadId, newSession: true }),
+      )
+      expect((await stream.rest()).at(-1)?.type).toBe('done')
+      const snapshot = await readHistory(at(other!.url), threadId)
+      expect(snapshot.activeExecutionId).toBeNull()
+      expect(snapshot.messages.map((message) => message.executionStatus)).toEqual([
+        'success',
+        'success',
+      ])
+    } finally {
+      await deployment.redis.up()
+    }
+  })
+
+  it('a turn that ends while Postgres is down is recorded once it is back, never left running [R-DEPLOY-PG-RESTART]', async () => {
+    const [owner, other] = deployment.instances
+    const { threadId, executionId, stream } = await startLong(owner!.url, 40)
+    await deployment.postgres.down()
+    try {
+      // The turn streams on without its store: its last delta comes while Postgres is down.
+      for (;;) {
+        const event = await stream.next()
+        if (event === undefined) throw new Error('the turn ended while Postgres was down')
+        if (event.type === 'text-delta' && event.delta.includes('delta 40.')) break
+      }
+    } finally {
+      await deployment.postgres.up()
+    }
+    expect((await stream.rest()).at(-1)?.type).toBe('done')
+    await eventually(async () => {
+      const { snapshot, of } = await turnMessages(other!.url, threadId, executionId)
+      expect(snapshot.activeExecutionId).toBeNull()
+      for (const message of of) expect(message.executionStatus).not.toBe('running')
+    })
+  })
 })
