@@ -42,6 +42,7 @@ async function startWorld(flavor: (typeof flavors)[number]): Promise<World> {
   // The other origin first: the API names it as the one whose pages may call it.
   const otherOrigin = await startAppServer({ root, target: 'http://127.0.0.1:9' })
   const backend = createPreviewChatBackend({
+    dev: true,
     flavor,
     deltaMs: 1,
     snapshotMs: 10,
@@ -49,6 +50,7 @@ async function startWorld(flavor: (typeof flavors)[number]): Promise<World> {
   })
   const sent: SentRead[] = []
   const api = await startPreviewChatServer({
+    dev: true,
     port: 0,
     backend: {
       ...backend,

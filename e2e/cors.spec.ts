@@ -36,7 +36,13 @@ let api: PreviewChatServer
 test.beforeAll(async () => {
   allowed = await startPageOrigin()
   stranger = await startPageOrigin()
-  api = await startPreviewChatServer({ port: 0, deltaMs: 5, snapshotMs: 50, cors: allowed.url })
+  api = await startPreviewChatServer({
+    dev: true,
+    port: 0,
+    deltaMs: 5,
+    snapshotMs: 50,
+    cors: allowed.url,
+  })
 })
 
 test.afterAll(async () => {

@@ -21,7 +21,7 @@ let vite: ViteDevServer
 let url: string
 
 test.beforeAll(async () => {
-  server = await startPreviewChatServer({ port: 0, deltaMs: 25, snapshotMs: 100 })
+  server = await startPreviewChatServer({ dev: true, port: 0, deltaMs: 25, snapshotMs: 100 })
   vite = await createServer({
     configFile: false,
     root: page,

@@ -30,7 +30,13 @@ export const deltaMs = 25
 export async function startStack(
   options: Pick<StartPreviewChatServerOptions, 'flavor' | 'sleep'> = {},
 ): Promise<Stack> {
-  const server = await startPreviewChatServer({ port: 0, deltaMs, snapshotMs: 100, ...options })
+  const server = await startPreviewChatServer({
+    dev: true,
+    port: 0,
+    deltaMs,
+    snapshotMs: 100,
+    ...options,
+  })
   const app = await startAppServer({ root: appRoot, target: server.url })
   return {
     server,

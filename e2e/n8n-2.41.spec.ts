@@ -17,6 +17,7 @@ const test = base.extend<
     // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {
       const server = await startPreviewChatServer({
+        dev: true,
         port: 0,
         deltaMs: 25,
         snapshotMs: 100,

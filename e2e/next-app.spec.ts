@@ -69,6 +69,7 @@ const test = base.extend<object, { next: { url: string; server: PreviewChatServe
     async ({}, use) => {
       const target = await rewriteTarget()
       const server = await startPreviewChatServer({
+        dev: true,
         host: target.hostname,
         port: Number(target.port),
         deltaMs,

@@ -163,8 +163,8 @@ const readmeBytes = await buildPage({
 })
 
 const store = createMemoryStore()
-const backend = createPreviewChatBackend({ store, deltaMs, snapshotMs })
-const server = await startPreviewChatServer({ port: 0, backend })
+const backend = createPreviewChatBackend({ dev: true, store, deltaMs, snapshotMs })
+const server = await startPreviewChatServer({ dev: true, port: 0, backend })
 const app = await startAppServer({ root, target: server.url })
 const staticThreads = new Map<string, { id: string; marker: string }>()
 for (const kind of kinds)

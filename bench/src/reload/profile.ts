@@ -97,8 +97,8 @@ function groupOf(module: string): string {
 }
 
 const store = createMemoryStore()
-const backend = createPreviewChatBackend({ store, deltaMs: 25, snapshotMs: 100 })
-const server = await startPreviewChatServer({ port: 0, backend })
+const backend = createPreviewChatBackend({ dev: true, store, deltaMs: 25, snapshotMs: 100 })
+const server = await startPreviewChatServer({ dev: true, port: 0, backend })
 const app = await startAppServer({ root, target: server.url })
 const threadId = crypto.randomUUID()
 const marker = seedThread(store, threadId, count)

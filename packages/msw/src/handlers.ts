@@ -152,8 +152,11 @@ export function createPreviewChatHandlers(
   let nextTurnMode: TurnMode | undefined
   let pausingTurn: number | undefined
 
+  // A mock is a development server: its users are the built-in ones (or `users`), unless the
+  // options bring an `authenticate` of their own.
   const backend = createPreviewChatBackend({
     ...backendOptions,
+    dev: true,
     basePath,
     sleep: (ms, signal) => {
       const turn = pausingTurn
@@ -238,13 +241,13 @@ export function createPreviewChatHandlers(
     const host = absolute ? escapeRegExp(absolute.host) : '[^/]+'
     const push = ws.link(new RegExp(`^wss?://${host}${escapeRegExp(basePath)}/push/?(\\?.*)?$`))
     handlers.push(
-      push.addEventListener('connection', ({ client }) => {
+      push.addEventListener('connection', async ({ client }) => {
         // A browser's WebSocket sends the page's cookies; without a known user there, the mock's.
         const url = new URL(client.url)
         const cookie = typeof document === 'undefined' ? '' : document.cookie
-        let admission = backend.admitPushSocket(url, new Headers({ cookie }))
+        let admission = await backend.admitPushSocket(url, new Headers({ cookie }))
         if (admission.kind !== 'accept' && currentUser !== undefined) {
-          admission = backend.admitPushSocket(url, credentialsOf(currentUser))
+          admission = await backend.admitPushSocket(url, credentialsOf(currentUser))
         }
         switch (admission.kind) {
           case 'accept': {

@@ -40,6 +40,7 @@ const immediate: Sleep = (_ms, signal) =>
   )
 const store = createMemoryStore()
 const server = await startPreviewChatServer({
+  dev: true,
   store,
   port: 0,
   host: '127.0.0.1',

@@ -1,4 +1,5 @@
 import type { Flavor } from './flavor'
+import { errorResponse, RestError } from './http'
 import { sseAnswer } from './sse'
 import type { AdmissionRefusal, ThreadRecord } from './store/types'
 
@@ -35,12 +36,31 @@ export function refusalAnswer(reason: AdmissionRefusal): Response {
         errorCode: 'session_not_found',
       })
     case 'too_many_turns':
-      return sseAnswer({
-        type: 'error',
-        message: 'You have too many turns running; wait for one to end.',
-        errorCode: 'too_many_turns',
-      })
+      return tooManyTurns()
   }
+}
+
+/** Seconds a refused client waits before it tries again (`Retry-After`). */
+export const retryAfterSeconds = 5
+
+/** 429: the user runs as many turns as `limits.maxRunningTurnsPerUser` allows. */
+export function tooManyTurns(): Response {
+  const error = new RestError(
+    'too_many_turns',
+    'You have too many turns running.',
+    'Wait for one of them to end, or stop one, then send again.',
+  )
+  return errorResponse(error, { 'Retry-After': String(retryAfterSeconds) })
+}
+
+/** 503: the backend shuts down and admits no new turn; another instance (or a restart) will. */
+export function shuttingDown(): Response {
+  const error = new RestError(
+    'shutting_down',
+    'The server is shutting down.',
+    'Send again in a few seconds.',
+  )
+  return errorResponse(error, { 'Retry-After': String(retryAfterSeconds) })
 }
 
 /** "Closing before execution-started abandons the request": nothing is recorded. */

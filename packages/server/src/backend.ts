@@ -30,11 +30,35 @@ import { platformTimers, sleepOn, type Sleep } from './sleep'
 import { createMemoryStore } from './store/memory'
 import type { PreviewChatStore } from './store/types'
 import { keyOfThread } from './threads'
-import { builtInUsers, type PreviewChatUser } from './users'
+import { shuttingDown } from './admission'
+import { PreviewChatConfigError } from './config-error'
+import { ReadyAnswer } from './http'
+import { loggedError, type PreviewChatLogger } from './log'
+import {
+  builtInUsers,
+  notAuthenticated,
+  unauthorized,
+  userOfIdentity,
+  type PreviewChatAuthenticate,
+  type PreviewChatUser,
+} from './users'
 
 export type { PreviewChatInspection, RecordingLogEntry, RequestLogEntry } from './inspection'
 
 export interface PreviewChatBackendOptions {
+  /**
+   * Who is calling: the app's auth (a session cookie, a JWT, …) as `{ userId, scopes }`, or null
+   * (401, no detail). Decides every route, push (SSE and WebSocket) included. Without it the
+   * backend needs `dev: true`.
+   */
+  authenticate?: PreviewChatAuthenticate
+  /**
+   * A development server: without `authenticate`, the built-in development users (alice, bob,
+   * carol, or `users`) by `Authorization: Bearer <name>` or the cookie `preview-chat-user=<name>`
+   * (the flavors keep their own credentials: n8n-2.41's cookie and `browser-id`), and the scripted
+   * demo agent when no `agent` is given. What the CLI, the demo and the msw kit pass. Never deploy it.
+   */
+  dev?: boolean
   /** Pause between streamed deltas, in ms (40 by default: a demo turn lasts a few seconds). */
   deltaMs?: number
   /** How often a running turn's snapshot is recorded and announced, in ms (250 by default). */
@@ -62,12 +86,13 @@ export interface PreviewChatBackendOptions {
    * `false`, or no `store`, runs none (one process holds every turn it runs).
    */
   leaseMs?: number | false
+  /** What a user's turns may take; no limit by default. */
+  limits?: PreviewChatLimits
   /**
-   * Hears what fails in the background of a deployment's main: a push message the bus could not
-   * publish (`push_failed`: the turn goes on, the record has it) and a lease renewal or sweep the
-   * store refused (`lease_failed`: tried again next period). Ignored by default.
+   * The structured log: JSON-able entries with a level, an event and the execution, thread and
+   * user ids where known (nothing by default; the CLI writes JSON lines to the console).
    */
-  onDeploymentError?: DeploymentErrorListener
+  logger?: PreviewChatLogger
   /** Replaces the built-in development users (alice, bob, carol). */
   users?: Readonly<Record<string, PreviewChatUser>>
   /** Every pause of the agent goes through it, so tests can pace a turn step by step. */
@@ -79,7 +104,7 @@ export interface PreviewChatBackendOptions {
   timers?: Timers
   /** The REST base (`/rest` by default). */
   basePath?: string
-  /** Replaces the scripted agent. */
+  /** The app's agent (the scripted demo agent by default, with `dev: true` only). */
   agent?: PreviewChatAgent
   /**
    * How many entries `inspect.requests` and `inspect.recordings` keep: the latest 1,000 by
@@ -118,6 +143,17 @@ export interface PreviewChatBackendOptions {
   pushBackend?: PushBackend
 }
 
+/** What a user's turns may take. */
+export interface PreviewChatLimits {
+  /** A turn running longer ends as `error` with errorCode `turn_too_long` (and a reason). */
+  maxTurnMs?: number
+  /**
+   * How many turns one user may run at once, on every main: one more is refused with 429
+   * `too_many_turns` and `Retry-After`.
+   */
+  maxRunningTurnsPerUser?: number
+}
+
 export interface PreviewChatBackend {
   /**
    * The whole contract as a Fetch handler; never rejects. `ownHosts`: the names the request
@@ -134,9 +170,9 @@ export interface PreviewChatBackend {
    */
   subscribeAllPush(userId: string, listener: ServerPushListener): () => void
   /**
-   * The user a request's headers name: `Authorization: Bearer <user>` or the cookie
+   * The development user a request's headers name: `Authorization: Bearer <user>` or the cookie
    * `preview-chat-user=<user>` (spec); the cookie `n8n-auth=<user>` with a `browser-id` header
-   * (n8n-2.41).
+   * (n8n-2.41). The development users' only (see `dev`); a backend with `authenticate` asks that.
    */
   authenticate(headers: Headers): PreviewChatUser | undefined
   /** Which server this backend behaves as. */
@@ -153,7 +189,11 @@ export interface PreviewChatBackend {
    * the upgrade names, with `url`'s scheme, under one of the server's names: loopback ones,
    * `allowedHosts`, and `ownHosts` (what the host is bound to, e.g. the connection's address).
    */
-  admitPushSocket(url: URL, headers: Headers, ownHosts?: readonly string[]): PushSocketAdmission
+  admitPushSocket(
+    url: URL,
+    headers: Headers,
+    ownHosts?: readonly string[],
+  ): Promise<PushSocketAdmission>
   readonly mainId: string
   readonly store: PreviewChatStore
   readonly bus: PreviewChatBus
@@ -163,9 +203,15 @@ export interface PreviewChatBackend {
   readonly inspect: PreviewChatInspection
   /**
    * Ends this main: its running turns stop at their next pause and are recorded as `interrupted`,
-   * its push streams close. For tests and shutdown.
+   * its push streams close. For tests; a process that stops calls `shutdown`.
    */
   close(): Promise<void>
+  /**
+   * Shuts this main down gracefully: no new turn from now on (503 `shutting_down` with
+   * `Retry-After`), the running ones get `graceMs` (10,000 by default) to end, then end as `error`
+   * (`server_shutdown`, with a reason), never left `running`; then its push streams close.
+   */
+  shutdown(options?: { graceMs?: number }): Promise<void>
 }
 
 /**
@@ -176,9 +222,13 @@ export interface PreviewChatBackend {
 export function createPreviewChatBackend(
   options: PreviewChatBackendOptions = {},
 ): PreviewChatBackend {
+  checkOptions(options)
   const store = options.store ?? createMemoryStore()
   const bus = options.bus ?? createMemoryBus()
-  const report: DeploymentErrorListener = options.onDeploymentError ?? (() => {})
+  // What fails in the background of a deployment's main (a push the bus could not publish, a
+  // lease the store could not renew) goes to the log; nothing waits for it.
+  const report: DeploymentErrorListener = (event, error) =>
+    options.logger?.({ level: 'warn', event, mainId, error: loggedError(error) })
   const users = options.users ?? builtInUsers
   const basePath = (options.basePath ?? '/rest').replace(/\/+$/, '')
   const mainId = options.mainId ?? `main-${crypto.randomUUID().slice(0, 8)}`
@@ -225,7 +275,7 @@ export function createPreviewChatBackend(
         method: request.method,
         path: new URL(request.url).pathname,
         route,
-        userId: flavor.authenticate(request.headers)?.id,
+        userId: (await context.identify(request))?.id,
         status: response.status,
       })
       for (const [header, value] of Object.entries(allowOrigin)) response.headers.set(header, value)
@@ -241,9 +291,10 @@ export function createPreviewChatBackend(
     flavor: flavor.name,
     credentials: (userId) => flavor.credentials(userId),
     namesUser: (headers) => flavor.namesUser(headers),
-    admitPushSocket: (url, headers, ownHosts = []) => {
+    admitPushSocket: async (url, headers, ownHosts = []) => {
       const originAllowed = originMaySendCookies(headers, cors, ownOf(url, ownHosts, allowedHosts))
-      return flavor.admitPushSocket(url, admitPushUser(flavor.pushUser(headers)), originAllowed)
+      const user = await context.identify(upgradeRequest(url, headers), 'push')
+      return flavor.admitPushSocket(url, admitPushUser(user, context.unauthorized), originAllowed)
     },
     mainId,
     store,
@@ -251,7 +302,27 @@ export function createPreviewChatBackend(
     basePath,
     cors,
     inspect: log.inspection,
+    async shutdown({ graceMs = 10_000 } = {}) {
+      context.closing = true
+      context.log({ level: 'info', event: 'shutdown', mainId })
+      const finishing = Promise.all([...context.running.values()].map((each) => each.finished))
+      let timer: unknown
+      const graceOver = new Promise<void>((resolve) => {
+        timer = context.timers.setTimeout(resolve, graceMs)
+      })
+      await Promise.race([finishing, graceOver])
+      context.timers.clearTimeout(timer)
+      for (const execution of context.running.values()) {
+        if (!execution.controller.signal.aborted) execution.controller.abort('shutdown')
+      }
+      await finishing
+      // Its turns ended and recorded: the lease goes (the sweep of the others stops here too).
+      await lease?.stop()
+      unregisterRelay()
+      for (const end of [...context.pushStreams]) end()
+    },
     async close() {
+      context.closing = true
       unregisterRelay()
       const finishing = [...context.running.values()].map((execution) => {
         execution.controller.abort('close')
@@ -264,8 +335,66 @@ export function createPreviewChatBackend(
   }
 }
 
+/** Refuses options that cannot run: no auth outside development, no agent outside development. */
+function checkOptions(options: PreviewChatBackendOptions): void {
+  if (options.dev === true) return
+  if (options.authenticate === undefined) {
+    throw new PreviewChatConfigError(
+      'no_authenticate',
+      'createPreviewChatBackend needs `authenticate` (who is calling: your auth), or `dev: true` for the built-in development users.',
+    )
+  }
+  if (options.agent === undefined) {
+    throw new PreviewChatConfigError(
+      'no_agent',
+      'createPreviewChatBackend needs `agent` (your agent); the scripted demo agent is for `dev: true` only.',
+    )
+  }
+}
+
+/** A WebSocket upgrade as the Fetch `Request` an `authenticate` reads (its URL as http or https). */
+function upgradeRequest(url: URL, headers: Headers): Request {
+  const http = new URL(url)
+  http.protocol = url.protocol === 'wss:' || url.protocol === 'https:' ? 'https:' : 'http:'
+  return new Request(http, { headers })
+}
+
+/** Who sent each request: the app's `authenticate` (asked once per request), or the flavor's users. */
+function createIdentify(
+  options: PreviewChatBackendOptions,
+  flavor: BackendContext['flavor'],
+  log: PreviewChatLogger,
+  mainId: string,
+): BackendContext['identify'] {
+  const { authenticate } = options
+  if (!authenticate) {
+    return (request, channel = 'rest') =>
+      Promise.resolve(
+        channel === 'push'
+          ? flavor.pushUser(request.headers)
+          : flavor.authenticate(request.headers),
+      )
+  }
+  const asked = new WeakMap<Request, Promise<PreviewChatUser | undefined>>()
+  return (request) => {
+    let user = asked.get(request)
+    if (!user) {
+      // Whatever it answers or throws is parsed: anything but an identity is no user (401).
+      user = Promise.resolve()
+        .then(() => authenticate(request))
+        .then(userOfIdentity, (error: unknown) => {
+          log({ level: 'error', event: 'authenticate_failed', mainId, error: loggedError(error) })
+          return undefined
+        })
+      asked.set(request, user)
+    }
+    return user
+  }
+}
+
 /** The context of one main, with what only the wiring can set afterwards. */
 interface MainContext extends BackendContext {
+  closing: boolean
   /** How many push subscriptions each user holds on this main. */
   readonly connections: Map<string, number>
   onRecorded: ExecutionSettings['onRecorded']
@@ -285,6 +414,7 @@ function createContext(
   const starting = new Set<string>()
   const pendingStops = new Set<string>()
   const connections = new Map<string, number>()
+  const log = options.logger ?? (() => {})
   const context: MainContext = {
     ...shared,
     now,
@@ -294,8 +424,14 @@ function createContext(
     pushStreams: new Set(),
     queueStreams: new Map(),
     connections,
+    closing: false,
+    limits: options.limits ?? {},
+    log,
+    identify: createIdentify(options, flavor, log, shared.mainId),
+    unauthorized: options.authenticate ? notAuthenticated : unauthorized,
     onRecorded: () => {},
     async admit(kind, admit) {
+      if (context.closing) throw new ReadyAnswer(shuttingDown())
       // A turn is admitted under this main's lease, never before its first renewal: another main
       // sweeping meanwhile would end it as lost.
       await leaseReady
@@ -337,7 +473,10 @@ function createContext(
         pendingStops.add(executionId)
         return true
       }
-      if (!execution.controller.signal.aborted) execution.controller.abort('stop')
+      // Asked already: it ends cancelled. Its outcome known otherwise: too late for this one.
+      if (execution.controller.signal.aborted) return true
+      if (execution.ending) return false
+      execution.controller.abort('stop')
       return true
     },
     subscribe(userId, listener) {
@@ -379,7 +518,18 @@ function executionSettings(
     newId: () => crypto.randomUUID(),
     rules: flavor.turn,
     onRecorded: (executionId, status) => context.onRecorded(executionId, status),
-    onFailure: () => {},
+    log: context.log,
+    ...(context.limits.maxTurnMs !== undefined && { maxTurnMs: context.limits.maxTurnMs }),
+    onFailure: (event, execution, error) =>
+      context.log({
+        level: 'error',
+        event,
+        mainId: context.mainId,
+        executionId: execution.id,
+        threadId: execution.threadId,
+        userId: execution.ownerId,
+        error: loggedError(error),
+      }),
     ...(flavor.capabilities.includes('message-queue') && {
       onEnded: (thread, execution) => afterExecution(context, keyOfThread(thread), execution),
       onPause: (thread, executionId, inputs) =>

@@ -23,6 +23,7 @@ import { flavorNames, pushBackends, type FlavorName, type PushBackend } from './
 import { startPreviewChatServer, type PreviewChatServer } from './node/host'
 import { createMemoryBus } from './bus/memory'
 import type { PreviewChatBus } from './bus/types'
+import { consoleLogger } from './log'
 import { createMemoryStore } from './store/memory'
 import type { PreviewChatStore } from './store/types'
 
@@ -168,20 +169,21 @@ async function main(): Promise<void> {
   const servers: PreviewChatServer[] = []
   for (let index = 0; index < mains; index++) {
     const backend = createPreviewChatBackend({
+      dev: true,
       store,
       bus,
       deltaMs,
       snapshotMs,
       mainId: values['main-id'] ?? `main-${index + 1}`,
       ...(deployment.store && { leaseMs }),
-      onDeploymentError: (event, error) =>
-        console.error(`${event}: ${error instanceof Error ? error.message : String(error)}`),
+      logger: consoleLogger,
       cors,
       allowedHosts,
       ...(flavor !== undefined && { flavor }),
       ...(pushBackend !== undefined && { pushBackend }),
     })
     const server = await startPreviewChatServer({
+      dev: true,
       backend,
       host,
       port: port === 0 ? 0 : port + index,
@@ -203,6 +205,8 @@ async function main(): Promise<void> {
     closing = true
     Promise.all(
       servers.map(async (server) => {
+        // No new turns; running ones get 10 s, then end as `error` (never left `running`).
+        await server.backend.shutdown({ graceMs: 10_000 })
         await server.close()
         await server.backend.close()
       }),

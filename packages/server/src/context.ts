@@ -2,10 +2,11 @@ import type { Timers } from '@preview-chat/core'
 import type { PreviewChatBus, ServerPushListener } from './bus/types'
 import type { RunningExecution, StartExecution } from './execution/types'
 import type { Flavor } from './flavor/types'
-import { readJsonBody, requireJsonType } from './http'
+import type { PreviewChatLogger } from './log'
+import { readJsonBody, requireJsonType, type RestError } from './http'
 import type { SseStream } from './sse'
 import type { ExecutionDraft, ExecutionRecord, PreviewChatStore } from './store/types'
-import { withScope, type PreviewChatUser, type Scope } from './users'
+import { scopeRefusal, type PreviewChatUser, type Scope } from './users'
 
 /** What the route handlers of one main share: the record, the bus, its flavor, its running turns. */
 export interface BackendContext {
@@ -15,6 +16,10 @@ export interface BackendContext {
   readonly flavor: Flavor
   readonly mainId: string
   readonly now: () => number
+  /** Set once the main shuts down: no new turn is admitted. */
+  readonly closing: boolean
+  readonly limits: { maxTurnMs?: number; maxRunningTurnsPerUser?: number }
+  readonly log: PreviewChatLogger
   readonly pingMs: number
   readonly timers: Timers
   /** The executions this main runs now, by id. */
@@ -36,6 +41,13 @@ export interface BackendContext {
   begin(start: StartExecution): RunningExecution
   /** The local half of Stop: aborts an execution this main runs; whether that was accepted. */
   cancelLocal(executionId: string): boolean
+  /**
+   * Who sent `request` (`push`: for a push channel, where a flavor may read other credentials):
+   * the app's `authenticate`, or the flavor's development users. Asked once per request.
+   */
+  identify(request: Request, channel?: 'rest' | 'push'): Promise<PreviewChatUser | undefined>
+  /** The 401 of this backend (the development one names its users; the app's says nothing). */
+  unauthorized(): RestError
   /** Hears a user's push messages through the bus, counted as one of this main's connections. */
   subscribe(userId: string, listener: ServerPushListener): () => void
 }
@@ -47,10 +59,20 @@ export async function readBody(context: BackendContext, request: Request): Promi
 }
 
 /** The user the request names, with `scope`; throws the 401 or 403 otherwise. */
-export function requireUser(
+export async function requireUser(
   context: BackendContext,
   request: Request,
   scope: Scope,
-): PreviewChatUser {
-  return withScope(context.flavor.authenticate(request.headers), scope)
+): Promise<PreviewChatUser> {
+  const user = await context.identify(request)
+  if (!user) throw context.unauthorized()
+  const refusal = scopeRefusal(user, scope)
+  if (refusal) throw refusal
+  return user
+}
+
+/** The admission's per-user limit, where `limits.maxRunningTurnsPerUser` sets one. */
+export function maxRunning(context: BackendContext): { maxRunningPerOwner?: number } {
+  const max = context.limits.maxRunningTurnsPerUser
+  return max === undefined ? {} : { maxRunningPerOwner: max }
 }

@@ -19,6 +19,10 @@ export type RestErrorCode =
   /** A body that is not typed `application/json` (against pages of other sites, see `guardsCrossSite`). */
   | 'unsupported_media_type'
   | 'headers_too_large'
+  /** The user runs `limits.maxRunningTurnsPerUser` turns already (429, with `Retry-After`). */
+  | 'too_many_turns'
+  /** The backend is shutting down (503, with `Retry-After`): another instance will answer. */
+  | 'shutting_down'
   | 'server_error'
   /** The deployment's record (Postgres) cannot be reached: retry after `Retry-After`. */
   | 'store_unavailable'
@@ -44,6 +48,8 @@ const statusOf: Record<RestErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   headers_too_large: 431,
+  too_many_turns: 429,
+  shutting_down: 503,
   server_error: 500,
   store_unavailable: 503,
   bus_unavailable: 503,

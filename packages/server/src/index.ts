@@ -7,6 +7,7 @@ export { createPreviewChatBackend } from './backend'
 export type {
   PreviewChatBackend,
   PreviewChatBackendOptions,
+  PreviewChatLimits,
   PreviewChatInspection,
   RecordingLogEntry,
   RequestLogEntry,
@@ -43,7 +44,11 @@ export { createMemoryBus } from './bus/memory'
 export type { CancelHandler, PreviewChatBus, ServerPushListener } from './bus/types'
 export type { PushListener } from './push'
 export { builtInUsers, userCookieName } from './users'
-export type { PreviewChatUser, Scope } from './users'
+export type { PreviewChatAuthenticate, PreviewChatIdentity, PreviewChatUser, Scope } from './users'
+export { PreviewChatConfigError } from './config-error'
+export { consoleLogger } from './log'
+export type { PreviewChatLogEntry, PreviewChatLogger } from './log'
+export type { PreviewChatConfigErrorCode } from './config-error'
 export { timerSleep } from './sleep'
 export type { Sleep } from './sleep'
 export { maxBodyBytes } from './http'

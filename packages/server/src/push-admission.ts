@@ -14,8 +14,11 @@ export type PushUserAdmission =
   | { kind: 'refused'; error: RestError }
 
 /** The admission of `user` (whom the flavor's credentials name, if anyone) to a push channel. */
-export function admitPushUser(user: PreviewChatUser | undefined): PushUserAdmission {
-  if (!user) return { kind: 'refused', error: unauthorized() }
+export function admitPushUser(
+  user: PreviewChatUser | undefined,
+  refused: () => RestError = unauthorized,
+): PushUserAdmission {
+  if (!user) return { kind: 'refused', error: refused() }
   const refusal = scopeRefusal(user, 'agent:read')
   return refusal ? { kind: 'refused', error: refusal } : { kind: 'admitted', user }
 }

@@ -12,6 +12,36 @@ export interface PreviewChatUser {
   scopes: readonly Scope[]
 }
 
+/** Who a request comes from, as the app's `authenticate` says: its user id and scopes. */
+export interface PreviewChatIdentity {
+  userId: string
+  /** `agent:read` reads history and hears push; `agent:execute` sends, resumes and stops. */
+  scopes: readonly Scope[]
+}
+
+/**
+ * The app's auth: who sent `request` (a session cookie, a JWT, whatever the app has), or null
+ * (the request is answered 401, with no detail). Decides every route, push included.
+ */
+export type PreviewChatAuthenticate = (
+  request: Request,
+) => PreviewChatIdentity | null | undefined | Promise<PreviewChatIdentity | null | undefined>
+
+const knownScopes: readonly Scope[] = ['agent:read', 'agent:execute']
+
+/** What `authenticate` answered, parsed: a user, or undefined for anything that is not one. */
+export function userOfIdentity(identity: unknown): PreviewChatUser | undefined {
+  if (typeof identity !== 'object' || identity === null) return undefined
+  const { userId, scopes } = identity as Record<string, unknown>
+  if (typeof userId !== 'string' || userId === '' || !Array.isArray(scopes)) return undefined
+  return { id: userId, scopes: knownScopes.filter((scope) => scopes.includes(scope)) }
+}
+
+/** The 401 of a backend with its own `authenticate`: nothing beyond the code. */
+export function notAuthenticated(): RestError {
+  return new RestError('unauthorized', 'Not authenticated.')
+}
+
 /** alice and bob may read and execute; carol may only read. */
 export const builtInUsers: Readonly<Record<string, PreviewChatUser>> = {
   alice: { id: 'alice', scopes: ['agent:read', 'agent:execute'] },
@@ -80,15 +110,7 @@ export function hasScope(user: PreviewChatUser, scope: Scope): boolean {
   return user.scopes.includes(scope)
 }
 
-/** `user`, when there is one and it has `scope`; throws the 401 or the 403 otherwise. */
-export function withScope(user: PreviewChatUser | undefined, scope: Scope): PreviewChatUser {
-  if (!user) throw unauthorized()
-  const refusal = scopeRefusal(user, scope)
-  if (refusal) throw refusal
-  return user
-}
-
-/** The 403 that `withScope` throws for a user without `scope`; undefined when the user has it. */
+/** The 403 of a user without `scope`; undefined when the user has it. */
 export function scopeRefusal(user: PreviewChatUser, scope: Scope): RestError | undefined {
   if (!hasScope(user, scope)) {
     return new RestError('forbidden', `The user "${user.id}" lacks the scope ${scope}.`)

@@ -28,7 +28,7 @@ afterEach(async () => {
 
 /** The reference server of `flavor` on a free loopback port, noting each history read's headers. */
 async function start(flavor: FlavorName) {
-  const backend = createPreviewChatBackend({ flavor, deltaMs: 1, snapshotMs: 5 })
+  const backend = createPreviewChatBackend({ dev: true, flavor, deltaMs: 1, snapshotMs: 5 })
   const sent: { cacheControl: string | null; ifNoneMatch: string | null }[] = []
   const noting = {
     ...backend,
@@ -41,7 +41,7 @@ async function start(flavor: FlavorName) {
       return backend.fetch(request, info)
     },
   }
-  server = await startPreviewChatServer({ port: 0, backend: noting })
+  server = await startPreviewChatServer({ dev: true, port: 0, backend: noting })
   const base = `${server.url}/rest`
   const credentials = backend.credentials('alice')
   const key = { projectId: 'p', agentId: 'a', threadId: crypto.randomUUID() }

@@ -25,7 +25,7 @@ async function until(done: () => boolean) {
 
 describe('a draft whose page left right after Send keeps its message id across the reload [R-DRAFT-SENT-ID]', () => {
   it('the reloaded page shows the draft until its first read shows the message taken, then clears it, and nothing is sent twice', async () => {
-    backend = createPreviewChatBackend({ deltaMs: 0, snapshotMs: 5 })
+    backend = createPreviewChatBackend({ dev: true, deltaMs: 0, snapshotMs: 5 })
     const server = backend
     // One browser's localStorage: each page a tab of the origin, the reload a new tab.
     const origin = storageOrigin()

@@ -133,6 +133,7 @@ async function run(steps: Step[], end: 'done' | 'error' | 'suspended') {
     return { kind: 'done' }
   }
   const backend = createPreviewChatBackend({
+    dev: true,
     agent,
     deltaMs: 0,
     snapshotMs: 2,

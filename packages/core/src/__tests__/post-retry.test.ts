@@ -22,7 +22,7 @@ const auth: Record<FlavorName, Record<string, string>> = {
 
 /** A tab whose first chat POST's answer is cut before its first event (what a dropped connection does). */
 function tab(flavor: FlavorName) {
-  backend = createPreviewChatBackend({ flavor, deltaMs: 0, snapshotMs: 5 })
+  backend = createPreviewChatBackend({ dev: true, flavor, deltaMs: 0, snapshotMs: 5 })
   const posted: { messageId?: string; message: string }[] = []
   const client = createPreviewChatClient({
     headers: auth[flavor],

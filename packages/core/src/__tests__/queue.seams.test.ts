@@ -32,6 +32,7 @@ const settle = async () => {
 /** A client of the backend (every request kept), with a push source the test hands messages to. */
 function world(withQueue: boolean) {
   backend = createPreviewChatBackend({
+    dev: true,
     flavor: 'next-era',
     deltaMs: 0,
     snapshotMs: 5,

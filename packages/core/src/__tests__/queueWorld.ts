@@ -95,7 +95,13 @@ export function deviceStorage() {
 
 export function world({ flavor = 'spec', whenStopped, submitTimeoutMs }: WorldOptions = {}) {
   const agent = gate()
-  backend = createPreviewChatBackend({ flavor, deltaMs: 0, snapshotMs: 5, sleep: agent.sleep })
+  backend = createPreviewChatBackend({
+    dev: true,
+    flavor,
+    deltaMs: 0,
+    snapshotMs: 5,
+    sleep: agent.sleep,
+  })
   const server = backend
   const memory = memoryQueueStore()
   /** Transactions still to fail after their change ran (a commit refused: a full disk, say). */

@@ -191,6 +191,7 @@ async function until(
 
 async function run(message: string, faults: Faults) {
   const backend = createPreviewChatBackend({
+    dev: true,
     agent,
     deltaMs: 0,
     snapshotMs: 3,

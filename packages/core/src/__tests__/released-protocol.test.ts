@@ -62,7 +62,7 @@ const thread = () => ({ ...key, threadId: crypto.randomUUID() })
 
 /** Two tabs of alice on one new thread, relayed to each other, on a fresh emulated n8n. */
 function twoTabsOfANewThread() {
-  backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 3, snapshotMs: 5 })
+  backend = createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41', deltaMs: 3, snapshotMs: 5 })
   const key = thread()
   const tabs = createTabs()
   const a = tab({ relay: tabs.relay() })
@@ -74,7 +74,7 @@ function twoTabsOfANewThread() {
 
 describe('the released protocol (n8n 2.41, emulated): the client does what the server allows', () => {
   it('streams a turn that begins without execution-started, and takes the id done names [R-N8N-NO-STARTED R-N8N-LEARNS]', async () => {
-    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 2, snapshotMs: 5 })
+    backend = createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41', deltaMs: 2, snapshotMs: 5 })
     const a = tab()
     const session = a.client.session({ ...thread(), isNew: true })
     const seen = watch(session)
@@ -94,7 +94,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
   })
 
   it('a reload there cancels the turn; the reloaded tab shows it cancelled and posts nothing [R-N8N-RELOAD-CANCELS]', async () => {
-    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 5, snapshotMs: 5 })
+    backend = createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41', deltaMs: 5, snapshotMs: 5 })
     const key = thread()
     const a = tab()
     const first = a.client.session({ ...key, isNew: true })
@@ -114,7 +114,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
   })
 
   it('a session going quiet (unmounted) never closes the stream: the turn runs to its end [R-N8N-NO-CLOSE R-STREAM-NEVER-CLOSED]', async () => {
-    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 2, snapshotMs: 5 })
+    backend = createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41', deltaMs: 2, snapshotMs: 5 })
     const key = thread()
     const a = tab()
     const session = a.client.session({ ...key, isNew: true })
@@ -134,7 +134,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
   })
 
   it('another tab follows the turn through push and reads, with the gate shut [R-TABS-FOLLOW]', async () => {
-    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 3, snapshotMs: 5 })
+    backend = createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41', deltaMs: 3, snapshotMs: 5 })
     const key = thread()
     const a = tab()
     const b = tab()
@@ -155,7 +155,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
   })
 
   it('Stop from the tab that sent the message closes its POST: the record says cancelled [R-N8N-STOP-BY-CLOSING]', async () => {
-    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 5, snapshotMs: 5 })
+    backend = createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41', deltaMs: 5, snapshotMs: 5 })
     const a = tab()
     const session = a.client.session({ ...thread(), isNew: true })
     const seen = watch(session)
@@ -175,7 +175,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
   })
 
   it('Stop from another tab is not possible there: canStop false, an unsupported error, the turn goes on [R-N8N-STOP-OTHER-TAB]', async () => {
-    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 3, snapshotMs: 5 })
+    backend = createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41', deltaMs: 3, snapshotMs: 5 })
     const key = thread()
     const sessionA = tab().client.session({ ...key, isNew: true })
     sessionA.setDraft('/long 40')
@@ -238,7 +238,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
   })
 
   it('failed reads keep the transcript and recover [R-READ-KEEPS]', async () => {
-    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 1, snapshotMs: 5 })
+    backend = createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41', deltaMs: 1, snapshotMs: 5 })
     const key = thread()
     const sessionA = tab().client.session({ ...key, isNew: true })
     sessionA.setDraft('/long 5')
@@ -267,6 +267,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
       for (const resolve of held.splice(0)) resolve()
     }
     backend = createPreviewChatBackend({
+      dev: true,
       flavor: 'n8n-2.41',
       deltaMs: 1,
       snapshotMs: 60_000,

@@ -63,7 +63,7 @@ const recordedEnd = (threadId: string) => () => {
 
 describe('the released platform is a part a client for the spec only leaves out [R-RELEASED-PART]', () => {
   it('without it, a turn begun unannounced runs to its end there, unshown, and each message names the option', async () => {
-    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 2, snapshotMs: 5 })
+    backend = createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41', deltaMs: 2, snapshotMs: 5 })
     const { threadId } = thread()
     const a = tab()
     const session = a.client.session({ ...key, threadId, isNew: true })
@@ -106,7 +106,7 @@ describe('the released platform is a part a client for the spec only leaves out 
   })
 
   it('with released: releasedPlatform(), the same minimal client shows that turn live and stops it by closing', async () => {
-    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 5, snapshotMs: 5 })
+    backend = createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41', deltaMs: 5, snapshotMs: 5 })
     const { threadId } = thread()
     const a = tab({ released: releasedPlatform() })
     const session = a.client.session({ ...key, threadId, isNew: true })
@@ -132,7 +132,7 @@ describe('the released platform is a part a client for the spec only leaves out 
   })
 
   it('createPreviewChatClient has it; released: false leaves it out; anything else is refused', async () => {
-    backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 2, snapshotMs: 5 })
+    backend = createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41', deltaMs: 2, snapshotMs: 5 })
     const options = {
       ...aliceOnEmulatedN8n(backend),
       push: false as const,

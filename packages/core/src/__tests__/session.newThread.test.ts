@@ -13,7 +13,7 @@ afterEach(() => backend.close())
 
 /** Alice's tab on a thread nobody created yet, with the push channel of the default client. */
 function newThreadTab() {
-  backend = createPreviewChatBackend({ deltaMs: 1, snapshotMs: 5 })
+  backend = createPreviewChatBackend({ dev: true, deltaMs: 1, snapshotMs: 5 })
   const threadId = crypto.randomUUID()
   const client = createPreviewChatClient({
     headers: { Authorization: 'Bearer alice' },

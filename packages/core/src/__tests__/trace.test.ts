@@ -19,7 +19,7 @@ afterEach(() => backend.close())
 
 /** Alice's tab on the reference server (spec flavor), with `user` as who the requests say. */
 function session(threadId: string, user = 'alice'): PreviewChatSession {
-  backend = createPreviewChatBackend({ deltaMs: 0, snapshotMs: 5 })
+  backend = createPreviewChatBackend({ dev: true, deltaMs: 0, snapshotMs: 5 })
   const client = createPreviewChatClient({
     headers: { Authorization: `Bearer ${user}` },
     fetch: (input, init) => backend.fetch(new Request(new URL(String(input), 'http://x'), init)),

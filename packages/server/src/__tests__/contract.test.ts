@@ -663,6 +663,7 @@ describe('9. two mains share one store and relay Stop [R-SERVER-STOP-RELAY]', ()
     const gate = createGate()
     const mainA = await startHost({
       backend: createPreviewChatBackend({
+        dev: true,
         store,
         bus,
         mainId: 'main-a',
@@ -673,6 +674,7 @@ describe('9. two mains share one store and relay Stop [R-SERVER-STOP-RELAY]', ()
     })
     const mainB = await startHost({
       backend: createPreviewChatBackend({
+        dev: true,
         store,
         bus,
         mainId: 'main-b',

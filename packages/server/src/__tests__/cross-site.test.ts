@@ -140,7 +140,7 @@ describe('a POST or DELETE authenticated by cookie checks the page Origin [R-SER
   })
 
   it('leaves the n8n-2.41 flavor as n8n answers: its browser-id header already needs a preflight', async () => {
-    const backend = createPreviewChatBackend({ flavor: 'n8n-2.41', deltaMs: 0 })
+    const backend = createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41', deltaMs: 0 })
     const response = await backend.fetch(
       new Request(`http://localhost${chatPath}`, {
         method: 'POST',

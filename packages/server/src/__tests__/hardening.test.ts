@@ -65,7 +65,7 @@ describe('a REST request whose cookie is a malformed percent-escape [R-SERVER-SC
         expect(errorBodyOf(answer)).toMatchObject({ code: 'unauthorized' })
       }
     }
-    const direct = await createPreviewChatBackend().fetch(
+    const direct = await createPreviewChatBackend({ dev: true }).fetch(
       new Request(`http://x${chatPath}/t/messages`, { headers: { Cookie: malformedCookies[0]! } }),
     )
     expect(direct.status).toBe(401)
@@ -251,7 +251,7 @@ describe('the inspection logs stay bounded on a long-running server [R-SERVER-BO
   })
 
   it('keeps 1,000 entries by default', async () => {
-    const backend = createPreviewChatBackend()
+    const backend = createPreviewChatBackend({ dev: true })
     for (let index = 0; index < 1200; index++) {
       await backend.fetch(new Request(`http://x/rest/none/${index}`))
     }

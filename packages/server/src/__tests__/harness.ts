@@ -28,6 +28,7 @@ export async function startHost(
   options: StartPreviewChatServerOptions = {},
 ): Promise<PreviewChatServer> {
   const server = await startPreviewChatServer({
+    dev: true,
     port: 0,
     host: '127.0.0.1',
     deltaMs: 0,
@@ -137,8 +138,19 @@ export function manualTimers() {
 }
 
 /** `null`: no user at all. */
+let userHeaders: ((user: string) => Record<string, string>) | undefined
+
+/**
+ * How this file's clients name their user: the development users' bearer header by default, or
+ * `headers` (for a backend with its own `authenticate`).
+ */
+export function authenticateBy(headers?: (user: string) => Record<string, string>): void {
+  userHeaders = headers
+}
+
 export function authHeaders(user: string | null): Record<string, string> {
-  return user === null ? {} : { Authorization: `Bearer ${user}` }
+  if (user === null) return {}
+  return userHeaders ? userHeaders(user) : { Authorization: `Bearer ${user}` }
 }
 
 export function post(

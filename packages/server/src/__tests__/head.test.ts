@@ -68,7 +68,7 @@ describe('HEAD on a GET route answers as GET without a body [R-SERVER-HEAD]', ()
   })
 
   it('in-process too: the Fetch handler answers HEAD with no body at all', async () => {
-    const backend = createPreviewChatBackend({ deltaMs: 0 })
+    const backend = createPreviewChatBackend({ dev: true, deltaMs: 0 })
     const request = (method: string) =>
       backend.fetch(
         new Request(`http://x${chatPath}/none/messages`, {

@@ -547,12 +547,16 @@ describe('push [R-N8N-EMULATION]', () => {
 
 describe('the option', () => {
   it('defaults to the spec flavor and refuses what it does not know', async () => {
-    expect(createPreviewChatBackend().flavor).toBe('spec')
-    expect(createPreviewChatBackend({ flavor: 'n8n-2.41' }).flavor).toBe('n8n-2.41')
-    expect(() => createPreviewChatBackend({ flavor: 'n8n-9' as 'spec' })).toThrow(TypeError)
-    expect(() => createPreviewChatBackend({ pushBackend: 'websocket' })).toThrow(/n8n-2.41/)
+    expect(createPreviewChatBackend({ dev: true }).flavor).toBe('spec')
+    expect(createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41' }).flavor).toBe('n8n-2.41')
+    expect(() => createPreviewChatBackend({ dev: true, flavor: 'n8n-9' as 'spec' })).toThrow(
+      TypeError,
+    )
+    expect(() => createPreviewChatBackend({ dev: true, pushBackend: 'websocket' })).toThrow(
+      /n8n-2.41/,
+    )
     expect(() =>
-      createPreviewChatBackend({ flavor: 'n8n-2.41', pushBackend: 'grpc' as 'sse' }),
+      createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41', pushBackend: 'grpc' as 'sse' }),
     ).toThrow(TypeError)
     // The spec flavor is unchanged: execution-started first, a bearer accepted.
     const spec = await startHost()
@@ -565,12 +569,12 @@ describe('the option', () => {
   })
 
   it('gives credentials in its own terms (for mocks that act as a user)', () => {
-    const n8n = createPreviewChatBackend({ flavor: 'n8n-2.41' })
+    const n8n = createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41' })
     const headers = new Headers(n8n.credentials('bob'))
     expect(n8n.authenticate(headers)?.id).toBe('bob')
     expect(n8n.namesUser(new Headers({ cookie: 'n8n-auth=nobody' }))).toBe(true)
     expect(n8n.namesUser(new Headers({ authorization: 'Bearer bob' }))).toBe(false)
-    const spec = createPreviewChatBackend()
+    const spec = createPreviewChatBackend({ dev: true })
     expect(spec.authenticate(new Headers(spec.credentials('bob')))?.id).toBe('bob')
   })
 

@@ -85,6 +85,7 @@ export async function captureNextEra(): Promise<Capture> {
   const gate = createGate()
   const { timers } = manualTimers()
   const backend = createPreviewChatBackend({
+    dev: true,
     flavor: 'next-era',
     sleep: gate.sleep,
     timers,

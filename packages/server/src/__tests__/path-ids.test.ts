@@ -279,7 +279,7 @@ const fetchAs = (backend: PreviewChatBackend, path: string, init: RequestInit = 
 
 describe('every id is refused by the one rule, or reads back unchanged [R-SERVER-PATH-IDS]', () => {
   it('posts, reads and stops a thread under any id the rule accepts; refuses the rest with 400', async () => {
-    const backend = createPreviewChatBackend({ deltaMs: 0, snapshotMs: 5 })
+    const backend = createPreviewChatBackend({ dev: true, deltaMs: 0, snapshotMs: 5 })
     const project = '/projects/p%20%F0%9F%98%80/agents/v2/a%2Fb/chat'
     let accepted = 0
     let refused = 0

@@ -39,7 +39,7 @@ const roundTrip = (socket: WebSocket) =>
 
 describe('a push client that does not keep up is dropped, not buffered for [R-SERVER-PUSH-SLOW]', () => {
   it('errors an SSE push stream once more than pushQueueLimitBytes wait unread, and unsubscribes it', async () => {
-    const backend = createPreviewChatBackend()
+    const backend = createPreviewChatBackend({ dev: true })
     const response = await backend.fetch(
       new Request('http://x/rest/push', {
         headers: { ...authHeaders('alice'), Accept: 'text/event-stream' },

@@ -30,6 +30,7 @@ describe('injected timers [R-SERVER-TIMERS R-SERVER-SNAPSHOTS]', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
     const { calls, timers } = countedTimers()
     const backend = createPreviewChatBackend({
+      dev: true,
       timers,
       deltaMs: 100,
       snapshotMs: 250,

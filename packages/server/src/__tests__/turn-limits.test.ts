@@ -68,6 +68,7 @@ describe('a turn stream whose client does not read is dropped; the turn goes on 
   it('holds at most turnQueueLimitBytes unread, errors the stream, and records the whole turn', async () => {
     const samples: Samples = { maxUnread: 0, ranUnheard: 0 }
     const backend: PreviewChatBackend = createPreviewChatBackend({
+      dev: true,
       snapshotMs: 5,
       sleep: samplingSleep(() => backend, samples),
     })
@@ -98,6 +99,7 @@ describe('a turn stream whose client does not read is dropped; the turn goes on 
   it('keeps a reader that keeps up: the bound is on what waits unread, not on the turn', async () => {
     const samples: Samples = { maxUnread: 0, ranUnheard: 0 }
     const backend: PreviewChatBackend = createPreviewChatBackend({
+      dev: true,
       snapshotMs: 5,
       sleep: samplingSleep(() => backend, samples),
     })
@@ -175,6 +177,7 @@ describe('a turn stream whose client does not read is dropped; the turn goes on 
   it('counts as the client leaving in the n8n-2.41 flavor, whose turn then ends cancelled', async () => {
     const samples: Samples = { maxUnread: 0, ranUnheard: 0 }
     const backend: PreviewChatBackend = createPreviewChatBackend({
+      dev: true,
       flavor: 'n8n-2.41',
       snapshotMs: 5,
       sleep: samplingSleep(() => backend, samples),

@@ -1,12 +1,17 @@
 import type { TurnEvent } from '@preview-chat/core/contract'
 import type { AgentOutcome } from '../agent'
+import { loggedError } from '../log'
 import type { SseStream } from '../sse'
 import type { ExecutionEnd, ExecutionRecord, ThreadRecord } from '../store/types'
 import type { TurnRecorder } from './recorder'
 import type { AbortReason, ExecutionSettings } from './types'
 
 /** How an execution ended: the agent's outcome, or why its abort signal fired. */
-export type ExecutionOutcome = AgentOutcome | { kind: AbortReason }
+export type ExecutionOutcome =
+  | AgentOutcome
+  | { kind: AbortReason }
+  /** The agent threw: the answer and the record say so generically, the log has `error`. */
+  | { kind: 'crashed'; error: unknown }
 
 /** What the end of an execution updates. */
 export interface EndingExecution {
@@ -62,14 +67,29 @@ function terminalEvent(
       recorder.fold(terminal)
       return { terminal, end: { ...base, status: 'success', suspension: outcome.payload } }
     }
-    case 'error': {
-      const { message, errorCode } = outcome
-      const terminal: TurnEvent = { type: 'error', message, errorCode }
-      return {
-        terminal,
-        end: { ...base, status: 'error', error: message, ...(errorCode && { errorCode }) },
-      }
-    }
+    case 'error':
+      return failed(base, outcome.message, outcome.errorCode)
+    case 'crashed':
+      settings.log({
+        level: 'error',
+        event: 'agent_crashed',
+        mainId: settings.mainId,
+        executionId: execution.id,
+        threadId: thread.id,
+        userId: thread.ownerId,
+        error: loggedError(outcome.error),
+      })
+      return failed(base, 'The agent failed on this turn.', 'agent_crashed')
+    case 'too_long':
+      cancelOpenToolCalls(recorder, endTime)
+      return failed(
+        base,
+        `The turn ran longer than ${settings.maxTurnMs} ms and was stopped.`,
+        'turn_too_long',
+      )
+    case 'shutdown':
+      cancelOpenToolCalls(recorder, endTime)
+      return failed(base, 'The server shut down before the turn ended.', 'server_shutdown')
     case 'stop':
     case 'left':
     case 'close':
@@ -79,6 +99,18 @@ function terminalEvent(
         terminal: done,
         end: { ...base, status: outcome.kind === 'close' ? 'interrupted' : 'cancelled' },
       }
+  }
+}
+
+/** An end as `error`, the same on the record and on the live stream. */
+function failed(
+  base: Pick<ExecutionEnd, 'executionId' | 'endedAt'>,
+  message: string,
+  errorCode: string,
+): { terminal: TurnEvent; end: Omit<ExecutionEnd, 'messages'> } {
+  return {
+    terminal: { type: 'error', message, errorCode },
+    end: { ...base, status: 'error', error: message, errorCode },
   }
 }
 

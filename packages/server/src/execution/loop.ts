@@ -16,6 +16,7 @@ export async function runAgent(
   controller: AbortController,
   history: readonly Message[],
   onPause?: () => Promise<void>,
+  settled: () => void = () => {},
 ): Promise<ExecutionOutcome> {
   const { timers, snapshotMs } = settings
   let timer: unknown
@@ -43,14 +44,14 @@ export async function runAgent(
       history,
     })
     controller.signal.throwIfAborted()
+    // In the same step as the check: from now on a Stop comes too late for this outcome.
+    settled()
     return outcome
   } catch (error) {
+    settled()
     if (controller.signal.aborted) return { kind: abortReason(controller.signal) }
-    return {
-      kind: 'error',
-      message: `The agent crashed: ${error instanceof Error ? error.message : String(error)}`,
-      errorCode: 'agent_crashed',
-    }
+    // The detail (a message, a stack: maybe a secret, another user's data) goes to the log only.
+    return { kind: 'crashed', error }
   } finally {
     timers.clearTimeout(timer)
   }
@@ -58,5 +59,6 @@ export async function runAgent(
 
 function abortReason(signal: AbortSignal): AbortReason {
   const reason: unknown = signal.reason
-  return reason === 'close' || reason === 'left' ? reason : 'stop'
+  const reasons: readonly unknown[] = ['close', 'left', 'too_long', 'shutdown']
+  return reasons.includes(reason) ? (reason as AbortReason) : 'stop'
 }

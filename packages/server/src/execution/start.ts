@@ -34,6 +34,7 @@ export function startExecution(
     id: execution.id,
     controller,
     stream,
+    ending: false,
     started: new Promise<void>((resolve) => {
       resolveStarted = resolve
     }),
@@ -42,13 +43,26 @@ export function startExecution(
     }),
   }
   register(running)
+  const ids = { mainId: settings.mainId, executionId: execution.id, threadId: thread.id }
+  settings.log({ level: 'info', event: 'turn_started', ...ids, userId: thread.ownerId })
+  // "A turn's maximum duration": past it the turn ends as `error` (`turn_too_long`).
+  const { maxTurnMs, timers } = settings
+  const tooLong =
+    maxTurnMs === undefined
+      ? undefined
+      : timers.setTimeout(() => {
+          if (!controller.signal.aborted) controller.abort('too_long' satisfies AbortReason)
+        }, maxTurnMs)
   const ending = { execution, thread, recorder, stream, unregister: () => unregister(execution.id) }
   const { onPause } = settings
   const pause = onPause && (() => onPause(thread, execution.id, recorder))
   announceStart(settings, start, recorder, stream)
     .finally(resolveStarted)
     .then(
-      () => runAgent(settings, start.input, recorder, controller, history, pause),
+      () =>
+        runAgent(settings, start.input, recorder, controller, history, pause, () => {
+          running.ending = true
+        }),
       // The first snapshot could not be written (the store went away since the admission): the
       // turn ends as `error`, its end recorded once the store is back.
       (error: unknown) => {
@@ -57,7 +71,9 @@ export function startExecution(
       },
     )
     .then(async (outcome) => {
+      if (tooLong !== undefined) timers.clearTimeout(tooLong)
       const ended = await endExecution(settings, ending, outcome)
+      settings.log({ level: 'info', event: 'turn_ended', ...ids, status: ended.status })
       await settings.onEnded?.(thread, ended)
     })
     .catch((error: unknown) => settings.onFailure('execution_failed', execution, error))

@@ -7,6 +7,7 @@ import type { Timers } from '@preview-chat/core'
 import type { Message, SuspendedPayload } from '@preview-chat/core/contract'
 import type { AgentInput, PreviewChatAgent } from '../agent'
 import type { TurnRules } from '../flavor/types'
+import type { PreviewChatLogger } from '../log'
 import type { Sleep } from '../sleep'
 import type { SseStream } from '../sse'
 import type { PreviewChatBus } from '../bus/types'
@@ -16,7 +17,7 @@ import type { ExecutionRecord, PreviewChatStore, ThreadRecord } from '../store/t
  * Why an execution's abort signal fired: a Stop, the backend closing, or the client leaving the
  * turn's stream under a flavor that cancels then.
  */
-export type AbortReason = 'stop' | 'close' | 'left'
+export type AbortReason = 'stop' | 'close' | 'left' | 'too_long' | 'shutdown'
 
 export interface ExecutionSettings {
   store: PreviewChatStore
@@ -46,6 +47,10 @@ export interface ExecutionSettings {
   onPause?: (thread: ThreadRecord, executionId: string, recorder: TurnInputs) => Promise<void>
   /** Hears what failed without an answer to carry it (a store write of a running turn). */
   onFailure: (event: string, execution: ExecutionRecord, error: unknown) => void
+  /** The structured log (`turn_started`, `turn_ended`, `agent_crashed`, …). */
+  log: PreviewChatLogger
+  /** A turn running longer ends as `error` (`turn_too_long`). */
+  maxTurnMs?: number
 }
 
 /** What a pause may add to a running turn: a person's message, recorded in its execution. */
@@ -82,6 +87,11 @@ export interface RunningExecution {
   id: string
   /** The cancellation handle: aborting it stops the agent at its next pause. */
   controller: AbortController
+  /**
+   * Set once the outcome is known and its end is being recorded: a Stop is no longer accepted
+   * ("false when that execution is not running any more"), as the record will not say cancelled.
+   */
+  ending: boolean
   /** Settles once the start is recorded and announced (`execution-started`, where the flavor sends it). */
   started: Promise<void>
   /** Settles once the end is recorded. */

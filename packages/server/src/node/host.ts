@@ -20,6 +20,13 @@ export interface StartPreviewChatServerOptions extends PreviewChatBackendOptions
   backend?: PreviewChatBackend
   /** Faults of the host itself (never of a client leaving); ignored by default. */
   onError?: (error: unknown) => void
+  /**
+   * On SIGTERM or SIGINT, shut down gracefully (`backend.shutdown({ graceMs: shutdownGraceMs })`,
+   * then close) and exit. Off by default (a library does not own the process); the CLI turns it on.
+   */
+  handleSignals?: boolean
+  /** The grace period of running turns on a signal, in ms (10,000 by default). */
+  shutdownGraceMs?: number
 }
 
 export interface PreviewChatServer {
@@ -84,16 +91,30 @@ export async function startPreviewChatServer(
   const actualPort = (server.address() as AddressInfo).port
   origin = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`
 
-  return {
-    url: origin,
-    port: actualPort,
-    backend,
-    async close() {
-      detachPush()
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-      for (const socket of sockets) socket.destroy()
-      if (ownsBackend) await backend.close()
-      await closed
-    },
+  const close = async () => {
+    process.off('SIGTERM', onSignal)
+    process.off('SIGINT', onSignal)
+    detachPush()
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+    for (const socket of sockets) socket.destroy()
+    if (ownsBackend) await backend.close()
+    await closed
   }
+  // SIGTERM: no new turns, running ones get the grace period, then end as `error`; then exit.
+  let signalled = false
+  function onSignal() {
+    if (signalled) return
+    signalled = true
+    const graceMs = options.shutdownGraceMs ?? 10_000
+    void backend
+      .shutdown({ graceMs })
+      .then(close)
+      .finally(() => process.exit(0))
+  }
+  if (options.handleSignals) {
+    process.once('SIGTERM', onSignal)
+    process.once('SIGINT', onSignal)
+  }
+
+  return { url: origin, port: actualPort, backend, close }
 }

@@ -62,7 +62,7 @@ export function attachWebSocketPush(
     }),
   )
 
-  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const answer = { method: req.method, headers: cors }
     const pushPath = `${backend.basePath}/push`
     // The page scheme that reaches this server: https only over TLS (a server of node:https).
@@ -83,7 +83,9 @@ export function attachWebSocketPush(
       )
     }
     const own = [...(options.hosts ?? []), req.socket.localAddress ?? '']
-    const admission = backend.admitPushSocket(url, headersOf(req), own)
+    const admission = await backend.admitPushSocket(url, headersOf(req), own)
+    // The peer may have gone while its credentials were checked.
+    if (socket.destroyed) return
     switch (admission.kind) {
       case 'refuse':
         return refuseSocket(socket, admission.error, answer)
@@ -105,9 +107,7 @@ export function attachWebSocketPush(
   // An exception in an `upgrade` listener would end the process: none may escape.
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy())
-    try {
-      upgrade(req, socket, head)
-    } catch {
+    const failed = () => {
       if (socket.writable) {
         refuseSocket(
           socket,
@@ -115,6 +115,11 @@ export function attachWebSocketPush(
           { method: req.method, headers: cors },
         )
       } else socket.destroy()
+    }
+    try {
+      upgrade(req, socket, head).catch(failed)
+    } catch {
+      failed()
     }
   }
   server.on('upgrade', onUpgrade)

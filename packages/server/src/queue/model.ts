@@ -106,6 +106,8 @@ export function takeQueueStream(context: BackendContext, queueId: string) {
  * its execution still runs). The store decides, atomically.
  */
 export async function takeUpNext(context: BackendContext, key: ThreadKey): Promise<void> {
+  // A main that shuts down starts nothing more: the items wait for another main.
+  if (context.closing) return
   const taken = await context.admit('message', (execution) =>
     context.store.takeUpNext(key, execution),
   )

@@ -12,7 +12,7 @@ export async function messages(
   request: Request,
   route: Extract<Route, { name: 'messages' }>,
 ): Promise<Response> {
-  const user = requireUser(context, request, 'agent:read')
+  const user = await requireUser(context, request, 'agent:read')
   const body = context.flavor.history(await ownedThread(context, route.threadId, route, user))
   if (body === undefined) throw context.flavor.threadNotFound(route.threadId)
   return revalidatableDataResponse(request, body)

@@ -4,9 +4,9 @@ import { admitPushUser } from '../push-admission'
 import { createSseStream, pushQueueLimitBytes, sseResponse } from '../sse'
 
 /** `GET /push` as SSE: the user's push channel (the Node host also serves it as a WebSocket). */
-export function push(context: BackendContext, request: Request): Response {
+export async function push(context: BackendContext, request: Request): Promise<Response> {
   const { flavor, pushStreams } = context
-  const admission = admitPushUser(flavor.pushUser(request.headers))
+  const admission = admitPushUser(await context.identify(request, 'push'), context.unauthorized)
   if (admission.kind === 'refused') throw admission.error
   const { user } = admission
   const refusal = flavor.pushStreamRefusal(request)

@@ -31,7 +31,7 @@ export async function readQueue(
   request: Request,
   route: Extract<Route, { name: 'queue' }>,
 ): Promise<Response> {
-  const user = requireUser(context, request, 'agent:read')
+  const user = await requireUser(context, request, 'agent:read')
   const key = threadKeyOf(route, user, route.threadId)
   const thread = await context.store.readThread(key)
   return dataResponse(await queueView(context, key, thread))
@@ -55,7 +55,7 @@ async function target(
   request: Request,
   route: QueueItemRoute,
 ): Promise<Target> {
-  const user = requireUser(context, request, 'agent:execute')
+  const user = await requireUser(context, request, 'agent:execute')
   // "A `queueId` is a numeric string (`^[1-9]\d*$`), else 400."
   if (!isQueueId(route.queueId)) {
     throw new RestError(

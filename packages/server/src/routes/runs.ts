@@ -1,6 +1,6 @@
 import type { RunCancelAnswer } from '@preview-chat/core/contract'
 import { abandoned, refusalAnswer, turnRefusal } from '../admission'
-import { readBody, requireUser, type BackendContext } from '../context'
+import { maxRunning, readBody, requireUser, type BackendContext } from '../context'
 import { dataResponse, RestError } from '../http'
 import { takeUpNext } from '../queue/model'
 import { sseResponse } from '../sse'
@@ -14,7 +14,7 @@ export async function resume(
   route: Extract<Route, { name: 'resume' }>,
 ): Promise<Response> {
   const { flavor, store } = context
-  const user = requireUser(context, request, 'agent:execute')
+  const user = await requireUser(context, request, 'agent:execute')
   const body = flavor.parseResume(await readBody(context, request))
   // A run named through another agent's or project's route answers as an unknown one.
   const scope = scopeOf(route, user)
@@ -34,6 +34,7 @@ export async function resume(
       toolCallId: body.toolCallId,
       exclusive: flavor.refusesConcurrentTurns,
       execution,
+      ...maxRunning(context),
     }),
   )
   if (!admitted.ok) {
@@ -70,7 +71,7 @@ export async function cancelRun(
   route: Extract<Route, { name: 'cancelRun' }>,
 ): Promise<Response> {
   const { flavor, store } = context
-  const user = requireUser(context, request, 'agent:execute')
+  const user = await requireUser(context, request, 'agent:execute')
   const scope = scopeOf(route, user)
   const { run, cancelled } = await store.cancelRun(
     route.runId,

@@ -13,7 +13,7 @@ export async function stop(
   request: Request,
   route: Extract<Route, { name: 'stop' }>,
 ): Promise<Response> {
-  const user = requireUser(context, request, 'agent:execute')
+  const user = await requireUser(context, request, 'agent:execute')
   const thread = await ownedThread(context, route.threadId, route, user)
   const execution = await context.store.readExecution(route.executionId)
   // The execution's own thread, not merely one with the same id (another user may have one).

@@ -1,7 +1,7 @@
 import { capabilitiesHeader, formatCapabilities } from '@preview-chat/core/contract'
 import { abandoned, refusalAnswer, turnRefusal } from '../admission'
 import type { BackendContext } from '../context'
-import { readBody, requireUser } from '../context'
+import { maxRunning, readBody, requireUser } from '../context'
 import { enqueue } from '../queue/model'
 import { sseResponse } from '../sse'
 import { threadKeyOf } from '../threads'
@@ -33,7 +33,7 @@ async function answerChat(
   route: Extract<Route, { name: 'chat' }>,
 ): Promise<Response> {
   const { flavor, store } = context
-  const user = requireUser(context, request, 'agent:execute')
+  const user = await requireUser(context, request, 'agent:execute')
   const body = flavor.parseChat(await readBody(context, request))
   if (request.signal.aborted) return abandoned()
   const key = threadKeyOf(route, user, body.sessionId ?? crypto.randomUUID())
@@ -63,6 +63,7 @@ async function answerChat(
       create: true,
       exclusive: flavor.refusesConcurrentTurns,
       execution,
+      ...maxRunning(context),
       ...(messageId !== undefined && { messageId }),
     }),
   )
