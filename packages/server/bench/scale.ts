@@ -55,8 +55,15 @@ async function runTurn(url: string, user: string, threadId: string, message: str
   return text.split('"type":"text-delta"').length - 1
 }
 
+/** `list[index]`, which must be there. */
+function pick<T>(list: readonly T[], index: number): T {
+  const value = list[index]
+  if (value === undefined) throw new Error(`nothing at ${index}`)
+  return value
+}
+
 function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+  return pick(sorted, Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length)))
 }
 const summary = (samples: number[]) => {
   const sorted = [...samples].sort((a, b) => a - b)
@@ -70,8 +77,8 @@ async function concurrentTurns(urls: string[]) {
   const counts = await Promise.all(
     Array.from({ length: turns }, (_, index) =>
       runTurn(
-        urls[index % urls.length]!,
-        users[index % users.length]!,
+        pick(urls, index % urls.length),
+        pick(users, index % users.length),
         newThread(),
         `/long ${deltas}`,
       ),
@@ -97,7 +104,7 @@ async function historyReads(urls: string[], threadId: string) {
   let next = 0
   const reader = async () => {
     while (next < reads) {
-      const url = urls[next++ % urls.length]!
+      const url = pick(urls, next++ % urls.length)
       const start = performance.now()
       const response = await fetch(`${url}${chatPath}/${threadId}/messages`, {
         headers: headers('alice'),
@@ -122,7 +129,8 @@ async function stopToEnd(owner: string, stopAt: string) {
       headers: headers('bob'),
       body: JSON.stringify({ message: '/long 100000', sessionId: threadId, newSession: true }),
     })
-    const reader = response.body!.getReader()
+    if (!response.body) throw new Error(`turn answered ${response.status} with no body`)
+    const reader = response.body.getReader()
     const decoder = new TextDecoder()
     let text = ''
     let executionId: string | undefined
@@ -160,15 +168,15 @@ interface Row {
 async function measure(setup: string, instances: Instance[]): Promise<Row> {
   const urls = instances.map((instance) => instance.url)
   const turnsRow = await concurrentTurns(urls)
-  const small = await seedThread(urls[0]!, 200)
-  const large = await seedThread(urls[0]!, 2000)
+  const small = await seedThread(pick(urls, 0), 200)
+  const large = await seedThread(pick(urls, 0), 2000)
   const row: Row = {
     setup,
     turns: turnsRow,
     read200: await historyReads(urls, small),
     read2000: await historyReads(urls, large),
-    stopLocal: await stopToEnd(urls[0]!, urls[0]!),
-    ...(urls.length > 1 && { stopRelayed: await stopToEnd(urls[0]!, urls[1]!) }),
+    stopLocal: await stopToEnd(pick(urls, 0), pick(urls, 0)),
+    ...(urls.length > 1 && { stopRelayed: await stopToEnd(pick(urls, 0), pick(urls, 1)) }),
   }
   console.log(JSON.stringify(row))
   return row
