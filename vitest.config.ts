@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { defaultClientConditions, defaultServerConditions } from 'vite'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 const sourceCondition = '@preview-chat/source'
 
@@ -38,7 +38,27 @@ export default defineConfig({
     outputFile: { json: 'test-results/vitest.json' },
     projects: [
       { extends: true, test: { name: 'core', root: 'packages/core', environment: 'node' } },
-      { extends: true, test: { name: 'server', root: 'packages/server', environment: 'node' } },
+      {
+        extends: true,
+        test: {
+          name: 'server',
+          root: 'packages/server',
+          environment: 'node',
+          exclude: [...configDefaults.exclude, '**/*.pg.test.ts'],
+        },
+      },
+      // The server's tests against a real Postgres (its global setup starts one, or uses
+      // PREVIEW_CHAT_TEST_PG_URL): `*.pg.test.ts`.
+      {
+        extends: true,
+        test: {
+          name: 'server-pg',
+          root: 'packages/server',
+          environment: 'node',
+          include: ['src/**/*.pg.test.ts'],
+          globalSetup: ['./src/__tests__/postgres.global-setup.ts'],
+        },
+      },
       { extends: true, test: { name: 'msw', root: 'packages/msw', environment: 'node' } },
       // The repository's own checks (changesets, API reports, tarball contents), on planted cases.
       { extends: true, test: { name: 'scripts', root: 'scripts', environment: 'node' } },

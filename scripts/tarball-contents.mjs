@@ -1,6 +1,7 @@
 // What a package's tarball (`pnpm pack`) must hold, and nothing else: package.json, README.md,
 // LICENSE, CHANGELOG.md; the built dist (JavaScript, its source maps, the d.ts); the sources
-// those maps point at (src/, tests left out), so a debugger shows our code; the server's bin.
+// those maps point at (src/, tests left out), so a debugger shows our code; the server's bin; the
+// server's SQL migrations (src/postgres/migrations/NNN_name.sql), which its Postgres store reads.
 // scripts/consumer-smoke.mjs checks every tarball it packs with it.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -14,6 +15,7 @@ const allowed = (manifest, file) =>
   required.includes(file) ||
   /^dist\/.+\.(js|js\.map|d\.ts)$/.test(file) ||
   (/^src\/.+\.tsx?$/.test(file) && !test.test(file)) ||
+  /^src\/postgres\/migrations\/\d{3}_[a-z0-9_]+\.sql$/.test(file) ||
   (manifest.bin !== undefined && Object.values(manifest.bin).some((bin) => normalize(bin) === file))
 
 /** The exports targets and bins a package.json names: each must be in the tarball. */

@@ -21,6 +21,7 @@ const good = [
   'dist/chunk-AB12.d.ts',
   'src/index.ts',
   'src/view.tsx',
+  'src/postgres/migrations/001_initial.sql',
 ]
 const maps: Record<string, string> = {
   'dist/index.js.map': JSON.stringify({ sources: ['../src/index.ts', '../src/view.tsx'] }),
@@ -41,6 +42,7 @@ describe('tarball contents', () => {
       'tsconfig.json',
       'tsup.config.ts',
       'api/index.api.md',
+      'src/seed.sql',
     ]
     expect(tarballProblems(manifest, planted, read)).toEqual([
       'src/__tests__/helpers.ts should not be published',
@@ -49,6 +51,7 @@ describe('tarball contents', () => {
       'tsconfig.json should not be published',
       'tsup.config.ts should not be published',
       'api/index.api.md should not be published',
+      'src/seed.sql should not be published',
     ])
   })
 

@@ -19,6 +19,7 @@ import { createFlavor, type FlavorName, type PushBackend, type PushSocketAdmissi
 import { checkAllowedHosts, hostnameOf } from './hosts'
 import { createInspectionLog, type PreviewChatInspection } from './inspection'
 import { createMemoryBus } from './bus/memory'
+import { guardedBus, startMainLease, type DeploymentErrorListener } from './deployment'
 import type { PreviewChatBus } from './bus/types'
 import type { PushListener, ServerPushListener } from './push'
 import { admitPushUser } from './push-admission'
@@ -75,8 +76,16 @@ export interface PreviewChatBackendOptions {
    * (`createMemoryBus()` by default, which reaches the mains of this process only).
    */
   bus?: PreviewChatBus
-  /** This main's id (a fresh one by default). */
+  /** This main's id (a fresh one by default). Unique in the deployment, stable for its life. */
   mainId?: string
+  /**
+   * The period of this main's lease on the turns it runs and of its sweep for the turns of mains
+   * whose lease lapsed (killed, cut off), which end as `error` (`instance_lost`) with what they
+   * recorded kept, their threads told on the bus; a lease lasts three periods. 10,000 ms by default
+   * when a `store` is given (a store shared by several processes needs it in every one of them);
+   * `false`, or no `store`, runs none (one process holds every turn it runs).
+   */
+  leaseMs?: number | false
   /** What a user's turns may take; no limit by default. */
   limits?: PreviewChatLimits
   /**
@@ -216,6 +225,10 @@ export function createPreviewChatBackend(
   checkOptions(options)
   const store = options.store ?? createMemoryStore()
   const bus = options.bus ?? createMemoryBus()
+  // What fails in the background of a deployment's main (a push the bus could not publish, a
+  // lease the store could not renew) goes to the log; nothing waits for it.
+  const report: DeploymentErrorListener = (event, error) =>
+    options.logger?.({ level: 'warn', event, mainId, error: loggedError(error) })
   const users = options.users ?? builtInUsers
   const basePath = (options.basePath ?? '/rest').replace(/\/+$/, '')
   const mainId = options.mainId ?? `main-${crypto.randomUUID().slice(0, 8)}`
@@ -227,7 +240,18 @@ export function createPreviewChatBackend(
   })
   const cors = options.cors === undefined ? undefined : checkCorsOrigin(options.cors)
   const allowedHosts = checkAllowedHosts(options.allowedHosts ?? [])
-  const context = createContext(options, { store, bus, mainId, flavor })
+  const leaseMs = options.leaseMs ?? (options.store ? 10_000 : false)
+  if (leaseMs !== false && !(Number.isInteger(leaseMs) && leaseMs > 0)) {
+    throw new RangeError(
+      'createPreviewChatBackend: `leaseMs` must be a positive whole number of ms or false.',
+    )
+  }
+  const sharedBus = guardedBus(bus, report)
+  const lease =
+    leaseMs === false
+      ? undefined
+      : startMainLease({ store, bus: sharedBus, mainId, periodMs: leaseMs, report })
+  const context = createContext(options, { store, bus: sharedBus, mainId, flavor }, lease?.ready)
   const log = createInspectionLog(
     store,
     context.running,
@@ -292,6 +316,8 @@ export function createPreviewChatBackend(
         if (!execution.controller.signal.aborted) execution.controller.abort('shutdown')
       }
       await finishing
+      // Its turns ended and recorded: the lease goes (the sweep of the others stops here too).
+      await lease?.stop()
       unregisterRelay()
       for (const end of [...context.pushStreams]) end()
     },
@@ -304,6 +330,7 @@ export function createPreviewChatBackend(
       })
       for (const end of [...context.pushStreams]) end()
       await Promise.all(finishing)
+      await lease?.stop()
     },
   }
 }
@@ -377,6 +404,7 @@ interface MainContext extends BackendContext {
 function createContext(
   options: PreviewChatBackendOptions,
   shared: Pick<BackendContext, 'store' | 'bus' | 'mainId' | 'flavor'>,
+  leaseReady: Promise<void> = Promise.resolve(),
 ): MainContext {
   const { flavor } = shared
   const timers = options.timers ?? platformTimers
@@ -404,6 +432,9 @@ function createContext(
     onRecorded: () => {},
     async admit(kind, admit) {
       if (context.closing) throw new ReadyAnswer(shuttingDown())
+      // A turn is admitted under this main's lease, never before its first renewal: another main
+      // sweeping meanwhile would end it as lost.
+      await leaseReady
       const draft = {
         id: flavor.newExecutionId(),
         mainId: shared.mainId,

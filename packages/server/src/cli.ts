@@ -1,9 +1,15 @@
 #!/usr/bin/env node
 /**
  * `preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250]
+ * [--store postgres://…] [--bus redis://…] [--main-id <id>] [--lease-ms 10000]
  * [--mains 1] [--cors <origin>] [--allowed-host <name>]… [--flavor spec|n8n-2.41|next-era]
  * [--push-backend sse|websocket]`
  * (`pnpm run server …` in this repository)
+ *
+ * `--store` and `--bus` make this process one instance of a deployment: the record in Postgres,
+ * push and Stop across instances on Redis (see the README's "Scaling out"). Without them, one
+ * process holds everything in memory. `--mains N` is a simulation for tests only: N mains in this
+ * one process, on one memory store and one in-process bus.
  *
  * Serves the reference backend for development. Users are named by `Authorization: Bearer <user>`
  * or the cookie `preview-chat-user=<user>` (alice, bob, carol): no real authentication. With
@@ -16,10 +22,12 @@ import { checkAllowedHosts } from './hosts'
 import { flavorNames, pushBackends, type FlavorName, type PushBackend } from './flavor'
 import { startPreviewChatServer, type PreviewChatServer } from './node/host'
 import { createMemoryBus } from './bus/memory'
+import type { PreviewChatBus } from './bus/types'
 import { consoleLogger } from './log'
 import { createMemoryStore } from './store/memory'
+import type { PreviewChatStore } from './store/types'
 
-const usage = `Usage: preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250] [--mains 1] [--cors <origin>|*] [--allowed-host <name>]... [--flavor spec|n8n-2.41|next-era] [--push-backend sse|websocket]`
+const usage = `Usage: preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250] [--store postgres://…] [--bus redis://…] [--main-id <id>] [--lease-ms 10000] [--mains 1 (a simulation)] [--cors <origin>|*] [--allowed-host <name>]... [--flavor spec|n8n-2.41|next-era] [--push-backend sse|websocket]`
 
 function numberOption(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback
@@ -62,6 +70,50 @@ function choice<T extends string>(
   process.exit(2)
 }
 
+function exitWith(message: string): never {
+  console.error(`${message}\n${usage}`)
+  process.exit(2)
+}
+
+/** The store and bus `--store` and `--bus` name (loaded only when named), and how to close them. */
+async function openDeployment(
+  storeUrl: string | undefined,
+  busUrl: string | undefined,
+): Promise<{ store?: PreviewChatStore; bus?: PreviewChatBus; close(): Promise<void> }> {
+  if (storeUrl !== undefined && !/^postgres(ql)?:\/\//.test(storeUrl)) {
+    exitWith(`--store must be a postgres:// URL, not "${storeUrl}".`)
+  }
+  if (busUrl !== undefined && !/^rediss?:\/\//.test(busUrl)) {
+    exitWith(`--bus must be a redis:// or rediss:// URL, not "${busUrl}".`)
+  }
+  const store =
+    storeUrl === undefined
+      ? undefined
+      : await (
+          await import('./postgres/store')
+        ).createPostgresStore({
+          connectionString: storeUrl,
+          onPoolError: (error) => console.error(`postgres: ${error.message}`),
+        })
+  const bus =
+    busUrl === undefined
+      ? undefined
+      : await (
+          await import('./redis/bus')
+        ).createRedisBus({
+          url: busUrl,
+          logger: (entry) => console.error(`redis: ${entry.message}`),
+        })
+  return {
+    store,
+    bus,
+    async close() {
+      await bus?.close()
+      await store?.close()
+    },
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -70,6 +122,10 @@ async function main(): Promise<void> {
       'delta-ms': { type: 'string' },
       'snapshot-ms': { type: 'string' },
       mains: { type: 'string' },
+      store: { type: 'string' },
+      bus: { type: 'string' },
+      'main-id': { type: 'string' },
+      'lease-ms': { type: 'string' },
       cors: { type: 'string' },
       'allowed-host': { type: 'string', multiple: true },
       flavor: { type: 'string' },
@@ -86,6 +142,15 @@ async function main(): Promise<void> {
   const deltaMs = numberOption(values['delta-ms'], 'delta-ms', 40)
   const snapshotMs = numberOption(values['snapshot-ms'], 'snapshot-ms', 250)
   const mains = Math.max(1, numberOption(values.mains, 'mains', 1))
+  const leaseMs = numberOption(values['lease-ms'], 'lease-ms', 10_000)
+  if (leaseMs === 0) exitWith('--lease-ms must be more than 0.')
+  if (mains > 1 && (values.store !== undefined || values.bus !== undefined)) {
+    exitWith(
+      '--mains simulates several mains in one process, on memory: drop it with --store or --bus (start one process per instance instead).',
+    )
+  }
+  if (values['main-id'] !== undefined && mains > 1)
+    exitWith('--main-id names one main: drop --mains.')
   const cors = corsOption(values.cors)
   const allowedHosts = allowedHostsOption(values['allowed-host'])
   const flavor = choice<FlavorName>(values.flavor, 'flavor', flavorNames)
@@ -95,10 +160,12 @@ async function main(): Promise<void> {
     process.exit(2)
   }
 
-  // Several mains in this one process (a simulation of a deployment's mains) share one store and
-  // one bus, which relays Stops between them, on consecutive ports.
-  const store = createMemoryStore()
-  const bus = createMemoryBus()
+  // With --store/--bus, this process is one instance of a deployment. Otherwise several mains in
+  // this one process (a simulation of a deployment's mains, for tests) share one memory store and
+  // one in-process bus, which relays Stops between them, on consecutive ports.
+  const deployment = await openDeployment(values.store, values.bus)
+  const store = deployment.store ?? createMemoryStore()
+  const bus = deployment.bus ?? createMemoryBus()
   const servers: PreviewChatServer[] = []
   for (let index = 0; index < mains; index++) {
     const backend = createPreviewChatBackend({
@@ -107,7 +174,8 @@ async function main(): Promise<void> {
       bus,
       deltaMs,
       snapshotMs,
-      mainId: `main-${index + 1}`,
+      mainId: values['main-id'] ?? `main-${index + 1}`,
+      ...(deployment.store && { leaseMs }),
       logger: consoleLogger,
       cors,
       allowedHosts,
@@ -143,6 +211,7 @@ async function main(): Promise<void> {
         await server.backend.close()
       }),
     )
+      .then(() => deployment.close())
       .then(() => process.exit(0))
       .catch((error: unknown) => {
         console.error(error)

@@ -24,6 +24,12 @@ export type RestErrorCode =
   /** The backend is shutting down (503, with `Retry-After`): another instance will answer. */
   | 'shutting_down'
   | 'server_error'
+  /** The deployment's record (Postgres) cannot be reached: retry after `Retry-After`. */
+  | 'store_unavailable'
+  /** The deployment's bus (Redis) cannot be reached: a Stop could not be relayed; retry. */
+  | 'bus_unavailable'
+  /** A relayed Stop got no answer from the main that runs the execution in time; retry. */
+  | 'relay_timeout'
 
 const statusOf: Record<RestErrorCode, number> = {
   bad_request: 400,
@@ -45,6 +51,9 @@ const statusOf: Record<RestErrorCode, number> = {
   too_many_turns: 429,
   shutting_down: 503,
   server_error: 500,
+  store_unavailable: 503,
+  bus_unavailable: 503,
+  relay_timeout: 503,
 }
 
 /** Thrown inside a handler to answer with a REST error; `backend.ts` turns it into a response. */

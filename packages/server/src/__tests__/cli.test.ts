@@ -148,6 +148,18 @@ describe('the CLI [R-SERVER-CLI]', () => {
     expect(alone.output()).toMatch(/--push-backend goes with --flavor n8n-2.41/)
   })
 
+  it('refuses a --store or --bus that is not Postgres or Redis, and --mains with either [R-DEPLOY-CLI]', async () => {
+    const store = runCli(['--port', '0', '--store', 'mysql://db/chat'])
+    expect(await store.exited).toBe(2)
+    expect(store.output()).toMatch(/--store must be a postgres:\/\/ URL/)
+    const bus = runCli(['--port', '0', '--bus', 'http://cache:6379'])
+    expect(await bus.exited).toBe(2)
+    expect(bus.output()).toMatch(/--bus must be a redis:\/\/ or rediss:\/\/ URL/)
+    const simulated = runCli(['--port', '0', '--mains', '2', '--bus', 'redis://127.0.0.1:1'])
+    expect(await simulated.exited).toBe(2)
+    expect(simulated.output()).toMatch(/--mains simulates several mains in one process/)
+  })
+
   it('refuses a --cors value that is not an origin [R-SERVER-CORS]', async () => {
     const run = runCli(['--port', '0', '--cors', 'http://example.com/path'])
     expect(await run.exited).toBe(2)

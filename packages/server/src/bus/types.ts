@@ -19,12 +19,14 @@ export type CancelHandler = (executionId: string) => boolean | Promise<boolean>
  * Push fan-out and the Stop relay between the mains of one deployment. Messages are plain
  * JSON-able data; a bus may carry them across processes.
  *
- * **Pending Stops are not the bus's.** A Stop is relayed to the main the execution's record names
+ * **Pending Stops.** A Stop is relayed to the main the execution's record names
  * (`ExecutionRecord.mainId`), and that main alone decides: if it has admitted the execution but not
  * started it yet, it remembers the Stop and applies it when the turn starts (the platform's
- * "pending Stops"; see the backend's `cancelLocal`). So `cancel` for a main that is not registered
- * answers `false` at once and is forgotten: a main registering later never receives it, and a
- * later execution is never aborted by a late Stop.
+ * "pending Stops"; see the backend's `cancelLocal`). `cancel` for a main that is not registered
+ * answers `false`, and registering never delivers an earlier Stop. A bus across processes may keep
+ * a relayed Stop under its exact main and execution id for a bounded time and hand it to that
+ * main's handler once the main's connection is restored (the Redis bus does, so that a Stop missed
+ * across a reconnect still lands); it only ever reaches the execution it names, never a later one.
  */
 export interface PreviewChatBus {
   /**
@@ -44,7 +46,7 @@ export interface PreviewChatBus {
   register(mainId: string, cancel: CancelHandler): () => void
   /**
    * Asks main `mainId`, wherever it runs, to cancel `executionId`: resolves to its handler's
-   * answer, or `false` when no main of that id is registered (not remembered: see above).
+   * answer, or `false` when no main of that id is registered (see "Pending Stops" above).
    */
   cancel(mainId: string, executionId: string): Promise<boolean>
 }

@@ -9,6 +9,7 @@ import {
 import type { SseStream } from '../sse'
 import type { ExecutionEnd, ExecutionRecord } from '../store/types'
 import { announceExecution } from '../threads'
+import { retryWhileUnavailable } from '../unavailable'
 import type { ExecutionSettings, StartExecution } from './types'
 
 /**
@@ -109,10 +110,11 @@ export function createTurnRecorder(
     end: (end) =>
       writes.then(async () => {
         assistant.content = recordedParts(turn.assistant.content)
-        const ended = await settings.store.endExecution({
-          ...end,
-          messages: structuredClone(messages),
-        })
+        // The end reaches the record even across a store restart ("no turn left running").
+        const ended = await retryWhileUnavailable(
+          () => settings.store.endExecution({ ...end, messages: structuredClone(messages) }),
+          settings.timers,
+        )
         settings.onRecorded(executionId, end.status)
         await announce()
         return ended

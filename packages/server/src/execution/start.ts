@@ -58,10 +58,17 @@ export function startExecution(
   const pause = onPause && (() => onPause(thread, execution.id, recorder))
   announceStart(settings, start, recorder, stream)
     .finally(resolveStarted)
-    .then(() =>
-      runAgent(settings, start.input, recorder, controller, history, pause, () => {
-        running.ending = true
-      }),
+    .then(
+      () =>
+        runAgent(settings, start.input, recorder, controller, history, pause, () => {
+          running.ending = true
+        }),
+      // The first snapshot could not be written (the store went away since the admission): the
+      // turn ends as `error`, its end recorded once the store is back.
+      (error: unknown) => {
+        settings.onFailure('snapshot_write_failed', execution, error)
+        return { kind: 'error', message: startFailed, errorCode: 'store_unavailable' } as const
+      },
     )
     .then(async (outcome) => {
       if (tooLong !== undefined) timers.clearTimeout(tooLong)
@@ -73,6 +80,8 @@ export function startExecution(
     .finally(resolveFinished)
   return running
 }
+
+const startFailed = 'The turn could not be recorded as it started. Send the message again.'
 
 /** The first snapshot recorded, then `execution-started` (where the flavor announces the start). */
 async function announceStart(

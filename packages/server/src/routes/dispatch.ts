@@ -2,6 +2,7 @@ import { abandoned } from '../admission'
 import type { BackendContext } from '../context'
 import { originMaySendCookies, preflightResponse, type OwnOrigin } from '../cors'
 import { ReadyAnswer, RestError } from '../http'
+import { retryAfterSeconds, unavailableError } from '../unavailable'
 import { authenticatesByCookie } from '../users'
 import { messages } from './history'
 import { checkRouteIds, matchRoute, routeMethods, type Route, type RouteName } from './match'
@@ -139,6 +140,13 @@ function refuseCrossSiteCookies(request: Request, cors: string | undefined, own:
 function failureResponse(context: BackendContext, request: Request, error: unknown): Response {
   if (error instanceof ReadyAnswer) return error.response
   if (error instanceof RestError) return context.flavor.errorResponse(error, request)
+  // The record or the bus is away (restarting): a typed 503 the client retries, on every route.
+  const unavailable = unavailableError(error)
+  if (unavailable) {
+    const response = context.flavor.errorResponse(unavailable, request)
+    response.headers.set('Retry-After', String(retryAfterSeconds))
+    return response
+  }
   if (request.signal.aborted) return abandoned()
   const failure = new RestError(
     'server_error',

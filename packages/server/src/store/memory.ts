@@ -64,6 +64,8 @@ interface State {
   messageIds: Set<string>
   queues: Map<string, QueueItemRecord[]>
   queueSeq: number
+  /** Each main's lease expiry (epoch ms, this process's clock: the one clock of its mains). */
+  leases: Map<string, number>
 }
 
 const copy = <T>(value: T): T => structuredClone(value)
@@ -78,9 +80,12 @@ export function createMemoryStore(): MemoryStore {
     messageIds: new Set(),
     queues: new Map(),
     queueSeq: 0,
+    leases: new Map(),
   }
+  const turns = turnOperations(state)
   return {
-    ...turnOperations(state),
+    ...turns,
+    ...leaseOperations(state, turns.endExecution),
     ...runOperations(state),
     ...queueOperations(state),
     readThread: async (key) => copy(state.threads.get(mapKey(key))),
@@ -224,6 +229,32 @@ function turnOperations(
       if (end.suspension) openRun(state, execution, thread, end.suspension)
       if (thread.activeExecutionId === execution.id) thread.activeExecutionId = null
       return copy(execution)
+    },
+  }
+}
+
+function leaseOperations(
+  state: State,
+  endExecution: PreviewChatStore['endExecution'],
+): Pick<PreviewChatStore, 'renewLease' | 'endOrphaned'> {
+  return {
+    async renewLease(mainId, ttlMs) {
+      state.leases.set(mainId, Date.now() + ttlMs)
+    },
+    async endOrphaned({ error, errorCode }) {
+      const now = Date.now()
+      const orphans = [...state.executions.values()].filter(
+        (execution) =>
+          execution.status === 'running' && !((state.leases.get(execution.mainId) ?? 0) > now),
+      )
+      const endedAt = new Date(now).toISOString()
+      const ended: ExecutionRecord[] = []
+      for (const { id } of orphans) {
+        const end = { executionId: id, status: 'error' as const, error, errorCode, endedAt }
+        const record = await endExecution({ ...end, messages: [] })
+        if (record) ended.push(record)
+      }
+      return ended
     },
   }
 }

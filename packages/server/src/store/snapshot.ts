@@ -5,7 +5,9 @@ import type { ThreadRecord } from './types'
 export function snapshotOf(thread: ThreadRecord): HistorySnapshot {
   const messages = thread.messages
     .map((message, index) => ({ message, index }))
-    .sort((a, b) => a.message.createdAt.localeCompare(b.message.createdAt) || a.index - b.index)
+    // ISO 8601 times order as plain strings; `localeCompare` is ICU's: locale-dependent, and
+    // slower by far on a long thread's n log n comparisons.
+    .sort((a, b) => compareText(a.message.createdAt, b.message.createdAt) || a.index - b.index)
     .map(({ message }) => message)
   return structuredClone({
     messages,
@@ -13,3 +15,5 @@ export function snapshotOf(thread: ThreadRecord): HistorySnapshot {
     activeExecutionId: thread.activeExecutionId,
   })
 }
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)

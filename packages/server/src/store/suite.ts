@@ -104,6 +104,7 @@ export function describeStoreSuite(name: string, makeStore: () => Promise<StoreF
     describeRecording(make)
     describeRuns(make)
     describeQueue(make)
+    describeLeases(make)
     describeSteering(make)
   })
 }
@@ -615,6 +616,77 @@ function describeSteering(make: () => Promise<PreviewChatStore>): void {
       await store.endExecution(ended(running, { status: 'cancelled' }))
       expect(await store.releaseSteers(key(), running)).toBe(1)
       expect(await order(store)).toEqual(['a:steered', 'b:steered', 'c:pending'])
+    })
+  })
+}
+
+function describeLeases(make: () => Promise<PreviewChatStore>): void {
+  const lost = { error: 'The server running this turn stopped.', errorCode: 'instance_lost' }
+  const live = 60_000
+
+  describe("leases: a dead main's turns end [R-STORE-LEASE]", () => {
+    it('ends the running executions of a lapsed or absent lease, keeping what was recorded', async () => {
+      const store = await make()
+      await store.renewLease('main-b', live)
+      const onA = await admitted(store, { execution: draft('message', 'main-a') })
+      const onB = await admitted(store, {
+        thread: key('t2'),
+        execution: draft('message', 'main-b'),
+      })
+      const never = await admitted(store, {
+        thread: key('t3'),
+        execution: draft('message', 'main-c'),
+      })
+      await store.recordMessages(onA, [message(onA, 'user', 'hi'), message(onA, 'assistant', 'So')])
+      // main-a renewed once, then stopped: its lease lapses (a TTL of 0: at once). main-c never held one.
+      await store.renewLease('main-a', 0)
+      const ended = await store.endOrphaned(lost)
+      expect(ended.map((each) => each.id).toSorted()).toEqual([onA, never].toSorted())
+      expect(ended.find((each) => each.id === onA)).toMatchObject({
+        status: 'error',
+        ...lost,
+        endedAt: expect.any(String),
+      })
+      jsonable(ended)
+      const thread = await store.readThread(key())
+      expect(thread?.activeExecutionId).toBeNull()
+      expect(
+        thread?.messages.map((each) => [each.content, each.executionStatus, each.executionError]),
+      ).toEqual([
+        [[{ type: 'text', text: 'hi' }], 'error', lost.error],
+        [[{ type: 'text', text: 'So' }], 'error', lost.error],
+      ])
+      expect(await store.readExecution(onB)).toMatchObject({ status: 'running' })
+      expect(await store.endOrphaned(lost)).toEqual([])
+      // The gate reopens: a new message of that thread runs on a live main.
+      await admitted(store, { execution: draft('message', 'main-b') })
+    })
+
+    it('a renewed lease keeps its turns; a late end of an ended orphan changes nothing', async () => {
+      const store = await make()
+      await store.renewLease('main-a', 0)
+      const id = await admitted(store, { execution: draft('message', 'main-a') })
+      await store.renewLease('main-a', live)
+      expect(await store.endOrphaned(lost)).toEqual([])
+      await store.renewLease('main-a', 0)
+      expect((await store.endOrphaned(lost)).map((each) => each.id)).toEqual([id])
+      // The main was only cut off: its own end, when it comes, finds the turn ended.
+      expect(await store.endExecution(ended(id))).toBeUndefined()
+      await store.recordMessages(id, [message(id, 'assistant', 'late')])
+      expect((await store.readThread(key()))?.messages).toEqual([])
+      expect(await store.readExecution(id)).toMatchObject({ status: 'error', ...lost })
+    })
+
+    it('two mains sweeping at once end each orphan once', async () => {
+      const store = await make()
+      const ids = [
+        await admitted(store, { thread: key('t1'), execution: draft('message', 'gone') }),
+        await admitted(store, { thread: key('t2'), execution: draft('message', 'gone') }),
+        await admitted(store, { thread: key('t3'), execution: draft('message', 'gone') }),
+      ]
+      const sweeps = await Promise.all([store.endOrphaned(lost), store.endOrphaned(lost)])
+      const ended = sweeps.flat().map((each) => each.id)
+      expect(ended.toSorted()).toEqual(ids.toSorted())
     })
   })
 }

@@ -160,6 +160,14 @@ export interface ExecutionEnd {
   suspension?: SuspendedPayload
 }
 
+/** How `endOrphaned` ends the executions of a main that lost its lease. */
+export interface OrphanEnd {
+  /** The executions' and their messages' error: a message fit for the user. */
+  error: string
+  /** Its code, e.g. `instance_lost`. */
+  errorCode: string
+}
+
 /** `resumeRun`'s request: continue a suspended run in a new execution. */
 export interface RunResumption {
   runId: string
@@ -257,6 +265,19 @@ export interface PreviewChatStore {
   countRunning(ownerId: string): Promise<number>
   /** The executions that main `mainId` runs, as recorded (what a surviving main may take over). */
   listRunning(mainId: string): Promise<ExecutionRecord[]>
+  /**
+   * Holds main `mainId`'s lease for `ttlMs` from now, by the store's own clock (the database's,
+   * never a main's): a main renews it while it lives, more often than `ttlMs`.
+   */
+  renewLease(mainId: string, ttlMs: number): Promise<void>
+  /**
+   * Ends every running execution whose main holds no live lease (killed, cut off, or never held
+   * one) as `endExecution` would, as `error` with `end.error` and `end.errorCode`, at the store's
+   * own time: what was recorded stays, the messages take the status, the thread is free. Each
+   * execution ends once, whichever mains sweep at once; resolves to those this call ended, for the
+   * caller to tell their threads.
+   */
+  endOrphaned(end: OrphanEnd): Promise<ExecutionRecord[]>
   /** The run (a copy), if it is of `scope`; undefined for another scope's, as for an unknown one. */
   readRun(runId: string, scope: ThreadScope): Promise<RunRecord | undefined>
   /**
