@@ -10,12 +10,19 @@ export interface SeedEntry {
 /** How seeds are chosen in this process: the committed list, fresh ones, or one replayed. */
 export function seedMode(): 'list' | 'fresh' | 'replay'
 
-/** The seeds suite `name` runs on, in order. */
-export function seedsFor(name: string): SeedEntry[]
+/** The committed list's shape (scripts/seeds.json). */
+export interface SeedList {
+  every: number[]
+  suites: Record<string, SeedEntry[]>
+}
+
+/** The seeds suite `name` runs on, in order; `from`: the list (seeds.json by default). */
+export function seedsFor(name: string, from?: SeedList): SeedEntry[]
 
 /** Runs `run(seed)` for each seed of suite `name`, printing each with the command that replays it. */
 export function eachSeed<R extends void | Promise<void>>(
   name: string,
   run: (seed: number) => R,
   replay: (seed: number) => string,
+  from?: SeedList,
 ): R
