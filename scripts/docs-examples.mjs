@@ -17,6 +17,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { stripVTControlCharacters } from 'node:util'
 import { chromium } from '@playwright/test'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -51,16 +52,26 @@ function start(command, args, { env = {}, ready }) {
   })
   let output = ''
   const started = new Promise((resolve, reject) => {
+    // A process that never says it is ready fails the check instead of holding it for good.
+    const deadline = setTimeout(
+      () => reject(new Error(`${command} ${args.join(' ')} did not start in 60 s:\n${output}`)),
+      60_000,
+    )
     const onData = (chunk) => {
       output += chunk
-      const match = ready.exec(output)
-      if (match) resolve(match)
+      // Colours would split the words the pattern looks for (Vite's `Local` is bold, its `:` not).
+      const match = ready.exec(stripVTControlCharacters(output))
+      if (match) {
+        clearTimeout(deadline)
+        resolve(match)
+      }
     }
     child.stdout.on('data', onData)
     child.stderr.on('data', onData)
-    child.on('exit', (code) =>
-      reject(new Error(`${command} ${args.join(' ')} exited (${code}):\n${output}`)),
-    )
+    child.on('exit', (code) => {
+      clearTimeout(deadline)
+      reject(new Error(`${command} ${args.join(' ')} exited (${code}):\n${output}`))
+    })
   })
   const stopped = new Promise((resolve) => child.on('exit', resolve))
   return {
