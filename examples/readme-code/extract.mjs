@@ -4,7 +4,7 @@
 // to check against the workspace's packages (a js block as JavaScript: allowJs, checkJs).
 //
 // A block preceded by `<!-- example: name -->` is checked elsewhere, verbatim against the test
-// that runs it (see packages/msw's readme test). A block preceded by `<!-- unchecked: why -->` is
+// that runs it (see packages/msw's readme test). A block preceded by `<!-- unchecked: why -->` (in MDX, `{/* unchecked: why */}`) is
 // a file of the reader's own app that no module here can stand for (it imports the reader's
 // modules, or a framework's generated route types): not type-checked, and counted with its reason
 // in the summary, so that every such block is said aloud; the reason may not be empty. A site block with `file="…"` shows a file: it
@@ -86,14 +86,15 @@ for (const file of readmes) {
     continue
   }
   const blocks = text.matchAll(
-    /(<!-- example: \w+ -->\n+)?(<!-- unchecked:([^>]*)-->\n+)?^[ \t]*```(tsx?|typescript|jsx?)( [^\n]*)?\n([\s\S]*?)\n[ \t]*```/gm,
+    /(<!-- example: \w+ -->\n+)?((?:<!-- unchecked:([^>]*)-->|\{\/\* unchecked:([^*]*)\*\/\})\n+)?^[ \t]*```(tsx?|typescript|jsx?)( [^\n]*)?\n([\s\S]*?)\n[ \t]*```/gm,
   )
   let index = 0
-  for (const [, verbatim, unchecked, why, tag, meta, code] of blocks) {
+  for (const [, verbatim, unchecked, whyHtml, whyMdx, tag, meta, code] of blocks) {
+    const why = whyHtml ?? whyMdx
     index++
     if (verbatim) continue
     if (unchecked) {
-      if (!why?.trim()) problems.push(`${file}, block ${index}: <!-- unchecked: --> needs a reason`)
+      if (!why?.trim()) problems.push(`${file}, block ${index}: an unchecked block needs a reason`)
       else uncheckedBlocks.push(`${file}, block ${index}: ${why.trim()}`)
       continue
     }
