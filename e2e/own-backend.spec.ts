@@ -64,7 +64,12 @@ async function signIn(page: Page, app: OwnBackend, account = 'ada') {
 }
 
 async function send(page: Page, message: string) {
-  await composer(page).fill(message)
+  // Typed once the page is interactive: a fill that lands before hydration is not React's state
+  // (the server-rendered Send stays disabled), so the text is typed again until Send takes it.
+  await expect(async () => {
+    await composer(page).fill(message)
+    await expect(page.getByRole('button', { name: 'Send' })).toBeEnabled({ timeout: 1_000 })
+  }).toPass({ timeout: 20_000 })
   await page.getByRole('button', { name: 'Send' }).click()
 }
 
