@@ -52,50 +52,93 @@ const steps = [
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
-/** Runs `command` in a shell at the root; `quiet` collects its output instead of printing it. */
+/**
+ * Runs `command` in a shell at the root; `quiet` collects its output instead of printing it.
+ * Answers its exit code, its output (when quiet) and the CPU time (user + system, seconds) of the
+ * shell and every process it waited for, read with the shell's `times` on a pipe of its own (fd 3,
+ * closed for the command itself). A daemon the command leaves running is not counted.
+ */
 function run(command, quiet) {
   return new Promise((resolve) => {
-    const child = spawn(command, {
-      cwd: root,
-      // As `pnpm test` runs them: the workspace's tools (tsc, vitest, playwright) on the PATH.
-      env: {
-        ...process.env,
-        PATH: `${join(root, 'node_modules/.bin')}${delimiter}${process.env.PATH}`,
+    const child = spawn(
+      '/bin/sh',
+      ['-c', 'eval "$1" 3>&-; status=$?; times >&3; exit $status', 'sh', command],
+      {
+        cwd: root,
+        // As `pnpm test` runs them: the workspace's tools (tsc, vitest, playwright) on the PATH.
+        env: {
+          ...process.env,
+          PATH: `${join(root, 'node_modules/.bin')}${delimiter}${process.env.PATH}`,
+        },
+        stdio: [
+          quiet ? 'ignore' : 'inherit',
+          quiet ? 'pipe' : 'inherit',
+          quiet ? 'pipe' : 'inherit',
+          'pipe',
+        ],
       },
-      shell: true,
-      stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
-    })
+    )
     let output = ''
+    let times = ''
     child.stdout?.on('data', (chunk) => (output += chunk))
     child.stderr?.on('data', (chunk) => (output += chunk))
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }))
+    child.stdio[3].on('data', (chunk) => (times += chunk))
+    child.on('close', (code, signal) =>
+      resolve({ code: code ?? (signal ? 1 : 0), output, cpu: cpuSeconds(times) }),
+    )
   })
 }
 
+/** The sum of the four times (`0m1.230000s`) that a shell's `times` prints. */
+function cpuSeconds(times) {
+  let sum = 0
+  for (const [, minutes, secs] of times.matchAll(/(\d+)m([\d.]+)s/g))
+    sum += Number(minutes) * 60 + Number(secs)
+  return sum
+}
+
+/** Runs a step's command, or its commands side by side; answers the first failing code and the CPU time. */
 async function runStep(command) {
-  if (typeof command === 'string') return (await run(command, false)).code
-  const codes = await Promise.all(
+  if (typeof command === 'string') {
+    const { code, cpu } = await run(command, false)
+    return { code, cpu }
+  }
+  const results = await Promise.all(
     command.map(async (one) => {
       const started = performance.now()
-      const { code, output } = await run(one, true)
-      const seconds = ((performance.now() - started) / 1000).toFixed(1)
-      console.log(`\n── ${one} (${seconds} s, ${code === 0 ? 'ok' : `exit ${code}`})\n${output}`)
-      return code
+      const { code, output, cpu } = await run(one, true)
+      const wall = (performance.now() - started) / 1000
+      console.log(
+        `\n── ${one} (${wall.toFixed(1)} s, CPU ${cpu.toFixed(1)} s, ${code === 0 ? 'ok' : `exit ${code}`})\n${output}`,
+      )
+      return { code, cpu }
     }),
   )
-  return codes.find((code) => code !== 0) ?? 0
+  return {
+    code: results.find(({ code }) => code !== 0)?.code ?? 0,
+    cpu: results.reduce((sum, { cpu }) => sum + cpu, 0),
+  }
 }
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
 
+/** Each step's wall time, CPU time (user + system of every process it waited for) and how many of
+ * the cores it kept busy on average (CPU / wall). */
 function summary(results, total) {
   const width = Math.max(...results.map(({ name }) => name.length))
-  console.log('\npnpm test, step by step:')
-  for (const { name, ms, code } of results)
+  console.log('\npnpm test, step by step (wall, CPU, cores busy):')
+  const line = (name, ms, cpu, status) =>
     console.log(
-      `  ${name.padEnd(width)}  ${seconds(ms).padStart(8)}  ${code === 0 ? 'ok' : `FAILED (exit ${code})`}`,
+      `  ${name.padEnd(width)}  ${seconds(ms).padStart(8)}  ${`${cpu.toFixed(1)} s`.padStart(8)}  ${(cpu / Math.max(ms / 1000, 0.001)).toFixed(2).padStart(5)}  ${status}`,
     )
-  console.log(`  ${'total'.padEnd(width)}  ${seconds(total).padStart(8)}`)
+  for (const { name, ms, cpu, code } of results)
+    line(name, ms, cpu, code === 0 ? 'ok' : `FAILED (exit ${code})`)
+  line(
+    'total',
+    total,
+    results.reduce((sum, { cpu }) => sum + cpu, 0),
+    '',
+  )
 }
 
 async function main(args) {
@@ -125,9 +168,11 @@ async function main(args) {
   for (const [name, command] of chosen) {
     console.log(`\n▶ ${name}: ${[command].flat().join('  |  ')}`)
     const stepStarted = performance.now()
-    const code = await runStep(command)
-    results.push({ name, ms: performance.now() - stepStarted, code })
-    console.log(`◀ ${name}: ${seconds(results.at(-1).ms)}, ${code === 0 ? 'ok' : `exit ${code}`}`)
+    const { code, cpu } = await runStep(command)
+    results.push({ name, ms: performance.now() - stepStarted, cpu, code })
+    console.log(
+      `◀ ${name}: ${seconds(results.at(-1).ms)}, CPU ${cpu.toFixed(1)} s, ${code === 0 ? 'ok' : `exit ${code}`}`,
+    )
     if (code !== 0 && !keepGoing) {
       summary(results, performance.now() - started)
       console.log(`\nStep "${name}" failed; rerun from it: node scripts/test.mjs --from "${name}"`)
