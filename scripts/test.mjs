@@ -30,24 +30,35 @@ const appBuilds = [
   'pnpm build-storybook',
 ]
 
-/** @type {[name: string, command: string | string[]][]} */
+/**
+ * The steps in order. A step marked `beside` runs side by side with the step before it (a stage):
+ * on 2 cores, what waits (installs, servers, timers) overlaps what computes. What a stage needs
+ * was made by the stages before it: `build` writes the packages' dist/ before anything packs or
+ * reads it, and no stage writes files another step of its stage reads (the app builds are not
+ * beside lint or typecheck, which read the apps' sources; next-app's typecheck and build both
+ * write its readme page).
+ * @type {[name: string, command: string | string[], beside?: 'beside'][]}
+ */
 const steps = [
   ['rules', 'pnpm check:rules'],
   ['changesets', 'pnpm check:changesets'],
   ['lint', 'pnpm lint'],
-  ['typecheck', 'pnpm typecheck'],
-  ['size', 'pnpm check:size'],
-  ['unit', 'pnpm test:unit'],
-  ['bench smoke', 'pnpm bench --smoke'],
+  ['typecheck', 'pnpm typecheck', 'beside'],
+  ['size', 'pnpm check:size', 'beside'],
   ['build', 'pnpm build:packages'],
   ['packages', 'pnpm check:packages:built'],
-  ['api', 'pnpm check:api'],
-  ['consumer', 'node scripts/consumer-smoke.mjs'],
-  ['consumer kit', 'node scripts/consumer-kit.mjs'],
-  ['docs examples', 'node scripts/docs-examples.mjs'],
-  ['app builds', appBuilds],
+  ['api', 'pnpm check:api', 'beside'],
+  ['bench smoke', 'pnpm bench --smoke', 'beside'],
+  ['app builds', appBuilds, 'beside'],
+  // The unit tests (CPU) beside the three checks that install tarballs from the network and wait
+  // on servers they start; each uses free ports and a temp directory of its own.
+  ['unit', 'pnpm test:unit'],
+  ['consumer', 'node scripts/consumer-smoke.mjs', 'beside'],
+  ['consumer kit', 'node scripts/consumer-kit.mjs', 'beside'],
+  ['docs examples', 'node scripts/docs-examples.mjs', 'beside'],
+  // Playwright's specs (port 0 but next-app.spec's 4327) beside the stories (Vitest's browser mode).
   ['e2e', 'pnpm e2e:run'],
-  ['stories', 'pnpm stories:run'],
+  ['stories', 'pnpm stories:run', 'beside'],
 ]
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -97,19 +108,23 @@ function cpuSeconds(times) {
   return sum
 }
 
-/** Runs a step's command, or its commands side by side; answers the first failing code and the CPU time. */
-async function runStep(command) {
-  if (typeof command === 'string') {
+/**
+ * Runs a step's command, or its commands side by side; `alone` (a step without others beside it,
+ * with one command) prints its output as it comes, else each command's output is printed when it
+ * ends. Answers the first failing code and the CPU time.
+ */
+async function runStep(name, command, alone) {
+  if (alone && typeof command === 'string') {
     const { code, cpu } = await run(command, false)
     return { code, cpu }
   }
   const results = await Promise.all(
-    command.map(async (one) => {
+    [command].flat().map(async (one) => {
       const started = performance.now()
       const { code, output, cpu } = await run(one, true)
       const wall = (performance.now() - started) / 1000
       console.log(
-        `\n── ${one} (${wall.toFixed(1)} s, CPU ${cpu.toFixed(1)} s, ${code === 0 ? 'ok' : `exit ${code}`})\n${output}`,
+        `\n── ${name}: ${one} (${wall.toFixed(1)} s, CPU ${cpu.toFixed(1)} s, ${code === 0 ? 'ok' : `exit ${code}`})\n${output}`,
       )
       return { code, cpu }
     }),
@@ -148,7 +163,8 @@ async function main(args) {
   }
   const names = steps.map(([name]) => name)
   if (args.includes('--list')) {
-    for (const [name, command] of steps) console.log(`${name}: ${[command].flat().join('  |  ')}`)
+    for (const [name, command, beside] of steps)
+      console.log(`${beside ? '  beside: ' : ''}${name}: ${[command].flat().join('  |  ')}`)
     return 0
   }
   const only = option('--only')?.split(',')
@@ -162,21 +178,42 @@ async function main(args) {
     ([name]) =>
       (!only || only.includes(name)) && (!from || names.indexOf(name) >= names.indexOf(from)),
   )
+  // The chosen steps in stages: a `beside` step runs with the steps of its stage that are chosen.
+  let stageOf = 0
+  const stageIds = new Map(steps.map(([name, , beside]) => [name, beside ? stageOf : ++stageOf]))
+  /** @type {(typeof steps)[]} */
+  const stages = []
+  for (const step of chosen) {
+    const last = stages.at(-1)
+    if (last && stageIds.get(last[0][0]) === stageIds.get(step[0])) last.push(step)
+    else stages.push([step])
+  }
   const keepGoing = args.includes('--keep-going')
   const results = []
   const started = performance.now()
-  for (const [name, command] of chosen) {
-    console.log(`\n▶ ${name}: ${[command].flat().join('  |  ')}`)
-    const stepStarted = performance.now()
-    const { code, cpu } = await runStep(command)
-    results.push({ name, ms: performance.now() - stepStarted, cpu, code })
-    console.log(
-      `◀ ${name}: ${seconds(results.at(-1).ms)}, CPU ${cpu.toFixed(1)} s, ${code === 0 ? 'ok' : `exit ${code}`}`,
+  for (const stage of stages) {
+    for (const [name, command] of stage)
+      console.log(`\n▶ ${name}: ${[command].flat().join('  |  ')}`)
+    if (stage.length > 1) console.log(`  (${stage.map(([name]) => name).join(', ')} side by side)`)
+    const ended = await Promise.all(
+      stage.map(async ([name, command]) => {
+        const stepStarted = performance.now()
+        const { code, cpu } = await runStep(name, command, stage.length === 1)
+        const result = { name, ms: performance.now() - stepStarted, cpu, code }
+        console.log(
+          `◀ ${name}: ${seconds(result.ms)}, CPU ${cpu.toFixed(1)} s, ${code === 0 ? 'ok' : `exit ${code}`}`,
+        )
+        return result
+      }),
     )
-    if (code !== 0 && !keepGoing) {
+    results.push(...ended)
+    const failed = ended.find(({ code }) => code !== 0)
+    if (failed && !keepGoing) {
       summary(results, performance.now() - started)
-      console.log(`\nStep "${name}" failed; rerun from it: node scripts/test.mjs --from "${name}"`)
-      return code
+      console.log(
+        `\nStep "${failed.name}" failed; rerun from it: node scripts/test.mjs --from "${failed.name}"`,
+      )
+      return failed.code
     }
   }
   summary(results, performance.now() - started)
