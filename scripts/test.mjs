@@ -1,13 +1,15 @@
-// `pnpm test`: everything CI checks, as a list of named steps run in order, the quick ones that
-// fail most often first. The packages are built once (step `build`, `pnpm build:packages`); every
-// later step that needs them (publint and attw, the API reports, the packed tarballs, the Next
-// app) uses that build: nothing runs `prepack` again. The example apps, the docs site and
-// Storybook are built once, side by side (step `app builds`), for the e2e and the stories. Stops at
-// the first failing step; at the end, or at that failure, prints each step's time.
+// `pnpm test`: everything CI checks, as a list of named steps, the quick ones that fail most often
+// first, run in stages: a step marked `beside` runs side by side with the one before it. The
+// packages are built once (step `build`, `pnpm build:packages`); every later step that needs them
+// (publint and attw, the API reports, the packed tarballs, the Next app) uses that build: nothing
+// runs `prepack` again. The example apps, the docs site and Storybook are built once, side by side
+// (step `app builds`), for the e2e and the stories. Stops after the stage of the first failing
+// step; at the end, or at that failure, prints each step's wall time, CPU time and cores busy.
 //
 // Adding a step is one line in `steps` below: `[name, command]` (a shell command, run at the
 // repository's root), or `[name, [command, command, …]]` for commands that run side by side (the
-// step fails when any does; their output is printed one command at a time, when each ends).
+// step fails when any does; their output is printed one command at a time, when each ends); add
+// `'beside'` to run it beside the step above it.
 //
 //   node scripts/test.mjs               every step
 //   node scripts/test.mjs --list        the steps, without running them
