@@ -142,7 +142,7 @@ const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
 /** Each step's wall time, CPU time (user + system of every process it waited for) and how many of
  * the cores it kept busy on average (CPU / wall). */
 function summary(results, total) {
-  const width = Math.max(...results.map(({ name }) => name.length))
+  const width = Math.max('total'.length, ...results.map(({ name }) => name.length))
   console.log('\npnpm test, step by step (wall, CPU, cores busy):')
   const line = (name, ms, cpu, status) =>
     console.log(
