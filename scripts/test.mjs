@@ -1,13 +1,15 @@
-// `pnpm test`: everything CI checks, as a list of named steps run in order, the quick ones that
-// fail most often first. The packages are built once (step `build`, `pnpm build:packages`); every
-// later step that needs them (publint and attw, the API reports, the packed tarballs, the Next
-// app) uses that build: nothing runs `prepack` again. The example apps, the docs site and
-// Storybook are built once, side by side (step `app builds`), for the e2e and the stories. Stops at
-// the first failing step; at the end, or at that failure, prints each step's time.
+// `pnpm test`: everything CI checks, as a list of named steps, the quick ones that fail most often
+// first, run in stages: a step marked `beside` runs side by side with the one before it. The
+// packages are built once (step `build`, `pnpm build:packages`); every later step that needs them
+// (publint and attw, the API reports, the packed tarballs, the Next app) uses that build: nothing
+// runs `prepack` again. The example apps, the docs site and Storybook are built once, side by side
+// (step `app builds`), for the e2e and the stories. Stops after the stage of the first failing
+// step; at the end, or at that failure, prints each step's wall time, CPU time and cores busy.
 //
 // Adding a step is one line in `steps` below: `[name, command]` (a shell command, run at the
 // repository's root), or `[name, [command, command, …]]` for commands that run side by side (the
-// step fails when any does; their output is printed one command at a time, when each ends).
+// step fails when any does; their output is printed one command at a time, when each ends); add
+// `'beside'` to run it beside the step above it.
 //
 //   node scripts/test.mjs               every step
 //   node scripts/test.mjs --list        the steps, without running them
@@ -30,72 +32,130 @@ const appBuilds = [
   'pnpm build-storybook',
 ]
 
-/** @type {[name: string, command: string | string[]][]} */
+/**
+ * The steps in order. A step marked `beside` runs side by side with the step before it (a stage):
+ * on 2 cores, what waits (installs, servers, timers) overlaps what computes. What a stage needs
+ * was made by the stages before it: `build` writes the packages' dist/ before anything packs or
+ * reads it, and no stage writes files another step of its stage reads (the app builds are not
+ * beside lint or typecheck, which read the apps' sources; next-app's typecheck and build both
+ * write its readme page).
+ * @type {[name: string, command: string | string[], beside?: 'beside'][]}
+ */
 const steps = [
   ['rules', 'pnpm check:rules'],
   ['changesets', 'pnpm check:changesets'],
   ['lint', 'pnpm lint'],
-  ['typecheck', 'pnpm typecheck'],
-  ['size', 'pnpm check:size'],
-  ['unit', 'pnpm test:unit'],
-  ['bench smoke', 'pnpm bench --smoke'],
+  ['typecheck', 'pnpm typecheck', 'beside'],
+  ['size', 'pnpm check:size', 'beside'],
   ['build', 'pnpm build:packages'],
   ['packages', 'pnpm check:packages:built'],
-  ['api', 'pnpm check:api'],
-  ['consumer', 'node scripts/consumer-smoke.mjs'],
-  ['consumer kit', 'node scripts/consumer-kit.mjs'],
-  ['docs examples', 'node scripts/docs-examples.mjs'],
-  ['app builds', appBuilds],
+  ['api', 'pnpm check:api', 'beside'],
+  ['bench smoke', 'pnpm bench --smoke', 'beside'],
+  ['app builds', appBuilds, 'beside'],
+  // The unit tests (CPU) beside the three checks that install tarballs from the network and wait
+  // on servers they start; each uses free ports and a temp directory of its own.
+  ['unit', 'pnpm test:unit'],
+  ['consumer', 'node scripts/consumer-smoke.mjs', 'beside'],
+  ['consumer kit', 'node scripts/consumer-kit.mjs', 'beside'],
+  ['docs examples', 'node scripts/docs-examples.mjs', 'beside'],
+  // Playwright's specs (port 0 but next-app.spec's 4327) beside the stories (Vitest's browser mode).
   ['e2e', 'pnpm e2e:run'],
-  ['stories', 'pnpm stories:run'],
+  ['stories', 'pnpm stories:run', 'beside'],
 ]
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
-/** Runs `command` in a shell at the root; `quiet` collects its output instead of printing it. */
+/**
+ * Runs `command` in a shell at the root; `quiet` collects its output instead of printing it.
+ * Answers its exit code, its output (when quiet) and the CPU time (user + system, seconds) of the
+ * shell and every process it waited for, read with the shell's `times` on a pipe of its own (fd 3,
+ * closed for the command itself). A daemon the command leaves running is not counted.
+ */
 function run(command, quiet) {
   return new Promise((resolve) => {
-    const child = spawn(command, {
-      cwd: root,
-      // As `pnpm test` runs them: the workspace's tools (tsc, vitest, playwright) on the PATH.
-      env: {
-        ...process.env,
-        PATH: `${join(root, 'node_modules/.bin')}${delimiter}${process.env.PATH}`,
+    const child = spawn(
+      '/bin/sh',
+      ['-c', 'eval "$1" 3>&-; status=$?; times >&3; exit $status', 'sh', command],
+      {
+        cwd: root,
+        // As `pnpm test` runs them: the workspace's tools (tsc, vitest, playwright) on the PATH.
+        env: {
+          ...process.env,
+          PATH: `${join(root, 'node_modules/.bin')}${delimiter}${process.env.PATH}`,
+        },
+        stdio: [
+          quiet ? 'ignore' : 'inherit',
+          quiet ? 'pipe' : 'inherit',
+          quiet ? 'pipe' : 'inherit',
+          'pipe',
+        ],
       },
-      shell: true,
-      stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
-    })
+    )
     let output = ''
+    let times = ''
     child.stdout?.on('data', (chunk) => (output += chunk))
     child.stderr?.on('data', (chunk) => (output += chunk))
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }))
+    child.stdio[3].on('data', (chunk) => (times += chunk))
+    child.on('close', (code, signal) =>
+      resolve({ code: code ?? (signal ? 1 : 0), output, cpu: cpuSeconds(times) }),
+    )
   })
 }
 
-async function runStep(command) {
-  if (typeof command === 'string') return (await run(command, false)).code
-  const codes = await Promise.all(
-    command.map(async (one) => {
+/** The sum of the four times (`0m1.230000s`) that a shell's `times` prints. */
+function cpuSeconds(times) {
+  let sum = 0
+  for (const [, minutes, secs] of times.matchAll(/(\d+)m([\d.]+)s/g))
+    sum += Number(minutes) * 60 + Number(secs)
+  return sum
+}
+
+/**
+ * Runs a step's command, or its commands side by side; `alone` (a step without others beside it,
+ * with one command) prints its output as it comes, else each command's output is printed when it
+ * ends. Answers the first failing code and the CPU time.
+ */
+async function runStep(name, command, alone) {
+  if (alone && typeof command === 'string') {
+    const { code, cpu } = await run(command, false)
+    return { code, cpu }
+  }
+  const results = await Promise.all(
+    [command].flat().map(async (one) => {
       const started = performance.now()
-      const { code, output } = await run(one, true)
-      const seconds = ((performance.now() - started) / 1000).toFixed(1)
-      console.log(`\n── ${one} (${seconds} s, ${code === 0 ? 'ok' : `exit ${code}`})\n${output}`)
-      return code
+      const { code, output, cpu } = await run(one, true)
+      const wall = (performance.now() - started) / 1000
+      console.log(
+        `\n── ${name}: ${one} (${wall.toFixed(1)} s, CPU ${cpu.toFixed(1)} s, ${code === 0 ? 'ok' : `exit ${code}`})\n${output}`,
+      )
+      return { code, cpu }
     }),
   )
-  return codes.find((code) => code !== 0) ?? 0
+  return {
+    code: results.find(({ code }) => code !== 0)?.code ?? 0,
+    cpu: results.reduce((sum, { cpu }) => sum + cpu, 0),
+  }
 }
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
 
+/** Each step's wall time, CPU time (user + system of every process it waited for) and how many of
+ * the cores it kept busy on average (CPU / wall). */
 function summary(results, total) {
-  const width = Math.max(...results.map(({ name }) => name.length))
-  console.log('\npnpm test, step by step:')
-  for (const { name, ms, code } of results)
+  const width = Math.max('total'.length, ...results.map(({ name }) => name.length))
+  console.log('\npnpm test, step by step (wall, CPU, cores busy):')
+  const line = (name, ms, cpu, status) =>
     console.log(
-      `  ${name.padEnd(width)}  ${seconds(ms).padStart(8)}  ${code === 0 ? 'ok' : `FAILED (exit ${code})`}`,
+      `  ${name.padEnd(width)}  ${seconds(ms).padStart(8)}  ${`${cpu.toFixed(1)} s`.padStart(8)}  ${(cpu / Math.max(ms / 1000, 0.001)).toFixed(2).padStart(5)}  ${status}`,
     )
-  console.log(`  ${'total'.padEnd(width)}  ${seconds(total).padStart(8)}`)
+  for (const { name, ms, cpu, code } of results)
+    line(name, ms, cpu, code === 0 ? 'ok' : `FAILED (exit ${code})`)
+  line(
+    'total',
+    total,
+    results.reduce((sum, { cpu }) => sum + cpu, 0),
+    '',
+  )
 }
 
 async function main(args) {
@@ -105,7 +165,8 @@ async function main(args) {
   }
   const names = steps.map(([name]) => name)
   if (args.includes('--list')) {
-    for (const [name, command] of steps) console.log(`${name}: ${[command].flat().join('  |  ')}`)
+    for (const [name, command, beside] of steps)
+      console.log(`${beside ? '  beside: ' : ''}${name}: ${[command].flat().join('  |  ')}`)
     return 0
   }
   const only = option('--only')?.split(',')
@@ -119,19 +180,42 @@ async function main(args) {
     ([name]) =>
       (!only || only.includes(name)) && (!from || names.indexOf(name) >= names.indexOf(from)),
   )
+  // The chosen steps in stages: a `beside` step runs with the steps of its stage that are chosen.
+  let stageOf = 0
+  const stageIds = new Map(steps.map(([name, , beside]) => [name, beside ? stageOf : ++stageOf]))
+  /** @type {(typeof steps)[]} */
+  const stages = []
+  for (const step of chosen) {
+    const last = stages.at(-1)
+    if (last && stageIds.get(last[0][0]) === stageIds.get(step[0])) last.push(step)
+    else stages.push([step])
+  }
   const keepGoing = args.includes('--keep-going')
   const results = []
   const started = performance.now()
-  for (const [name, command] of chosen) {
-    console.log(`\n▶ ${name}: ${[command].flat().join('  |  ')}`)
-    const stepStarted = performance.now()
-    const code = await runStep(command)
-    results.push({ name, ms: performance.now() - stepStarted, code })
-    console.log(`◀ ${name}: ${seconds(results.at(-1).ms)}, ${code === 0 ? 'ok' : `exit ${code}`}`)
-    if (code !== 0 && !keepGoing) {
+  for (const stage of stages) {
+    for (const [name, command] of stage)
+      console.log(`\n▶ ${name}: ${[command].flat().join('  |  ')}`)
+    if (stage.length > 1) console.log(`  (${stage.map(([name]) => name).join(', ')} side by side)`)
+    const ended = await Promise.all(
+      stage.map(async ([name, command]) => {
+        const stepStarted = performance.now()
+        const { code, cpu } = await runStep(name, command, stage.length === 1)
+        const result = { name, ms: performance.now() - stepStarted, cpu, code }
+        console.log(
+          `◀ ${name}: ${seconds(result.ms)}, CPU ${cpu.toFixed(1)} s, ${code === 0 ? 'ok' : `exit ${code}`}`,
+        )
+        return result
+      }),
+    )
+    results.push(...ended)
+    const failed = ended.find(({ code }) => code !== 0)
+    if (failed && !keepGoing) {
       summary(results, performance.now() - started)
-      console.log(`\nStep "${name}" failed; rerun from it: node scripts/test.mjs --from "${name}"`)
-      return code
+      console.log(
+        `\nStep "${failed.name}" failed; rerun from it: node scripts/test.mjs --from "${failed.name}"`,
+      )
+      return failed.code
     }
   }
   summary(results, performance.now() - started)
