@@ -13,7 +13,7 @@
 //   node scripts/docs-examples.mjs --app <dir>  (the app a --keep run left: its install reused)
 import { execFileSync, spawn } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { freePort } from './free-port.mjs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -81,14 +81,6 @@ function start(command, args, { env = {}, ready }) {
       return stopped
     },
   }
-}
-
-async function freePort() {
-  const server = createServer()
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 /** The Vite SPA's production build, served by `vite preview` against the reference server. */

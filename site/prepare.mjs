@@ -18,15 +18,25 @@ copyFileSync(
   join(site, 'docs/public/mockServiceWorker.js'),
 )
 
-// The reference server's command line, as its `--help` prints it (packages/server/src/cli.ts):
-// the site's page includes it, so the two cannot differ.
-const help = execFileSync(
-  process.execPath,
-  ['--import', 'tsx', '--conditions=@preview-chat/source', 'packages/server/src/cli.ts', '--help'],
-  { cwd: repo, encoding: 'utf8' },
-)
+// The reference server's command line, from the one table its `--help` prints
+// (packages/server/src/cli-flags.ts): the server page includes the table and the help text, so
+// neither can differ from what the CLI accepts (packages/server/src/__tests__/cli-flags.test.ts).
+const fromCli = (code) =>
+  execFileSync(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=@preview-chat/source', '--input-type=module', '-e', code],
+    { cwd: repo, encoding: 'utf8' },
+  )
+const cliFlags = "import * as cli from './packages/server/src/cli-flags.ts'; process.stdout.write"
 mkdirSync(join(site, 'generated'), { recursive: true })
-writeFileSync(join(site, 'generated/server-help.md'), `\`\`\`text\n${help.trimEnd()}\n\`\`\`\n`)
+writeFileSync(
+  join(site, 'generated/server-flags.md'),
+  fromCli(`${cliFlags}(cli.renderFlagsMarkdown())`),
+)
+writeFileSync(
+  join(site, 'generated/server-help.md'),
+  `\`\`\`text\n${fromCli(`${cliFlags}(cli.renderHelp())`).trimEnd()}\n\`\`\`\n`,
+)
 
 const decisions = join(site, 'docs/decisions')
 rmSync(decisions, { recursive: true, force: true })

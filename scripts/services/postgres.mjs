@@ -10,7 +10,7 @@
 // Ctrl-C. Plain Node, no dependencies.
 import { execFileSync, spawn } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { freePort } from '../free-port.mjs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -57,18 +57,6 @@ function serverUser() {
   if (!isRoot) return {}
   const id = (flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim())
   return { uid: id('-u'), gid: id('-g') }
-}
-
-/** A port free on 127.0.0.1 right now (the kernel's pick). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /** Runs the server until `ready` (its log says it accepts connections); rejects if it exits first. */

@@ -4,7 +4,7 @@
 // prints its URL until Ctrl-C.
 import { execSync, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { freePort } from '../free-port.mjs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -37,18 +37,6 @@ export function ensureRedisServer() {
   }
   if (!existsSync(binary)) throw new Error(`apt-get ran, but ${binary} is still missing.`)
   return binary
-}
-
-/** A port the kernel says is free on 127.0.0.1 (asked for with port 0, then released). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /** Starts redis-server on `port` in `dir`; resolves with the child once it accepts connections. */

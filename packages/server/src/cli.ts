@@ -1,9 +1,7 @@
 #!/usr/bin/env node
 /**
- * `preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250]
- * [--store postgres://…] [--bus redis://…] [--main-id <id>] [--lease-ms 10000]
- * [--mains 1] [--cors <origin>] [--allowed-host <name>]… [--flavor spec|n8n-2.41|next-era]
- * [--push-backend sse|websocket]`
+ * `preview-chat-server [options]`: the flags, their defaults and what each does are the table of
+ * `cli-flags.ts`, which `--help` prints and the docs site's server page renders.
  * (`pnpm run server …` in this repository)
  *
  * `--store` and `--bus` make this process one instance of a deployment: the record in Postgres,
@@ -16,6 +14,7 @@
  * `--flavor n8n-2.41`, by the cookie `n8n-auth=<user>` and a `browser-id` header.
  */
 import { parseArgs } from 'node:util'
+import { cliFlags, renderHelp } from './cli-flags'
 import { createPreviewChatBackend } from './backend'
 import { checkCorsOrigin } from './cors'
 import { checkAllowedHosts } from './hosts'
@@ -27,7 +26,25 @@ import { consoleLogger } from './log'
 import { createMemoryStore } from './store/memory'
 import type { PreviewChatStore } from './store/types'
 
-const usage = `Usage: preview-chat-server [--port 4317] [--host 127.0.0.1] [--delta-ms 40] [--snapshot-ms 250] [--store postgres://…] [--bus redis://…] [--main-id <id>] [--lease-ms 10000] [--mains 1 (a simulation)] [--cors <origin>|*] [--allowed-host <name>]... [--flavor spec|n8n-2.41|next-era] [--push-backend sse|websocket]`
+const usage = renderHelp()
+
+/** A flag's default, as the table documents it. */
+function defaultOf(name: string): string {
+  const value = cliFlags.find((flag) => flag.name === name)?.default
+  if (value === undefined) throw new Error(`cli-flags.ts documents no default for --${name}`)
+  return value
+}
+
+/** The flags of `cliFlags`, as `parseArgs` takes them: a value, or a switch. */
+const parseOptions = Object.fromEntries(
+  cliFlags.map((flag) => [
+    flag.name,
+    {
+      type: flag.value === undefined ? ('boolean' as const) : ('string' as const),
+      ...(flag.multiple && { multiple: true }),
+    },
+  ]),
+)
 
 function numberOption(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback
@@ -115,34 +132,42 @@ async function openDeployment(
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'delta-ms': { type: 'string' },
-      'snapshot-ms': { type: 'string' },
-      mains: { type: 'string' },
-      store: { type: 'string' },
-      bus: { type: 'string' },
-      'main-id': { type: 'string' },
-      'lease-ms': { type: 'string' },
-      cors: { type: 'string' },
-      'allowed-host': { type: 'string', multiple: true },
-      flavor: { type: 'string' },
-      'push-backend': { type: 'string' },
-      help: { type: 'boolean' },
-    },
-  })
+  const { values: parsed } = parseArgs({ options: parseOptions })
+  // Every flag is one of the table's (parseArgs refuses others); read back by its kind.
+  const text = (name: string): string | undefined => {
+    const value = parsed[name]
+    return typeof value === 'string' ? value : undefined
+  }
+  const values = {
+    port: text('port'),
+    host: text('host'),
+    'delta-ms': text('delta-ms'),
+    'snapshot-ms': text('snapshot-ms'),
+    mains: text('mains'),
+    store: text('store'),
+    bus: text('bus'),
+    'main-id': text('main-id'),
+    'lease-ms': text('lease-ms'),
+    cors: text('cors'),
+    'allowed-host': (parsed['allowed-host'] as string[] | undefined) ?? undefined,
+    flavor: text('flavor'),
+    'push-backend': text('push-backend'),
+    help: parsed.help === true,
+  }
   if (values.help) {
     console.log(usage)
     return
   }
-  const port = numberOption(values.port, 'port', 4317)
-  const host = values.host ?? '127.0.0.1'
-  const deltaMs = numberOption(values['delta-ms'], 'delta-ms', 40)
-  const snapshotMs = numberOption(values['snapshot-ms'], 'snapshot-ms', 250)
-  const mains = Math.max(1, numberOption(values.mains, 'mains', 1))
-  const leaseMs = numberOption(values['lease-ms'], 'lease-ms', 10_000)
+  const port = numberOption(values.port, 'port', Number(defaultOf('port')))
+  const host = values.host ?? defaultOf('host')
+  const deltaMs = numberOption(values['delta-ms'], 'delta-ms', Number(defaultOf('delta-ms')))
+  const snapshotMs = numberOption(
+    values['snapshot-ms'],
+    'snapshot-ms',
+    Number(defaultOf('snapshot-ms')),
+  )
+  const mains = Math.max(1, numberOption(values.mains, 'mains', Number(defaultOf('mains'))))
+  const leaseMs = numberOption(values['lease-ms'], 'lease-ms', Number(defaultOf('lease-ms')))
   if (leaseMs === 0) exitWith('--lease-ms must be more than 0.')
   if (mains > 1 && (values.store !== undefined || values.bus !== undefined)) {
     exitWith(
