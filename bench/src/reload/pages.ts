@@ -56,7 +56,7 @@ export async function buildPagesWithVite(outDir: string): Promise<Record<string,
   await viteBuild({
     root,
     configFile: false,
-    logLevel: 'warn',
+    logLevel: 'error',
     mode: 'production',
     resolve: { conditions: ['@preview-chat/source', ...defaultClientConditions] },
     oxc: { jsx: { runtime: 'automatic' } },
