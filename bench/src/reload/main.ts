@@ -38,7 +38,7 @@ import { fileURLToPath } from 'node:url'
 import { startAppServer } from '../../../e2e/app-server'
 import { chromiumLaunchOptions } from '../../../e2e/chromium'
 import { median } from '../method'
-import { buildPage } from './pages'
+import { buildPage, buildPagesWithVite } from './pages'
 import { observerScript, type ObserverConfig, type Observed } from './observer'
 import { dropThread, markerFor, seedThread, startRunningTurn, stopTurn, user } from './seed'
 
@@ -52,6 +52,26 @@ const runCount = Number(flag('runs') ?? 1)
 const rates = (flag('throttle') ?? '1').split(',').map(Number)
 if (rates.some((r) => !(r >= 1))) throw new Error(`--throttle: rates ≥ 1, not ${flag('throttle')}`)
 const jsonPath = flag('json')
+/**
+ * `--builder=vite` builds the floor and README pages with `vite build` (production), as an app
+ * builds its page; `esbuild` (the default until issue 46) bundles them with esbuild.
+ */
+const builder = flag('builder') ?? 'esbuild'
+if (builder !== 'vite' && builder !== 'esbuild')
+  throw new Error(`--builder: vite or esbuild, not ${builder}`)
+/**
+ * `--visit=cold` times the first visit of a fresh browser context (nothing cached: HTTP, V8's
+ * code, the page's process); `reload` (the default) times the reload after that visit.
+ */
+const visit = flag('visit') ?? 'reload'
+/**
+ * `--cpu`: a Chromium trace of every timed load, and from it the page's main-thread CPU time
+ * (the trace's thread time, which neither the throttle's pauses nor other processes on the
+ * machine add to) from the navigation to the last message in the DOM, and from the history read's
+ * `responseEnd` to it: what a loaded machine moves least.
+ */
+const cpu = process.argv.includes('--cpu')
+if (visit !== 'cold' && visit !== 'reload') throw new Error(`--visit: cold or reload, not ${visit}`)
 /** `--no-warm-up` (the smoke of row P1 only): no untimed round first. */
 const warmUp = !process.argv.includes('--no-warm-up')
 const deltaMs = 25
@@ -115,6 +135,9 @@ interface Measurement {
   loadReads: { cold: ReadSeen[]; reload: ReadSeen[] }
   /** The CPU throttling rate of the reload (1: none). */
   rate: number
+  /** `--cpu`: main-thread CPU time (ms) to the last message in the DOM, and after the read. */
+  cpuToMarker: number | null
+  cpuAfterRead?: number | null
 }
 interface ReadSeen {
   bytes: number
@@ -132,8 +155,19 @@ const log = (line: string) => process.stderr.write(`${line}\n`)
 
 // --- inputs, all before any timer -------------------------------------------------------------
 
+const contenders = (flag('contenders')?.split(',') ?? [
+  'ours',
+  'persisted',
+  'readme',
+  'readmePrefetch',
+  'floor',
+]) as Contender[]
+if (!contenders.includes('floor')) contenders.push('floor')
+/** The demo is built and served only when one of its pages is measured. */
+const demoMeasured = contenders.some((c) => !isFloorMarkup(c))
 const built = existsSync(join(demoDist, 'index.html'))
 if (
+  demoMeasured &&
   !process.argv.includes('--no-build') &&
   !(built && process.argv.includes('--build-if-missing'))
 ) {
@@ -144,23 +178,34 @@ if (
   })
 }
 const root = await mkdtemp(join(tmpdir(), 'bench-reload-'))
-await cp(demoDist, root, { recursive: true })
-const floorBytes = await buildPage({
-  entry: './floor.tsx',
-  script: join(root, 'bench-floor.js'),
-  html: join(root, 'bench-floor.html'),
-  src: '/bench-floor.js',
-  title: 'floor',
-  minify: true,
-})
-const readmeBytes = await buildPage({
-  entry: './readme.tsx',
-  script: join(root, 'bench-readme.js'),
-  html: join(root, 'bench-readme.html'),
-  src: '/bench-readme.js',
-  title: 'README usage',
-  minify: true,
-})
+if (demoMeasured) await cp(demoDist, root, { recursive: true })
+// What the app server answers for a path it has no file for (the browser's /favicon.ico).
+else await writeFile(join(root, 'index.html'), '<!doctype html>\n')
+let floorBytes: number
+let readmeBytes: number
+if (builder === 'vite') {
+  // The way an app builds its page (issue 46): `vite build`, production.
+  const sizes = await buildPagesWithVite(root)
+  floorBytes = sizes['bench-floor']!
+  readmeBytes = sizes['bench-readme']!
+} else {
+  floorBytes = await buildPage({
+    entry: './floor.tsx',
+    script: join(root, 'bench-floor.js'),
+    html: join(root, 'bench-floor.html'),
+    src: '/bench-floor.js',
+    title: 'floor',
+    minify: true,
+  })
+  readmeBytes = await buildPage({
+    entry: './readme.tsx',
+    script: join(root, 'bench-readme.js'),
+    html: join(root, 'bench-readme.html'),
+    src: '/bench-readme.js',
+    title: 'README usage',
+    minify: true,
+  })
+}
 
 const store = createMemoryStore()
 const backend = createPreviewChatBackend({ dev: true, store, deltaMs, snapshotMs })
@@ -241,17 +286,30 @@ async function measure(contender: Contender, kind: ThreadKind, rate: number): Pr
       await cdp.send('Emulation.setCPUThrottlingRate', { rate })
     }
     let waiting = shown()
+    let trace: Promise<Buffer> | null = null
+    const traced = async () => {
+      if (!cpu) return
+      await browser.startTracing(page, { categories: traceCategories })
+      trace = waiting.then(() => browser.stopTracing())
+    }
+    if (visit === 'cold') await traced()
     await page.goto(urlOf(contender, threadId), { waitUntil: 'commit' })
     await waiting
-    // A page one has been reading: its own work after the first paint done before the reload.
-    await page.waitForTimeout(1000)
-    const cold = await readsSeen(page)
-    waiting = shown()
-    await page.reload({ waitUntil: 'commit' })
-    await waiting
+    let cold: ReadSeen[] = []
+    if (visit === 'reload') {
+      // A page one has been reading: its own work after the first paint done before the reload.
+      await page.waitForTimeout(1000)
+      cold = await readsSeen(page)
+      waiting = shown()
+      await traced()
+      await page.reload({ waitUntil: 'commit' })
+      await waiting
+    }
+    const traceBytes = trace ? await (trace as Promise<Buffer>) : null
     // The empty text's frame check, late long-task entries, the read after the push connects.
     await page.waitForTimeout(1000)
     const reload = await readsSeen(page)
+    if (visit === 'cold') cold = reload
     const seen = await page.evaluate(
       ({ itemSelector, marker }) => {
         const b = (window as unknown as { __bench: Observed }).__bench
@@ -282,7 +340,8 @@ async function measure(contender: Contender, kind: ThreadKind, rate: number): Pr
     const fail = (what: string) => {
       throw new Error(`${contender}, ${kind.name}, CPU ×${rate}: ${what}`)
     }
-    if (seen.navigationType !== 'reload') fail(`navigation type ${seen.navigationType}`)
+    const navigation = visit === 'reload' ? 'reload' : 'navigate'
+    if (seen.navigationType !== navigation) fail(`navigation type ${seen.navigationType}`)
     // The demo renders a long thread's newest 60 messages first (Transcript.tsx), the rest in a
     // transition right after: at the marker, at least those; after the wait, every one.
     const atMarker = isFloorMarkup(contender) ? expectedItems : Math.min(expectedItems, 60)
@@ -320,6 +379,9 @@ async function measure(contender: Contender, kind: ThreadKind, rate: number): Pr
       emptyPainted: b.emptyPainted,
       loadReads: { cold, reload },
       rate,
+      ...(traceBytes
+        ? mainThreadCpu(traceBytes, first![2]!)
+        : { cpuToMarker: null, cpuAfterRead: null }),
     }
   } finally {
     await context.close()
@@ -330,16 +392,79 @@ async function measure(contender: Contender, kind: ThreadKind, rate: number): Pr
   }
 }
 
+// --- main-thread CPU time, from a trace (`--cpu`) ----------------------------------------------
+
+const traceCategories = ['toplevel', 'blink.user_timing', '__metadata']
+
+interface TraceEvent {
+  name: string
+  ph: string
+  pid: number
+  tid: number
+  ts: number
+  tts?: number
+  dur?: number
+  tdur?: number
+  args?: { name?: string }
+}
+
+/**
+ * The page's main-thread CPU time (thread time, ms) from its navigation start to the last
+ * message in the DOM (`performance.mark('bench:marker')`, `observer.ts`), and from `responseEnd`
+ * (ms after the navigation start) to it: the top-level tasks of the main thread that marked it,
+ * the one that holds the mark counted to the mark.
+ */
+function mainThreadCpu(
+  bytes: Buffer,
+  responseEnd: number,
+): { cpuToMarker: number; cpuAfterRead: number } {
+  const parsed = JSON.parse(bytes.toString('utf8')) as TraceEvent[] | { traceEvents: TraceEvent[] }
+  const events = Array.isArray(parsed) ? parsed : parsed.traceEvents
+  const marker = events.find((e) => e.name === 'bench:marker')
+  if (!marker || marker.tts === undefined) throw new Error('--cpu: no bench:marker in the trace')
+  const starts = events.filter(
+    (e) => e.name === 'navigationStart' && e.pid === marker.pid && e.ts <= marker.ts,
+  )
+  const navigation = starts[starts.length - 1]
+  if (!navigation) throw new Error('--cpu: no navigationStart before the marker in the trace')
+  // The thread's top-level events (a task, or a microtask checkpoint outside one): every complete
+  // event of the thread not inside another one.
+  const tasks: TraceEvent[] = []
+  const ofThread = events
+    .filter(
+      (e) =>
+        e.ph === 'X' &&
+        e.pid === marker.pid &&
+        e.tid === marker.tid &&
+        e.dur !== undefined &&
+        e.tdur !== undefined &&
+        e.tts !== undefined,
+    )
+    .sort((a, b) => a.ts - b.ts || b.dur! - a.dur!)
+  for (const e of ofThread) {
+    const last = tasks[tasks.length - 1]
+    if (!last || e.ts >= last.ts + last.dur!) tasks.push(e)
+  }
+  const cpuFrom = (from: number) => {
+    let us = 0
+    for (const task of tasks) {
+      const end = task.ts + task.dur!
+      if (end <= from || task.ts >= marker.ts) continue
+      // The task that holds the mark: its thread time up to it. One that began before `from`:
+      // its share after it, by wall time.
+      const upTo = task.ts <= marker.ts && end > marker.ts ? marker.tts! - task.tts! : task.tdur!
+      us += task.ts < from ? upTo * ((end - from) / task.dur!) : upTo
+    }
+    return us / 1000
+  }
+  return {
+    cpuToMarker: cpuFrom(navigation.ts),
+    cpuAfterRead: cpuFrom(navigation.ts + responseEnd * 1000),
+  }
+}
+
 // --- the rounds ---------------------------------------------------------------------------------
 
-const contenders = (flag('contenders')?.split(',') ?? [
-  'ours',
-  'persisted',
-  'readme',
-  'readmePrefetch',
-  'floor',
-]) as Contender[]
-if (!contenders.includes('floor')) contenders.push('floor')
 /** Every contender at every rate: what a round rotates. */
 const entries = contenders.flatMap((contender) => rates.map((rate) => ({ contender, rate })))
 interface Run {
@@ -534,6 +659,12 @@ export interface ThrottleCell {
   /** Painted (the frame after the last message in the DOM rendered), median; the floor's. */
   painted: number
   floorPainted: number
+  /** `--cpu`: main-thread CPU time (ms) to the last message in the DOM, median; the floor's. */
+  cpu?: number | null
+  floorCpu?: number | null
+  /** `--cpu`: the same from the read's `responseEnd`, median; the floor's. */
+  cpuAfterRead?: number | null
+  floorCpuAfterRead?: number | null
 }
 export interface ThrottleRun {
   loadStart: number[]
@@ -560,6 +691,10 @@ const throttleRuns: ThrottleRun[] = runs.map((run) => ({
       const floorMedian = median(floor.map((m) => m.transcript))
       const floorAfterRead = median(floor.map((m) => m.transcript - m.responseEnd))
       const floorPainted = median(floor.map((m) => m.frame))
+      const cpuOf = (list: Measurement[], f: (m: Measurement) => number | null) => {
+        const values = pick(list, f)
+        return values.length > 0 ? median(values) : null
+      }
       return contenders.map((contender): ThrottleCell => {
         const list = run.results.get(`${rate}|${contender}|${kind.name}`)!
         const t = list.map((m) => m.transcript)
@@ -578,20 +713,30 @@ const throttleRuns: ThrottleRun[] = runs.map((run) => ({
           floorAfterRead,
           painted: median(list.map((m) => m.frame)),
           floorPainted,
+          cpu: cpuOf(list, (m) => m.cpuToMarker ?? null),
+          floorCpu: cpuOf(floor, (m) => m.cpuToMarker ?? null),
+          cpuAfterRead: cpuOf(list, (m) => m.cpuAfterRead ?? null),
+          floorCpuAfterRead: cpuOf(floor, (m) => m.cpuAfterRead ?? null),
         }
       })
     }),
   ),
 }))
+const cpuCells = (c: ThrottleCell) =>
+  c.cpu == null
+    ? ''
+    : ` ${ms(c.cpu)} | ${ms(c.floorCpu!)} | ${(c.cpu / c.floorCpu!).toFixed(2)}× | ${ms(c.cpuAfterRead!)} | ${ms(c.floorCpuAfterRead!)} | ${(c.cpuAfterRead! / c.floorCpuAfterRead!).toFixed(2)}× |`
 if (runs.length > 1 || rates.some((r) => r !== 1)) {
   console.log(
-    '\nIssue 36, each run: | run (load average 1/5/15 min at its start → end) | CPU | thread | page | last message in the DOM (min / median) | /floor (median) | spread (slowest/fastest) | the history read’s responseEnd → the last message in the DOM (median): page | floor | page/floor |',
+    `\nIssue 36, each run (${visit === 'cold' ? 'the first visit of a fresh browser context' : 'the reload after a visit'}; pages built by ${builder}): | run (load average 1/5/15 min at its start → end) | CPU | thread | page | last message in the DOM (min / median) | /floor (median) | spread (slowest/fastest) | the history read’s responseEnd → the last message in the DOM (median): page | floor | page/floor |${cpu ? ' main-thread CPU time to the last message in the DOM (median): page | floor | page/floor | after the read: page | floor | page/floor |' : ''}`,
   )
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+  console.log(
+    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |${cpu ? ' --- | --- | --- | --- | --- | --- |' : ''}`,
+  )
   for (const [i, run] of throttleRuns.entries())
     for (const c of run.cells)
       console.log(
-        `| ${i + 1} (${run.loadStart.join(' ')} → ${run.loadEnd.join(' ')}) | ${c.rate}× | ${c.thread} | ${names[c.contender]} | ${ms(c.min)} / ${ms(c.median)} | ${c.ratio.toFixed(2)}× | ${(c.max / c.min).toFixed(2)}× | ${ms(c.afterRead)} | ${ms(c.floorAfterRead)} | ${(c.afterRead / c.floorAfterRead).toFixed(2)}× |`,
+        `| ${i + 1} (${run.loadStart.join(' ')} → ${run.loadEnd.join(' ')}) | ${c.rate}× | ${c.thread} | ${names[c.contender]} | ${ms(c.min)} / ${ms(c.median)} | ${c.ratio.toFixed(2)}× | ${(c.max / c.min).toFixed(2)}× | ${ms(c.afterRead)} | ${ms(c.floorAfterRead)} | ${(c.afterRead / c.floorAfterRead).toFixed(2)}× |${cpuCells(c)}`,
       )
 }
 if (jsonPath) {

@@ -67,6 +67,8 @@ export function observerScript(config: ObserverConfig): string {
         const text = textOf(node);
         if (b.marker === null && text.includes(config.marker)) {
           b.marker = now;
+          // In a trace too (\`--cpu\`): where the main thread's CPU time is counted to.
+          performance.mark('bench:marker');
           b.items = document.querySelectorAll(config.itemSelector).length;
           // After the next frame's rendering (style, layout, paint): a task posted from its
           // animation frame callback runs once that frame is done.

@@ -102,6 +102,11 @@ export async function throttleRow(sizes: Sizes): Promise<DetailedRow> {
       `--kinds=${plan.kinds.join(',')}`,
       `--contenders=${plan.contenders.join(',')}`,
       `--json=${json}`,
+      // Issue 46: the pages built as an app builds them (Vite, production), timed on a first
+      // visit (nothing cached), with the main thread's CPU time beside the wall clock.
+      '--builder=vite',
+      '--visit=cold',
+      '--cpu',
       ...(plan.warmUp ? [] : ['--no-warm-up']),
       // The smoke reuses the demo's build (CI's e2e step made it); a full run builds what it measures.
       ...(plan.smoke ? ['--build-if-missing'] : []),
@@ -158,7 +163,7 @@ export function throttleRowOf(plan: ThrottlePlan, report: ThrottleReport): Detai
       )
 
   const lines = [
-    `Row P1 — the page load under a ${RATE}× CPU throttle (Chromium ${report.chromium}, commit ${report.commit}${report.dirty ? ' + uncommitted changes' : ''}; ${runs} run(s) of ${plan.warmUp ? 'a warm-up and ' : ''}${rounds} round(s), every page at ${rates.map((r) => `${r}×`).join(' and ')} rotated; times from the reload's navigation start, medians):`,
+    `Row P1 — the page load under a ${RATE}× CPU throttle (Chromium ${report.chromium}, commit ${report.commit}${report.dirty ? ' + uncommitted changes' : ''}; ${runs} run(s) of ${plan.warmUp ? 'a warm-up and ' : ''}${rounds} round(s), every page at ${rates.map((r) => `${r}×`).join(' and ')} rotated; times from the first visit's navigation start (pages built by vite build, nothing cached), medians):`,
     '',
     '| run | load average (1/5/15 min) at its start → end | thread | page | CPU | last message in the DOM (min / median) | over the floor (median) | spread (slowest / fastest) | after the read: page | floor | page / floor | painted: page | over the floor’s |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
@@ -177,7 +182,7 @@ export function throttleRowOf(plan: ThrottlePlan, report: ThrottleReport): Detai
     id: 'P1',
     name: `Page load, ${RATE}× CPU throttle`,
     workload: `a reload of a recorded thread of ${sizesOf.map(fmt.int).join(' and ')} messages in headless Chromium: the README usage with client.prefetch, and the demo, each against the floor (fetch + JSON.parse + the same <li>s)`,
-    method: `src/reload/main.ts (bench:reload) with --throttle=${rates.join(',')}: Emulation.setCPUThrottlingRate ${RATE} (Lighthouse's mobile setting) on the page before its first visit${rates.includes(1) ? ', beside the same reloads unthrottled' : ''}; ${runs} run(s), each ${plan.warmUp ? 'a warm-up and ' : ''}${rounds} round(s) in a fresh browser context per reload, the pages and rates rotated; every reload checked (${report.checked} of ${expected}); last message in the DOM from the reload's navigation start; the time after the read = the history read's responseEnd (Resource Timing) to the last message in the DOM`,
+    method: `src/reload/main.ts (bench:reload) with --throttle=${rates.join(',')}: Emulation.setCPUThrottlingRate ${RATE} (Lighthouse's mobile setting) on the page before its first visit${rates.includes(1) ? ', beside the same reloads unthrottled' : ''}; ${runs} run(s), each ${plan.warmUp ? 'a warm-up and ' : ''}${rounds} round(s) in a fresh browser context per reload, the pages and rates rotated; every reload checked (${report.checked} of ${expected}); last message in the DOM from the first visit's navigation start (a fresh browser context, nothing cached; pages built by vite build); the time after the read = the history read's responseEnd (Resource Timing) to the last message in the DOM`,
     ours: `README usage + prefetch / floor at ${RATE}×: ${perRun(ratios(RATE, 'readmePrefetch'))}; the demo / floor at ${RATE}×: ${perRun(ratios(RATE, 'ours'))}`,
     peer: `after the read at ${RATE}× (median): ${perRun(afterRead)}`,
     ratio: rates.includes(1)

@@ -38,7 +38,8 @@ export interface InspectedStep {
  * reducer (`engine/reduce.ts`) and keeps the alarm the reducer asks for, and a performer of the
  * reducer's commands (requests, streams, relay, storage, outcomes: `effects/performer.ts`) that
  * reports what came of them — and whatever the host did (the query cache, a listener that threw)
- * — as actions. It keeps two stores: the engine's state, and the public view selected from it. It
+ * — as actions. The runner holds the engine's state; the session keeps one store, the public view
+ * selected from it at each step (`#publish`). It
  * is inert until its first subscriber arrives, so that creating it (twice, under React StrictMode)
  * costs nothing.
  */
@@ -53,9 +54,12 @@ export class PreviewChatSession {
   /** The engine's settings (what a trace of it records: `recordTrace` of `@preview-chat/core/internal`). */
   readonly config: EngineConfig
   readonly #ctx: SessionContext
-  readonly #engine: StoreApi<EngineState>
   readonly #view: StoreApi<SessionState>
+  /** The view's selector: the engine's state → the public `SessionState` (a part may add fields). */
+  readonly #select: typeof selectSessionState
   readonly #runner: Runner
+  /** The engine's state the view was last selected from. */
+  #published: EngineState
   readonly #history: HistoryQuery
   readonly #activity: Lingering
   /** Outcomes owed to `submit()`, `resume()`, `stop()` and `refresh()` calls, by request id. */
@@ -93,7 +97,7 @@ export class PreviewChatSession {
       ...this.#clock(),
     }
     const initial = initialEngineState(init)
-    this.#engine = createStore<EngineState>()(() => initial)
+    this.#published = initial
     // The server render shows what a server has too: the cache as the app filled it, not the
     // draft, nor what a reload kept in this browser's storage (so hydration matches it).
     // An opt-in part (the queue): it performs its own commands, and adds its fields to the view.
@@ -108,10 +112,7 @@ export class PreviewChatSession {
     )
     this.#view = createStore<SessionState>()(() => select(serverState))
     this.#view.setState(select(initial), true)
-    this.#engine.subscribe((next, previous) => {
-      const view = select(next, { engine: previous, view: this.#view.getState() })
-      if (view !== this.#view.getState()) this.#view.setState(view, true)
-    })
+    this.#select = select
     this.store = {
       getState: this.getState,
       getInitialState: this.getServerState,
@@ -126,7 +127,7 @@ export class PreviewChatSession {
         ctx.transport.readHistory(
           this.key,
           signal,
-          this.#engine.getState().recorded,
+          this.#runner.getState().recorded,
           (capabilities) => this.#dispatch({ type: 'capabilities-heard', capabilities }),
         ),
       ...(key.isNew &&
@@ -191,7 +192,7 @@ export class PreviewChatSession {
 
   /** The engine's internal state (`EngineState` of `@preview-chat/core/internal`), for tests and devtools. */
   getEngineState(): EngineState {
-    return this.#engine.getState()
+    return this.#runner.getState()
   }
 
   /**
@@ -208,7 +209,7 @@ export class PreviewChatSession {
    * on the server.
    */
   subscribe = (listener: (state: SessionState, previous: SessionState) => void): (() => void) => {
-    if (this.#engine.getState().disposed) return () => {}
+    if (this.#runner.getState().disposed) return () => {}
     // A listener that throws (an app's analytics, say) is reported, and loses nothing: the
     // step's commands are performed all the same, and the other listeners are called.
     const unsubscribe = this.#view.subscribe((state, previous) => {
@@ -316,7 +317,7 @@ export class PreviewChatSession {
    * disposing while this tab streams a turn cancels that turn.
    */
   dispose = (): void => {
-    if (this.#engine.getState().disposed) return
+    if (this.#runner.getState().disposed) return
     this.#dispatch({ type: 'disposed' })
     this.#activity.close()
     this.#history.close()
@@ -340,9 +341,18 @@ export class PreviewChatSession {
 
   #dispatch = (action: EngineAction): void => this.#runner.dispatch(action)
 
-  /** A step of the runner: its state published (the view follows), the devtools told. */
+  /**
+   * A step of the runner: the view selected from its state (the runner holds the engine's state,
+   * the view store only what a UI reads: no store of the engine's state between them), the
+   * devtools told.
+   */
   #publish = (action: EngineAction, { state, commands }: Step): void => {
-    this.#engine.setState(state, true)
+    if (state !== this.#published) {
+      const previous = this.#published
+      this.#published = state
+      const view = this.#select(state, { engine: previous, view: this.#view.getState() })
+      if (view !== this.#view.getState()) this.#view.setState(view, true)
+    }
     if (this.#inspectors.size === 0) return
     const entry = { action, at: this.#ctx.now(), commands, state }
     for (const inspector of this.#inspectors) {
