@@ -7,7 +7,7 @@
  * message whose tab closed mid-send is judged by the record, never sent twice by guess. See `docs/decisions/client-queue.md`.
  */
 import { queuePart, withQueue } from './engine/queue/reduce'
-import type { WhenStopped } from './engine/model'
+import type { WhenStopped } from './engine/queue/model'
 import type { SessionExtension } from './effects/context'
 import { documentLocks, queueHost, type LockManagerLike } from './effects/queueHost'
 import { indexedDbQueueStore, memoryQueueStore, type QueueStore } from './effects/queueStore'
@@ -17,7 +17,7 @@ export { indexedDbQueueStore, memoryQueueStore } from './effects/queueStore'
 export type { QueueStore } from './effects/queueStore'
 export { queueStorageKey } from './effects/queueHost'
 export type { QueuedMessage } from './engine/select'
-export type { StoredQueue, StoredQueueItem, WhenStopped } from './engine/model'
+export type { StoredQueue, StoredQueueItem, WhenStopped } from './engine/queue/model'
 /** What storage holds for a thread's queue, parsed (never trusted), and written the same way. */
 export { parseStoredQueue, serializeQueue } from './engine/queue/stored'
 

@@ -62,7 +62,9 @@ import { describe, expect, it, vi } from 'vitest'
 import type { ExtensionPart } from '../effects/context'
 import { queueHost, type LockManagerLike } from '../effects/queueHost'
 import { memoryQueueStore, type QueueStore } from '../effects/queueStore'
-import type { Command, EngineAction, EngineState, ServerQueueCall } from '../engine/model'
+import type { Command, EngineAction } from '../engine/model'
+import { type ServerQueueCall } from '../engine/queue/model'
+import { queueOf as queueState, type QueuedState } from '../engine/queue/state'
 import { initialEngineState, reducerWith } from '../engine/reduce'
 import { createRunner, type Runner } from '../engine/runner'
 import { selectSessionState } from '../engine/select'
@@ -526,7 +528,7 @@ function dispatch(world: World, tab: Tab, action: EngineAction) {
   }
   if (WATCH) {
     const item = queueOf(tab).find((i) => i.text.startsWith(WATCH))
-    const now = `${item?.status ?? 'absent'} draft=${tab.runner.getState().draft} own=${tab.runner.getState().own?.token}:${JSON.stringify(tab.runner.getState().own?.phase ?? null)} sending=${tab.runner.getState().queue?.sending?.id ?? null}`
+    const now = `${item?.status ?? 'absent'} draft=${tab.runner.getState().draft} own=${tab.runner.getState().own?.token}:${JSON.stringify(tab.runner.getState().own?.phase ?? null)} sending=${queueState(tab.runner.getState())?.sending?.id ?? null}`
     if (watched.get(tab) !== now)
       world.events.push(`  [watch] tab ${tab.index} after ${action.type}: ${now}`)
     watched.set(tab, now)
@@ -547,7 +549,7 @@ function fail(world: World, cause: unknown) {
   return world.failure
 }
 
-const queueOf = (tab: Tab) => tab.runner.getState().queue?.view.items ?? []
+const queueOf = (tab: Tab) => queueState(tab.runner.getState())?.view.items ?? []
 
 /** A message POSTed (as a turn, or handed to the server's queue): (q1) and (q2) are checked. */
 function posted(
@@ -1040,7 +1042,7 @@ function answerRead(world: World, tab: Tab) {
   const now = at(world, tab)
   // A server with a queue says so on every answer (its capabilities header), a read's too.
   if (world.behaviour === 'server-queue') {
-    if (tab.runner.getState().queue?.view.serverQueue !== true) world.counts.learntByRead++
+    if (queueState(tab.runner.getState())?.view.serverQueue !== true) world.counts.learntByRead++
     dispatch(world, tab, {
       type: 'capabilities-heard',
       capabilities: ['message-dedupe', 'message-queue'],
@@ -1120,7 +1122,7 @@ function checkAfterStep(world: World) {
   }
   // (q3) The sender (the tab told it holds the sender lock) shows no queued message in its
   // transcript.
-  const sender = live(world).find((tab) => tab.runner.getState().queue?.sender === true)
+  const sender = live(world).find((tab) => queueState(tab.runner.getState())?.sender === true)
   if (!sender) return
   const state = sender.runner.getState()
   const waiting = new Set(
@@ -1133,7 +1135,7 @@ function checkAfterStep(world: World) {
     const text = textOf(message)
     if (message.role === 'user' && waiting.has(text))
       throw new Error(
-        `(q3) the sender (tab ${sender.index}) shows "${text}" queued and in its transcript: ${JSON.stringify(state.queue)}`,
+        `(q3) the sender (tab ${sender.index}) shows "${text}" queued and in its transcript: ${JSON.stringify(queueState(state))}`,
       )
   }
 }
@@ -1181,8 +1183,8 @@ async function drain(world: World, readsOnly = false) {
 }
 
 function checkSettled(world: World) {
-  const shown = new Map<string, EngineState['queue']>()
-  for (const tab of live(world)) shown.set(tabId(tab), tab.runner.getState().queue)
+  const shown = new Map<string, QueuedState['queue']>()
+  for (const tab of live(world)) shown.set(tabId(tab), queueState(tab.runner.getState()))
   const undelivered = new Set(
     live(world).flatMap((t) =>
       queueOf(t)
@@ -1213,7 +1215,7 @@ let texts = 0
 function play(world: World, { op, a, b }: Move, log: string[]) {
   const tab = world.tabs[a % world.tabs.length]!
   // The queue as the person sees it (with the server's items, where it has a queue).
-  const queue = tab.runner.getState().queue
+  const queue = queueState(tab.runner.getState())
   const items = queue ? shownQueue(queue) : []
   const item = items[b % Math.max(1, items.length)]
   // Against the server's queue, its answers too (hand-overs the most: each holds up the next);
@@ -1362,7 +1364,7 @@ function play(world: World, { op, a, b }: Move, log: string[]) {
  */
 function checkListsServerQueue(world: World) {
   for (const tab of live(world)) {
-    const queue = tab.runner.getState().queue
+    const queue = queueState(tab.runner.getState())
     const shown = queue ? shownQueue(queue) : []
     // Listed under its queue id, or as this client's own message on its way there (its id).
     const missing = world.serverItems
@@ -1391,8 +1393,12 @@ async function runModel(behaviour: Behaviour, moves: Move[], replay: boolean) {
       checkListsServerQueue(world)
     }
     await drain(world)
-    for (let i = 0; i < 5 && live(world).some((t) => t.runner.getState().queue?.view.paused); i++) {
-      const tab = live(world).find((t) => t.runner.getState().queue?.view.paused)!
+    for (
+      let i = 0;
+      i < 5 && live(world).some((t) => queueState(t.runner.getState())?.view.paused);
+      i++
+    ) {
+      const tab = live(world).find((t) => queueState(t.runner.getState())?.view.paused)!
       dispatch(world, tab, { type: 'queue-resume' })
       await drain(world)
     }

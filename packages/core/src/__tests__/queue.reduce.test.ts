@@ -4,14 +4,9 @@
  * the test hands in (`queue-attached`, `queue-stored`, `queue-locked`), the locks are actions.
  */
 import { describe, expect, it } from 'vitest'
-import type {
-  Command,
-  EngineAction,
-  EngineState,
-  ServerQueueView,
-  StoredQueue,
-  WhenStopped,
-} from '../engine/model'
+import type { Command, EngineAction, EngineState } from '../engine/model'
+import { type ServerQueueView, type StoredQueue, type WhenStopped } from '../engine/queue/model'
+import { queueOf } from '../engine/queue/state'
 import { initialEngineState, reducerWith, snapshotAction } from '../engine/reduce'
 import { queuePart, withQueue } from '../engine/queue/reduce'
 import { shownQueue } from '../engine/queue/server'
@@ -121,7 +116,9 @@ const cancelledEnding = expect.objectContaining({
 })
 
 const shown = (state: EngineState) =>
-  state.queue?.view.items.map((i) => `${i.text}:${i.status}`).join(',')
+  queueOf(state)
+    ?.view.items.map((i) => `${i.text}:${i.status}`)
+    .join(',')
 
 describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   it('a message sent while a turn runs is queued: settled as queued, the draft cleared, one write asked', () => {
@@ -138,7 +135,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     ])
     // Shown at once, written once the write lock is held: one `queue-lock` for both changes.
     expect(commands.filter((c) => c.type === 'queue-lock')).toHaveLength(1)
-    expect(state.queue?.pending).toHaveLength(2)
+    expect(queueOf(state)?.pending).toHaveLength(2)
   })
 
   it("the write applies this tab's changes to what storage holds then: another tab's message is kept", () => {
@@ -155,7 +152,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
       'theirs',
       'mine',
     ])
-    expect(state.queue).toMatchObject({ pending: [], locking: false })
+    expect(queueOf(state)).toMatchObject({ pending: [], locking: false })
     expect(shown(state)).toBe('theirs:queued,mine:queued')
   })
 
@@ -204,7 +201,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
       queuedEvents({ type: 'execution-started', executionId: 'e1', sessionId: key.threadId }),
     ).state
     expect(shown(accepted)).toBe('')
-    expect(accepted.queue?.sending).toBeNull()
+    expect(queueOf(accepted)?.sending).toBeNull()
     expect(accepted.live?.executionId).toBe('e1')
 
     const refused = run(
@@ -213,7 +210,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     ).state
     // It waits for a read to show what runs (never a POST per step while the thread is taken).
     expect(shown(refused)).toBe('first:queued')
-    expect(refused.queue?.judgeAfterRead).toBe(refused.reads.count)
+    expect(queueOf(refused)?.judgeAfterRead).toBe(refused.reads.count)
     expect(refused.reads.wanted).toBe(true)
 
     const failed = run(posting, {
@@ -222,7 +219,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
       error: errorRecord('bad_request', 'The message is too long.'),
     }).state
     expect(shown(failed)).toBe('first:undelivered')
-    expect(failed.queue?.view.items[0]?.error?.message).toBe('The message is too long.')
+    expect(queueOf(failed)?.view.items[0]?.error?.message).toBe('The message is too long.')
   })
 
   it('a queued POST leaves the draft alone: the person may be typing the next message', () => {
@@ -267,16 +264,16 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
         snapshotAction(snapshot([]), 'read', { at: 1, stampedAt: 1, random: 0 }),
       )
       // The read that answered was on its way before this tab found the message: it does not judge.
-      expect(state.queue?.judgeAfterRead).toBe(1)
+      expect(queueOf(state)?.judgeAfterRead).toBe(1)
       expect(state.reads.wanted).toBe(true)
       expect(shown(state)).toBe('first:sending')
       expect(commands.some((c) => c.type === 'post')).toBe(false)
       const judged = run(state, ...readOf(snapshot(finishedTurn('e0', 'Q', 'A')), 5)).state
-      expect(judged.queue?.judgeAfterRead).toBeNull()
+      expect(queueOf(judged)?.judgeAfterRead).toBeNull()
       expect(shown(judged)).toBe(after)
       // Sent again (queued, the write lock asked for to send it); or left to the person.
-      if (dedupes) expect(judged.queue?.locking).toBe(true)
-      else expect(judged.queue?.view.items[0]?.error?.message).toMatch(/may have been sent/)
+      if (dedupes) expect(queueOf(judged)?.locking).toBe(true)
+      else expect(queueOf(judged)?.view.items[0]?.error?.message).toMatch(/may have been sent/)
     },
   )
 
@@ -284,10 +281,10 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     const base = attached(null, runningTurn({ executionId: 'e1' })).state
     const withTwo = run(base, submit(1, 'one'), submit(2, 'two')).state
     const stop: EngineAction = { type: 'stop-requested', request: 3, at: 3 }
-    expect(run(withTwo, stop).state.queue?.view.paused).toBe(true)
+    expect(queueOf(run(withTwo, stop).state)?.view.paused).toBe(true)
     const drafting = {
       ...withTwo,
-      queue: withTwo.queue && { ...withTwo.queue, whenStopped: 'draft' as const },
+      queue: queueOf(withTwo) && { ...queueOf(withTwo), whenStopped: 'draft' as const },
     }
     const back = run({ ...drafting, draft: 'typing' }, stop).state
     expect(shown(back)).toBe('')
@@ -304,7 +301,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     expect(state.watching).toEqual(['e1'])
     const { state: after, commands } = run(state, ...readOf(cancelledRecord('e1'), 5))
     expect(commands).toContainEqual(cancelledEnding)
-    expect(after.queue?.view.paused).toBe(true)
+    expect(queueOf(after)?.view.paused).toBe(true)
     const locked = run(after, { type: 'queue-locked', stored: held }, { type: 'queue-written' })
     expect(locked.commands.some((c) => c.type === 'post')).toBe(false)
   })
@@ -313,13 +310,13 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     const held = stored({ items: [item('q1', 'next')], paused: false, dedupes: null })
     const { state } = attached(held, runningTurn({ executionId: 'e1' }))
     const stopped = run(state, { type: 'stop-requested', request: 3, at: 3 }).state
-    expect(stopped.queue?.view).toMatchObject({ paused: true, stopped: ['e1'] })
+    expect(queueOf(stopped)?.view).toMatchObject({ paused: true, stopped: ['e1'] })
     const resumed = run(stopped, { type: 'queue-resume' }).state
-    expect(resumed.queue?.view.paused).toBe(false)
+    expect(queueOf(resumed)?.view.paused).toBe(false)
     const { state: after, commands } = run(resumed, ...readOf(cancelledRecord('e1'), 5))
     expect(commands).toContainEqual(cancelledEnding)
     // The Stop paused the queue once; its ending does not undo the person's resume.
-    expect(after.queue?.view.paused).toBe(false)
+    expect(queueOf(after)?.view.paused).toBe(false)
     const locked = run(after, { type: 'queue-locked', stored: held }, { type: 'queue-written' })
     expect(locked.commands.filter((c) => c.type === 'post')).toHaveLength(1)
   })
@@ -344,7 +341,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     expect(streamed.watching).toEqual(['e1'])
     const locked = run(
       streamed,
-      { type: 'queue-locked', stored: streamed.queue && serializeQueue(streamed.queue.view) },
+      { type: 'queue-locked', stored: serializeQueue(queueOf(streamed)!.view) },
       { type: 'queue-written' },
     )
     expect(locked.commands.some((c) => c.type === 'post')).toBe(false)
@@ -404,16 +401,16 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     const busy = attached(null, runningTurn({ executionId: 'e1' })).state
     const typed = run(busy, submit(1, 'kept')).state
     const locked = run(typed, { type: 'queue-locked', stored: null }).state
-    expect(locked.queue?.pending).toEqual([])
+    expect(queueOf(locked)?.pending).toEqual([])
     const failed = run(locked, {
       type: 'queue-store-failed',
       error: errorRecord('unsupported', 'QuotaExceededError'),
     })
-    expect(failed.state.queue).toMatchObject({ locking: false, writing: null, sending: null })
-    expect(failed.state.queue?.pending).toEqual(typed.queue?.pending)
+    expect(queueOf(failed.state)).toMatchObject({ locking: false, writing: null, sending: null })
+    expect(queueOf(failed.state)?.pending).toEqual(queueOf(typed)?.pending)
     expect(shown(failed.state)).toBe('kept:queued')
     expect(failed.commands.map((c) => c.type)).toEqual(['warn'])
-    const retryAt = failed.state.queue?.unwritten?.retryAt ?? -1
+    const retryAt = queueOf(failed.state)?.unwritten?.retryAt ?? -1
     expect(queuePart.dueAt?.(failed.state, engineConfig)).toBe(retryAt)
     // Not at every next step (the person typing), but when its time comes.
     const next = run(failed.state, { type: 'draft-changed', draft: 'x' })
@@ -428,18 +425,18 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
       error: errorRecord('unsupported', 'QuotaExceededError'),
     })
     expect(again.commands.some((c) => c.type === 'warn')).toBe(false)
-    expect(again.state.queue?.unwritten?.retryAt).toBeGreaterThan(retryAt)
+    expect(queueOf(again.state)?.unwritten?.retryAt).toBeGreaterThan(retryAt)
     // A message marked `sending` in a write that failed goes all the same, from memory: its mark
     // waits among the changes to write.
     const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: null })
     const marking = run(attached(held).state, { type: 'queue-locked', stored: held }).state
-    expect(marking.queue?.sending).toMatchObject({ id: 'q1', posted: false })
+    expect(queueOf(marking)?.sending).toMatchObject({ id: 'q1', posted: false })
     const sent = run(marking, {
       type: 'queue-store-failed',
       error: errorRecord('unsupported', 'refused'),
     })
-    expect(sent.state.queue?.sending).toMatchObject({ id: 'q1', posted: true })
-    expect(sent.state.queue?.pending).toContainEqual(
+    expect(queueOf(sent.state)?.sending).toMatchObject({ id: 'q1', posted: true })
+    expect(queueOf(sent.state)?.pending).toContainEqual(
       expect.objectContaining({ op: 'mark', id: 'q1', status: 'sending' }),
     )
     expect(sent.commands.some((c) => c.type === 'post')).toBe(true)
@@ -481,14 +478,14 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
       const typed = run(busy, submit(1, 'just before closing')).state
       const { commands } = run(typed, { type: 'disposed' })
       expect(commands.slice(-2)).toEqual([
-        { type: 'queue-flush', changes: typed.queue?.pending },
+        { type: 'queue-flush', changes: queueOf(typed)?.pending },
         { type: 'queue-close' },
       ])
       // And on `pagehide` (the page may come back from the back-forward cache: the lock writes too).
       const left = run(typed, { type: 'queue-leaving' })
-      expect(left.commands).toEqual([{ type: 'queue-flush', changes: typed.queue?.pending }])
-      expect(left.state.queue?.pending).toEqual(typed.queue?.pending)
-      expect(flushedQueue(null, typed.queue?.pending ?? []).items.map((i) => i.text)).toEqual([
+      expect(left.commands).toEqual([{ type: 'queue-flush', changes: queueOf(typed)?.pending }])
+      expect(queueOf(left.state)?.pending).toEqual(queueOf(typed)?.pending)
+      expect(flushedQueue(null, queueOf(typed)?.pending ?? []).items.map((i) => i.text)).toEqual([
         'just before closing',
       ])
     })
@@ -542,7 +539,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
         { type: 'queue-remove', id: 'q1' },
         { type: 'queue-edit', id: 'q1', text: 'x' },
       )
-      expect(after.state.queue?.pending).toEqual([])
+      expect(queueOf(after.state)?.pending).toEqual([])
       expect(after.commands.some((c) => c.type === 'queue-lock')).toBe(false)
     })
 
@@ -567,7 +564,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
       })
       const locked = run(state, { type: 'queue-locked', stored: orphan })
       expect(locked.commands.some((c) => c.type === 'post')).toBe(false)
-      expect(locked.state.queue?.judgeAfterRead).toBe(locked.state.reads.count)
+      expect(queueOf(locked.state)?.judgeAfterRead).toBe(locked.state.reads.count)
     })
 
     it("an undelivered message's error is kept as plain JSON: storage reads it back", () => {
@@ -638,14 +635,14 @@ describe("the server's own queue, in the queue's reducer [R-QUEUE-SERVER-HANDOVE
   /** With the reads of the server's queue it asked answered (empty: as the server's is). */
   const busyKeeping = (raw: string) => {
     let state = attached(raw, runningTurn({ executionId: 'e1' }), true, 'keep').state
-    while (state.queue?.serverReads.inFlight)
-      state = run(state, read(state.queue.serverReads.asked)).state
+    while (queueOf(state)?.serverReads.inFlight)
+      state = run(state, read(queueOf(state)!.serverReads.asked)).state
     return state
   }
   /** A read of the server's queue is asked now, or wanted once the one in flight answers. */
   const readAsked = (before: EngineState, after: EngineState) =>
-    after.queue!.serverReads.asked > before.queue!.serverReads.asked ||
-    (after.queue!.serverReads.wanted && !before.queue!.serverReads.wanted)
+    queueOf(after)!.serverReads.asked > queueOf(before)!.serverReads.asked ||
+    (queueOf(after)!.serverReads.wanted && !queueOf(before)!.serverReads.wanted)
   /** The sender, `keep`, while `e1` runs, its one message `text` handed over (not answered yet). */
   const handingOver = (text: string) => {
     const held = onServer(item('q1', text))
@@ -655,10 +652,12 @@ describe("the server's own queue, in the queue's reducer [R-QUEUE-SERVER-HANDOVE
   /** The server's queue changed (its push), and the read that asks answered with `items`. */
   const pushedThenRead = (state: EngineState, ...items: [string, string][]) => {
     const asked = run(state, { type: 'queue-server-changed', thread: key }).state
-    return run(asked, read(asked.queue!.serverReads.asked, ...items)).state
+    return run(asked, read(queueOf(asked)!.serverReads.asked, ...items)).state
   }
   const texts = (state: EngineState) =>
-    (state.queue ? shownQueue(state.queue) : []).map((i) => `${i.text}:${i.status}`).join(',')
+    (queueOf(state) ? shownQueue(queueOf(state)!) : [])
+      .map((i) => `${i.text}:${i.status}`)
+      .join(',')
 
   it('while a turn runs, the sender hands the head to the server (queue-post, not a turn of its own), then the next', () => {
     const held = onServer(item('q1', 'first'), item('q2', 'second'))
@@ -668,16 +667,16 @@ describe("the server's own queue, in the queue's reducer [R-QUEUE-SERVER-HANDOVE
     expect(sent.commands.filter((c) => c.type === 'queue-post')).toEqual([
       { type: 'queue-post', token: -1, id: 'q1', text: 'first' },
     ])
-    expect(sent.state.queue?.sending).toMatchObject({ id: 'q1', via: 'server-queue' })
+    expect(queueOf(sent.state)?.sending).toMatchObject({ id: 'q1', via: 'server-queue' })
     // Taken into the server's queue: the server's now, read; the next one is sent in turn.
     const taken = run(sent.state, {
       type: 'queue-posted',
       token: -1,
       heard: { event: { type: 'message-queued', queueId: '5', sessionId: key.threadId } },
     })
-    expect(sent.state.queue?.sending).not.toBeNull()
-    expect(taken.state.queue?.sending).toBeNull()
-    expect(taken.state.queue?.view.items[0]).toEqual({
+    expect(queueOf(sent.state)?.sending).not.toBeNull()
+    expect(queueOf(taken.state)?.sending).toBeNull()
+    expect(queueOf(taken.state)?.view.items[0]).toEqual({
       id: 'q1',
       text: 'first',
       status: 'queued',
@@ -714,7 +713,7 @@ describe("the server's own queue, in the queue's reducer [R-QUEUE-SERVER-HANDOVE
     })
     const twice = run(again.state, lost)
     expect(twice.commands.filter((c) => c.type === 'queue-post')).toEqual([])
-    expect(twice.state.queue?.view.items[0]).toMatchObject({
+    expect(queueOf(twice.state)?.view.items[0]).toMatchObject({
       status: 'undelivered',
       error: { message: expect.stringMatching(/may have been taken/) },
     })
@@ -729,14 +728,14 @@ describe("the server's own queue, in the queue's reducer [R-QUEUE-SERVER-HANDOVE
       sent,
       queuedEvents({ type: 'message-queued', queueId: '9', sessionId: key.threadId }),
     ).state
-    expect(queued.queue?.view.items).toEqual([
+    expect(queueOf(queued)?.view.items).toEqual([
       { id: 'q1', text: 'first', status: 'queued', queueId: '9' },
     ])
     const began = run(
       queued,
       queuedEvents({ type: 'execution-started', executionId: 'e9', sessionId: key.threadId }),
     ).state
-    expect(began.queue?.view.items).toEqual([])
+    expect(queueOf(began)?.view.items).toEqual([])
     const users = selectSessionState(began).messages.filter((m) => m.role === 'user')
     expect(users.map((m) => m.content)).toEqual([[{ type: 'text', text: 'first' }]])
   })
@@ -749,7 +748,7 @@ describe("the server's own queue, in the queue's reducer [R-QUEUE-SERVER-HANDOVE
     for (const event of words) {
       const sent = handingOver('first')
       const { state } = run(sent, { type: 'queue-posted', token: -1, heard: { event } })
-      expect(state.queue?.view.items).toEqual([])
+      expect(queueOf(state)?.view.items).toEqual([])
       expect(state.reads.wanted || state.reads.inFlight).toBe(true)
     }
   })
@@ -760,12 +759,12 @@ describe("the server's own queue, in the queue's reducer [R-QUEUE-SERVER-HANDOVE
       item('q2', 'local'),
     )
     let state = attached(held, runningTurn({ executionId: 'e1' }), true, 'keep').state
-    while (state.queue?.serverReads.inFlight)
+    while (queueOf(state)?.serverReads.inFlight)
       state = run(
         state,
-        read(state.queue.serverReads.asked, ['4', 'another device'], ['5', 'mine']),
+        read(queueOf(state)!.serverReads.asked, ['4', 'another device'], ['5', 'mine']),
       ).state
-    expect(shownQueue(state.queue!).map((i) => [i.id, i.text, i.status, i.queueId])).toEqual([
+    expect(shownQueue(queueOf(state)!).map((i) => [i.id, i.text, i.status, i.queueId])).toEqual([
       ['queue:4', 'another device', 'queued', '4'],
       ['q1', 'mine', 'queued', '5'],
       ['q2', 'local', 'queued', undefined],
@@ -778,33 +777,33 @@ describe("the server's own queue, in the queue's reducer [R-QUEUE-SERVER-HANDOVE
     >)
     // Tab B sends it (this tab is not the sender: B's POST is on its way).
     let state = attached(held, runningTurn({ executionId: 'e1' }), false, 'keep').state
-    while (state.queue?.serverReads.inFlight)
+    while (queueOf(state)?.serverReads.inFlight)
       state = run(
         state,
-        read(state.queue.serverReads.asked, ['4', 'another device'], ['5', 'on its way']),
+        read(queueOf(state)!.serverReads.asked, ['4', 'another device'], ['5', 'on its way']),
       ).state
     expect(texts(state)).toBe('another device:queued,on its way:sending')
   })
 
   it('a read of the server’s queue that answers late changes nothing [R-QUEUE-SERVER-LATE]', () => {
     const newer = pushedThenRead(busyKeeping(onServer()), ['6', 'after the edit'])
-    const { applied } = newer.queue!.serverReads
+    const { applied } = queueOf(newer)!.serverReads
     const late = run(newer, read(applied - 1, ['6', 'before the edit'], ['7', 'removed since']))
     expect(texts(late.state)).toBe('after the edit:queued')
-    expect(late.state.queue?.server).toBe(newer.queue?.server)
+    expect(queueOf(late.state)?.server).toBe(queueOf(newer)?.server)
   })
 
   it('a message handed over leaves the queue only when a read asked after this tab learnt of it does not list it', () => {
     const held = onServer({ ...item('q1', 'mine'), queueId: '5' } as ReturnType<typeof item>)
     const before = attached(held, runningTurn({ executionId: 'e1' }), true, 'keep').state
-    const { asked } = before.queue!.serverReads
+    const { asked } = queueOf(before)!.serverReads
     // As if this tab learnt of it after the read in flight was asked: that read may predate it.
-    const learntLate = { ...before, queue: { ...before.queue!, handedAt: { '5': asked } } }
+    const learntLate = { ...before, queue: { ...queueOf(before)!, handedAt: { '5': asked } } }
     const kept = run(learntLate, read(asked, ['9', 'other'])).state
-    expect(kept.queue?.view.items.map((i) => i.id)).toEqual(['q1'])
+    expect(queueOf(kept)?.view.items.map((i) => i.id)).toEqual(['q1'])
     const again = run(kept, { type: 'queue-server-changed', thread: key }).state
-    const gone = run(again, read(again.queue!.serverReads.asked, ['9', 'other'])).state
-    expect(gone.queue?.view.items).toEqual([])
+    const gone = run(again, read(queueOf(again)!.serverReads.asked, ['9', 'other'])).state
+    expect(queueOf(gone)?.view.items).toEqual([])
   })
 
   it('an item the server holds is changed through its routes; a 409 says why, and the queue is read again [R-QUEUE-SERVER-ITEMS]', () => {
@@ -852,6 +851,6 @@ describe("the server's own queue, in the queue's reducer [R-QUEUE-SERVER-HANDOVE
       error: null,
       conflict: null,
     })
-    expect(made.state.queue?.view.serverRev).toBe(1)
+    expect(queueOf(made.state)?.view.serverRev).toBe(1)
   })
 })

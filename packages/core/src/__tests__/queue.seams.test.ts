@@ -14,6 +14,7 @@ import { documentLocks } from '../effects/queueHost'
 import type { EngineAction } from '../engine/model'
 import { initialEngineState, reducerWith } from '../engine/reduce'
 import { withQueue } from '../engine/queue/reduce'
+import { queueOf } from '../engine/queue/state'
 import { memoryQueueStore, queue } from '../queue'
 import { engineConfig, key, memoryStorage } from './harness'
 import { until } from './queueWorld'
@@ -167,12 +168,12 @@ describe('the queue brings its own seams: its routes, its push, its capability [
     // A token the engine does not know is data it leaves alone: no queue without the queue.
     const unknown = base(start, heard('message-queue', 'something-new'), engineConfig).state
     expect(unknown.dedupesMessages).toBe(false)
-    expect(unknown.queue).toBeUndefined()
+    expect(queueOf(unknown)).toBeUndefined()
 
     const told = queued(attached, heard('message-queue'), engineConfig).state
-    expect(told.queue?.view.serverQueue).toBe(true)
+    expect(queueOf(told)?.view.serverQueue).toBe(true)
     expect(
-      queued(attached, heard('message-dedupe'), engineConfig).state.queue?.view.serverQueue,
+      queueOf(queued(attached, heard('message-dedupe'), engineConfig).state)?.view.serverQueue,
     ).not.toBe(true)
   })
 })

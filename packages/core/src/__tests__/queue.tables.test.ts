@@ -3,16 +3,14 @@
  * the function or the action, then this outcome. `queue.reduce.test.ts` holds the scenarios.
  */
 import { describe, expect, it } from 'vitest'
-import type {
-  Command,
-  EngineAction,
-  EngineState,
-  QueueChange,
-  QueuePostHeard,
-  QueueState,
-  StepEvent,
-  StoredQueue,
-} from '../engine/model'
+import type { Command, EngineAction, EngineState, StepEvent } from '../engine/model'
+import {
+  type QueueChange,
+  type QueuePostHeard,
+  type QueueState,
+  type StoredQueue,
+} from '../engine/queue/model'
+import { queueOf as queueState, type QueuedState } from '../engine/queue/state'
 import { initialEngineState, reducerWith, snapshotAction } from '../engine/reduce'
 import { applyQueueChange } from '../engine/queue/changes'
 import { handOverAnswer } from '../engine/queue/handOver'
@@ -172,10 +170,10 @@ describe("handOver.ts: a hand-over's first word, read once [R-QUEUE-SERVER-HANDO
 
 describe('send.ts: the sender sends only when it may [R-QUEUE-CLIENT-READ-FIRST]', () => {
   const one = queueOf(item('a'))
-  const withQueue = (state: EngineState, patch: Partial<QueueState>): EngineState => ({
-    ...state,
-    queue: state.queue && { ...state.queue, ...patch },
-  })
+  const withQueue = (state: EngineState, patch: Partial<QueueState>): QueuedState => {
+    const queue = queueState(state)
+    return { ...state, queue: queue && { ...queue, ...patch } }
+  }
   it.each<[string, (state: EngineState) => EngineState, boolean]>([
     ['the sender, its store and the record read, the thread free', (s) => s, true],
     ['before its store answered', (s) => withQueue(s, { attached: false }), false],
@@ -198,12 +196,14 @@ describe('send.ts: the sender sends only when it may [R-QUEUE-CLIENT-READ-FIRST]
     ['not listened to', (s) => ({ ...s, active: false }), false],
   ])('%s', (_, change, expected) => {
     const state = change(ready(one))
-    expect(state.queue && readyToSend(state, state.queue)).toBe(expected)
+    const queue = queueState(state)
+    expect(queue && readyToSend(state, queue)).toBe(expected)
   })
 
   it('while a turn runs: not ready', () => {
     const busy = ready(one, runningTurn({ executionId: 'e1' }))
-    expect(busy.queue && readyToSend(busy, busy.queue)).toBe(false)
+    const queue = queueState(busy)
+    expect(queue && readyToSend(busy, queue)).toBe(false)
   })
 })
 
@@ -255,10 +255,11 @@ describe('stopped.ts: what a Stop or a failed turn does (whenStopped) [R-QUEUE-C
     ['draft, Stop pressed here: into the draft', 'draft', true, [], undefined, 'draft a'],
   ])('%s', (_, whenStopped, pressed, endings, stopped, expected) => {
     const before = ready(queueOf(item('a')))
-    const queue: QueueState | undefined = before.queue && {
-      ...before.queue,
+    const held = queueState(before)
+    const queue: QueueState | undefined = held && {
+      ...held,
       whenStopped,
-      view: { ...before.queue.view, ...(stopped && { stopped }) },
+      view: { ...held.view, ...(stopped && { stopped }) },
     }
     if (!queue) throw new Error('no queue')
     const state = pressed ? stopping(before) : before
@@ -284,7 +285,8 @@ describe('view.ts: what a session with a queue shows [R-QUEUE-CLIENT-MEMORY]', (
     ['this page only (IndexedDB refused)', { attached: true, kept: false }, false],
   ])('queueKept: %s', (_, patch, kept) => {
     const state = ready()
-    const queue = state.queue && patch ? { ...state.queue, ...patch } : state.queue
+    const held = queueState(state)
+    const queue = held && patch ? { ...held, ...patch } : held
     expect(queueFields(queue, undefined).queueKept).toBe(kept)
   })
 
@@ -306,7 +308,7 @@ describe('view.ts: what a session with a queue shows [R-QUEUE-CLIENT-MEMORY]', (
       type: 'queue-stored',
       stored: serializeQueue(queueOf({ id: 'sent-before', text: 'Hi', status: 'queued' })),
     })
-    expect(heard.state.queue?.view.items).toEqual([])
+    expect(queueState(heard.state)?.view.items).toEqual([])
   })
 
   // Found by the queue model once its tabs typed and sent drafts (issue 35): Send pressed twice
@@ -337,7 +339,7 @@ describe('view.ts: what a session with a queue shows [R-QUEUE-CLIENT-MEMORY]', (
     })
     const settled = again.commands.find((c) => c.type === 'settle-submit')
     expect(settled && 'result' in settled && settled.result.outcome).toBe(outcome)
-    expect(again.state.queue?.view.items.map((i) => i.text) ?? []).toEqual(
+    expect(queueState(again.state)?.view.items.map((i) => i.text) ?? []).toEqual(
       outcome === 'queued' ? [text] : [],
     )
     expect(again.commands.filter((c) => c.type === 'post')).toHaveLength(0)

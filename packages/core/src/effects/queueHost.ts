@@ -7,14 +7,9 @@
  * hands back what came of them raw — what the store holds, a push's thread, a hand-over's first
  * event or its failure — to be parsed and judged in `engine/queue/`.
  */
-import type {
-  Command,
-  EngineAction,
-  EngineState,
-  QueuePostHeard,
-  ServerQueueCall,
-  WhenStopped,
-} from '../engine/model'
+import type { Command, EngineAction } from '../engine/model'
+import { type QueuePostHeard, type ServerQueueCall, type WhenStopped } from '../engine/queue/model'
+import { queueOf, type QueuedState } from '../engine/queue/state'
 import { selectSessionState, type SessionState } from '../engine/select'
 import { flushedQueue, storedValue } from '../engine/queue/stored'
 import { queueFields, queueGate } from '../engine/queue/view'
@@ -258,7 +253,7 @@ export function queueHost(
     }
   }
 
-  let shown: { queue: EngineState['queue']; fields: Partial<SessionState> } | null = null
+  let shown: { queue: QueuedState['queue']; fields: Partial<SessionState> } | null = null
   const actions = {
     editQueued: (id: string, text: string) => act({ type: 'queue-edit', id, text }),
     removeQueued: (id: string) => act({ type: 'queue-remove', id }),
@@ -268,7 +263,7 @@ export function queueHost(
   }
   const select: ExtensionSelect = (state, previous) => {
     const view = selectSessionState(state, previous)
-    const queue = state.queue
+    const queue = queueOf(state)
     if (!shown || shown.queue !== queue)
       shown = { queue, fields: { ...queueFields(queue, shown?.fields.queue), ...actions } }
     const { fields } = shown

@@ -13,11 +13,11 @@ import type {
   EngineState,
   Extend,
   Handler,
-  QueueAction,
   Reducer,
   ServerTraits,
   Step,
 } from './model'
+import type { QueueAction } from './queue/model'
 import { readsSettled } from './derive'
 import { draftFate } from './draft'
 import { alarmAfter } from './schedule'

@@ -26,15 +26,9 @@ import {
 } from '../wire/contract/schema'
 import { pushSchema } from '../wire/contract/push'
 import { completedSchema } from '../wire/contract/snapshot'
-import type {
-  EngineAction,
-  EngineConfig,
-  EngineState,
-  OwnTurn,
-  QueueState,
-  ReadState,
-  ServerTraits,
-} from './model'
+import type { EngineAction, EngineConfig, OwnTurn, ReadState, ServerTraits } from './model'
+import type { QueueState } from './queue/model'
+import type { QueuedState } from './queue/state'
 import { storedSchema } from './queue/stored'
 import { liveTurn, turnEvent } from './relay'
 
@@ -332,7 +326,7 @@ const queueFields: EveryField<QueueState> = {
  * The engine state's fields. Optional: the fields a trace recorded before they existed may leave
  * out, which the reducer reads as their first value (`null`, no queue).
  */
-const stateFields: EveryField<EngineState> = {
+const stateFields: EveryField<QueuedState> = {
   key: object({ projectId: string, agentId: string, threadId: string }),
   tab: string,
   active: boolean,

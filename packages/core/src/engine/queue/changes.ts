@@ -2,7 +2,7 @@
  * The queue's change algebra: each change a tab makes (add, edit, move, mark …) as data, applied
  * to what the store holds inside its transaction, so that no tab's change is lost to another's.
  */
-import type { QueueChange, QueueState, StoredQueue, StoredQueueItem } from '../model'
+import type { QueueChange, QueueState, StoredQueue, StoredQueueItem } from './model'
 
 /** One change applied to a queue; a change about a message that is gone changes nothing. */
 export function applyQueueChange(queue: StoredQueue, change: QueueChange): StoredQueue {

@@ -6,15 +6,9 @@
  */
 import { withId } from '../../wire/contract/ids'
 import { errorRecord, inBandError } from '../../wire/contract/errors'
-import type {
-  Command,
-  EngineAction,
-  EngineState,
-  QueuePostAnswer,
-  QueuePostHeard,
-  QueueState,
-  Step,
-} from '../model'
+import type { Command, EngineAction, EngineState, Step } from '../model'
+import type { QueuePostAnswer, QueuePostHeard, QueueState } from './model'
+import type { QueuedState } from './state'
 import { step } from '../slices/common'
 import { mayHaveBeenTaken } from '../slices/ownTurn'
 import { change } from './changes'
@@ -99,7 +93,8 @@ export function queuePosted(
       })
     }
   }
-  return { state: { ...state, queue: next }, commands }
+  const queued: QueuedState = { ...state, queue: next }
+  return { state: queued, commands }
 }
 
 const answerLost = errorRecord(

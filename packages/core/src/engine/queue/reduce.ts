@@ -26,12 +26,11 @@ import type {
   EnginePart,
   EngineState,
   Extend,
-  QueueChange,
-  QueueState,
   Reducer,
   Step,
-  StoredQueueItem,
 } from '../model'
+import { queueOf, type QueuedState } from './state'
+import type { QueueChange, QueueState, StoredQueueItem } from './model'
 import { reported, settled, step } from '../slices/common'
 import { applyAll, applyQueueChange, change, refusedChanges } from './changes'
 import { queuePosted } from './handOver'
@@ -82,7 +81,10 @@ function unattached(at: number): QueueState {
   }
 }
 
-const withQueueState = (state: EngineState, queue: QueueState): EngineState => ({ ...state, queue })
+const withQueueState = (state: EngineState, queue: QueueState): QueuedState => ({
+  ...state,
+  queue,
+})
 
 const recordedIds = (state: EngineState): Set<string> => {
   const ids = new Set<string>()
@@ -102,7 +104,7 @@ const lifecycleCommands: Partial<Record<EngineAction['type'], Command>> = {
 export const withQueue: Extend = (base: Reducer): Reducer => {
   return (state, action, config) => {
     if (state.disposed) return base(state, action, config)
-    const queue = state.queue ?? unattached('at' in action ? action.at : 0)
+    const queue = queueOf(state) ?? unattached('at' in action ? action.at : 0)
     // Leaving with changes not written: written now, without the lock (the page will not wait).
     if (action.type === 'disposed' || action.type === 'queue-leaving') {
       const left = action.type === 'disposed' ? base(state, action, config) : step(state)
@@ -319,8 +321,12 @@ const writeRetryDelay = (attempts: number) => Math.min(30_000, 1_000 * 2 ** (att
  */
 export const queuePart: EnginePart = {
   handlers: {},
-  dueAt: ({ queue }) =>
-    queue && !queue.locking && queue.pending.length > 0 ? (queue.unwritten?.retryAt ?? null) : null,
+  dueAt: (state) => {
+    const queue = queueOf(state)
+    return queue && !queue.locking && queue.pending.length > 0
+      ? (queue.unwritten?.retryAt ?? null)
+      : null
+  },
 }
 
 /** A change of a message already on its way, refused: it is sent as it was. */
@@ -372,7 +378,7 @@ function localItemAction(
  */
 function settle(before: EngineState, stepped: Step, action: EngineAction): Step {
   let state = stepped.state
-  let queue = state.queue
+  let queue = queueOf(state)
   if (!queue || state.disposed) return stepped
   const commands = [...stepped.commands]
   // What happened in this step, as the engine reported it (never read from its commands).
@@ -414,7 +420,7 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
   // answers, and when the queue gains items (a draft sent again under its id, another tab's write
   // heard after the read that holds it: found by the queue model).
   const fresh = action.type === 'snapshot' && action.fresh
-  if (fresh || queue.view.items !== before.queue?.view.items) {
+  if (fresh || queue.view.items !== queueOf(before)?.view.items) {
     const ids = recordedIds(state)
     for (const item of queue.view.items)
       if (ids.has(item.id) && item.id !== queue.sending?.id)
@@ -482,8 +488,8 @@ function serverReadsWanted(
   // Another tab changed the server's queue (told through the store).
   // (A sender's first read is wanted anyway, below.)
   const heard = action.type === 'queue-stored' || action.type === 'queue-locked'
-  const told =
-    heard && before.queue !== undefined && next.stored.serverRev !== before.queue.view.serverRev
+  const earlier = queueOf(before)
+  const told = heard && earlier !== undefined && next.stored.serverRev !== earlier.view.serverRev
   const wanted =
     learnt.learnt ||
     told ||

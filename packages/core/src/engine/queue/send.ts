@@ -7,7 +7,8 @@
  */
 import { errorRecord } from '../../wire/contract/errors'
 import { heldByAnotherTab, sessionStatus } from '../derive'
-import type { Command, EngineAction, EngineState, QueueState, StepEvent } from '../model'
+import type { Command, EngineAction, EngineState, StepEvent } from '../model'
+import type { QueueState } from './model'
 import { change } from './changes'
 import { handsOver, waitsHere } from './server'
 

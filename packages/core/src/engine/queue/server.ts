@@ -14,14 +14,8 @@
  */
 import { byId, withId } from '../../wire/contract/ids'
 import { errorRecord, type ErrorRecord } from '../../wire/contract/errors'
-import type {
-  Command,
-  EngineAction,
-  QueueChange,
-  QueueState,
-  ServerQueueCall,
-  StoredQueueItem,
-} from '../model'
+import type { Command, EngineAction } from '../model'
+import type { QueueChange, QueueState, ServerQueueCall, StoredQueueItem } from './model'
 
 /** A message of the queue as the UI shows it (`SessionState.queue`, before its errors are made public). */
 export interface ShownQueueItem {

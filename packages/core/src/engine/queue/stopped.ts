@@ -3,7 +3,8 @@
  * keeps them and sends nothing until `queue-resume`; `keep` goes on; `draft` takes them out of the
  * queue and into the stopping tab's draft.
  */
-import type { EngineState, QueueChange, QueueState, StepEvent } from '../model'
+import type { EngineState, StepEvent } from '../model'
+import type { QueueChange, QueueState } from './model'
 import { change } from './changes'
 import { waitsHere } from './server'
 

@@ -15,7 +15,8 @@ import {
   type Schema,
 } from '../../wire/contract/schema'
 import type { ErrorRecord } from '../../wire/contract/errors'
-import type { Command, QueueChange, StoredQueue } from '../model'
+import type { Command } from '../model'
+import type { QueueChange, StoredQueue } from './model'
 import { applyAll } from './changes'
 
 export const emptyQueue: StoredQueue = {

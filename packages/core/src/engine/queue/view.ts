@@ -6,6 +6,7 @@
 import { fromErrorRecord } from '../../wire/contract/errors'
 import { draftOnItsWay } from '../draft'
 import type { EngineState } from '../model'
+import type { QueueState } from './model'
 import type { QueuedMessage, SessionState } from '../select'
 import { shownQueue, type ShownQueueItem } from './server'
 
@@ -18,7 +19,7 @@ export interface QueueFields {
 
 /** The queue's fields, keeping `previous.queue` (the same array) while its items are the same. */
 export function queueFields(
-  queue: EngineState['queue'],
+  queue: QueueState | undefined,
   previous: readonly QueuedMessage[] | undefined,
 ): QueueFields {
   const items = queue ? shownQueue(queue) : []
