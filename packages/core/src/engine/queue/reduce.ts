@@ -50,6 +50,7 @@ import {
   postCommitted,
   readyToSend,
   readWanted,
+  sendable,
   submitSettled,
   waitForRead,
 } from './send'
@@ -274,7 +275,7 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
     }
     case 'queue-resume':
       return {
-        state: withQueueState(state, change(queue, { op: 'paused', paused: false })),
+        state: withQueueState(state, change(queue, { op: 'resume' })),
         commands: [],
       }
     case 'submit-requested': {
@@ -446,7 +447,7 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
   // a write fail: the next one tries again, not a loop of failures.)
   // While the store refuses writes, changes wait for their retry's time (`queuePart`), not for
   // every step; a message to send is chosen under the lock all the same.
-  const wantsToSend = readyToSend(state, queue) && queue.view.items.some(waitsHere)
+  const wantsToSend = readyToSend(state, queue) && queue.view.items.some(sendable)
   const retryDue =
     queue.unwritten === null || (action.type === 'tick' && action.at >= queue.unwritten.retryAt)
   if (

@@ -1,7 +1,7 @@
 /**
  * What a Stop, or a turn that failed, does to the messages still queued (`whenStopped`): `pause`
- * keeps them and sends nothing until `queue-resume`; `keep` goes on; `draft` takes them out of the
- * queue and into the stopping tab's draft.
+ * holds them (each `held`) until `queue-resume`, and holds no message queued after it; `keep` goes
+ * on; `draft` takes them out of the queue and into the stopping tab's draft.
  */
 import type { EngineState, QueueChange, QueueState, StepEvent } from '../model'
 import { change } from './changes'
@@ -33,8 +33,11 @@ export function afterStop(
       next = change(next, { op: 'stopped', executionId: stopping })
     // A turn cancelled by a Stop this scope has not paused for (another tab's, not yet heard).
     const unheard = endings('cancelled').some((id) => !(next.view.stopped ?? []).includes(id))
-    if (stopped || failed || (queue.sender && unheard))
-      next = change(next, { op: 'paused', paused: true })
+    // The pause holds what waits now, and nothing queued later: with nothing waiting, it holds
+    // nothing, and `queuePaused` is false [R-QUEUE-PAUSE-HOLDS-QUEUED].
+    const waiting = next.view.items.filter((item) => waitsHere(item) && !item.held)
+    if ((stopped || failed || (queue.sender && unheard)) && waiting.length > 0)
+      next = change(next, { op: 'hold', ids: waiting.map((item) => item.id) })
     return { state, queue: next }
   }
   if (queue.whenStopped === 'draft' && (stopped || failed)) {
