@@ -423,7 +423,7 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
   }
   if (fresh) queue = judgeOrphans(state, queue, action)
 
-  ;({ state, queue } = afterStop(state, queue, events))
+  ;({ state, queue } = afterStop(state, queue, events, before.queue?.view.items ?? []))
 
   // A sender that finds messages another tab was sending waits for a read to judge them; one that
   // has messages to send and has not read the record yet asks for that read (the thread may be

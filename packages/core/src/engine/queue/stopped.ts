@@ -3,7 +3,7 @@
  * holds them (each `held`) until `queue-resume`, and holds no message queued after it; `keep` goes
  * on; `draft` takes them out of the queue and into the stopping tab's draft.
  */
-import type { EngineState, QueueChange, QueueState, StepEvent } from '../model'
+import type { EngineState, QueueChange, QueueState, StepEvent, StoredQueueItem } from '../model'
 import { change } from './changes'
 import { waitsHere } from './server'
 
@@ -18,6 +18,8 @@ export function afterStop(
   state: EngineState,
   queue: QueueState,
   events: readonly StepEvent[],
+  // What waited before this step: a message added in the step that heard the ending came after it.
+  before: readonly StoredQueueItem[] = queue.view.items,
 ): { state: EngineState; queue: QueueState } {
   const stopped = events.some((e) => e.type === 'stop-pressed')
   const endings = (status: string) =>
@@ -35,7 +37,10 @@ export function afterStop(
     const unheard = endings('cancelled').some((id) => !(next.view.stopped ?? []).includes(id))
     // The pause holds what waits now, and nothing queued later: with nothing waiting, it holds
     // nothing, and `queuePaused` is false [R-QUEUE-PAUSE-HOLDS-QUEUED].
-    const waiting = next.view.items.filter((item) => waitsHere(item) && !item.held)
+    const earlier = new Set(before.map((item) => item.id))
+    const waiting = next.view.items.filter(
+      (item) => waitsHere(item) && !item.held && earlier.has(item.id),
+    )
     if ((stopped || failed || (queue.sender && unheard)) && waiting.length > 0)
       next = change(next, { op: 'hold', ids: waiting.map((item) => item.id) })
     return { state, queue: next }
