@@ -15,7 +15,8 @@ export function PreviewChatQueueResume({
   children?: (count: number) => ReactNode
 }) {
   const { chat } = usePreviewChatExtras()
-  const count = chat.queue?.length ?? 0
+  // The messages the pause holds: what the button sends (one queued after the Stop is not held).
+  const count = chat.queue?.filter((message) => message.held).length ?? 0
   if (!chat.queuePaused || count === 0) return null
   return (
     <button type="button" className={className} onClick={() => chat.resumeQueue?.()}>

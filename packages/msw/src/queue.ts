@@ -48,7 +48,7 @@ export interface StoredQueuedMessage {
 export interface SeedQueueOptions extends QueueKeyOptions {
   /** In order; a string is a `queued` message with a fresh id. */
   messages: readonly (string | (Omit<StoredQueuedMessage, 'id'> & { id?: string }))[]
-  /** Paused, as after a Stop (`whenStopped: 'pause'`): nothing is sent until `resumeQueue()`. */
+  /** Paused, as after a Stop (`whenStopped: 'pause'`): its messages wait for `resumeQueue()`. */
   paused?: boolean
   /** What the tabs learnt of the server: it dedupes a `messageId` (`null`: not known yet). */
   dedupes?: boolean | null
@@ -84,7 +84,7 @@ function parsed(key: string, raw: string | null): StoredQueue {
       ...(error && { error: { code: error.code, message: error.message } }),
       ...(queueId !== undefined && { queueId }),
     })),
-    paused: queue.paused,
+    paused: queue.items.some((item) => item.held === true),
     dedupes: queue.dedupes,
     serverQueue: queue.serverQueue,
   }
@@ -102,9 +102,11 @@ export async function seedQueue(options: SeedQueueOptions): Promise<StoredQueue>
       ? { id: crypto.randomUUID(), text: message, status: 'queued' as const }
       : { ...message, id: message.id ?? crypto.randomUUID() },
   )
+  // Paused as after a Stop: every waiting message is held (`resumeQueue()` sends them).
+  const held = (item: (typeof items)[number]) =>
+    options.paused === true && item.status === 'queued' && item.queueId === undefined
   const raw = serializeQueue({
-    items,
-    paused: options.paused ?? false,
+    items: items.map((item) => (held(item) ? { ...item, held: true as const } : item)),
     dedupes: options.dedupes ?? null,
     serverQueue: options.serverQueue ?? null,
     serverRev: 0,

@@ -93,7 +93,8 @@ export function App({
       scope: user,
       headers: { authorization: `Bearer ${user}` },
       // The client's queue, kept in IndexedDB under `scope` for every tab of the user. After a
-      // Stop what is still queued waits for "Send queued (N)" (`whenStopped: 'pause'`).
+      // Stop what was queued then waits for "Send queued (N)" (`whenStopped: 'pause'`); a message
+      // queued after the Stop goes once the thread is free.
       queue: queue({ whenStopped: 'pause' }),
     }),
   }))

@@ -4,7 +4,7 @@ import { useState, type KeyboardEvent } from 'react'
 export interface QueueListProps {
   /** The thread's queue, in the order it is sent (every tab of the user shows the same one). */
   items: readonly QueuedMessage[]
-  /** A Stop (or a failed turn) paused it: nothing is sent until `onResume`. */
+  /** A Stop (or a failed turn) held what was queued then (`held`): it waits for `onResume`. */
   paused: boolean
   onEdit: (id: string, text: string) => void
   onRemove: (id: string) => void
@@ -46,9 +46,9 @@ export function QueueList({
         </h2>
         {paused && (
           <>
-            <span className="queue-paused">Paused: nothing is sent until you resume</span>
+            <span className="queue-paused">Paused: held until you resume</span>
             <button type="button" className="primary" onClick={onResume}>
-              Send queued ({items.length})
+              Send queued ({items.filter((item) => item.held).length})
             </button>
           </>
         )}

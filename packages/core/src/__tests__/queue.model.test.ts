@@ -31,6 +31,10 @@
  *      727162635; a reloaded draft sent again, left by the read that showed its first POST taken,
  *      seed 192408388 — each fails it with its fix taken out);
  * (q7) a text is not sent under a second id while a POST of it under the first may have been taken;
+ * (q8) a pause holds only what waited in a tab's queue when that tab's Stop was pressed, or when
+ *      it saw a turn end cancelled or failed: a message queued after a Stop is not held by it
+ *      (issue 46: one Stop paused the queue for good);
+ * (q9) `queuePaused` only while a message it holds waits: never "Send queued (0)";
  * before the end against the server's queue, once every tab read what it can:
  * (q6) every tab lists every item the server's queue holds (a tab learns that the server queues
  *      from any answer or push, never only from its own POST: issue 35, row c);
@@ -176,6 +180,11 @@ interface World {
   recordedById: Map<string, number>
   /** The order in which the sender took queued messages (their first POST). */
   sentOrder: string[]
+  /**
+   * (q8) The messages a pause may hold: each that waited in a tab's queue just before a step of
+   * that tab in which a Stop was pressed, or a turn it saw ended cancelled or failed.
+   */
+  pausable: Set<string>
   /** The id each text was first sent under (every text the model writes is new). */
   idByText: Map<string, string>
   /** Queued POSTs seen (tab and token): a retry of the same one is not a new choice. */
@@ -254,6 +263,7 @@ function newWorld(behaviour: Behaviour): World {
     sentOrder: [],
     postedTokens: new Set(),
     idByText: new Map(),
+    pausable: new Set(),
     traces: [],
     events: [],
     serverItems: [],
@@ -307,11 +317,24 @@ function openTab(world: World, index: number) {
   })
   const recorder = traceRecorder(initial, config)
   world.traces.push(recorder)
+  let before = initial
   tab.runner = createRunner(
     initial,
     config,
     {
-      onStep: recorder.onStep,
+      onStep(action, step) {
+        recorder.onStep(action, step)
+        // (q8) What waited when a Stop was pressed here, or a turn ended cancelled or failed.
+        const pauses = (step.events ?? []).some(
+          (e) =>
+            e.type === 'stop-pressed' ||
+            (e.type === 'turn-ended' && ['cancelled', 'error'].includes(e.ending.status)),
+        )
+        if (pauses)
+          for (const item of queueState(before)?.view.items ?? [])
+            if (item.status === 'queued' && item.queueId === undefined) world.pausable.add(item.id)
+        before = step.state
+      },
       now: () => at(world, tab),
       setTimer(delay, ring) {
         const timer = { tab, at: world.now + delay, ring, cancelled: false }
@@ -583,7 +606,8 @@ function posted(
         const posted = `${tabId(tab)}:${token}`
         if (token < 0 && !world.postedTokens.has(posted)) {
           world.postedTokens.add(posted)
-          // (q2) What is ahead of it in the sender's queue could not be sent (undelivered).
+          // (q2) What is ahead of it in the sender's queue could not be sent (undelivered), or a
+          // pause holds it.
           // (What the server holds already is ahead of it by right.)
           const items = queueOf(tab).filter((i) => i.queueId === undefined)
           const ahead = items.slice(
@@ -593,7 +617,8 @@ function posted(
               items.findIndex((i) => i.id === messageId),
             ),
           )
-          if (ahead.some((i) => i.status !== 'undelivered'))
+          // (A message a pause holds waits for the person; one queued after it goes.)
+          if (ahead.some((i) => i.status !== 'undelivered' && !i.held))
             throw new Error(
               `(q2) tab ${tab.index} sent "${text}" with ${ahead.map((i) => `${i.text}:${i.status}`).join(', ')} ahead of it`,
             )
@@ -1069,7 +1094,7 @@ function grantWriteLock(world: World, crash = false) {
     world.storage = next
     const stored = storedItems(next)
     world.events.push(
-      `tab ${tab.index} writes [${stored.items.map((i) => `${i.text}:${i.status}${i.by ? `@${i.by.split('-')[1]}` : ''}`).join(',')}]${stored.paused ? ' paused' : ''}`,
+      `tab ${tab.index} writes [${stored.items.map((i) => `${i.text}:${i.status}${i.by ? `@${i.by.split('-')[1]}` : ''}${i.held ? ' held' : ''}`).join(',')}]`,
     )
     // Every page hears of it through the store's channel, the writer's too (another object).
     for (const other of live(world)) other.inbox++
@@ -1118,6 +1143,21 @@ function checkAfterStep(world: World) {
     if (waiting || recorded)
       throw new Error(
         `(q5, the draft's fate) tab ${tab.index}'s composer holds "${draft}", which is ${waiting ? `${waiting.status} in the queue` : 'in its record under its id'}`,
+      )
+  }
+  for (const tab of live(world)) {
+    const view = tab.host.select(tab.runner.getState())
+    // (q8) A pause holds what was queued when it came (a Stop, a turn cancelled or failed), never
+    // a message queued after it: in every tab and in the store.
+    const late = [...(view.queue ?? []), ...stored].find((i) => i.held && !world.pausable.has(i.id))
+    if (late)
+      throw new Error(
+        `(q8) "${late.text}" is held by a pause that came before it was queued (tab ${tab.index})`,
+      )
+    // (q9) Paused only with something to resume: a message the pause holds, still waiting.
+    if (view.queuePaused && !view.queue?.some((i) => i.held && i.status === 'queued'))
+      throw new Error(
+        `(q9) tab ${tab.index} shows the queue paused with nothing to resume: ${JSON.stringify(view.queue)}`,
       )
   }
   // (q3) The sender (the tab told it holds the sender lock) shows no queued message in its
@@ -1393,12 +1433,9 @@ async function runModel(behaviour: Behaviour, moves: Move[], replay: boolean) {
       checkListsServerQueue(world)
     }
     await drain(world)
-    for (
-      let i = 0;
-      i < 5 && live(world).some((t) => queueState(t.runner.getState())?.view.paused);
-      i++
-    ) {
-      const tab = live(world).find((t) => queueState(t.runner.getState())?.view.paused)!
+    const paused = (t: Tab) => t.host.select(t.runner.getState()).queuePaused === true
+    for (let i = 0; i < 5 && live(world).some(paused); i++) {
+      const tab = live(world).find(paused)!
       dispatch(world, tab, { type: 'queue-resume' })
       await drain(world)
     }

@@ -10,7 +10,8 @@ import { queueOf } from '../engine/queue/state'
 import { initialEngineState, reducerWith, snapshotAction } from '../engine/reduce'
 import { queuePart, withQueue } from '../engine/queue/reduce'
 import { shownQueue } from '../engine/queue/server'
-import { flushedQueue, parseStoredQueue, serializeQueue } from '../engine/queue/stored'
+import { flushedQueue, isPaused, parseStoredQueue, serializeQueue } from '../engine/queue/stored'
+import { queueFields } from '../engine/queue/view'
 import { selectSessionState } from '../engine/select'
 import { replayTrace, traceRecorder } from '../engine/trace'
 import { errorRecord } from '../wire/contract/errors'
@@ -87,7 +88,6 @@ const queuedEvents = (...events: TurnEvent[]): EngineAction => ({
 function postingOne(text: string) {
   const held = stored({
     items: [item('q1', text)],
-    paused: false,
     dedupes: null,
   })
   const posting = run(
@@ -114,6 +114,10 @@ const cancelledEnding = expect.objectContaining({
   type: 'turn-ended',
   ending: expect.objectContaining({ status: 'cancelled' }),
 })
+
+/** A pause holds some of its messages (`queuePaused`). */
+const paused = (state: EngineState) =>
+  queueOf(state) !== undefined && isPaused(queueOf(state)!.view)
 
 const shown = (state: EngineState) =>
   queueOf(state)
@@ -143,7 +147,6 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     const mine = run(busy, submit(1, 'mine')).state
     const other = stored({
       items: [item('o1', 'theirs')],
-      paused: false,
       dedupes: null,
     })
     const { state, commands } = run(mine, { type: 'queue-locked', stored: other })
@@ -159,7 +162,6 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   it('the sender chooses the head in the store’s transaction, marks it `sending` there, and POSTs it once that is committed', () => {
     const held = stored({
       items: [item('q1', 'first'), item('q2', 'second')],
-      paused: false,
       dedupes: null,
     })
     const { state, commands } = attached(held)
@@ -188,7 +190,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   })
 
   it('a tab that is not the sender sends nothing', () => {
-    const held = stored({ items: [item('q1')], paused: false, dedupes: null })
+    const held = stored({ items: [item('q1')], dedupes: null })
     const { state, commands } = attached(held, snapshot([]), false)
     expect(shown(state)).toBe('q1:queued')
     expect(commands.some((c) => c.type === 'post' || c.type === 'queue-lock')).toBe(false)
@@ -235,7 +237,6 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   it('a fresh record that holds a queued message’s id takes it out of the queue', () => {
     const held = stored({
       items: [item('q1', 'first')],
-      paused: false,
       dedupes: null,
     })
     const watcher = attached(held, runningTurn({ executionId: 'e0' }), false).state
@@ -252,7 +253,6 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     (dedupes, after) => {
       const orphan = stored({
         items: [{ ...item('q1', 'first', 'sending'), by: 'gone' }],
-        paused: false,
         dedupes,
       })
       const { state, commands } = run(
@@ -281,7 +281,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     const base = attached(null, runningTurn({ executionId: 'e1' })).state
     const withTwo = run(base, submit(1, 'one'), submit(2, 'two')).state
     const stop: EngineAction = { type: 'stop-requested', request: 3, at: 3 }
-    expect(queueOf(run(withTwo, stop).state)?.view.paused).toBe(true)
+    expect(paused(run(withTwo, stop).state)).toBe(true)
     const drafting = {
       ...withTwo,
       queue: queueOf(withTwo) && { ...queueOf(withTwo), whenStopped: 'draft' as const },
@@ -291,32 +291,103 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     expect(back.draft).toBe('typing\n\none\n\ntwo')
   })
 
+  it('Stop pauses what was queued when it was pressed [R-QUEUE-PAUSE-HOLDS-QUEUED]', () => {
+    const base = attached(null, runningTurn({ executionId: 'e1' })).state
+    const withOne = run(base, submit(1, 'before')).state
+    const stopped = run(withOne, { type: 'stop-requested', request: 3, at: 3 }).state
+    expect(queueOf(stopped)?.view.items.map((i) => `${i.text}:${i.held ?? false}`)).toEqual([
+      'before:true',
+    ])
+    // Held across the thread's end: nothing is sent until the person resumes.
+    const ended = run(stopped, ...readOf(cancelledRecord('e1'), 5)).state
+    const locked = run(ended, { type: 'queue-locked', stored: null }, { type: 'queue-written' })
+    expect(locked.commands.filter((c) => c.type === 'post')).toEqual([])
+    expect(paused(locked.state)).toBe(true)
+  })
+
+  it('a message queued after a Stop is not held by it: it is sent once the answer ends, the held one waits [R-QUEUE-PAUSE-HOLDS-QUEUED]', () => {
+    const base = attached(null, runningTurn({ executionId: 'e1' })).state
+    // Nothing queued when Stop is pressed: nothing held, and the answer ends normally (too late).
+    const stopped = run(base, { type: 'stop-requested', request: 3, at: 3 }).state
+    expect(paused(stopped)).toBe(false)
+    const later = run(stopped, submit(4, 'later')).state
+    const ended = run(later, ...readOf(snapshot(finishedTurn('e1', 'Q', 'A')), 5)).state
+    expect(paused(ended)).toBe(false)
+    const locked = run(ended, { type: 'queue-locked', stored: null }, { type: 'queue-written' })
+    expect(locked.commands.filter((c) => c.type === 'post')).toHaveLength(1)
+    // One held by a Stop, one queued after it: the later one goes, the held one waits.
+    const withOne = run(base, submit(1, 'before')).state
+    const held = run(withOne, { type: 'stop-requested', request: 3, at: 3 }, submit(4, 'after'))
+    const free = run(held.state, ...readOf(cancelledRecord('e1'), 5)).state
+    const raw = queueOf(free) && serializeQueue(queueOf(free)!.view)
+    const sent = run(free, { type: 'queue-locked', stored: raw }, { type: 'queue-written' })
+    expect(sent.commands.filter((c) => c.type === 'post')).toEqual([
+      expect.objectContaining({
+        request: expect.objectContaining({ body: expect.objectContaining({ message: 'after' }) }),
+      }),
+    ])
+    expect(shown(sent.state)).toBe('before:queued,after:sending')
+    expect(paused(sent.state)).toBe(true)
+  })
+
+  it('queuePaused is false with nothing to resume: a Stop with nothing queued, the held ones removed [R-QUEUE-PAUSE-HOLDS-QUEUED]', () => {
+    const base = attached(null, runningTurn({ executionId: 'e1' })).state
+    const empty = run(base, { type: 'stop-requested', request: 3, at: 3 }).state
+    expect(queueFields(queueOf(empty), undefined).queuePaused).toBe(false)
+    const withOne = run(base, submit(1, 'one')).state
+    const stopped = run(withOne, { type: 'stop-requested', request: 3, at: 3 }).state
+    expect(queueFields(queueOf(stopped), undefined)).toMatchObject({
+      queuePaused: true,
+      queue: [{ text: 'one', status: 'queued', held: true }],
+    })
+    const removed = run(stopped, { type: 'queue-remove', id: 'm1' }).state
+    expect(queueFields(queueOf(removed), undefined).queuePaused).toBe(false)
+  })
+
+  it('another tab hears the hold through the store; what it queues after is not held; a page of an earlier version reads it paused [R-QUEUE-PAUSE-HOLDS-QUEUED]', () => {
+    const base = attached(null, runningTurn({ executionId: 'e1' })).state
+    const stopped = run(base, submit(1, 'one'), { type: 'stop-requested', request: 3, at: 3 })
+    const raw = queueOf(stopped.state) && serializeQueue(queueOf(stopped.state)!.view)
+    expect(JSON.parse(raw ?? '{}')).toMatchObject({ paused: true })
+    const other = attached(null, runningTurn({ executionId: 'e1' }), false).state
+    const heard = run(other, { type: 'queue-stored', stored: raw }, submit(7, 'two')).state
+    expect(queueOf(heard)?.view.items.map((i) => `${i.text}:${i.held ?? false}`)).toEqual([
+      'one:true',
+      'two:false',
+    ])
+    // An earlier version wrote `paused: true` and no holds: every waiting message is held.
+    const legacy = parseStoredQueue(
+      stored({ items: [item('a')], dedupes: null }).replace('"paused":false', '"paused":true'),
+    )
+    expect('items' in legacy && legacy.items[0]?.held).toBe(true)
+  })
+
   it('the sender pauses on a turn the record shows cancelled, before it sends the next (Stop in another tab) [R-QUEUE-CLIENT-STOPPED]', () => {
     const held = stored({
       items: [item('q1', 'next')],
-      paused: false,
       dedupes: null,
     })
     const { state } = attached(held, runningTurn({ executionId: 'e1' }))
     expect(state.watching).toEqual(['e1'])
     const { state: after, commands } = run(state, ...readOf(cancelledRecord('e1'), 5))
     expect(commands).toContainEqual(cancelledEnding)
-    expect(queueOf(after)?.view.paused).toBe(true)
+    expect(paused(after)).toBe(true)
     const locked = run(after, { type: 'queue-locked', stored: held }, { type: 'queue-written' })
     expect(locked.commands.some((c) => c.type === 'post')).toBe(false)
   })
 
   it('a resume pressed before the stopped turn’s cancelled ending reached the sender stands (found by the README test, issue 35) [R-QUEUE-CLIENT-STOPPED]', () => {
-    const held = stored({ items: [item('q1', 'next')], paused: false, dedupes: null })
+    const held = stored({ items: [item('q1', 'next')], dedupes: null })
     const { state } = attached(held, runningTurn({ executionId: 'e1' }))
     const stopped = run(state, { type: 'stop-requested', request: 3, at: 3 }).state
-    expect(queueOf(stopped)?.view).toMatchObject({ paused: true, stopped: ['e1'] })
+    expect(paused(stopped)).toBe(true)
+    expect(queueOf(stopped)?.view.stopped).toEqual(['e1'])
     const resumed = run(stopped, { type: 'queue-resume' }).state
-    expect(queueOf(resumed)?.view.paused).toBe(false)
+    expect(paused(resumed)).toBe(false)
     const { state: after, commands } = run(resumed, ...readOf(cancelledRecord('e1'), 5))
     expect(commands).toContainEqual(cancelledEnding)
     // The Stop paused the queue once; its ending does not undo the person's resume.
-    expect(queueOf(after)?.view.paused).toBe(false)
+    expect(paused(after)).toBe(false)
     const locked = run(after, { type: 'queue-locked', stored: held }, { type: 'queue-written' })
     expect(locked.commands.filter((c) => c.type === 'post')).toHaveLength(1)
   })
@@ -324,7 +395,6 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   it('the sender sends nothing while a turn it saw has no ending on record (its own stream ended first) [R-QUEUE-CLIENT-STOPPED]', () => {
     const two = stored({
       items: [item('q1', 'first'), item('q2', 'second')],
-      paused: false,
       dedupes: null,
     })
     const posting = run(
@@ -363,7 +433,6 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
   it('storage is parsed, never trusted [R-QUEUE-CLIENT-PARSED]', () => {
     expect(parseStoredQueue(null)).toEqual({
       items: [],
-      paused: false,
       dedupes: null,
       serverQueue: null,
       serverRev: 0,
@@ -385,7 +454,6 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     })
     expect(parseStoredQueue(twice)).toEqual({
       items: [item('x')],
-      paused: false,
       dedupes: null,
       serverQueue: null,
       serverRev: 0,
@@ -428,7 +496,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     expect(queueOf(again.state)?.unwritten?.retryAt).toBeGreaterThan(retryAt)
     // A message marked `sending` in a write that failed goes all the same, from memory: its mark
     // waits among the changes to write.
-    const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: null })
+    const held = stored({ items: [item('q1', 'first')], dedupes: null })
     const marking = run(attached(held).state, { type: 'queue-locked', stored: held }).state
     expect(queueOf(marking)?.sending).toMatchObject({ id: 'q1', posted: false })
     const sent = run(marking, {
@@ -444,11 +512,10 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
 
   it('a change of a message another tab is sending already is refused, visibly, in the tab that made it [R-QUEUE-ON-ITS-WAY-REFUSED]', () => {
     // This tab (not the sender) shows q1 queued; another tab marked it `sending` meanwhile.
-    const held = stored({ items: [item('q1', 'first')], paused: false, dedupes: null })
+    const held = stored({ items: [item('q1', 'first')], dedupes: null })
     const seen = attached(held, snapshot([]), false).state
     const marked = stored({
       items: [{ ...item('q1', 'first', 'sending'), by: 'B' }],
-      paused: false,
       dedupes: null,
     })
     for (const action of [
@@ -492,11 +559,10 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
 
     it('the next message is chosen under the write lock, from storage: another tab’s earlier one goes first', () => {
       // This tab knows only its own message; storage has another tab's, written before it.
-      const own = stored({ items: [item('mine')], paused: false, dedupes: null })
+      const own = stored({ items: [item('mine')], dedupes: null })
       const { state } = attached(own)
       const both = stored({
         items: [item('theirs'), item('mine')],
-        paused: false,
         dedupes: null,
       })
       const locked = run(state, { type: 'queue-locked', stored: both }, { type: 'queue-written' })
@@ -515,7 +581,6 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
             error: { code: 'timeout', message: 'No answer' },
           },
         ],
-        paused: false,
         dedupes: false,
       })
       // The person pressed "send now" on what they saw queued; storage says undelivered by then.
@@ -530,7 +595,6 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     it('edit and remove of a message this tab shows sending change nothing', () => {
       const held = stored({
         items: [{ ...item('q1', 'on its way', 'sending'), by: 'B' }],
-        paused: false,
         dedupes: null,
       })
       const { state } = attached(held, snapshot([]), false)
@@ -547,7 +611,6 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
       const { state } = attached(null, snapshot([]), false)
       const now = stored({
         items: [item('q1', 'written elsewhere')],
-        paused: false,
         dedupes: null,
       })
       const sender = run(state, { type: 'queue-sender', held: true, stored: now }).state
@@ -555,11 +618,10 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     })
 
     it('under the lock, a message another tab was sending is judged before anything is sent', () => {
-      const quiet = stored({ items: [item('q1')], paused: false, dedupes: true })
+      const quiet = stored({ items: [item('q1')], dedupes: true })
       const { state } = attached(quiet)
       const orphan = stored({
         items: [{ ...item('q0', 'theirs', 'sending'), by: 'gone' }, item('q1')],
-        paused: false,
         dedupes: true,
       })
       const locked = run(state, { type: 'queue-locked', stored: orphan })
@@ -592,7 +654,6 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     let state = initial
     const held = stored({
       items: [item('q1', 'first')],
-      paused: false,
       dedupes: true,
     })
     for (const action of [
@@ -622,7 +683,7 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
 
 describe("the server's own queue, in the queue's reducer [R-QUEUE-SERVER-HANDOVER]", () => {
   const onServer = (...items: ReturnType<typeof item>[]) =>
-    stored({ items, paused: false, dedupes: true, serverQueue: true })
+    stored({ items, dedupes: true, serverQueue: true })
   /** The sender, `keep`, on a server known to queue, while `e1` runs; `raw` is what storage holds. */
   const read = (seq: number, ...items: [string, string][]): EngineAction => ({
     type: 'queue-server-read',

@@ -17,7 +17,13 @@ import { handOverAnswer } from '../engine/queue/handOver'
 import { withQueue } from '../engine/queue/reduce'
 import { readyToSend } from '../engine/queue/send'
 import { afterStop } from '../engine/queue/stopped'
-import { emptyQueue, parseStoredQueue, serializeQueue, storedValue } from '../engine/queue/stored'
+import {
+  emptyQueue,
+  isPaused,
+  parseStoredQueue,
+  serializeQueue,
+  storedValue,
+} from '../engine/queue/stored'
 import { queueFields, queueGate } from '../engine/queue/view'
 import { selectSessionState } from '../engine/select'
 import { errorRecord } from '../wire/contract/errors'
@@ -80,7 +86,11 @@ describe('stored.ts: what the store holds is parsed, never trusted [R-QUEUE-CLIE
 
   it.each<[string, StoredQueue, 'removed' | 'written']>([
     ['empty: the key is removed', emptyQueue, 'removed'],
-    ['paused with nothing: written', { ...emptyQueue, paused: true }, 'written'],
+    [
+      'a Stop remembered, nothing queued: written [R-QUEUE-PAUSE-HOLDS-QUEUED]',
+      { ...emptyQueue, stopped: ['e1'] },
+      'written',
+    ],
     ['a message: written', queueOf(item('a')), 'written'],
   ])('what the store is given: %s', (_, queue, expected) => {
     expect(storedValue(queue) === null ? 'removed' : 'written').toBe(expected)
@@ -273,7 +283,7 @@ describe('stopped.ts: what a Stop or a failed turn does (whenStopped) [R-QUEUE-C
     const outcome =
       after.state.draft !== ''
         ? `draft ${after.state.draft}`
-        : `${shown.paused ? 'paused' : 'running'} ${(shown.stopped ?? []).join(',')}`
+        : `${isPaused(shown) ? 'paused' : 'running'} ${(shown.stopped ?? []).join(',')}`
     expect(outcome.trim()).toBe(expected)
   })
 })

@@ -67,7 +67,11 @@ export interface SessionState {
    * until their turn begins. Absent without a queue.
    */
   queue?: readonly QueuedMessage[]
-  /** With a queue: nothing is sent until `resumeQueue()` (a Stop or a failed turn paused it). */
+  /**
+   * With a queue: a Stop or a failed turn paused what was queued then, and some of it waits
+   * (`held`) for `resumeQueue()`; `false` with nothing to resume. A message queued after the
+   * pause is not held by it.
+   */
   queuePaused?: boolean
   /**
    * With a queue: `false` when the browser refused IndexedDB (a locked-down or private profile),
@@ -87,7 +91,7 @@ export interface SessionState {
    * dedupes records it once).
    */
   sendQueuedNow?(id: string): void
-  /** With a queue: sends what is queued again after a pause ("Send queued (N)"). */
+  /** With a queue: sends the messages a pause holds ("Send queued (N)"). */
   resumeQueue?(): void
 }
 
@@ -112,6 +116,12 @@ export interface QueuedMessage {
    * it started meanwhile) with `state.error` saying why.
    */
   queueId?: string
+  /**
+   * A Stop, or a turn that failed, paused it while it waited (`whenStopped: 'pause'`): it is
+   * sent after `resumeQueue()` ("Send queued (N)", N the held ones) or "send now". A message
+   * queued after the pause is not held: it goes when the thread is free.
+   */
+  held?: true
 }
 
 const publicError = (record: ErrorRecord | null): PreviewChatError | null =>

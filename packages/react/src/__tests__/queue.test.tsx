@@ -253,9 +253,9 @@ function QueuedMessages({ chat }: { chat: PreviewChat }) {
   const queued = chat.queue ?? []
   return (
     <>
-      {chat.queuePaused && queued.length > 0 && (
+      {chat.queuePaused && (
         <button type="button" onClick={() => chat.resumeQueue?.()}>
-          Send queued ({queued.length})
+          Send queued ({queued.filter((message) => message.held).length})
         </button>
       )}
       <ol aria-label="Queued">

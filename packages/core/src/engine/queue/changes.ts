@@ -3,6 +3,7 @@
  * to what the store holds inside its transaction, so that no tab's change is lost to another's.
  */
 import type { QueueChange, QueueState, StoredQueue, StoredQueueItem } from './model'
+import { waitsHere } from './server'
 
 /** One change applied to a queue; a change about a message that is gone changes nothing. */
 export function applyQueueChange(queue: StoredQueue, change: QueueChange): StoredQueue {
@@ -36,7 +37,8 @@ export function applyQueueChange(queue: StoredQueue, change: QueueChange): Store
       const front: StoredQueueItem = again
         ? { id: item.id, text: item.text, status: 'queued' }
         : item
-      return { ...queue, paused: false, items: [front, ...without] }
+      // "Send now" resumes the queue: nothing is held any more.
+      return { ...queue, items: [front, ...without].map(unheld) }
     }
     case 'mark': {
       if (!item) return queue
@@ -50,8 +52,15 @@ export function applyQueueChange(queue: StoredQueue, change: QueueChange): Store
       }
       return { ...queue, items: items.map((i) => (i === item ? marked : i)) }
     }
-    case 'paused':
-      return queue.paused === change.paused ? queue : { ...queue, paused: change.paused }
+    case 'hold': {
+      // What still waits of what the pause covers: one sent or handed over since is on its way.
+      const held = (i: StoredQueueItem) => !i.held && waitsHere(i) && change.ids.includes(i.id)
+      return items.some(held)
+        ? { ...queue, items: items.map((i) => (held(i) ? { ...i, held: true } : i)) }
+        : queue
+    }
+    case 'resume':
+      return items.some((i) => i.held) ? { ...queue, items: items.map(unheld) } : queue
     case 'dedupes':
       return queue.dedupes === change.dedupes ? queue : { ...queue, dedupes: change.dedupes }
     case 'server-queue':
@@ -77,6 +86,13 @@ export function applyQueueChange(queue: StoredQueue, change: QueueChange): Store
       return { ...queue, items: items.map((i) => (i === item ? handed : i)) }
     }
   }
+}
+
+/** The item, no longer held by a pause. */
+function unheld(item: StoredQueueItem): StoredQueueItem {
+  if (!item.held) return item
+  const { held: _, ...rest } = item
+  return rest
 }
 
 /** How many Stops the store remembers (`StoredQueue.stopped`): a turn's ending comes soon after. */

@@ -29,13 +29,19 @@ export interface StoredQueueItem {
    * leaves this queue once a read of the server's queue no longer lists it, or the record holds it.
    */
   queueId?: string
+  /**
+   * A Stop, or a turn that failed, paused it while it waited (`whenStopped: 'pause'`): it is not
+   * sent until `resumeQueue()` or "send now". A message queued after that pause is not held by it.
+   */
+  held?: true
 }
 
-/** A thread's queue as the store keeps it. */
+/**
+ * A thread's queue as the store keeps it. It is paused while a message of it is `held` (the
+ * stored form also says `paused`, for a page of an earlier version).
+ */
 export interface StoredQueue {
   items: readonly StoredQueueItem[]
-  /** Nothing is sent until `resumeQueue()` (a Stop or a failed turn paused it, `whenStopped: 'pause'`). */
-  paused: boolean
   /** The server dedupes by `messageId`, as a tab learnt it (`null`: not known). */
   dedupes: boolean | null
   /** The server has a queue of its own (`message-queued`), as a tab learnt it (`null`: not known). */
@@ -105,7 +111,10 @@ export type QueueChange =
    */
   | { op: 'front'; id: string; retry?: true }
   | { op: 'mark'; id: string; status: StoredQueueItem['status']; error?: ErrorRecord; by?: string }
-  | { op: 'paused'; paused: boolean }
+  /** A Stop or a failed turn paused these (`held`): each that still waits when it is written. */
+  | { op: 'hold'; ids: readonly string[] }
+  /** `resumeQueue()`: nothing is held any more. */
+  | { op: 'resume' }
   | { op: 'dedupes'; dedupes: boolean }
   | { op: 'server-queue'; serverQueue: boolean }
   /** A Stop of this execution paused the queue (`StoredQueue.stopped`). */

@@ -49,6 +49,7 @@ import {
   postCommitted,
   readyToSend,
   readWanted,
+  sendable,
   submitSettled,
   waitForRead,
 } from './send'
@@ -276,7 +277,7 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
     }
     case 'queue-resume':
       return {
-        state: withQueueState(state, change(queue, { op: 'paused', paused: false })),
+        state: withQueueState(state, change(queue, { op: 'resume' })),
         commands: [],
       }
     case 'submit-requested': {
@@ -428,7 +429,7 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
   }
   if (fresh) queue = judgeOrphans(state, queue, action)
 
-  ;({ state, queue } = afterStop(state, queue, events))
+  ;({ state, queue } = afterStop(state, queue, events, queueOf(before)?.view.items ?? []))
 
   // A sender that finds messages another tab was sending waits for a read to judge them; one that
   // has messages to send and has not read the record yet asks for that read (the thread may be
@@ -452,7 +453,7 @@ function settle(before: EngineState, stepped: Step, action: EngineAction): Step 
   // a write fail: the next one tries again, not a loop of failures.)
   // While the store refuses writes, changes wait for their retry's time (`queuePart`), not for
   // every step; a message to send is chosen under the lock all the same.
-  const wantsToSend = readyToSend(state, queue) && queue.view.items.some(waitsHere)
+  const wantsToSend = readyToSend(state, queue) && queue.view.items.some(sendable)
   const retryDue =
     queue.unwritten === null || (action.type === 'tick' && action.at >= queue.unwritten.retryAt)
   if (

@@ -8,7 +8,7 @@
 import { errorRecord } from '../../wire/contract/errors'
 import { heldByAnotherTab, sessionStatus } from '../derive'
 import type { Command, EngineAction, EngineState, StepEvent } from '../model'
-import type { QueueState } from './model'
+import type { QueueState, StoredQueueItem } from './model'
 import { change } from './changes'
 import { handsOver, waitsHere } from './server'
 
@@ -24,7 +24,6 @@ export const readyToSend = (state: EngineState, queue: QueueState) =>
   queue.sender &&
   queue.recordRead &&
   !queue.sending &&
-  !queue.view.paused &&
   queue.judgeAfterRead === null &&
   // A message another tab was sending is judged first (`waitForRead`): its fate may be ahead.
   !queue.view.items.some((item) => item.status === 'sending') &&
@@ -146,9 +145,15 @@ export function judgeOrphans(state: EngineState, queue: QueueState, action: Engi
   return { ...next, judgeAfterRead: null }
 }
 
+/**
+ * Waits here and no pause holds it: the sender sends it when its turn comes. A message queued
+ * after a pause goes, the held ones ahead of it waiting for `resumeQueue()`.
+ */
+export const sendable = (item: StoredQueueItem) => waitsHere(item) && !item.held
+
 /** The next message to send, chosen inside the store's transaction (`queue-locked`). */
 export const nextToSend = (state: EngineState, queue: QueueState) =>
-  readyToSend(state, queue) ? queue.stored.items.find(waitsHere) : undefined
+  readyToSend(state, queue) ? queue.stored.items.find(sendable) : undefined
 
 const mayHaveBeenSent = errorRecord(
   'network_error',

@@ -25,6 +25,8 @@ export interface ShownQueueItem {
   error?: ErrorRecord
   /** Its item in the server's own queue. */
   queueId?: string
+  /** A pause holds it (`StoredQueueItem.held`). */
+  held?: true
 }
 
 /**
@@ -82,6 +84,7 @@ export function shownQueue(queue: QueueState): ShownQueueItem[] {
         text: item.text,
         status: item.status,
         ...(item.error && { error: item.error }),
+        ...(item.held && { held: true }),
       })
   }
   return shown

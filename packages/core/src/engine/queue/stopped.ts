@@ -1,10 +1,10 @@
 /**
  * What a Stop, or a turn that failed, does to the messages still queued (`whenStopped`): `pause`
- * keeps them and sends nothing until `queue-resume`; `keep` goes on; `draft` takes them out of the
- * queue and into the stopping tab's draft.
+ * holds them (each `held`) until `queue-resume`, and holds no message queued after it; `keep` goes
+ * on; `draft` takes them out of the queue and into the stopping tab's draft.
  */
 import type { EngineState, StepEvent } from '../model'
-import type { QueueChange, QueueState } from './model'
+import type { QueueChange, QueueState, StoredQueueItem } from './model'
 import { change } from './changes'
 import { waitsHere } from './server'
 
@@ -19,6 +19,8 @@ export function afterStop(
   state: EngineState,
   queue: QueueState,
   events: readonly StepEvent[],
+  // What waited before this step: a message added in the step that heard the ending came after it.
+  before: readonly StoredQueueItem[] = queue.view.items,
 ): { state: EngineState; queue: QueueState } {
   const stopped = events.some((e) => e.type === 'stop-pressed')
   const endings = (status: string) =>
@@ -34,8 +36,14 @@ export function afterStop(
       next = change(next, { op: 'stopped', executionId: stopping })
     // A turn cancelled by a Stop this scope has not paused for (another tab's, not yet heard).
     const unheard = endings('cancelled').some((id) => !(next.view.stopped ?? []).includes(id))
-    if (stopped || failed || (queue.sender && unheard))
-      next = change(next, { op: 'paused', paused: true })
+    // The pause holds what waits now, and nothing queued later: with nothing waiting, it holds
+    // nothing, and `queuePaused` is false [R-QUEUE-PAUSE-HOLDS-QUEUED].
+    const earlier = new Set(before.map((item) => item.id))
+    const waiting = next.view.items.filter(
+      (item) => waitsHere(item) && !item.held && earlier.has(item.id),
+    )
+    if ((stopped || failed || (queue.sender && unheard)) && waiting.length > 0)
+      next = change(next, { op: 'hold', ids: waiting.map((item) => item.id) })
     return { state, queue: next }
   }
   if (queue.whenStopped === 'draft' && (stopped || failed)) {

@@ -5,6 +5,7 @@
 import {
   array,
   boolean,
+  literal,
   nullable,
   number,
   object,
@@ -18,10 +19,10 @@ import type { ErrorRecord } from '../../wire/contract/errors'
 import type { Command } from '../model'
 import type { QueueChange, StoredQueue } from './model'
 import { applyAll } from './changes'
+import { waitsHere } from './server'
 
 export const emptyQueue: StoredQueue = {
   items: [],
-  paused: false,
   dedupes: null,
   serverQueue: null,
   serverRev: 0,
@@ -46,9 +47,12 @@ export const storedSchema = object({
       error: optional(errorSchema),
       by: optional(string),
       queueId: optional(string),
+      held: optional(literal(true)),
     }),
   ),
-  paused: boolean,
+  // Written for a page of an earlier version, which held the whole queue by it: read from such a
+  // page's write (no message `held`) as every waiting message held.
+  paused: optional(boolean),
   dedupes: nullable(boolean),
   // Absent in what an earlier version wrote: not known.
   serverQueue: optional(nullable(boolean)),
@@ -68,10 +72,14 @@ export function parseStoredQueue(raw: unknown): StoredQueue | { problem: string 
   const parsed = json === FAIL ? FAIL : storedSchema(json)
   if (parsed === FAIL) return { problem: 'is not a queue this version of preview-chat wrote' }
   const ids = new Set<string>()
-  const items = parsed.items.filter((item) => !ids.has(item.id) && ids.add(item.id))
+  const unique = parsed.items.filter((item) => !ids.has(item.id) && ids.add(item.id))
+  // Only a waiting message is held (a hand edit may say otherwise).
+  const legacy = parsed.paused === true && !unique.some((item) => item.held)
+  const items = unique.map(({ held, ...item }) =>
+    (held || legacy) && waitsHere(item) ? { ...item, held: true as const } : item,
+  )
   return {
     items,
-    paused: parsed.paused,
     dedupes: parsed.dedupes,
     serverQueue: parsed.serverQueue ?? null,
     serverRev: parsed.serverRev ?? 0,
@@ -81,7 +89,10 @@ export function parseStoredQueue(raw: unknown): StoredQueue | { problem: string 
 
 /** The stored queue as the store keeps it (`parseStoredQueue` reads it back). */
 export const serializeQueue = (queue: StoredQueue): string =>
-  JSON.stringify({ v: String(QUEUE_VERSION), ...queue })
+  JSON.stringify({ v: String(QUEUE_VERSION), ...queue, paused: isPaused(queue) })
+
+/** A message of it waits, held by a pause (`StoredQueueItem.held`): `resumeQueue()` sends it. */
+export const isPaused = (queue: StoredQueue) => queue.items.some((item) => item.held === true)
 
 /** What a `queue-flush` writes: `changes` applied to what the store holds (junk read as empty). */
 export function flushedQueue(raw: unknown, changes: readonly QueueChange[]): StoredQueue {
@@ -94,7 +105,8 @@ export function flushedQueue(raw: unknown, changes: readonly QueueChange[]): Sto
  * queue that holds nothing worth keeping.
  */
 export function storedValue(stored: StoredQueue): string | null {
-  const empty = stored.items.length === 0 && !stored.paused && stored.dedupes === null
+  // A Stop it remembers is kept: its cancelled ending, heard later, holds no message queued since.
+  const empty = stored.items.length === 0 && stored.dedupes === null && !stored.stopped
   return empty ? null : serializeQueue(stored)
 }
 

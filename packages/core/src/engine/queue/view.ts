@@ -9,6 +9,7 @@ import type { EngineState } from '../model'
 import type { QueueState } from './model'
 import type { QueuedMessage, SessionState } from '../select'
 import { shownQueue, type ShownQueueItem } from './server'
+import { isPaused } from './stored'
 
 /** The queue's fields of the view, for `state.queue` (`null` while the session has no queue). */
 export interface QueueFields {
@@ -27,7 +28,8 @@ export function queueFields(
     previous?.length === items.length && items.every((item, i) => sameItem(previous[i], item))
   return {
     queue: same && previous ? previous : items.map(toQueuedMessage),
-    queuePaused: queue?.view.paused ?? false,
+    // Paused while a message waits held by a pause: `resumeQueue()` has something to send.
+    queuePaused: queue !== undefined && isPaused(queue.view),
     // Until the store answers it is not known to be lost: said once it is known (`queue-attached`);
     // while the store refuses this tab's writes, what it holds is in this tab's memory only.
     queueKept: queue === undefined || !queue.attached || (queue.kept && queue.unwritten === null),
@@ -49,6 +51,7 @@ const sameItem = (a: QueuedMessage | undefined, b: ShownQueueItem) =>
   a.text === b.text &&
   a.status === b.status &&
   a.queueId === b.queueId &&
+  a.held === b.held &&
   a.error?.message === b.error?.message
 
 function toQueuedMessage(item: ShownQueueItem): QueuedMessage {
@@ -58,5 +61,6 @@ function toQueuedMessage(item: ShownQueueItem): QueuedMessage {
     status: item.status,
     ...(item.error && { error: fromErrorRecord(item.error) }),
     ...(item.queueId !== undefined && { queueId: item.queueId }),
+    ...(item.held && { held: true }),
   }
 }
