@@ -1,7 +1,7 @@
-import { PreviewChatError } from './errors'
+import { PreviewChatError, type PreviewChatErrorCode } from './errors'
 import { unwrapEnvelope, validate, type ParseResult } from './result'
 import { boolean, numberOrString, object, optional, string } from './schema'
-import { explain } from './explain'
+import { explain, type MessageId } from './explain'
 
 /** Answer of `DELETE .../executions/:executionId`: the request was accepted, not that the turn ended. */
 export interface StopAnswer {
@@ -44,15 +44,7 @@ export function parseRestError(body: unknown): ParseResult<RestErrorBody> {
 }
 
 /** The codes of an HTTP answer that is not a success (each has its docs entry, by its name). */
-type HttpErrorCode =
-  | 'bad_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'payload_too_large'
-  | 'server_error'
-  | 'http_error'
+type HttpErrorCode = PreviewChatErrorCode & MessageId
 
 const statusCodes: Record<number, HttpErrorCode> = {
   400: 'bad_request',
