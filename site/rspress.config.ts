@@ -41,6 +41,7 @@ export default defineConfig({
       { text: 'Guides', link: '/guide/getting-started' },
       { text: 'API', link: '/api/' },
       { text: 'Rules', link: '/rules' },
+      { text: 'Errors', link: '/errors' },
       { text: 'Decisions', link: '/decisions/' },
     ],
     sidebar: {

@@ -35,6 +35,7 @@ import type { ThrottleOptions } from './platform/throttle'
 import type { ReleasedPlatform } from './released'
 import { createTransport, type HeadersOption, type ThreadKey } from './wire/transport'
 import { DEFAULT_DELEGATION_CHAR_LIMIT } from './engine/fold'
+import { explain } from './wire/contract/explain'
 
 /**
  * How a client's sessions reach a UI: `throttleState` (what `createPreviewChatClient` uses), or a
@@ -257,7 +258,10 @@ export function createMinimalPreviewChatClient(
     (typeof released.completeSnapshot !== 'function' ||
       typeof released.enginePart?.handlers !== 'object')
   )
-    throw new PreviewChatError('invalid_request', 'Pass released: releasedPlatform(), or false.')
+    throw new PreviewChatError(
+      'invalid_request',
+      `Pass released: releasedPlatform(), or false.${explain('bad-option')}`,
+    )
   const transport = createTransport({
     baseUrl,
     fetch: fetchImpl,
@@ -308,7 +312,7 @@ export function createMinimalPreviewChatClient(
   if (relayAdapter && !relayPart)
     throw new PreviewChatError(
       'invalid_request',
-      'Pass relay: tabRelay(yourRelay): its part of the engine reads the other tabs.',
+      `Pass relay: tabRelay(yourRelay).${explain('bad-option')}`,
     )
   const relay = relayPart
     ? (relayAdapter as RelayAdapter)({ scope: options.scope ?? '', timers, lingerMs })
@@ -344,7 +348,7 @@ export function createMinimalPreviewChatClient(
         if (problem)
           throw new PreviewChatError(
             'invalid_request',
-            `A session's ${name} ${problem}: ids travel as one URL path segment, so use any other non-empty string.`,
+            `A session's ${name} ${problem}.${explain('bad-id')}`,
           )
       }
       const cacheClient = sessionQueryClient ?? queryClient
@@ -434,7 +438,7 @@ function resolvePush(
   if (push && typeof push !== 'function' && typeof push.subscribe !== 'function')
     throw new PreviewChatError(
       'invalid_request',
-      `push must be ssePush(), websocketPush(), a PushSource or false, not ${typeof push === 'string' ? `'${push}'` : typeof push}.`,
+      `push must be ssePush(), websocketPush(), a PushSource or false, not ${typeof push === 'string' ? `'${push}'` : typeof push}.${explain('bad-option')}`,
     )
   return typeof push === 'function' ? push(context) : push || null
 }

@@ -51,3 +51,5 @@ export { readSse } from './wire/sse'
 export type { SseEnd } from './wire/sse'
 export { createTransport, readTurnStream } from './wire/transport'
 export type { Transport, TurnStreamEnd } from './wire/transport'
+/** A message's explanation (development builds) and docs link: for the other packages' messages. */
+export { explain, messagesPage, type MessageId } from './wire/contract/explain'

@@ -1,4 +1,5 @@
 import { PreviewChatError, type PreviewChatClient } from '@preview-chat/core'
+import { explain } from '@preview-chat/core/internal'
 import { createContext, useContext, type ReactNode } from 'react'
 
 const PreviewChatContext = createContext<PreviewChatClient | null>(null)
@@ -24,7 +25,7 @@ export function usePreviewChatClient(): PreviewChatClient {
   if (!client) {
     throw new PreviewChatError(
       'invalid_request',
-      'usePreviewChat needs a <PreviewChatProvider client={createPreviewChatClient(…)}> above it in the tree.',
+      `usePreviewChat needs a PreviewChatProvider above it.${explain('no-provider')}`,
     )
   }
   return client

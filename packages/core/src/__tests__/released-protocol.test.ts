@@ -16,6 +16,7 @@ import {
 } from '../index'
 import { aliceOnEmulatedN8n, answer, watch } from './emulatedN8n'
 import { createTabs } from './harness'
+import { explain } from '../wire/contract/explain'
 
 const key = { projectId: 'p', agentId: 'a' }
 let backend: PreviewChatBackend
@@ -290,7 +291,7 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
       const error = result.outcome === 'failed' ? result.error : undefined
       expect(error?.code).toBe('agent_error')
       expect(error?.message).toBe(
-        'SQLITE_CONSTRAINT: UNIQUE constraint failed: agents_threads.id — your draft is kept; send it again once the thread shows what runs (another tab or device may have sent a message at the same moment).',
+        `SQLITE_CONSTRAINT: UNIQUE constraint failed: agents_threads.id${explain('message-refused')}`,
       )
       expect(b.getState()).toMatchObject({ draft: 'My question from the phone', error })
 

@@ -23,6 +23,7 @@ import {
 } from '../index'
 import { aliceOnEmulatedN8n, answer, watch } from './emulatedN8n'
 import { engineConfig as config, key as engineKey } from './harness'
+import { explain } from '../wire/contract/explain'
 
 let backend: PreviewChatBackend
 
@@ -173,7 +174,10 @@ describe('the released platform is a part a client for the spec only leaves out 
       { enginePart: {}, completeSnapshot },
     ])
       expect(() => createMinimalPreviewChatClient({ released: junk as never })).toThrow(
-        new PreviewChatError('invalid_request', 'Pass released: releasedPlatform(), or false.'),
+        new PreviewChatError(
+          'invalid_request',
+          `Pass released: releasedPlatform(), or false.${explain('bad-option')}`,
+        ),
       )
   })
 })

@@ -15,6 +15,7 @@ import {
   useFakeTimersInEachTest,
   aMessageId,
 } from './harness'
+import { explain } from '../wire/contract/explain'
 
 const runningElsewhere = runningTurn({ question: 'Other tab' })
 
@@ -140,8 +141,7 @@ describe('the gate (spec: "New-message submission stays blocked while a turn run
       error: {
         code: 'agent_error',
         // The server's words, and what to do (issue 38).
-        message:
-          'Session not found — your draft is kept; send it again once the thread shows what runs (another tab or device may have sent a message at the same moment).',
+        message: `Session not found${explain('message-refused')}`,
       },
     })
     expect(t.session.getState().draft).toBe('Kept')

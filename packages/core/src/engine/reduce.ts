@@ -37,6 +37,7 @@ import { relayPart } from './slices/relay'
 import { releasedPart } from './slices/released'
 import { applySnapshot } from './slices/snapshot'
 import { requestStop, runsAnswered, runsFailed, stopAnswered, stopFailed } from './slices/stop'
+import { explain } from '../wire/contract/explain'
 
 /** What `initialEngineState` takes: the thread, this tab, and what this browser kept. */
 export interface EngineInit {
@@ -152,7 +153,7 @@ const handlers: {
   'listener-threw': (state, { listener, message }) =>
     step(state, {
       type: 'warn',
-      message: `${listener === 'state' ? 'A state' : 'An onTurnEnd'} listener threw: ${message}`,
+      message: `${listener === 'state' ? 'A state' : 'An onTurnEnd'} listener threw: ${message}${explain('listener-threw')}`,
     }),
   'push-message': pushMessage,
   'read-started': readStarted,
@@ -214,7 +215,7 @@ function readAnswered(done: Step, action: EngineAction): Step {
   return answered ? reported(done, { type: 'read-answered' }) : done
 }
 
-const noRelayPart = 'A relay message met no relay part: pass relay: tabRelay(yourRelay).'
+const noRelayPart = `A relay message met no relay part.${explain('no-relay-part')}`
 
 /** The engine's decisions without a part (`decideWith()`). */
 export const decide: Reducer = decideWith()

@@ -53,36 +53,40 @@ export const turnEvent: Schema<TurnEvent> = (input, issues, path) => {
 }
 
 /** A live turn, as the relay and storage carry it. */
-export const liveTurn = object({
+export const liveTurn = /* @__PURE__ */ object({
   executionId: string,
   sessionId: string,
-  user: nullable(messageSchema),
+  user: /* @__PURE__ */ nullable(messageSchema),
   assistant: messageSchema,
-  streams: record(number),
-  delegations: record(object({ used: number, openSegment: nullable(number) })),
-  resumes: nullable(object({ toolCallId: string, toolName: string, input: unknown })),
+  streams: /* @__PURE__ */ record(number),
+  delegations: /* @__PURE__ */ record(
+    /* @__PURE__ */ object({ used: number, openSegment: /* @__PURE__ */ nullable(number) }),
+  ),
+  resumes: /* @__PURE__ */ nullable(
+    /* @__PURE__ */ object({ toolCallId: string, toolName: string, input: unknown }),
+  ),
   ended: boolean,
 }) as Schema<LiveTurn>
 
-const header = { v: literal(RELAY_VERSION), tab: string, thread: string }
-const relaySchema = variant(
+// Each message's schema: the header every message carries, its kind, its fields. A function, not
+// a spread of a shared header (a spread may run getters, so a bundler keeps it): the schemas are
+// pure, and a bundle without the relay (the minimal profile) drops them.
+const relayBody = <K extends RelayBody['kind']>(kind: K, fields: Record<string, Schema<unknown>>) =>
+  object({ v: literal(RELAY_VERSION), tab: string, thread: string, kind: literal(kind), ...fields })
+const relaySchema = /* @__PURE__ */ variant(
   {
-    posting: object({ ...header, kind: literal('posting'), active: boolean }),
-    turn: object({
-      ...header,
-      kind: literal('turn'),
+    posting: /* @__PURE__ */ relayBody('posting', { active: boolean }),
+    turn: /* @__PURE__ */ relayBody('turn', {
       turn: liveTurn,
       seq: number,
-      after: optional(array(string)),
+      after: /* @__PURE__ */ optional(/* @__PURE__ */ array(string)),
     }),
-    events: object({
-      ...header,
-      kind: literal('events'),
+    events: /* @__PURE__ */ relayBody('events', {
       executionId: string,
       seq: number,
-      events: array(turnEvent),
+      events: /* @__PURE__ */ array(turnEvent),
     }),
-    sync: object({ ...header, kind: literal('sync'), executionId: string }),
+    sync: /* @__PURE__ */ relayBody('sync', { executionId: string }),
   } satisfies Record<RelayBody['kind'], Schema<unknown>>,
   'kind',
 ) as Schema<RelayMessage>

@@ -4,6 +4,7 @@
  * a server (SSR) reaches for no `window`, `document` or `sessionStorage`.
  */
 import { describeValue } from '../wire/contract/errors'
+import { explain } from '../wire/contract/explain'
 
 export interface Timers {
   setTimeout(callback: () => void, ms: number): unknown
@@ -110,7 +111,7 @@ export function safeDraftStorage(
   const memory = new Map<string, string>()
   const refused = (cause: unknown) =>
     warn(
-      `A draft is kept in memory only: the browser refused its storage (${describeValue(cause)}).`,
+      `A draft is kept in memory only: the browser refused its storage (${describeValue(cause)}).${explain('draft-in-memory')}`,
     )
   const tryTo = (use: (store: DraftStorage) => void): boolean => {
     if (!storage) return false

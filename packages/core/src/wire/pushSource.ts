@@ -5,6 +5,7 @@ import { backoffDelay } from '../engine/backoff'
 import { defaultTimers, type Timers } from '../platform/environment'
 import { readSse } from './sse'
 import { resolveHeaders, type HeadersOption } from './transport'
+import { explain } from './contract/explain'
 
 /** What a push source reports to its listener. */
 export interface PushListener {
@@ -33,7 +34,7 @@ export interface PushListener {
 
 /** The warning for a push message that is not of the wire contract (not JSON, a malformed one). */
 export const pushIgnored = (error: PreviewChatError) =>
-  `Ignored a push message that is not of the wire contract: ${error.message}`
+  `Ignored a push message that is not of the wire contract: ${error.message}${explain('push-ignored')}`
 
 /**
  * The user's push channel (wire contract: `GET {baseUrl}/push`). Pass your own to reuse a
@@ -144,7 +145,7 @@ function reconnecting(
               listener.onRefused?.(
                 new PreviewChatError(
                   'network_error',
-                  `The push channel was refused before it opened: check the push URL, and that the user's credentials reach it. It retries with backoff, at most every ${max} ms; reads go on meanwhile.`,
+                  `The push channel was refused before it opened.${explain('push-refused', max)}`,
                 ),
               )
             openedAt = null

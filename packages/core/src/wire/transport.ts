@@ -30,6 +30,7 @@ import {
 import type { Timers } from '../platform/environment'
 import { describeValue, PreviewChatError } from './contract/errors'
 import { readSse } from './sse'
+import { explain } from './contract/explain'
 
 /** Headers for every request (e.g. `Authorization`), or a function called per request. */
 export type HeadersOption =
@@ -111,7 +112,7 @@ export function createTransport(options: TransportOptions) {
       if (signal?.aborted && signal.reason instanceof PreviewChatError) throw signal.reason
       throw new PreviewChatError(
         'network_error',
-        `${what} got no answer (${describeValue(cause)}). Check the connection, the baseUrl (${base || '/'}) and, for a server on another origin, that it allows this page's origin (CORS); the client retries reads on its own.`,
+        `${what} got no answer (${describeValue(cause)}).${explain('no-answer', base || '/')}`,
         { cause },
       )
     }
@@ -138,7 +139,7 @@ export function createTransport(options: TransportOptions) {
         controller.abort(
           new PreviewChatError(
             'timeout',
-            `${what} got no answer within ${options.requestTimeoutMs} ms. The client retries on its own.`,
+            `${what} got no answer within ${options.requestTimeoutMs} ms.${explain('request-timeout')}`,
           ),
         ),
       options.requestTimeoutMs,
@@ -155,7 +156,10 @@ export function createTransport(options: TransportOptions) {
       if (early !== undefined) return early
       if (!response.ok) throw failure(response, text, what)
       if (text === '')
-        throw new PreviewChatError('invalid_response', `${what} answered with an empty body.`)
+        throw new PreviewChatError(
+          'invalid_response',
+          `${what} answered with an empty body.${explain('not-the-contract')}`,
+        )
       const body = parseJson(text, `The answer to ${lower(what)}`)
       if (!body.success) throw body.error
       const parsed = parse(body.value, response, text)
@@ -273,12 +277,15 @@ export function createTransport(options: TransportOptions) {
         throw new PreviewChatError(
           'invalid_response',
           `${what} was answered with "${type || 'no content type'}" instead of an event stream ` +
-            `(HTTP ${response.status} from ${response.url || base}). Check the baseUrl and any proxy in between.`,
+            `(HTTP ${response.status} from ${response.url || base}).${explain('not-an-event-stream')}`,
           { status: response.status },
         )
       }
       if (!response.body)
-        throw new PreviewChatError('invalid_response', `${what} answered without a stream body.`)
+        throw new PreviewChatError(
+          'invalid_response',
+          `${what} answered without a stream body.${explain('not-an-event-stream')}`,
+        )
       // What the server says it can do, from the answer's header: its tokens, as data.
       return {
         body: response.body,
@@ -379,7 +386,9 @@ export async function readTurnStream(
         }
         parsed ??= turnEventFrom(raw)
         if (parsed.kind === 'ignored')
-          warn(`Skipped turn stream events of unknown type "${parsed.type}".`)
+          warn(
+            `Skipped turn stream events of unknown type "${parsed.type}".${explain('stream-event-skipped')}`,
+          )
         else if (parsed.kind === 'invalid')
           warn(`Skipped a turn stream event: ${parsed.error.message}`)
         else {
@@ -404,7 +413,7 @@ export async function readTurnStream(
     kind: 'cut',
     error: new PreviewChatError(
       'stream_cut',
-      `The turn stream ${failed ? `failed (${describeValue(end.cause)})` : 'closed before the turn ended'}; recovering it from history.`,
+      `The turn stream ${failed ? `failed (${describeValue(end.cause)})` : 'closed before the turn ended'}; recovering it from history.${explain('stream-cut')}`,
       failed ? { cause: end.cause } : {},
     ),
   }

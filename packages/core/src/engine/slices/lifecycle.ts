@@ -18,6 +18,7 @@ import { submitDeadline } from './ownTurn'
 import { readDueAt } from './reads'
 import { applySnapshot, type RecordHook } from './snapshot'
 import { stopDeadlines } from './stop'
+import { explain } from '../../wire/contract/explain'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
 
@@ -51,7 +52,7 @@ export function mounted(
   if (cached.kind === 'invalid')
     return step(state, {
       type: 'warn',
-      message: `Ignored what the query cache holds for a thread: ${cached.message}`,
+      message: `Ignored what the query cache holds for a thread: ${cached.message}${explain('cache-ignored')}`,
     })
   const taken = applySnapshot(
     state,
@@ -157,7 +158,7 @@ const quiet = (state: EngineState): EngineState => ({
 export function deactivated(state: EngineState): Step {
   const error = errorRecord(
     'disposed',
-    'The session stopped being listened to before the server accepted the message; the record shows whether its turn runs.',
+    `The session stopped being listened to before the server accepted the message.${explain('disposed')}`,
   )
   const closes: Command[] =
     state.server.keepsTurnOnDisconnect === true
@@ -170,7 +171,7 @@ export function deactivated(state: EngineState): Step {
 export function disposed(state: EngineState): Step {
   const error = errorRecord(
     'disposed',
-    'The session was disposed before the server accepted the message.',
+    `The session was disposed before the server accepted the message.${explain('disposed')}`,
   )
   const closes: Command[] = state.streams.map((token) => ({ type: 'close-stream', token }))
   const { stop } = state

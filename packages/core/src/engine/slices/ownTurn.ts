@@ -7,7 +7,6 @@ import type { TurnRequest } from '../../wire/contract/requests'
 import {
   errorRecord,
   inBandError,
-  passReleased,
   refusalError,
   type ErrorRecord,
 } from '../../wire/contract/errors'
@@ -43,6 +42,7 @@ import {
   underStop,
   type CloseStop,
 } from './stop'
+import { explain } from '../../wire/contract/explain'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
 
@@ -72,16 +72,13 @@ export function requestTurn(
   ) {
     const error = errorRecord(
       'invalid_request',
-      'This tool call is not waiting for an answer (it was answered already, or is not open in this thread): nothing was sent.',
+      `This tool call is not waiting for an answer.${explain('not-waiting')}`,
     )
     return settled(request, { outcome: 'failed', error }, step(state))
   }
   const text = action.type === 'submit-requested' ? (action.text ?? state.draft) : null
   if (text !== null && text.trim() === '') {
-    const error = errorRecord(
-      'invalid_request',
-      'The message is empty; type a message before sending.',
-    )
+    const error = errorRecord('invalid_request', `The message is empty.${explain('empty-message')}`)
     return settled(request, { outcome: 'failed', error }, step(state))
   }
   // A draft whose fate is not known (its POST failed unanswered, its page left) is the same
@@ -346,7 +343,7 @@ export const startUnannounced: Unannounced = (state, own, first) =>
   andThen(
     step(state, {
       type: 'warn',
-      message: `A turn stream began with "${first?.type}", not "execution-started" (the released n8n 2.41): ${passReleased} to show it live. Read to its end, unshown.`,
+      message: `A turn stream began with "${first?.type}", not "execution-started".${explain('unannounced-turn')}`,
     }),
     (s) => onOwnTurnUnannounced(s, own.token),
     // Such a server may cancel a turn whose POST closes, and has no Stop by id.
@@ -481,7 +478,10 @@ export function streamEnded(state: EngineState, action: Action<'stream-ended'>):
   const error =
     end.kind === 'cut'
       ? end.error
-      : errorRecord('disposed', 'The session was disposed before the server accepted the message.')
+      : errorRecord(
+          'disposed',
+          `The session was disposed before the server accepted the message.${explain('disposed')}`,
+        )
   return notTakenUp(ended, own, error, {})
 }
 
@@ -499,8 +499,7 @@ export function submitDeadline(state: EngineState, at: number, config: EngineCon
   // decides, the draft stays.
   const error = errorRecord(
     'timeout',
-    `The server did not confirm the message within ${config.submitTimeoutMs} ms. Your draft is kept; ` +
-      'the chat shows what the server recorded and lets you send again once nothing runs.',
+    `The server did not confirm the message within ${config.submitTimeoutMs} ms.${explain('submit-timeout')}`,
   )
   return notTakenUp(wantRead(state), own, error, {
     own: { ...own, timedOut: true, settled: true },

@@ -14,6 +14,7 @@ import { renameWatched, watchAs } from './endings'
 import { turnOptions } from './ownTurn'
 import { adoptRecordedId, executionIdsOf } from './released'
 import { underStop } from './stop'
+import { explain } from '../../wire/contract/explain'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
 
@@ -32,9 +33,7 @@ export function relayReceived(
   if (parsed.kind === 'invalid')
     return step(state, {
       type: 'warn',
-      message:
-        `Ignored a message on the tab relay channel that is not of preview-chat's relay protocol (${parsed.reason}). ` +
-        'Another build of the app may be open in another tab; tabs then keep in step through reads.',
+      message: `Ignored a message on the tab relay channel that is not of preview-chat's relay protocol (${parsed.reason}).${explain('relay-ignored')}`,
     })
   const { message } = parsed
   if (message.thread !== relayThread(state) || message.tab === state.tab) return step(state)

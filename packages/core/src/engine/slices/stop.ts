@@ -4,11 +4,12 @@
  * waiting on it. A Stop names only what its tab had as its target, never "the latest" (spec: "A
  * late request cannot cancel a later execution").
  */
-import { errorRecord, passReleased, type ErrorRecord } from '../../wire/contract/errors'
+import { errorRecord, type ErrorRecord } from '../../wire/contract/errors'
 import { activeExecutionId, isSuspended, openSuspensions } from '../derive'
 import type { LiveTurn } from '../fold'
 import type { EngineAction, EngineConfig, EngineState, Step, StopState } from '../model'
 import { isStandIn, reported, settleStop, step, wantRead, withStatus } from './common'
+import { explain } from '../../wire/contract/explain'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
 
@@ -33,7 +34,7 @@ const noStopById: CloseStop = (state, _executionId, waiters) =>
     waiters,
     errorRecord(
       'unsupported',
-      `This server has no Stop by execution id (the released n8n 2.41): ${passReleased}, which stops a turn by closing its stream.`,
+      `This server has no Stop by execution id.${explain('no-stop-by-id')}`,
     ),
   )
 

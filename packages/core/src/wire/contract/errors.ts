@@ -1,3 +1,5 @@
+import { explain } from './explain'
+
 /**
  * What went wrong, as a string union so that a `switch` over it is exhaustive.
  *
@@ -172,7 +174,7 @@ export function inBandError(event: {
   if (event.errorCode === 'turn_already_running') {
     return errorRecord(
       'turn_already_running',
-      `${event.message} Your draft is kept; send it once the running turn ends, or stop that turn.`,
+      `${event.message}${explain('turn-running')}`,
       options,
     )
   }
@@ -194,7 +196,7 @@ export function refusalError(event: {
   if (error.code === 'turn_already_running') return error
   return {
     ...error,
-    message: `${event.message} — your draft is kept; send it again once the thread shows what runs (another tab or device may have sent a message at the same moment).`,
+    message: `${event.message}${explain('message-refused')}`,
   }
 }
 

@@ -13,6 +13,7 @@ import {
   type Schema,
 } from './schema'
 import type { Timestamp } from './snapshot'
+import { explain } from './explain'
 
 /** First event of an accepted turn, sent once the execution is recorded and cancellable. */
 export interface ExecutionStartedEvent {
@@ -335,7 +336,7 @@ export function turnEventFrom(raw: unknown): TurnEventParseResult {
       kind: 'invalid',
       error: new PreviewChatError(
         'invalid_response',
-        'A turn stream event has no string "type". Check that the URL points at the agents v2 chat endpoint.',
+        `A turn stream event has no string "type".${explain('no-event-type')}`,
       ),
     }
   }

@@ -1,6 +1,7 @@
 import { PreviewChatError, type PreviewChatErrorCode } from './errors'
 import { unwrapEnvelope, validate, type ParseResult } from './result'
 import { boolean, numberOrString, object, optional, string } from './schema'
+import { explain, type MessageId } from './explain'
 
 /** Answer of `DELETE .../executions/:executionId`: the request was accepted, not that the turn ended. */
 export interface StopAnswer {
@@ -42,7 +43,10 @@ export function parseRestError(body: unknown): ParseResult<RestErrorBody> {
   return validate(restErrorSchema, body, 'The error body')
 }
 
-const statusCodes: Record<number, PreviewChatErrorCode> = {
+/** The codes of an HTTP answer that is not a success (each has its docs entry, by its name). */
+type HttpErrorCode = PreviewChatErrorCode & MessageId
+
+const statusCodes: Record<number, HttpErrorCode> = {
   400: 'bad_request',
   401: 'unauthorized',
   403: 'forbidden',
@@ -51,19 +55,8 @@ const statusCodes: Record<number, PreviewChatErrorCode> = {
   413: 'payload_too_large',
 }
 
-const advice: Partial<Record<PreviewChatErrorCode, string>> = {
-  bad_request: 'The server refused the request body; check what was sent.',
-  unauthorized: 'No signed-in user; sign in (or pass the Authorization header) and try again.',
-  forbidden:
-    'The user lacks the scope for this action (agent:execute to post or stop, agent:read to read).',
-  not_found: 'The thread or execution does not exist, or belongs to another user.',
-  conflict: 'The request conflicts with the current state of the thread; refresh and try again.',
-  payload_too_large: 'The request body is too large; send a shorter message.',
-  server_error: 'The server failed; the client keeps the last known state and retries reads.',
-}
-
 /** The error code for an HTTP status that is not a success. */
-export function errorCodeForStatus(status: number): PreviewChatErrorCode {
+export function errorCodeForStatus(status: number): HttpErrorCode {
   return statusCodes[status] ?? (status >= 500 ? 'server_error' : 'http_error')
 }
 
@@ -82,14 +75,7 @@ export function errorFromResponse(
   const detail = parsed.success ? parsed.value : undefined
   // A page instead of the API's JSON: a route the server does not have, or a proxy's answer.
   const page = !detail && typeof body === 'string' && /^\s*</.test(body)
-  const message = [
-    `${what} failed with HTTP ${status}${detail ? `: ${detail.message.replace(/\.+$/, '')}` : ''}.`,
-    page
-      ? 'The server answered with an HTML page, not the API: check the baseUrl and any proxy, or the server does not have this route.'
-      : advice[code],
-  ]
-    .filter(Boolean)
-    .join(' ')
+  const message = `${what} failed with HTTP ${status}${detail ? `: ${detail.message.replace(/\.+$/, '')}` : ''}.${page ? ` The server answered with an HTML page, not the API.${explain('html-page')}` : explain(code)}`
   return new PreviewChatError(code, message, {
     status,
     retryAfterMs,

@@ -1,5 +1,6 @@
 import { PreviewChatError, type PreviewChatErrorCode } from './errors'
 import { isRecord, run, type Schema } from './schema'
+import { explain } from './explain'
 
 export { isRecord }
 
@@ -28,8 +29,7 @@ export function contractError(
 ): PreviewChatError {
   return new PreviewChatError(
     code,
-    `${what} does not match the preview-chat wire contract (${issues.slice(0, 3).join('; ')}). ` +
-      'Check that the server speaks the agents v2 preview chat API and that the client and server versions match.',
+    `${what} does not match the preview-chat wire contract (${issues.slice(0, 3).join('; ')}).${explain('not-the-contract')}`,
     { issues },
   )
 }
@@ -43,7 +43,7 @@ export function parseJson(text: string, what: string): ParseResult<unknown> {
       success: false,
       error: new PreviewChatError(
         'invalid_response',
-        `${what} is not valid JSON. Check that the URL points at the preview chat API and not at an HTML page or a proxy.`,
+        `${what} is not valid JSON.${explain('not-json')}`,
         { cause },
       ),
     }

@@ -1,0 +1,78 @@
+/**
+ * The long explanation of each message the packages make (what it means, what to do), by the
+ * message's id: development builds only. Production builds never read this table
+ * (`explain()` reads it under `process.env.NODE_ENV !== 'production'`), so a bundler drops it;
+ * the message keeps its short sentence, its code and its link to the id's entry in
+ * site/docs/errors.md, which holds the same explanation (a test checks that every id has one).
+ *
+ * Errors first, by their `PreviewChatErrorCode`; then warnings (what `onWarning` receives).
+ */
+export const explanations = {
+  // network_error
+  'no-answer': (base: string) =>
+    `Check the connection, the baseUrl (${base}) and, for a server on another origin, that it allows this page's origin (CORS); the client retries reads on its own.`,
+  'push-refused': (maxMs: number) =>
+    `Check the push URL, and that the user's credentials reach it. It retries with backoff, at most every ${maxMs} ms; reads go on meanwhile.`,
+  // timeout
+  'request-timeout': () => 'The client retries on its own.',
+  'submit-timeout': () =>
+    'Your draft is kept; the chat shows what the server recorded and lets you send again once nothing runs.',
+  // The HTTP statuses: their ids are their codes.
+  bad_request: () => 'The server refused the request body; check what was sent.',
+  unauthorized: () =>
+    'No signed-in user; sign in (or pass the Authorization header) and try again.',
+  forbidden: () =>
+    'The user lacks the scope for this action (agent:execute to post or stop, agent:read to read).',
+  not_found: () => 'The thread or execution does not exist, or belongs to another user.',
+  conflict: () =>
+    'The request conflicts with the current state of the thread; refresh and try again.',
+  payload_too_large: () => 'The request body is too large; send a shorter message.',
+  server_error: () => 'The server failed; the client keeps the last known state and retries reads.',
+  http_error: () =>
+    "The error's `status` says which; `serverCode` and `hint` carry what the server said.",
+  'html-page': () => 'Check the baseUrl and any proxy, or the server does not have this route.',
+  // invalid_response
+  'not-the-contract': () =>
+    'Check that the server speaks the agents v2 preview chat API and that the client and server versions match.',
+  'not-json': () =>
+    'Check that the URL points at the preview chat API and not at an HTML page or a proxy.',
+  'not-an-event-stream': () => 'Check the baseUrl and any proxy in between.',
+  'no-event-type': () => 'Check that the URL points at the agents v2 chat endpoint.',
+  // invalid_request
+  'not-waiting': () => 'It was answered already, or is not open in this thread: nothing was sent.',
+  'empty-message': () => 'Type a message before sending.',
+  'bad-id': () => 'Ids travel as one URL path segment, so use any other non-empty string.',
+  'bad-option': () =>
+    'Pass what the option names: released: releasedPlatform(), relay: tabRelay(yourRelay) (its part of the engine reads the other tabs), push: ssePush(), websocketPush(), a PushSource or false.',
+  'no-provider': () =>
+    'Render <PreviewChatProvider client={createPreviewChatClient(…)}> above it in the tree.',
+  // stream_cut
+  'stream-cut': () =>
+    'The client reads the thread until the record shows how the turn ended; nothing is lost.',
+  // turn_already_running, agent_error
+  'turn-running': () =>
+    'Your draft is kept; send it once the running turn ends, or stop that turn.',
+  'message-refused': () =>
+    'Your draft is kept; send it again once the thread shows what runs (another tab or device may have sent a message at the same moment).',
+  // disposed
+  disposed: () =>
+    'dispose() (or the last listener leaving) ends pending requests; the record shows whether its turn runs.',
+  // unsupported
+  'no-stop-by-id': () =>
+    'The released n8n 2.41 stops a turn by closing its stream: pass released: releasedPlatform() to the client.',
+  // warnings
+  'draft-in-memory': () =>
+    'The draft survives no reload until the storage works again (private mode, a full quota).',
+  'stream-event-skipped': () =>
+    'A newer server may send events this client does not know; the turn goes on without them.',
+  'push-ignored': () =>
+    'Check that the push URL points at the preview chat API; the chat keeps in step through reads.',
+  'cache-ignored': () =>
+    'What the app put in the query cache for this thread is not a history snapshot; the thread is read.',
+  'listener-threw': () => 'The error was caught, so the chat goes on; fix the listener.',
+  'unannounced-turn': () =>
+    'Pass released: releasedPlatform() to the client to show such a turn live; without it the turn is read to its end, unshown.',
+  'no-relay-part': () => 'Pass relay: tabRelay(yourRelay) to the client.',
+  'relay-ignored': () =>
+    'Another build of the app may be open in another tab; tabs then keep in step through reads.',
+} satisfies Record<string, (...args: never[]) => string>
