@@ -78,7 +78,9 @@ describe('the relay is a part of the engine: only a client with a relay carries 
     expect(step.commands).toEqual([
       {
         type: 'warn',
-        message: expect.stringMatching(/no relay part: pass relay: tabRelay\(yourRelay\)/),
+        message: expect.stringMatching(
+          /^A relay message met no relay part\. Pass relay: tabRelay\(yourRelay\) to the client\. .*#no-relay-part$/,
+        ),
       },
     ])
   })

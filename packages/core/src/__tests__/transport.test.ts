@@ -118,7 +118,9 @@ describe('readTurnStream (the hot path)', () => {
     ])
     expect(warnings).toEqual([
       expect.stringMatching(/^Skipped a turn stream event: A turn stream event is not valid JSON/),
-      'Skipped turn stream events of unknown type "source-url".',
+      expect.stringMatching(
+        /^Skipped turn stream events of unknown type "source-url"\. .*#stream-event-skipped$/,
+      ),
     ])
   })
 
