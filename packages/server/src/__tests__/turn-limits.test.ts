@@ -1,6 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
+import type { PreviewChatAgent } from '../agent'
 import { createPreviewChatBackend, type PreviewChatBackend } from '../backend'
 import type { Sleep } from '../sleep'
 import { writeFetchResponse } from '../node/request'
@@ -20,6 +21,12 @@ afterEach(async () => {
 
 /** `/long` deltas whose stream is well past the bound (each event is about 90 bytes). */
 const deltas = 20_000
+
+/**
+ * No snapshot while the turn runs, only the end's recording: each snapshot writes the whole turn so
+ * far, and at a few milliseconds apart those writes, not the streams, would be what these tests time.
+ */
+const recordAtTheEnd = 600_000
 
 interface Samples {
   /** The most any running turn's stream held unread, over every pause of every agent. */
@@ -69,7 +76,7 @@ describe('a turn stream whose client does not read is dropped; the turn goes on 
     const samples: Samples = { maxUnread: 0, ranUnheard: 0 }
     const backend: PreviewChatBackend = createPreviewChatBackend({
       dev: true,
-      snapshotMs: 5,
+      snapshotMs: recordAtTheEnd,
       sleep: samplingSleep(() => backend, samples),
     })
     // Three clients that never read their stream.
@@ -100,7 +107,7 @@ describe('a turn stream whose client does not read is dropped; the turn goes on 
     const samples: Samples = { maxUnread: 0, ranUnheard: 0 }
     const backend: PreviewChatBackend = createPreviewChatBackend({
       dev: true,
-      snapshotMs: 5,
+      snapshotMs: recordAtTheEnd,
       sleep: samplingSleep(() => backend, samples),
     })
     const response = await post(backend, 't1')
@@ -112,9 +119,38 @@ describe('a turn stream whose client does not read is dropped; the turn goes on 
   }, 60_000)
 
   it('drops the connection of a client that stops reading (over the Node host)', async () => {
+    // The kernel holds what a client does not read before the stream does (its receive buffer
+    // grows up to net.ipv4.tcp_rmem's maximum, 32 MiB on some machines, plus the server's send
+    // buffer), so no fixed number of deltas is enough on every machine. The agent streams until
+    // nobody reads its turn any more, then a few deltas more, which must still be recorded.
     const samples: Samples = { maxUnread: 0, ranUnheard: 0 }
-    const server = await startHost({ sleep: samplingSleep(() => server.backend, samples) })
-    const body = JSON.stringify({ message: '/long 100000', sessionId: 't1', newSession: true })
+    const chunk = 'x'.repeat(16 * 1024)
+    const after = 8
+    const ceiling = (128 * 1024 * 1024) / chunk.length
+    let sent = 0
+    const untilUnheard: PreviewChatAgent = async (_input, context) => {
+      context.emit({ type: 'start-step' })
+      const id = context.id('text')
+      context.emit({ type: 'text-start', id })
+      let unheard = 0
+      while (unheard < after && sent < ceiling) {
+        await context.pause()
+        context.emit({ type: 'text-delta', id, delta: chunk })
+        sent++
+        const { inspect } = server.backend
+        if (inspect.running().some((running) => !inspect.hasListener(running))) unheard++
+      }
+      context.emit({ type: 'text-delta', id, delta: 'the end' })
+      context.emit({ type: 'text-end', id })
+      context.emit({ type: 'finish-step' })
+      return { kind: 'done' }
+    }
+    const server = await startHost({
+      agent: untilUnheard,
+      snapshotMs: recordAtTheEnd,
+      sleep: samplingSleep(() => server.backend, samples),
+    })
+    const body = JSON.stringify({ message: 'stream', sessionId: 't1', newSession: true })
     const socket = connect(server.port, '127.0.0.1')
     socket.on('error', () => undefined)
     let received = ''
@@ -129,9 +165,18 @@ describe('a turn stream whose client does not read is dropped; the turn goes on 
       socket.pause()
     })
     const [execution] = await ended(server.backend, 1)
+    expect(sent).toBeLessThan(ceiling)
     expect(execution?.status).toBe('success')
+    expect(samples.maxUnread).toBeGreaterThan(0)
     expect(samples.maxUnread).toBeLessThanOrEqual(turnQueueLimitBytes)
     expect(samples.ranUnheard).toBeGreaterThan(0)
+    // The turn went on without its reader, to its last delta, and was recorded whole.
+    const text = server.backend.inspect
+      .history('t1')!
+      .messages.at(-1)!
+      .content.map((part) => (part.type === 'text' ? part.text : ''))
+      .join('')
+    expect(text.length).toBe(sent * chunk.length + 'the end'.length)
     // What reached the client is a cut stream: no terminal event, then the connection closed.
     socket.on('data', (chunk: Buffer) => void (received += chunk.toString('latin1')))
     socket.resume()
@@ -139,6 +184,7 @@ describe('a turn stream whose client does not read is dropped; the turn goes on 
     expect(received).toMatch(/^HTTP\/1\.1 200 /)
     expect(received).toContain('"type":"execution-started"')
     expect(received).not.toContain('"type":"done"')
+    expect(received).not.toContain('the end')
   }, 60_000)
 
   it('closes the connection the moment the stream is dropped, while the client still does not read', async () => {
@@ -179,7 +225,7 @@ describe('a turn stream whose client does not read is dropped; the turn goes on 
     const backend: PreviewChatBackend = createPreviewChatBackend({
       dev: true,
       flavor: 'n8n-2.41',
-      snapshotMs: 5,
+      snapshotMs: recordAtTheEnd,
       sleep: samplingSleep(() => backend, samples),
     })
     const response = await backend.fetch(
