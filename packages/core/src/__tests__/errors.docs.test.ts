@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { PreviewChatError } from '../wire/contract/errors'
 import { explain, messagesPage } from '../wire/contract/explain'
@@ -41,5 +43,26 @@ describe('the docs page of the messages (site/docs/errors.md)', () => {
       `The message is empty.${explain('empty-message')}`,
     )
     expect(error.message).toMatch(/#empty-message$/)
+  })
+})
+
+describe('the messages on a page without a bundler', () => {
+  it('[R-ERRORS-NO-BUNDLER] explain() runs where there is no `process` (plain ESM from a CDN)', async () => {
+    // The module as a CDN serves it: bundled, `process.env.NODE_ENV` left as written, run where
+    // no `process` global exists (a browser page without a bundler).
+    const { build } = await import('esbuild')
+    const built = await build({
+      entryPoints: [fileURLToPath(new URL('../wire/contract/explain.ts', import.meta.url))],
+      bundle: true,
+      write: false,
+      format: 'iife',
+      globalName: 'messages',
+      // Not `browser`: esbuild would define `process.env.NODE_ENV` itself, as a bundler does.
+      platform: 'neutral',
+    })
+    const sandbox: { messages?: { explain: typeof explain } } = {}
+    runInNewContext(built.outputFiles[0]!.text, sandbox)
+    expect('process' in sandbox).toBe(false)
+    expect(sandbox.messages!.explain('empty-message')).toBe(` See ${messagesPage}#empty-message`)
   })
 })

@@ -5,7 +5,7 @@
  * only while `process.env.NODE_ENV !== 'production'`, which Vite, Next.js and webpack define, so a
  * production bundle drops them (`pnpm check:size` measures in production mode; a test bundles it
  * and looks for the prose). The packages' dist keeps `process.env.NODE_ENV` as written: the app's
- * bundler decides.
+ * bundler decides; a page with neither a bundler nor a `process` gets the short messages.
  */
 import { explanations } from './explanations'
 
@@ -24,9 +24,15 @@ export function explain<K extends MessageId>(
   id: K,
   ...args: Parameters<(typeof explanations)[K]>
 ): string {
-  const more =
-    process.env.NODE_ENV !== 'production'
-      ? ` ${(explanations[id] as (...values: unknown[]) => string)(...args)}`
-      : ''
+  let more = ''
+  // A page without a bundler (plain ESM from a CDN) has no `process`: the read throws there, and
+  // the message goes without its explanation rather than crash. The read stays bare inside the
+  // `try`: a bundler replaces it, and a production build folds the branch away (no prose kept).
+  try {
+    if (process.env.NODE_ENV !== 'production')
+      more = ` ${(explanations[id] as (...values: unknown[]) => string)(...args)}`
+  } catch {
+    // No `process` and no bundler's replacement: not a development build that says so.
+  }
   return `${more} See ${messagesPage}#${id}`
 }
