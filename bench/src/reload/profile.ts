@@ -7,13 +7,15 @@
  * (`vite build --minify false`, which keeps a `// <module path>` line above every module), so that
  * each sample's line names its module; the code is otherwise the same production build.
  *
- * `--throttle=4`: the reloads under a 4× CPU slowdown (CDP `Emulation.setCPUThrottlingRate`), as
+ * `--visit=cold`: the first visit of a fresh browser context instead of the reload after a visit
+ * (what `bench:pageload` times). `--throttle=4`: the loads under a 4× CPU slowdown (CDP `Emulation.setCPUThrottlingRate`), as
  * issue 36 measures. `--page=floor`: the floor page instead (`floor.tsx`). `--no-profile`: the
  * times only, without the sampler's own cost. Each reload's **after the read** is printed too: the
  * first history read's `responseEnd` (Resource Timing) to the last message in the DOM; with
  * `--marks`, every `performance.mark` of the page as well, from that `responseEnd` (marks put in
  * the library by hand show where that interval goes). Besides self time, the library's functions
- * by total time (self and callees).
+ * by total time (self and callees), and the native functions (fetch, addEventListener…) by the
+ * page function that called them.
  */
 import { chromium } from '@playwright/test'
 import { createMemoryStore, createPreviewChatBackend } from '@preview-chat/server'
@@ -39,6 +41,9 @@ const floorPage = process.argv.includes('--page=floor')
 const prefetch = process.argv.includes('--prefetch')
 const throttle = Number(process.argv.find((a) => a.startsWith('--throttle='))?.slice(11) ?? 1)
 const profiling = !process.argv.includes('--no-profile')
+// `--visit=cold`: profile the first visit of a fresh browser context (nothing cached: V8's code,
+// the page's process), as `bench:pageload` times it, instead of the reload after a visit.
+const cold = process.argv.includes('--visit=cold')
 const benchPage = readmePage || floorPage
 
 const root = await mkdtemp(join(tmpdir(), 'bench-reload-profile-'))
@@ -112,6 +117,8 @@ interface ProfileNode {
 const totals = new Map<string, number>()
 const byFunction = new Map<string, number>()
 const byModule = new Map<string, number>()
+/** Native functions' self time, by the page's function that called them. */
+const nativeCallers = new Map<string, number>()
 /** Total time (self and callees) by function: each sample counts once for every function on its stack. */
 const totalByFunction = new Map<string, number>()
 let all = 0
@@ -131,11 +138,12 @@ for (let r = 0; r < reloads; r++) {
   let done = () => {}
   await context.exposeBinding('__benchDone', () => done())
   const page = await context.newPage()
+  const url = `${app.url}/?thread=${threadId}${prefetch ? '&prefetch=1' : ''}`
   let shown = new Promise<void>((resolve) => (done = resolve))
-  await page.goto(`${app.url}/?thread=${threadId}${prefetch ? '&prefetch=1' : ''}`, {
-    waitUntil: 'commit',
-  })
-  await shown
+  if (!cold) {
+    await page.goto(url, { waitUntil: 'commit' })
+    await shown
+  }
   const cdp = await context.newCDPSession(page)
   if (throttle !== 1) await cdp.send('Emulation.setCPUThrottlingRate', { rate: throttle })
   if (profiling) {
@@ -144,7 +152,8 @@ for (let r = 0; r < reloads; r++) {
     await cdp.send('Profiler.start')
   }
   shown = new Promise<void>((resolve) => (done = resolve))
-  await page.reload({ waitUntil: 'commit' })
+  if (cold) await page.goto(url, { waitUntil: 'commit' })
+  else await page.reload({ waitUntil: 'commit' })
   await shown
   if (process.argv.includes('--marks'))
     console.log(
@@ -212,10 +221,17 @@ for (let r = 0; r < reloads; r++) {
     else if (frame.functionName === '(garbage collector)') group = 'garbage collection'
     else if (frame.functionName === '(program)')
       group = "the browser's own work outside scripts ((program): parsing, style, layout, paint)"
-    else
+    else {
       group = frame.url
         ? `other script (${frame.url.split('/').pop()})`
         : `native: ${frame.functionName}`
+      // The page's function that called the native one (the first frame of the page's code).
+      let caller: string | null = null
+      for (let at = parentOf.get(id); at !== undefined && !caller; at = parentOf.get(at))
+        caller = nameOf(nodes.get(at)!.callFrame)
+      const callerKey = `${frame.functionName} ← ${caller ?? '(no page code)'}`
+      nativeCallers.set(callerKey, (nativeCallers.get(callerKey) ?? 0) + us)
+    }
     totals.set(group, (totals.get(group) ?? 0) + us)
     all += us
   })
@@ -234,7 +250,7 @@ console.log(
 )
 if (!profiling) process.exit(0)
 console.log(
-  `\nCPU profile of a reload of a ${count.toLocaleString('en-US')}-message thread (${pageName}, unminified production build, ${throttle}× CPU throttle), per reload, mean of ${reloads}: ${ms(all)} sampled from the reload to the frame that painted the last message\n`,
+  `\nCPU profile of ${cold ? 'a first visit' : 'a reload'} of a ${count.toLocaleString('en-US')}-message thread (${pageName}, unminified production build, ${throttle}× CPU throttle), per reload, mean of ${reloads}: ${ms(all)} sampled from the reload to the frame that painted the last message\n`,
 )
 console.log('| self time in | per reload | share |\n| --- | ---: | ---: |')
 for (const [group, us] of [...totals]
@@ -248,6 +264,9 @@ for (const [module, us] of [...byModule].sort((a, b) => b[1] - a[1]).slice(0, 25
   )
 console.log('\nTop functions (self time):')
 for (const [fn, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 30))
+  console.log(`  ${ms(us).padStart(7)}  ${fn}`)
+console.log('\nNative functions by their caller in the page (self time):')
+for (const [fn, us] of [...nativeCallers].sort((a, b) => b[1] - a[1]).slice(0, 25))
   console.log(`  ${ms(us).padStart(7)}  ${fn}`)
 console.log('\nTop functions of the library (total time: self and callees):')
 for (const [fn, us] of [...totalByFunction]
