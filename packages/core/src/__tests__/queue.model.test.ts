@@ -1480,6 +1480,15 @@ const FOUND: Record<Behaviour, { seed: number; path: string; found: string }[]> 
       path: '388',
       found: 'a draft shown for sending while its message is recorded [R-DRAFT-SENT-ID]',
     },
+    // (214067841, pnpm test:fuzz on main): the sender heard another tab's Stop end a turn
+    // cancelled in the step that put back a message of a reloaded tab, sending when the Stop came;
+    // the pause held it though it had not waited then, (q8).
+    {
+      seed: 214067841,
+      path: '546',
+      found:
+        'a message on its way when a Stop came, held by that pause once it was put back [R-QUEUE-PAUSE-HOLDS-QUEUED]',
+    },
   ],
   'no-dedupe': [
     {

@@ -38,7 +38,9 @@ export function afterStop(
     const unheard = endings('cancelled').some((id) => !(next.view.stopped ?? []).includes(id))
     // The pause holds what waits now, and nothing queued later: with nothing waiting, it holds
     // nothing, and `queuePaused` is false [R-QUEUE-PAUSE-HOLDS-QUEUED].
-    const earlier = new Set(before.map((item) => item.id))
+    // Only what waited then: one on its way (sending) that comes back to the queue in this step,
+    // its tab gone or its POST refused, was not waiting when the pause came (seed 214067841).
+    const earlier = new Set(before.filter(waitsHere).map((item) => item.id))
     const waiting = next.view.items.filter(
       (item) => waitsHere(item) && !item.held && earlier.has(item.id),
     )
