@@ -21,6 +21,14 @@ export interface DocsServer {
   close(): Promise<void>
 }
 
+/**
+ * A file the build named by its content (`static/js/index.c8275e2f70.js`): a static host lets the
+ * browser keep it, as the docs' host does, so that a tab opening page after page (docs.spec's crawl
+ * of ~430 pages) fetches and compiles the site's scripts once, not once a page. Every page, the
+ * service worker and anything else is fetched each time (`no-store`).
+ */
+const isHashed = (path: string) => /^\/static\/.*\.[0-9a-f]{8,}\.[a-z]+$/.test(path)
+
 export async function startDocsServer(root: string): Promise<DocsServer> {
   const isFile = async (path: string) => (await stat(path).catch(() => null))?.isFile() ?? false
   const server = createServer((req, res) => {
@@ -36,7 +44,8 @@ export async function startDocsServer(root: string): Promise<DocsServer> {
       }
       res.writeHead(file ? 200 : 404, {
         'Content-Type': types[extname(file ?? '.html')] ?? 'application/octet-stream',
-        'Cache-Control': 'no-store',
+        'Cache-Control':
+          file && isHashed(path) ? 'public, max-age=31536000, immutable' : 'no-store',
       })
       createReadStream(file ?? join(root, '404.html')).pipe(res)
     })()

@@ -66,7 +66,7 @@ import { describe, expect, it, vi } from 'vitest'
 import type { ExtensionPart } from '../effects/context'
 import { queueHost, type LockManagerLike } from '../effects/queueHost'
 import { memoryQueueStore, type QueueStore } from '../effects/queueStore'
-import type { Command, EngineAction } from '../engine/model'
+import type { Command, EngineAction, EngineState } from '../engine/model'
 import { type ServerQueueCall } from '../engine/queue/model'
 import { queueOf as queueState, type QueuedState } from '../engine/queue/state'
 import { initialEngineState, reducerWith } from '../engine/reduce'
@@ -189,7 +189,12 @@ interface World {
   idByText: Map<string, string>
   /** Queued POSTs seen (tab and token): a retry of the same one is not a new choice. */
   postedTokens: Set<string>
-  traces: ReturnType<typeof traceRecorder>[]
+  /**
+   * Each page's steps, kept only in a run whose traces are replayed (one run in 25, and the FOUND
+   * runs): a recorder holds every state of its page to the end of the run, which the other runs
+   * paid for in memory and garbage collection and never read.
+   */
+  traces: ReturnType<typeof traceRecorder>[] | null
   /** What happened to messages (POSTs, answers, writes), for a failure's report. */
   events: string[]
   /** The first invariant broken, also where a host's callback broke it. */
@@ -241,7 +246,7 @@ const at = (world: World, tab: Tab) => world.now + tab.origin
 const live = (world: World) => world.tabs.filter((tab) => !tab.dead)
 const runningExec = (world: World) => world.execs.find((e) => e.status === 'running')
 
-function newWorld(behaviour: Behaviour): World {
+function newWorld(behaviour: Behaviour, recordTraces: boolean): World {
   const world: World = {
     behaviour,
     now: 0,
@@ -264,7 +269,7 @@ function newWorld(behaviour: Behaviour): World {
     postedTokens: new Set(),
     idByText: new Map(),
     pausable: new Set(),
-    traces: [],
+    traces: recordTraces ? [] : null,
     events: [],
     serverItems: [],
     queueIds: 0,
@@ -315,15 +320,15 @@ function openTab(world: World, index: number) {
     tab: tabId(tab),
     ...(kept && { draft: kept.draft, draftSentAs: kept.sentAs }),
   })
-  const recorder = traceRecorder(initial, config)
-  world.traces.push(recorder)
+  const recorder = world.traces && traceRecorder(initial, config)
+  if (recorder) world.traces?.push(recorder)
   let before = initial
   tab.runner = createRunner(
     initial,
     config,
     {
       onStep(action, step) {
-        recorder.onStep(action, step)
+        recorder?.onStep(action, step)
         // (q8) What waited when a Stop was pressed here, or a turn ended cancelled or failed.
         const pauses = (step.events ?? []).some(
           (e) =>
@@ -1125,14 +1130,63 @@ function passTime(world: World) {
 const textOf = (message: { content: readonly { type: string; text?: string }[] }) =>
   message.content.map((p) => (p.type === 'text' ? (p.text ?? '') : '')).join('')
 
+/**
+ * The tab states each invariant below already held for, with the store's contents they were
+ * checked against. A step changes one tab's state (and maybe the store); the other tabs' checks
+ * would repeat on the same inputs, and a check that held still holds: a state is never mutated and
+ * `world.pausable` only grows. So after every step each tab is checked whose state or store is new.
+ */
+const checkedWith = new WeakMap<EngineState, string | null>()
+const senderChecked = new WeakSet<EngineState>()
+
+/** The store's contents, parsed once per value (the checks read it after every step). */
+let storedParsed: { raw: string | null; items: ReturnType<typeof storedItems>['items'] } | null =
+  null
+function storedNow(world: World) {
+  if (storedParsed?.raw !== world.storage)
+    storedParsed = { raw: world.storage, items: storedItems(world.storage).items }
+  return storedParsed.items
+}
+
 function checkAfterStep(world: World) {
-  // (q5) The draft's fate: no composer holds a message that is queued or sending (in its tab's
-  // queue, or in the store every tab shares), nor one its record holds under its id.
-  const stored = storedItems(world.storage).items
+  const stored = storedNow(world)
   for (const tab of live(world)) {
     const state = tab.runner.getState()
-    const draft = state.draft.trim()
-    if (!draft) continue
+    if (checkedWith.has(state) && checkedWith.get(state) === world.storage) continue
+    checkTab(world, tab, state, stored)
+    checkedWith.set(state, world.storage)
+  }
+  // (q3) The sender (the tab told it holds the sender lock) shows no queued message in its
+  // transcript.
+  const sender = live(world).find((tab) => queueState(tab.runner.getState())?.sender === true)
+  if (!sender) return
+  const state = sender.runner.getState()
+  if (senderChecked.has(state)) return
+  const waiting = new Set(
+    queueOf(sender)
+      .filter((i) => i.status === 'queued')
+      .map((i) => i.text),
+  )
+  for (const message of waiting.size === 0 ? [] : selectSessionState(state).messages) {
+    const text = textOf(message)
+    if (message.role === 'user' && waiting.has(text))
+      throw new Error(
+        `(q3) the sender (tab ${sender.index}) shows "${text}" queued and in its transcript: ${JSON.stringify(queueState(state))}`,
+      )
+  }
+  senderChecked.add(state)
+}
+
+function checkTab(
+  world: World,
+  tab: Tab,
+  state: EngineState,
+  stored: ReturnType<typeof storedItems>['items'],
+) {
+  // (q5) The draft's fate: no composer holds a message that is queued or sending (in its tab's
+  // queue, or in the store every tab shares), nor one its record holds under its id.
+  const draft = state.draft.trim()
+  if (draft) {
     const waiting = [
       ...queueOf(tab).filter((i) => i.status !== 'undelivered'),
       ...stored.filter((i) => i.status === 'queued' || i.status === 'sending'),
@@ -1145,39 +1199,19 @@ function checkAfterStep(world: World) {
         `(q5, the draft's fate) tab ${tab.index}'s composer holds "${draft}", which is ${waiting ? `${waiting.status} in the queue` : 'in its record under its id'}`,
       )
   }
-  for (const tab of live(world)) {
-    const view = tab.host.select(tab.runner.getState())
-    // (q8) A pause holds what was queued when it came (a Stop, a turn cancelled or failed), never
-    // a message queued after it: in every tab and in the store.
-    const late = [...(view.queue ?? []), ...stored].find((i) => i.held && !world.pausable.has(i.id))
-    if (late)
-      throw new Error(
-        `(q8) "${late.text}" is held by a pause that came before it was queued (tab ${tab.index})`,
-      )
-    // (q9) Paused only with something to resume: a message the pause holds, still waiting.
-    if (view.queuePaused && !view.queue?.some((i) => i.held && i.status === 'queued'))
-      throw new Error(
-        `(q9) tab ${tab.index} shows the queue paused with nothing to resume: ${JSON.stringify(view.queue)}`,
-      )
-  }
-  // (q3) The sender (the tab told it holds the sender lock) shows no queued message in its
-  // transcript.
-  const sender = live(world).find((tab) => queueState(tab.runner.getState())?.sender === true)
-  if (!sender) return
-  const state = sender.runner.getState()
-  const waiting = new Set(
-    queueOf(sender)
-      .filter((i) => i.status === 'queued')
-      .map((i) => i.text),
-  )
-  if (waiting.size === 0) return
-  for (const message of selectSessionState(state).messages) {
-    const text = textOf(message)
-    if (message.role === 'user' && waiting.has(text))
-      throw new Error(
-        `(q3) the sender (tab ${sender.index}) shows "${text}" queued and in its transcript: ${JSON.stringify(queueState(state))}`,
-      )
-  }
+  const view = tab.host.select(state)
+  // (q8) A pause holds what was queued when it came (a Stop, a turn cancelled or failed), never
+  // a message queued after it: in every tab and in the store.
+  const late = [...(view.queue ?? []), ...stored].find((i) => i.held && !world.pausable.has(i.id))
+  if (late)
+    throw new Error(
+      `(q8) "${late.text}" is held by a pause that came before it was queued (tab ${tab.index})`,
+    )
+  // (q9) Paused only with something to resume: a message the pause holds, still waiting.
+  if (view.queuePaused && !view.queue?.some((i) => i.held && i.status === 'queued'))
+    throw new Error(
+      `(q9) tab ${tab.index} shows the queue paused with nothing to resume: ${JSON.stringify(view.queue)}`,
+    )
 }
 
 /**
@@ -1418,7 +1452,7 @@ function checkListsServerQueue(world: World) {
 }
 
 async function runModel(behaviour: Behaviour, moves: Move[], replay: boolean) {
-  const world = newWorld(behaviour)
+  const world = newWorld(behaviour, replay)
   const log: string[] = []
   try {
     for (const move of moves) {
@@ -1440,11 +1474,13 @@ async function runModel(behaviour: Behaviour, moves: Move[], replay: boolean) {
       await drain(world)
     }
     checkSettled(world)
-    if (replay)
+    if (replay) {
+      if (!world.traces?.length) throw new Error('a run to replay recorded no trace')
       for (const recorder of world.traces) {
         const divergence = replayTrace(JSON.parse(JSON.stringify(recorder.trace())), reducer)
         if (divergence) throw new Error(`a trace replays otherwise: ${JSON.stringify(divergence)}`)
       }
+    }
   } catch (cause) {
     throw new Error(
       `${String(cause)}\nafter:\n  ${log.join('\n  ')}\nmessages:\n  ${world.events.slice(WATCH ? -120 : -40).join('\n  ')}`,

@@ -23,6 +23,13 @@ afterEach(closeWorlds)
 
 type World = ReturnType<typeof world>
 
+/**
+ * A tab's own POST that the server queued stays silent until its turn is taken up, and holds that
+ * tab's reads until it has been silent `streamSilenceMs`: the client's 5 s made three tests here
+ * wait 5 s each of real time for it (issue 47). The hold is the same at 100 ms.
+ */
+const SILENCE = 100
+
 /** What the server's queue holds now (`GET …/queue`), as texts with `*` for a steering item. */
 async function serverQueue(w: World): Promise<string[]> {
   const response = await w.call(`/${w.threadId}/queue`)
@@ -44,7 +51,7 @@ const queueIds = (state: SessionState) => (state.queue ?? []).map((item) => item
 
 describe('a message the server queued is accepted at message-queued [R-QUEUE-SERVER-ACCEPT]', () => {
   it('without queue(): submit() resolves accepted with its queueId, the draft clears, and its turn streams on the same POST once taken up', async () => {
-    const w = world({ flavor: 'next-era' })
+    const w = world({ flavor: 'next-era', streamSilenceMs: SILENCE })
     const a = w.tab('alice', { queue: false })
     await until(() => a.state().status === 'idle')
     const statuses: string[] = []
@@ -79,7 +86,7 @@ describe('a message the server queued is accepted at message-queued [R-QUEUE-SER
 
 describe("with whenStopped: 'keep', messages go to the server's queue as they are written [R-QUEUE-SERVER-HANDOVER]", () => {
   it('two tabs write while a turn runs: both reach the server before the turn ends, shown as one queue, recorded once each, in order', async () => {
-    const w = world({ flavor: 'next-era', whenStopped: 'keep' })
+    const w = world({ flavor: 'next-era', whenStopped: 'keep', streamSilenceMs: SILENCE })
     const a = w.tab()
     const b = w.tab()
     await until(() => a.state().status === 'idle' && b.state().status === 'idle')
@@ -122,7 +129,7 @@ describe("with whenStopped: 'keep', messages go to the server's queue as they ar
   })
 
   it("with the default 'pause', the client holds its messages until the thread is free (a Stop can still hold them back)", async () => {
-    const w = world({ flavor: 'next-era' })
+    const w = world({ flavor: 'next-era', streamSilenceMs: SILENCE })
     const a = w.tab()
     await until(() => a.state().status === 'idle')
     await a.session.submit('/long 2')
@@ -150,7 +157,7 @@ describe("with whenStopped: 'keep', messages go to the server's queue as they ar
 
 describe("an item the server holds is changed through the server's routes [R-QUEUE-SERVER-ITEMS]", () => {
   it('edit, remove, reorder and send now (steered into the running turn) change what runs, and in which order', async () => {
-    const w = world({ flavor: 'next-era', whenStopped: 'keep' })
+    const w = world({ flavor: 'next-era', whenStopped: 'keep', streamSilenceMs: SILENCE })
     const a = w.tab()
     const b = w.tab()
     await until(() => a.state().status === 'idle' && b.state().status === 'idle')
@@ -200,7 +207,7 @@ describe("an item the server holds is changed through the server's routes [R-QUE
   })
 
   it('a change the server refuses (409: steered meanwhile; 404: removed) says why in state.error, and the queue is read again', async () => {
-    const w = world({ flavor: 'next-era', whenStopped: 'keep' })
+    const w = world({ flavor: 'next-era', whenStopped: 'keep', streamSilenceMs: SILENCE })
     const a = w.tab()
     await until(() => a.state().status === 'idle')
     await a.session.submit('/long 2')

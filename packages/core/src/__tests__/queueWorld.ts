@@ -67,6 +67,12 @@ export interface WorldOptions {
   whenStopped?: WhenStopped
   /** How long a tab's unanswered POST holds the other tabs' gates (a closed tab's, here). */
   submitTimeoutMs?: number
+  /**
+   * How long a tab's own silent stream holds its reads (the client's default is 5 s). A POST the
+   * server queued stays silent until its turn is taken up: its tab reads the record once the
+   * stream has been silent this long.
+   */
+  streamSilenceMs?: number
 }
 
 /** How one tab is made: without the queue (the gate), on a device of its own (no relay). */
@@ -93,7 +99,12 @@ export function deviceStorage() {
   }
 }
 
-export function world({ flavor = 'spec', whenStopped, submitTimeoutMs }: WorldOptions = {}) {
+export function world({
+  flavor = 'spec',
+  whenStopped,
+  submitTimeoutMs,
+  streamSilenceMs,
+}: WorldOptions = {}) {
   const agent = gate()
   backend = createPreviewChatBackend({
     dev: true,
@@ -183,6 +194,7 @@ export function world({ flavor = 'spec', whenStopped, submitTimeoutMs }: WorldOp
       poll: { baseMs: 5, maxMs: 10 },
       retry: { baseMs: 5, maxMs: 20 },
       ...(submitTimeoutMs && { submitTimeoutMs }),
+      ...(streamSilenceMs && { streamSilenceMs }),
       onWarning: (message) => warnings.push(message),
       ...(options.queue !== false && {
         queue: queue({ ...device, ...(whenStopped && { whenStopped }) }),
