@@ -6,6 +6,9 @@ import type { NextConfig } from 'next'
 const server = process.env.PREVIEW_CHAT_SERVER ?? 'http://127.0.0.1:4317'
 
 const config: NextConfig = {
+  // As `create-next-app` turns them on: a page that reads the request awaits it in `<Suspense>`.
+  cacheComponents: true,
+  partialPrefetching: true,
   async rewrites() {
     return [{ source: '/rest/:path*', destination: `${server}/rest/:path*` }]
   },
