@@ -145,7 +145,7 @@ function referenceServer(port = 0) {
     cwd: work,
     ready: /listening on (http:\/\/\S+)/,
   })
-  return { ...server, url: server.started.then(([, url]) => url) }
+  return { ...server, url: () => server.started.then(([, url]) => url) }
 }
 
 /** Runs `check` with a Chromium page whose page errors fail it. */
@@ -226,7 +226,7 @@ async function checkVite() {
   const port = await freePort()
   const preview = start('vite', ['preview', '--port', String(port), '--strictPort'], {
     cwd: app,
-    env: { PREVIEW_CHAT_SERVER: await server.url },
+    env: { PREVIEW_CHAT_SERVER: await server.url() },
     ready: /Local:\s+(http:\/\/\S+)/,
   })
   try {
