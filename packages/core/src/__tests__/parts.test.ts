@@ -108,6 +108,82 @@ describe('the relay is a part of the engine: only a client with a relay carries 
     expect(state.reads).not.toEqual(readsBefore)
   })
 
+  it('without the part, a whole turn of this tab’s own makes no relay command; with it, the other tabs are told each step of it', () => {
+    const turn: EngineAction[] = [
+      { type: 'read-started', at: 1, fetch: 1 },
+      {
+        type: 'snapshot',
+        snapshot: empty,
+        fresh: true,
+        fromRead: true,
+        at: 2,
+        stampedAt: 2,
+        random: 0,
+      },
+      { type: 'submit-requested', request: 1, text: 'Hi', messageId: 'm1', at: 10 },
+      {
+        type: 'turn-events',
+        token: 1,
+        events: [{ type: 'execution-started', executionId: 'e1', sessionId: key.threadId }],
+        at: 11,
+        stampedAt: 11,
+      },
+      {
+        type: 'turn-events',
+        token: 1,
+        events: [{ type: 'text-delta', id: 't', delta: 'Hello' }],
+        at: 12,
+        stampedAt: 12,
+      },
+      { type: 'turn-events', token: 1, events: [{ type: 'done' }], at: 13, stampedAt: 13 },
+      { type: 'stream-ended', token: 1, end: { kind: 'terminal' } },
+    ]
+    const commandsOf = (reducer: typeof withRelay) => {
+      let state = idle()
+      const commands = []
+      for (const action of turn) {
+        const done = reducer(state, action, config)
+        state = done.state
+        commands.push(...done.commands)
+      }
+      return { state, commands }
+    }
+    const without = commandsOf(withoutRelay)
+    const withPart = commandsOf(withRelay)
+    expect(without.commands.filter((command) => command.type === 'relay')).toEqual([])
+    expect(without.commands.map((command) => command.type)).toContain('post')
+    expect(without.state.recorded).toBe(empty)
+    const thread = JSON.stringify([key.projectId, key.agentId, key.threadId])
+    expect(withPart.commands.filter((command) => command.type === 'relay')).toEqual([
+      {
+        type: 'relay',
+        message: { v: RELAY_VERSION, tab: 'me', thread, kind: 'posting', active: true },
+      },
+      {
+        type: 'relay',
+        message: expect.objectContaining({ tab: 'me', thread, kind: 'turn', seq: 0 }),
+      },
+      {
+        type: 'relay',
+        message: expect.objectContaining({ kind: 'events', executionId: 'e1', seq: 1 }),
+      },
+      {
+        type: 'relay',
+        message: expect.objectContaining({
+          kind: 'events',
+          executionId: 'e1',
+          seq: 2,
+          events: [{ type: 'done' }],
+        }),
+      },
+    ])
+    // The part only tells: the rest of the turn is the same with it as without it.
+    expect(withPart.commands.filter((command) => command.type !== 'relay')).toEqual(
+      without.commands,
+    )
+    expect(withPart.state).toEqual(without.state)
+  })
+
   it('`reduce` (what tests and a trace’s replay use) has every part', () => {
     const step = reduce(idle(), posting(1_000), config)
     expect(step.state.postingHolds).toEqual({ other: 1_000 })

@@ -479,6 +479,20 @@ export type StepEvent =
   | { type: 'stop-pressed' }
   /** A read of the record answered: a snapshot of a read, or the thread is not found. */
   | { type: 'read-answered' }
+  /**
+   * This tab's message (or resume) went out and its turn has not begun (`active: true`), or it is
+   * no longer on its way (`false`: its turn began elsewhere, it was not taken up, or it is left to
+   * a read). What the other tabs hold their gate by, where a relay tells them (`relayPart`).
+   */
+  | { type: 'posting'; active: boolean }
+  /**
+   * This tab's own turn began, shown as `turn` (`seq`: no batch of its events yet); `after`: for a
+   * turn under a stand-in id, the executions that had ended when it began (what a later record
+   * names it by).
+   */
+  | { type: 'own-turn-began'; turn: LiveTurn; seq: 0; after: readonly string[] }
+  /** The `seq`-th batch of this tab's own turn's events was applied (`executionId`: as it went by). */
+  | { type: 'own-turn-streamed'; executionId: string; seq: number; events: readonly TurnEvent[] }
 
 /** What one action did: the next state, the commands to perform in order, and what happened. */
 export interface Step {
@@ -519,6 +533,8 @@ export type Handler<T extends EngineAction['type']> = (
  */
 export interface EnginePart {
   readonly handlers: { readonly [T in EngineAction['type']]?: Handler<T> }
+  /** Wraps the reducer it is given (the engine's, and the parts' listed before it). */
+  readonly wrap?: Extend
   readonly dueAt?: (state: EngineState, config: EngineConfig) => number | null
   readonly deadlines?: (state: EngineState, at: number, config: EngineConfig) => Step
 }

@@ -195,7 +195,7 @@ export function decideWith(parts: readonly EnginePart[] = []): Reducer {
     ...parts.map((part) => part.handlers),
     { tick: (state, { at }, config) => tick(state, at, config, parts) } satisfies typeof handlers,
   )
-  return (state, action, config) => {
+  const base: Reducer = (state, action, config) => {
     if (state.disposed) return afterDispose(state, action)
     const handler = table[action.type as keyof typeof table] as
       Handler<EngineAction['type']> | undefined
@@ -205,6 +205,7 @@ export function decideWith(parts: readonly EnginePart[] = []): Reducer {
       ? step(state, { type: 'warn', message: noRelayPart })
       : step(state)
   }
+  return parts.reduce<Reducer>((inner, part) => part.wrap?.(inner) ?? inner, base)
 }
 
 /** A read of the record answered (its snapshot, or "not found"): reported, for the parts. */
