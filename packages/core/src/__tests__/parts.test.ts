@@ -27,6 +27,7 @@ import {
   engineConfig,
   key,
   memoryStorage,
+  ownTurnActions,
   settle,
 } from './harness'
 import { broadcastNetwork } from './world/broadcastChannel'
@@ -38,7 +39,7 @@ afterEach(() => {
 
 const config = engineConfig
 const withoutRelay = reducerWith()
-const withRelay = reducerWith(undefined, [relayPart])
+const withRelay = reducerWith([relayPart])
 
 /** A tab listened to, read, with nothing running. */
 function idle(): EngineState {
@@ -109,35 +110,7 @@ describe('the relay is a part of the engine: only a client with a relay carries 
   })
 
   it('without the part, a whole turn of this tab’s own makes no relay command; with it, the other tabs are told each step of it', () => {
-    const turn: EngineAction[] = [
-      { type: 'read-started', at: 1, fetch: 1 },
-      {
-        type: 'snapshot',
-        snapshot: empty,
-        fresh: true,
-        fromRead: true,
-        at: 2,
-        stampedAt: 2,
-        random: 0,
-      },
-      { type: 'submit-requested', request: 1, text: 'Hi', messageId: 'm1', at: 10 },
-      {
-        type: 'turn-events',
-        token: 1,
-        events: [{ type: 'execution-started', executionId: 'e1', sessionId: key.threadId }],
-        at: 11,
-        stampedAt: 11,
-      },
-      {
-        type: 'turn-events',
-        token: 1,
-        events: [{ type: 'text-delta', id: 't', delta: 'Hello' }],
-        at: 12,
-        stampedAt: 12,
-      },
-      { type: 'turn-events', token: 1, events: [{ type: 'done' }], at: 13, stampedAt: 13 },
-      { type: 'stream-ended', token: 1, end: { kind: 'terminal' } },
-    ]
+    const turn = ownTurnActions
     const commandsOf = (reducer: typeof withRelay) => {
       let state = idle()
       const commands = []
@@ -169,10 +142,14 @@ describe('the relay is a part of the engine: only a client with a relay carries 
       },
       {
         type: 'relay',
+        message: expect.objectContaining({ kind: 'events', executionId: 'e1', seq: 2 }),
+      },
+      {
+        type: 'relay',
         message: expect.objectContaining({
           kind: 'events',
           executionId: 'e1',
-          seq: 2,
+          seq: 3,
           events: [{ type: 'done' }],
         }),
       },

@@ -184,7 +184,7 @@ describe('the released platform is a part a client for the spec only leaves out 
 
 describe('the engine without the part [R-RELEASED-PART]', () => {
   const specOnly = reducerWith()
-  const withPart = reducerWith(undefined, [releasedPart])
+  const withPart = reducerWith([releasedPart])
 
   /** This tab, read (an empty thread), its message posted as request 1. */
   function posted(reducer: typeof specOnly): EngineState {

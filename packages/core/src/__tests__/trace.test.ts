@@ -36,7 +36,7 @@ function session(threadId: string, user = 'alice'): PreviewChatSession {
 const throughJson = (trace: EngineTrace) => parseTrace(JSON.parse(JSON.stringify(trace)))
 
 /** The reducer of `session()`'s client: its parts, the released platform's and no relay's. */
-const itsReducer = reducerWith(undefined, [releasedPart])
+const itsReducer = reducerWith([releasedPart])
 
 const keptTraces = () => {
   const dir = join(import.meta.dirname, 'traces')

@@ -18,7 +18,7 @@ import { followsRelayed, followsRunning } from '../derive'
 import { applyTurnEvents, type LiveTurn } from '../fold'
 import { parseRelayMessage, RELAY_VERSION, type RelayBody } from '../relay'
 import { recordSupersedes } from '../transcript'
-import { isStandIn, setAside, step, wantRead } from './common'
+import { andThen, isStandIn, setAside, step, wantRead } from './common'
 import { renameWatched, watchAs } from './endings'
 import { turnOptions } from './ownTurn'
 import { adoptRecordedId, executionIdsOf } from './released'
@@ -54,16 +54,20 @@ function told(state: EngineState, event: StepEvent): Command | undefined {
 
 /**
  * The relay's wrapper: a relay message is the part's to read (`relayReceived`), every other action
- * the inner reducer's; what this tab's own message and turn did (the step's `posting`,
+ * the inner reducer's (a `tick` after the part's deadlines, `relayDeadlines`); what this tab's own message and turn did (the step's `posting`,
  * `own-turn-began` and `own-turn-streamed` events) is told to the other tabs, after the step's
  * own commands. Without the part, no relay command is ever made.
  */
 export const relaying =
   (inner: Reducer): Reducer =>
   (state, action, config) => {
-    if (action.type === 'relay-received' && !state.disposed)
-      return relayReceived(state, action, config)
-    const done = inner(state, action, config)
+    if (state.disposed) return inner(state, action, config)
+    if (action.type === 'relay-received') return relayReceived(state, action, config)
+    // The part's deadlines before the engine's own, so that a read they want starts in this step.
+    const done =
+      action.type === 'tick'
+        ? andThen(relayDeadlines(state, action.at, config), (s) => inner(s, action, config))
+        : inner(state, action, config)
     if (!done.events) return done
     let commands: Command[] | undefined
     for (const event of done.events) {
@@ -240,12 +244,7 @@ export function relayDueAt(state: EngineState, config: EngineConfig): number | n
 /**
  * The tab relay's part of the engine (`EnginePart`): what the other tabs say, and the deadlines
  * of their holds and relayed turns. Only a client with a relay carries it (`tabRelay()`,
- * `broadcastChannelRelay()`); a tab without one still relays its own turn (its commands go nowhere)
- * and follows the other tabs by history reads.
+ * `broadcastChannelRelay()`); a tab without one tells the other tabs nothing and follows them by
+ * history reads.
  */
-export const relayPart: EnginePart = {
-  handlers: {},
-  wrap: relaying,
-  dueAt: relayDueAt,
-  deadlines: relayDeadlines,
-}
+export const relayPart: EnginePart = { wrap: relaying, dueAt: relayDueAt }
