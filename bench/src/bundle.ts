@@ -150,10 +150,12 @@ export const partBundles = {
  * and the issue of its protocol's schema (`engine/relay.ts`'s `turnEvent`, which only the relay's
  * messages and a live turn kept in storage use; issue 46: the schema, ~300 B gzipped, was in the
  * minimal bundle, unseen by the parser's marker); the released platform's, the error of its Stop
- * by closing (`engine/slices/released.ts`).
+ * by closing (`engine/slices/released.ts`); and the relay's command (`type:"relay"`, as the minified
+ * code spells the object that `relaying` makes of what a step reported: issue 46, the base no
+ * longer makes it, so that a client without a relay tells no tab anything).
  */
 export const partMarkers = {
-  relay: ['tab relay channel', 'not a turn event of this client'],
+  relay: ['tab relay channel', 'not a turn event of this client', 'type:"relay"'],
   released: ['stops a turn only from the tab that sent it'],
 } as const
 

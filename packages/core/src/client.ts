@@ -256,7 +256,7 @@ export function createMinimalPreviewChatClient(
   if (
     released &&
     (typeof released.completeSnapshot !== 'function' ||
-      typeof released.enginePart?.handlers !== 'object')
+      typeof released.enginePart?.wrap !== 'function')
   )
     throw new PreviewChatError(
       'invalid_request',
@@ -317,8 +317,10 @@ export function createMinimalPreviewChatClient(
   const relay = relayPart
     ? (relayAdapter as RelayAdapter)({ scope: options.scope ?? '', timers, lingerMs })
     : null
-  const parts = relayPart ? [relayPart] : []
-  if (released) parts.push(released.enginePart)
+  // The engine's parts, in the order they wrap it: the released platform's next to the engine (it
+  // does some of the engine's steps its own way), then the relay's; the queue's after them.
+  const parts = released ? [released.enginePart] : []
+  if (relayPart) parts.push(relayPart)
   const { throttle } = options
   const scope = options.scope ?? ''
   /** What `persist` was attached to, by query client: detached when the client is disposed. */

@@ -33,11 +33,12 @@ export { recordTrace } from './effects/recordTrace'
 export { parseTrace, replayTrace, TraceError, TRACE_VERSION } from './engine/trace'
 export { ACTION_TYPES } from './engine/shapes'
 /**
- * The queue's part of the reducer (`queue()`); `replayTrace(trace, reducerWith(withQueue,
- * everyPart))` replays a run that had a queue (and the parts `createPreviewChatClient` gives),
- * each step ended by the engine's one post-step. `reduce` is the engine with every part.
+ * The queue's part of the engine (`queue()` brings it); `replayTrace(trace,
+ * reducerWith([...everyPart, queuePart]))` replays a run that had a queue (and the parts
+ * `createPreviewChatClient` gives), each step ended by the engine's one post-step. `reduce` is the
+ * engine with every part but the queue's.
  */
-export { withQueue } from './engine/queue/reduce'
+export { queuePart } from './engine/queue/reduce'
 export { decide, decideWith, everyPart, postStep, reduce, reducerWith } from './engine/reduce'
 /** The tab relay's part of the engine (`EnginePart`): what a client with a relay assembles in. */
 export { relayPart } from './engine/slices/relay'

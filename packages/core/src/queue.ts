@@ -6,7 +6,7 @@
  * transactions and shared by that scope's tabs (one of them sends, under a Web Lock), and a
  * message whose tab closed mid-send is judged by the record, never sent twice by guess. See `docs/decisions/client-queue.md`.
  */
-import { queuePart, withQueue } from './engine/queue/reduce'
+import { queuePart } from './engine/queue/reduce'
 import type { WhenStopped } from './engine/queue/model'
 import type { SessionExtension } from './effects/context'
 import { documentLocks, queueHost, type LockManagerLike } from './effects/queueHost'
@@ -72,8 +72,7 @@ export function queue(options: QueueOptions = {}): SessionExtension {
   const whenStopped = options.whenStopped ?? 'pause'
   let defaultStoreOnce: { store: QueueStore; kept: boolean } | undefined
   return {
-    extend: withQueue,
-    parts: [queuePart],
+    enginePart: queuePart,
     attach: (dispatch, context) =>
       queueHost(dispatch, context, {
         whenStopped,

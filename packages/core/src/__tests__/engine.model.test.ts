@@ -286,7 +286,6 @@ function openTab(world: World, index: number, scope: Scope, skew: number, prefet
       },
       perform: (command) => perform(world, tab, command),
     },
-    undefined,
     parts,
   )
   world.tabs[index] = tab
@@ -1404,7 +1403,7 @@ function checkReplays(world: World) {
 }
 const REPLAY_EVERY = 25
 /** The reducer of a tab without the released platform's part. */
-const specOnlyReducer = reducerWith(undefined, [relayPart])
+const specOnlyReducer = reducerWith([relayPart])
 
 /** Where a failing run's traces are written, to be replayed or kept (`traces/`). */
 const failureTracePath = (behaviour: Behaviour) =>

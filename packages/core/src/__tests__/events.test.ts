@@ -41,6 +41,7 @@ describe('what a step reports [R-ENGINE-EVENTS]', () => {
       at: 0,
     }
     expect(run([submit], opened.state).events).toEqual([
+      { type: 'posting', active: true },
       {
         type: 'message',
         fate: 'posted',
@@ -51,7 +52,7 @@ describe('what a step reports [R-ENGINE-EVENTS]', () => {
     ])
     const streaming = run(streamingWithReadWanted())
     const started = run(streamingWithReadWanted().slice(0, -1))
-    expect(types(started.events)).toEqual(['submit-settled', 'message'])
+    expect(types(started.events)).toEqual(['submit-settled', 'own-turn-began', 'message'])
     expect(started.events[0]).toMatchObject({
       request: 1,
       result: { outcome: 'accepted', executionId: 'e1' },
@@ -89,10 +90,15 @@ describe('what a step reports [R-ENGINE-EVENTS]', () => {
     ])
   })
 
-  it('no file of the queue reads the commands of a step, nor undoes what the engine set', () => {
-    const dir = join(__dirname, '../engine/queue')
-    for (const file of readdirSync(dir)) {
-      const source = readFileSync(join(dir, file), 'utf8')
+  it('no file of a part (the queue’s, the relay’s, the released platform’s) reads the commands of a step, nor undoes what the engine set', () => {
+    const engine = join(__dirname, '../engine')
+    const files = [
+      ...readdirSync(join(engine, 'queue')).map((file) => join('queue', file)),
+      'slices/relay.ts',
+      'slices/released.ts',
+    ]
+    for (const file of files) {
+      const source = readFileSync(join(engine, file), 'utf8')
       expect(source, file).not.toMatch(/commands\.(find|some|filter|flatMap)\(/)
       expect(source, file).not.toMatch(/c\.type === '(settle-submit|turn-ended)'/)
       expect(source, file).not.toMatch(/before\.(error|stop)\b/)

@@ -462,3 +462,41 @@ export function readsOnlyClient(
     ...options,
   })
 }
+
+const textDelta = (delta: string): TurnEvent => ({ type: 'text-delta', id: 't', delta })
+
+/**
+ * This tab's own turn on an empty thread, after the session is mounted and listened to: the read,
+ * the message posted, its turn begun with a delta, a batch of two deltas, its end.
+ */
+export const ownTurnActions: readonly EngineAction[] = [
+  { type: 'read-started', at: 1, fetch: 1 },
+  {
+    type: 'snapshot',
+    snapshot: empty,
+    fresh: true,
+    fromRead: true,
+    at: 2,
+    stampedAt: 2,
+    random: 0,
+  },
+  { type: 'submit-requested', request: 1, text: 'Hi', messageId: 'm1', at: 10 },
+  {
+    type: 'turn-events',
+    token: 1,
+    events: [
+      { type: 'execution-started', executionId: 'e1', sessionId: key.threadId },
+      textDelta('He'),
+    ],
+    at: 11,
+    stampedAt: 11,
+  },
+  {
+    type: 'turn-events',
+    token: 1,
+    events: [textDelta('l'), textDelta('lo')],
+    at: 12,
+    stampedAt: 12,
+  },
+  { type: 'turn-events', token: 1, events: [{ type: 'done' }], at: 13, stampedAt: 13 },
+]

@@ -27,6 +27,7 @@ import {
   engineConfig,
   key,
   memoryStorage,
+  ownTurnActions,
   settle,
 } from './harness'
 import { broadcastNetwork } from './world/broadcastChannel'
@@ -38,7 +39,7 @@ afterEach(() => {
 
 const config = engineConfig
 const withoutRelay = reducerWith()
-const withRelay = reducerWith(undefined, [relayPart])
+const withRelay = reducerWith([relayPart])
 
 /** A tab listened to, read, with nothing running. */
 function idle(): EngineState {
@@ -106,6 +107,58 @@ describe('the relay is a part of the engine: only a client with a relay carries 
       { holds: {}, deadline: null },
     ])
     expect(state.reads).not.toEqual(readsBefore)
+  })
+
+  it('without the part, a whole turn of this tab’s own makes no relay command; with it, the other tabs are told each step of it', () => {
+    const turn = ownTurnActions
+    const commandsOf = (reducer: typeof withRelay) => {
+      let state = idle()
+      const commands = []
+      for (const action of turn) {
+        const done = reducer(state, action, config)
+        state = done.state
+        commands.push(...done.commands)
+      }
+      return { state, commands }
+    }
+    const without = commandsOf(withoutRelay)
+    const withPart = commandsOf(withRelay)
+    expect(without.commands.filter((command) => command.type === 'relay')).toEqual([])
+    expect(without.commands.map((command) => command.type)).toContain('post')
+    expect(without.state.recorded).toBe(empty)
+    const thread = JSON.stringify([key.projectId, key.agentId, key.threadId])
+    expect(withPart.commands.filter((command) => command.type === 'relay')).toEqual([
+      {
+        type: 'relay',
+        message: { v: RELAY_VERSION, tab: 'me', thread, kind: 'posting', active: true },
+      },
+      {
+        type: 'relay',
+        message: expect.objectContaining({ tab: 'me', thread, kind: 'turn', seq: 0 }),
+      },
+      {
+        type: 'relay',
+        message: expect.objectContaining({ kind: 'events', executionId: 'e1', seq: 1 }),
+      },
+      {
+        type: 'relay',
+        message: expect.objectContaining({ kind: 'events', executionId: 'e1', seq: 2 }),
+      },
+      {
+        type: 'relay',
+        message: expect.objectContaining({
+          kind: 'events',
+          executionId: 'e1',
+          seq: 3,
+          events: [{ type: 'done' }],
+        }),
+      },
+    ])
+    // The part only tells: the rest of the turn is the same with it as without it.
+    expect(withPart.commands.filter((command) => command.type !== 'relay')).toEqual(
+      without.commands,
+    )
+    expect(withPart.state).toEqual(without.state)
   })
 
   it('`reduce` (what tests and a trace’s replay use) has every part', () => {

@@ -72,7 +72,7 @@ import { queueOf as queueState, type QueuedState } from '../engine/queue/state'
 import { initialEngineState, reducerWith } from '../engine/reduce'
 import { createRunner, type Runner } from '../engine/runner'
 import { selectSessionState } from '../engine/select'
-import { withQueue } from '../engine/queue/reduce'
+import { queuePart } from '../engine/queue/reduce'
 import { shownQueue } from '../engine/queue/server'
 import { draftOnItsWay } from '../engine/draft'
 import { parseStoredQueue } from '../engine/queue/stored'
@@ -87,7 +87,7 @@ import { engineConfig, key } from './harness'
 import { assertSeeded } from './seeded'
 
 type Behaviour = 'dedupe' | 'no-dedupe' | 'no-ids' | 'server-queue'
-const reducer = reducerWith(withQueue)
+const reducer = reducerWith([queuePart])
 const config = engineConfig
 
 interface Exec {
@@ -348,7 +348,7 @@ function openTab(world: World, index: number) {
       },
       perform: (command) => perform(world, tab, command),
     },
-    withQueue,
+    [queuePart],
   )
   // The production host: it opens the model's store, asks the model's locks, hears the model's
   // pushes and calls the model server through a transport, as it does in a browser.

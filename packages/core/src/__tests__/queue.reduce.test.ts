@@ -1,5 +1,5 @@
 /**
- * The queue's reducer (`reducerWith(withQueue)`, issue 29), step by step: what each action does to the
+ * The queue's reducer (`reducerWith([queuePart])`, issue 29), step by step: what each action does to the
  * queue's state, and the commands it returns, in order. The host is not here: storage is a string
  * the test hands in (`queue-attached`, `queue-stored`, `queue-locked`), the locks are actions.
  */
@@ -8,7 +8,7 @@ import type { Command, EngineAction, EngineState } from '../engine/model'
 import { type ServerQueueView, type StoredQueue, type WhenStopped } from '../engine/queue/model'
 import { queueOf } from '../engine/queue/state'
 import { initialEngineState, reducerWith, snapshotAction } from '../engine/reduce'
-import { queuePart, withQueue } from '../engine/queue/reduce'
+import { queuePart } from '../engine/queue/reduce'
 import { shownQueue } from '../engine/queue/server'
 import { flushedQueue, isPaused, parseStoredQueue, serializeQueue } from '../engine/queue/stored'
 import { queueFields } from '../engine/queue/view'
@@ -19,7 +19,7 @@ import type { TurnEvent } from '../wire/contract/events'
 import type { HistorySnapshot } from '../wire/contract/snapshot'
 import { engineConfig, finishedTurn, key, runningTurn, snapshot, userMessage } from './harness'
 
-const queued = reducerWith(withQueue)
+const queued = reducerWith([queuePart])
 
 /** The actions through the reducer, in order, as the runner takes them: a step's `act` next. */
 function run(state: EngineState, ...actions: EngineAction[]) {
@@ -477,8 +477,12 @@ describe("the queue's reducer [R-QUEUE-CLIENT]", () => {
     expect(queueOf(failed.state)).toMatchObject({ locking: false, writing: null, sending: null })
     expect(queueOf(failed.state)?.pending).toEqual(queueOf(typed)?.pending)
     expect(shown(failed.state)).toBe('kept:queued')
-    expect(failed.commands.map((c) => c.type)).toEqual(['warn'])
     const retryAt = queueOf(failed.state)?.unwritten?.retryAt ?? -1
+    // The retry's time is the part's own due time, which the engine's alarm is set for.
+    expect(failed.commands).toEqual([
+      { type: 'warn', message: expect.any(String) },
+      { type: 'set-alarm', at: retryAt },
+    ])
     expect(queuePart.dueAt?.(failed.state, engineConfig)).toBe(retryAt)
     // Not at every next step (the person typing), but when its time comes.
     const next = run(failed.state, { type: 'draft-changed', draft: 'x' })

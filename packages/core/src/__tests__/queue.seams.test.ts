@@ -13,7 +13,7 @@ import { createMinimalPreviewChatClient, type PushListener, type PushSource } fr
 import { documentLocks } from '../effects/queueHost'
 import type { EngineAction } from '../engine/model'
 import { initialEngineState, reducerWith } from '../engine/reduce'
-import { withQueue } from '../engine/queue/reduce'
+import { queuePart } from '../engine/queue/reduce'
 import { queueOf } from '../engine/queue/state'
 import { memoryQueueStore, queue } from '../queue'
 import { engineConfig, key, memoryStorage } from './harness'
@@ -157,7 +157,7 @@ describe('the queue brings its own seams: its routes, its push, its capability [
     })
     const start = initialEngineState({ key, tab: 'A' })
     const base = reducerWith()
-    const queued = reducerWith(withQueue)
+    const queued = reducerWith([queuePart])
     const attached = queued(
       queued(start, { type: 'activated', at: 0, pushConnected: true }, engineConfig).state,
       { type: 'queue-attached', stored: null, kept: true, whenStopped: 'keep', at: 0 },

@@ -14,7 +14,7 @@ import { queueOf as queueState, type QueuedState } from '../engine/queue/state'
 import { initialEngineState, reducerWith, snapshotAction } from '../engine/reduce'
 import { applyQueueChange } from '../engine/queue/changes'
 import { handOverAnswer } from '../engine/queue/handOver'
-import { withQueue } from '../engine/queue/reduce'
+import { queuePart } from '../engine/queue/reduce'
 import { readyToSend } from '../engine/queue/send'
 import { afterStop } from '../engine/queue/stopped'
 import {
@@ -29,7 +29,7 @@ import { selectSessionState } from '../engine/select'
 import { errorRecord } from '../wire/contract/errors'
 import { engineConfig, finishedTurn, key, runningTurn, snapshot } from './harness'
 
-const reducer = reducerWith(withQueue)
+const reducer = reducerWith([queuePart])
 
 function run(state: EngineState, ...actions: EngineAction[]) {
   const commands: Command[] = []

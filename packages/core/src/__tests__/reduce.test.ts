@@ -167,7 +167,8 @@ describe('ownTurn: the gate and the first events of this tab’s turn', () => {
   it('no acceptance within submitTimeoutMs: failed with timeout, not taken up, the stream left open', () => {
     const { state, commands } = run(idle(), submit(), { type: 'tick', at: 30_002 })
     // The record decides: the same tick starts the read (its time has come).
-    expect(types(commands)).toEqual(['post', 'relay', 'settle-submit', 'relay', 'read'])
+    // The relay part tells the other tabs after the step's own commands.
+    expect(types(commands)).toEqual(['post', 'relay', 'settle-submit', 'read', 'relay'])
     expect(state).toMatchObject({ own: { timedOut: true }, streams: [1], cut: true })
   })
 })

@@ -184,7 +184,7 @@ describe('the released platform is a part a client for the spec only leaves out 
 
 describe('the engine without the part [R-RELEASED-PART]', () => {
   const specOnly = reducerWith()
-  const withPart = reducerWith(undefined, [releasedPart])
+  const withPart = reducerWith([releasedPart])
 
   /** This tab, read (an empty thread), its message posted as request 1. */
   function posted(reducer: typeof specOnly): EngineState {
@@ -223,7 +223,12 @@ describe('the engine without the part [R-RELEASED-PART]', () => {
     expect(state.cut).toBe(true)
     expect(state.streams).toEqual([1])
     expect(state.server).toEqual({ keepsTurnOnDisconnect: false, stopsByExecutionId: false })
-    expect(commands.map((c) => c.type)).toEqual(['warn', 'settle-submit', 'relay'])
+    // No relay command: this engine has no relay part (the message is no longer on its way).
+    expect(commands.map((c) => c.type)).toEqual(['warn', 'settle-submit'])
+    expect(specOnly(before, delta, config).events).toContainEqual({
+      type: 'posting',
+      active: false,
+    })
     expect(commands[1]).toEqual({
       type: 'settle-submit',
       request: 1,

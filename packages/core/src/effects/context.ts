@@ -6,7 +6,6 @@ import type {
   EngineConfig,
   EnginePart,
   EngineState,
-  Extend,
   ServerTraits,
 } from '../engine/model'
 import type { SessionState } from '../engine/select'
@@ -35,7 +34,10 @@ export interface SessionContext {
   resumeSignal: ResumeSignal
   /** The channel to the other tabs of this origin, or null; and this tab's id on it. */
   relay: TabRelay | null
-  /** The engine's parts the client assembles in (the relay's, with a relay). */
+  /**
+   * The engine's parts the client has, in the order they wrap the engine: the released platform's
+   * (`released`), the relay's (`relay`); an extension's (`queue`) comes after them.
+   */
   parts?: readonly EnginePart[]
   tab: string
   storage: DraftStorage
@@ -66,16 +68,16 @@ export interface SessionContext {
 }
 
 /**
- * An opt-in part of the engine (`queue()` of `@preview-chat/core/queue`): its decisions, wrapped
- * around the engine's (`extend`; the runner ends each step with the engine's post-step), and, per
- * session, its side of the host, which performs the commands the session does not know (the
- * part's own) and dispatches what came of them; it adds its fields to the session's view.
+ * An opt-in part of the session (`queue()` of `@preview-chat/core/queue`): its part of the engine
+ * (`enginePart`, the one shape of every part: it wraps the engine after the client's parts; the
+ * runner ends each step with the engine's post-step), and, per session, its side of the host, which
+ * performs the commands the session does not know (the part's own) and dispatches what came of
+ * them; it adds its fields to the session's view.
  */
 export interface SessionExtension {
-  /** Its decisions, wrapped around the engine's. */
-  extend: Extend
-  /** Its parts of the engine (its due times: `EnginePart.dueAt`), after the client's. */
-  parts?: readonly EnginePart[]
+  /** Its part of the engine: its wrapper, and its own due time (`EnginePart`). */
+  readonly enginePart: EnginePart
+  /** Its side of the host, for one session. */
   attach(dispatch: (action: EngineAction) => void, context: SessionContext): ExtensionPart
 }
 

@@ -102,14 +102,12 @@ export class PreviewChatSession {
     // draft, nor what a reload kept in this browser's storage (so hydration matches it).
     // An opt-in part (the queue): it performs its own commands, and adds its fields to the view.
     const part = ctx.extension?.attach(this.#dispatch, ctx) ?? null
-    const parts = [...(ctx.parts ?? []), ...(ctx.extension?.parts ?? [])]
+    // The engine's parts, in the order they wrap it: the client's, then the extension's (the queue).
+    const parts = ctx.extension
+      ? [...(ctx.parts ?? []), ctx.extension.enginePart]
+      : (ctx.parts ?? [])
     const select = part?.select ?? selectSessionState
-    const serverState = serverRenderState(
-      init,
-      mounted,
-      ctx.config,
-      reducerWith(ctx.extension?.extend, parts),
-    )
+    const serverState = serverRenderState(init, mounted, ctx.config, reducerWith(parts))
     this.#view = createStore<SessionState>()(() => select(serverState))
     this.#view.setState(select(initial), true)
     this.#select = select
@@ -159,7 +157,6 @@ export class PreviewChatSession {
         perform,
         onStep: this.#publish,
       },
-      ctx.extension?.extend,
       parts,
     )
     this.#activity = lingering(activate, ctx.timers, ctx.lingerMs)

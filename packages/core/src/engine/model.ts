@@ -444,7 +444,7 @@ export type Command =
   /** Report a protocol oddity (once per message, by the client). */
   | { type: 'warn'; message: string }
   /**
-   * Dispatch `action` next, as its own step (the runner's): how an extension asks the engine for
+   * Dispatch `action` next, as its own step (the runner's): how a part asks the engine for
    * something (the queued message's send, a read), seen as a real action by traces and inspectors.
    */
   | { type: 'act'; action: EngineAction }
@@ -479,6 +479,20 @@ export type StepEvent =
   | { type: 'stop-pressed' }
   /** A read of the record answered: a snapshot of a read, or the thread is not found. */
   | { type: 'read-answered' }
+  /**
+   * This tab's message (or resume) went out and its turn has not begun (`active: true`), or it is
+   * no longer on its way (`false`: its turn began elsewhere, it was not taken up, or it is left to
+   * a read). What the other tabs hold their gate by, where a relay tells them (`relayPart`).
+   */
+  | { type: 'posting'; active: boolean }
+  /**
+   * This tab's own turn began, shown as `turn` (`seq`: no batch of its events yet); `after`: for a
+   * turn under a stand-in id, the executions that had ended when it began (what a later record
+   * names it by).
+   */
+  | { type: 'own-turn-began'; turn: LiveTurn; seq: 0; after: readonly string[] }
+  /** The `seq`-th batch of this tab's own turn's events was applied (`executionId`: as it went by). */
+  | { type: 'own-turn-streamed'; executionId: string; seq: number; events: readonly TurnEvent[] }
 
 /** What one action did: the next state, the commands to perform in order, and what happened. */
 export interface Step {
@@ -489,18 +503,10 @@ export interface Step {
 }
 
 /**
- * A reducer: the engine's `reduce`, or its decisions (`decide`) with an extension wrapped around
- * them (`withQueue`), which `reducerWith` ends with the one post-step.
+ * A reducer: the engine's `reduce`, or its decisions (`decide`) with the client's parts wrapped
+ * around them (`decideWith`), which `reducerWith` ends with the one post-step.
  */
 export type Reducer = (state: EngineState, action: EngineAction, config: EngineConfig) => Step
-
-/**
- * An extension's part of the reducer (`withQueue`): it wraps the engine's decisions (`decide`,
- * which has no post-step) and returns its own. It never ends a step itself: `reducerWith` (what
- * the runner and a trace's replay use) ends every step with `postStep`, so no change an extension
- * makes (the draft, a read it asks for) can miss storage, the refresh waiters or the alarm.
- */
-export type Extend = (decide: Reducer) => Reducer
 
 /** A handler of one action type: the state it meets, the action, the settings → the step. */
 export type Handler<T extends EngineAction['type']> = (
@@ -510,15 +516,25 @@ export type Handler<T extends EngineAction['type']> = (
 ) => Step
 
 /**
- * A part of the engine that only some clients use (the tab relay: `relayPart`), assembled into the
- * reducer by `reducerWith` so that a client without it carries none of its code. A part takes
- * actions of its own (`handlers`; an action no part takes changes nothing) and may keep deadlines:
- * `dueAt` is what the scheduler takes the minimum of, and `deadlines`, what `tick` runs when the
- * alarm rings (after the turn's and the Stop's, before a silent turn's and the read's), so that a
- * part's deadline is decided by the same function that set the alarm.
+ * A part of the engine that only some clients use (the released platform's `releasedPart`, the
+ * tab relay's `relayPart`, the queue's `queuePart`), so that a client without it carries none of
+ * its code: the one shape every extension of the engine has, like `store.with()`.
+ *
+ * - `wrap` takes the reducer made so far (the engine's decisions, wrapped by the parts listed
+ *   before this one) and returns its own: it may take an action of its own, or hand every action
+ *   on to the inner reducer and add to what comes back. Parts compose by wrapping, in the order the
+ *   client lists them (`decideWith`), so two parts that take one action both see it: the later
+ *   one first on the way in, the earlier one's step first on the way out. A part reads what
+ *   happened from the step's `events`, never from its commands nor by comparing states; it keeps
+ *   its state under its own key of the engine state (the queue: `queue`), which the engine's
+ *   steps carry through. It never ends a step itself: `reducerWith` ends every step with
+ *   `postStep`, so no change a part makes (the draft, a read it wants) misses storage, the
+ *   refresh waiters or the alarm.
+ * - `dueAt`: its own due time, which the scheduler takes the minimum of (`nextDeadline`): the
+ *   `tick` of that time reaches its `wrap`, which does what is due before the engine's own
+ *   deadlines and its read (`tick`).
  */
 export interface EnginePart {
-  readonly handlers: { readonly [T in EngineAction['type']]?: Handler<T> }
+  readonly wrap: (inner: Reducer) => Reducer
   readonly dueAt?: (state: EngineState, config: EngineConfig) => number | null
-  readonly deadlines?: (state: EngineState, at: number, config: EngineConfig) => Step
 }

@@ -11,7 +11,6 @@ import type {
   EngineConfig,
   EnginePart,
   EngineState,
-  Extend,
   Handler,
   Reducer,
   ServerTraits,
@@ -123,9 +122,8 @@ export function serverRenderState(
 }
 
 /**
- * Each action's handler, in its slice, but those of a part (`EnginePart`: the relay's
- * `relay-received`) and the queue's (`withQueue`, `engine/queue/`). `tick` is the assembled
- * reducer's (`decideWith`): it runs the parts' deadlines too.
+ * Each action's handler, in its slice, but those of a part (the relay's `relay-received`, the
+ * queue's actions): each part takes its own by wrapping the engine (`EnginePart.wrap`).
  */
 const handlers: {
   [T in Exclude<EngineAction, QueueAction>['type']]?: Handler<T>
@@ -182,20 +180,18 @@ function waitForReads(done: Step, request: number | undefined): Step {
 }
 
 /**
- * The engine's decisions with `parts` assembled in, without the post-step: what an extension wraps
- * (`Extend`). An action that neither the engine nor a part takes changes nothing (a relay message
- * says so: its client forgot the relay's part); a queue action never comes here (`withQueue` takes
- * each of them). A disposed session takes nothing more: its requests were aborted, its outcomes
- * given, and a call made now is answered at once.
+ * The engine's decisions with `parts` wrapped around them, in the order given (each wraps what the
+ * ones before it made: `EnginePart.wrap`), without the post-step. An action that neither the
+ * engine nor a part takes changes nothing (a relay message says so: its client forgot the relay's
+ * part). A disposed session takes nothing more: its requests were aborted, its outcomes given, and
+ * a call made now is answered at once.
  */
 export function decideWith(parts: readonly EnginePart[] = []): Reducer {
-  const table: typeof handlers = Object.assign(
-    {},
-    handlers,
-    ...parts.map((part) => part.handlers),
-    { tick: (state, { at }, config) => tick(state, at, config, parts) } satisfies typeof handlers,
-  )
-  return (state, action, config) => {
+  const table: typeof handlers = {
+    ...handlers,
+    tick: (state, { at }, config) => tick(state, at, config),
+  }
+  const engine: Reducer = (state, action, config) => {
     if (state.disposed) return afterDispose(state, action)
     const handler = table[action.type as keyof typeof table] as
       Handler<EngineAction['type']> | undefined
@@ -205,6 +201,7 @@ export function decideWith(parts: readonly EnginePart[] = []): Reducer {
       ? step(state, { type: 'warn', message: noRelayPart })
       : step(state)
   }
+  return parts.reduce<Reducer>((inner, part) => part.wrap(inner), engine)
 }
 
 /** A read of the record answered (its snapshot, or "not found"): reported, for the parts. */
@@ -264,26 +261,28 @@ export function postStep(
 }
 
 /**
- * The reducer the runner (and a trace's replay) uses, assembled from the parts the client uses:
- * the engine's decisions with its `parts` (the relay, where the client has one), wrapped by an
- * extension where it has one (the queue), and every step ended by `postStep`.
+ * The reducer the runner (and a trace's replay) uses, assembled from the parts the client uses
+ * (`decideWith`: the released platform's, the relay's, the queue's, in that order, where it has
+ * them), every step ended by `postStep`.
  */
-export function reducerWith(extend?: Extend, parts: readonly EnginePart[] = []): Reducer {
-  const own = decideWith(parts)
-  const decided = extend ? extend(own) : own
+export function reducerWith(parts: readonly EnginePart[] = []): Reducer {
+  const decided = decideWith(parts)
   return (state, action, config) =>
     postStep(state, decided(state, action, config), action, config, parts)
 }
 
-/** Every part, as `createPreviewChatClient` assembles them: the relay's and the released platform's. */
-export const everyPart: readonly EnginePart[] = [relayPart, releasedPart]
+/**
+ * Every part of the engine but the queue, as `createPreviewChatClient` lists them: the released
+ * platform's, then the relay's.
+ */
+export const everyPart: readonly EnginePart[] = [releasedPart, relayPart]
 
 /**
  * `reduce(state, action)` → the next state and the commands to perform, with every part
  * (`everyPart`: what tests and a trace's replay use; a session runs what its client assembled).
  * Pure; never throws.
  */
-export const reduce: Reducer = /* @__PURE__ */ reducerWith(undefined, everyPart)
+export const reduce: Reducer = /* @__PURE__ */ reducerWith(everyPart)
 
 function afterDispose(state: EngineState, action: EngineAction): Step {
   if (

@@ -9,15 +9,7 @@
  * No clock, timer or I/O of its own: the host injects them, so the same runner runs under real
  * timers in a browser and under a model's simulated time in a test.
  */
-import type {
-  Command,
-  EngineAction,
-  EngineConfig,
-  EnginePart,
-  EngineState,
-  Extend,
-  Step,
-} from './model'
+import type { Command, EngineAction, EngineConfig, EnginePart, EngineState, Step } from './model'
 import { reducerWith } from './reduce'
 
 /** What a runner needs from where it runs. */
@@ -44,17 +36,17 @@ export interface Runner {
 const IMMEDIATE_TICKS = 16
 
 /**
- * `extend`: an extension's part of the reducer (the queue's `withQueue`), wrapped around the
- * engine's decisions, with its `parts` (the relay's) assembled in; the runner ends each of its steps with the one post-step (`reducerWith`).
+ * `parts`: the engine's parts the client has (the released platform's, the relay's, the queue's),
+ * wrapped around the engine's decisions in that order; the runner ends each of its steps with the
+ * one post-step (`reducerWith`).
  */
 export function createRunner(
   initial: EngineState,
   config: EngineConfig,
   host: RunnerHost,
-  extend?: Extend,
   parts: readonly EnginePart[] = [],
 ): Runner {
-  const reducer = reducerWith(extend, parts)
+  const reducer = reducerWith(parts)
   let state = initial
   const queue: EngineAction[] = []
   let draining = false

@@ -1,6 +1,6 @@
 /**
  * The message queue ([decision](../../../../../docs/decisions/client-queue.md)): the queue's part
- * of the reducer (`withQueue`, an `Extend`), pure like the engine's, that only
+ * of the reducer (`withQueue`, the wrapper of its `EnginePart`, `queuePart`), pure like the engine's, that only
  * `@preview-chat/core/queue` imports, so that a client without a queue carries none of it. It
  * wraps the engine's decisions (`decide`); the runner ends every step with the engine's one
  * post-step, so a change it makes to the draft is stored as any other.
@@ -20,15 +20,7 @@
 import { errorRecord } from '../../wire/contract/errors'
 import { isThread } from '../../wire/contract/ids'
 import { sessionStatus } from '../derive'
-import type {
-  Command,
-  EngineAction,
-  EnginePart,
-  EngineState,
-  Extend,
-  Reducer,
-  Step,
-} from '../model'
+import type { Command, EngineAction, EnginePart, EngineState, Reducer, Step } from '../model'
 import { queueOf, type QueuedState } from './state'
 import type { QueueChange, QueueState, StoredQueueItem } from './model'
 import { reported, settled, step } from '../slices/common'
@@ -102,7 +94,7 @@ const lifecycleCommands: Partial<Record<EngineAction['type'], Command>> = {
 }
 
 /** The queue's part of the reducer (see the file's comment). */
-export const withQueue: Extend = (base: Reducer): Reducer => {
+export const withQueue = (base: Reducer): Reducer => {
   return (state, action, config) => {
     if (state.disposed) return base(state, action, config)
     const queue = queueOf(state) ?? unattached('at' in action ? action.at : 0)
@@ -317,11 +309,12 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
 const writeRetryDelay = (attempts: number) => Math.min(30_000, 1_000 * 2 ** (attempts - 1))
 
 /**
- * The queue's part of the engine's schedule: a refused write is tried again at its time
+ * The queue's part of the engine (`queue()` brings it): its wrapper (`withQueue`), and its own due
+ * time: a refused write is tried again at its time
  * (`QueueState.unwritten`), whether or not the thread takes another step.
  */
 export const queuePart: EnginePart = {
-  handlers: {},
+  wrap: withQueue,
   dueAt: (state) => {
     const queue = queueOf(state)
     return queue && !queue.locking && queue.pending.length > 0

@@ -1,4 +1,4 @@
-/** What the slices share: building steps, asking for a read, relaying, and the live turn's ids. */
+/** What the slices share: building steps, asking for a read, and the live turn's ids. */
 import type { ErrorRecord } from '../../wire/contract/errors'
 import { byId, recordedMessageId, withId } from '../../wire/contract/ids'
 import type { ExecutionStatus, HistorySnapshot, Message } from '../../wire/contract/snapshot'
@@ -12,7 +12,6 @@ import type {
   StopResult,
   SubmitResult,
 } from '../model'
-import { RELAY_VERSION, type RelayBody } from '../relay'
 import { recordCovers, recordSupersedes } from '../transcript'
 import { isStandIn } from '../derive'
 
@@ -57,16 +56,6 @@ export function wantRead(state: EngineState, urgent = false): EngineState {
   const { onConnect: _, ...reads } = state.reads
   return { ...state, reads: { ...reads, wanted: true, urgent: state.reads.urgent || urgent } }
 }
-
-/** The id this thread goes by between tabs. */
-export const relayThread = (state: EngineState) =>
-  JSON.stringify([state.key.projectId, state.key.agentId, state.key.threadId])
-
-/** A relay command for this thread, stamped with the protocol version and this tab's id. */
-export const relay = (state: EngineState, body: RelayBody): Command => ({
-  type: 'relay',
-  message: { ...body, v: RELAY_VERSION, tab: state.tab, thread: relayThread(state) },
-})
 
 /** Resolves every `stop()` call waiting on the Stop that ends now. */
 export function settleStop(waiters: readonly number[], result: StopResult<ErrorRecord>): Command[] {

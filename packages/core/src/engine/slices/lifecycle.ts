@@ -4,19 +4,11 @@
  */
 import { errorRecord, type ErrorRecord } from '../../wire/contract/errors'
 import { activeExecutionId } from '../derive'
-import type {
-  Command,
-  EngineAction,
-  EngineConfig,
-  EnginePart,
-  EngineState,
-  ReadState,
-  Step,
-} from '../model'
+import type { Command, EngineAction, EngineConfig, EngineState, ReadState, Step } from '../model'
 import { andThen, settled, settleStop, step } from './common'
 import { submitDeadline } from './ownTurn'
 import { readDueAt } from './reads'
-import { applySnapshot, type RecordHook } from './snapshot'
+import { applySnapshot } from './snapshot'
 import { stopDeadlines } from './stop'
 import { explain } from '../../wire/contract/explain'
 
@@ -41,12 +33,7 @@ export const idleReads: ReadState = {
  * The session was made. Stale-while-revalidate: what the query cache holds shows at once (junk
  * there is ignored, with a warning, and the thread is read); the gate waits for a fresh read.
  */
-export function mounted(
-  state: EngineState,
-  action: Action<'mounted'>,
-  config: EngineConfig,
-  hook?: RecordHook,
-): Step {
+export function mounted(state: EngineState, action: Action<'mounted'>, config: EngineConfig): Step {
   const { cached } = action
   if (cached.kind === 'none') return step(state)
   if (cached.kind === 'invalid')
@@ -66,7 +53,6 @@ export function mounted(
       random: action.random,
     },
     config,
-    hook,
   )
   return { ...taken, state: { ...taken.state, recordedHere: cached.keptHere } }
 }
@@ -194,19 +180,15 @@ function readDeadline(state: EngineState, at: number, config: EngineConfig): Ste
 
 /**
  * The alarm rang (`set-alarm`): every deadline due at `at` fires (this tab's message's, the
- * Stop's, then each part's: the relay's, a silent turn's), then the read due starts. Each deadline
- * is its slice's `…DueAt`, the same function the scheduler takes the minimum of.
+ * Stop's), then the read due starts. Each deadline is its slice's `…DueAt`, the same function the
+ * scheduler takes the minimum of. A part's deadlines (the relay's, a silent turn's: its `dueAt`)
+ * are its own: its wrapper does them before the engine's `tick`, so that a read they want starts
+ * in the same step.
  */
-export function tick(
-  state: EngineState,
-  at: number,
-  config: EngineConfig,
-  parts: readonly EnginePart[] = [],
-): Step {
+export function tick(state: EngineState, at: number, config: EngineConfig): Step {
   return andThen(
     submitDeadline({ ...state, wakeAt: null }, at, config),
     (s) => stopDeadlines(s, at, config),
-    ...parts.map((part) => (s: EngineState) => part.deadlines?.(s, at, config) ?? step(s)),
     (s) => readDeadline(s, at, config),
   )
 }

@@ -26,7 +26,6 @@ import {
   andThen,
   isStandIn,
   learn,
-  relay,
   renamed,
   reported,
   setAside,
@@ -126,11 +125,10 @@ export function requestTurn(
   }
   const next = { ...state, own, streams: [...state.streams, request], error: null }
   // The other tabs hold their gate from now until this message's turn begins or is not taken up.
-  const posted = step(
-    next,
-    { type: 'post', token: request, request: turnRequest },
-    relay(next, { kind: 'posting', active: true }),
-  )
+  const posted = reported(step(next, { type: 'post', token: request, request: turnRequest }), {
+    type: 'posting',
+    active: true,
+  })
   return text === null ? posted : reported(posted, messageEvent(own, 'posted'))
 }
 
@@ -143,6 +141,9 @@ const messageEvent = (own: OwnTurn, fate: 'posted' | 'taken' | 'refused'): StepE
   messageId: own.request.kind === 'message' ? (own.request.body.messageId ?? null) : null,
   ...(own.resent && { resent: true }),
 })
+
+/** This tab's message is no longer on its way (the other tabs' hold of it ends). */
+const notPosting: StepEvent = { type: 'posting', active: false }
 
 /** The server took this tab's message: reported (a draft it was clears). */
 const taken = (done: Step, own: OwnTurn) => reported(done, messageEvent(own, 'taken'))
@@ -172,7 +173,7 @@ function notTakenUp(
       own,
       { outcome: 'failed', error },
       // Said once: a timed-out message said so already.
-      step(next, ...(own.timedOut ? [] : [relay(next, { kind: 'posting', active: false })])),
+      own.timedOut ? step(next) : reported(step(next), notPosting),
     ),
     (s) => onOwnTurnNotTaken(s, own.token),
   )
@@ -292,7 +293,7 @@ function alreadyAccepted(state: EngineState, own: OwnTurn): Step {
       settleSubmit(
         own,
         { outcome: 'accepted', executionId: null },
-        step(next, relay(next, { kind: 'posting', active: false })),
+        reported(step(next), notPosting),
       ),
       own,
     ),
@@ -313,7 +314,7 @@ function queuedByServer(state: EngineState, own: OwnTurn, queueId: string): Step
     settleSubmit(
       own,
       { outcome: 'accepted', executionId: null, queueId },
-      step(next, relay(next, { kind: 'posting', active: false })),
+      reported(step(next), notPosting),
     ),
     own,
   )
@@ -400,7 +401,7 @@ export function startOwnTurn(
     settleSubmit(
       own,
       { outcome: 'accepted', executionId: announced ? executionId : null },
-      step(next, relay(next, { kind: 'turn', turn: live, seq: 0, after })),
+      reported(step(next), { type: 'own-turn-began', turn: live, seq: 0, after }),
     ),
     own,
   )
@@ -421,21 +422,20 @@ function streamed(
   const folded = applyTurnEvents(live, events, turnOptions(config, action.stampedAt))
   const next = adoptAnnouncedId(folded, events)
   state = renameWatched(state, live.executionId, next.executionId)
-  const batch = (s: EngineState) =>
-    relay(s, { kind: 'events', executionId: live.executionId, seq, events: events as TurnEvent[] })
+  const batch: StepEvent = { type: 'own-turn-streamed', executionId: live.executionId, seq, events }
   if (!next.ended) {
     const streaming = {
       ...state,
       live: next,
       own: { ...own, lastEventAt: action.at, batches: seq },
     }
-    return step(streaming, batch(streaming))
+    return reported(step(streaming), batch)
   }
   // The turn's terminal event: this tab's part is over; the record says the rest.
   const failed = events.find((event) => event.type === 'error')
   const error = failed?.type === 'error' ? inBandError(failed) : state.error
   const ended = wantRead({ ...state, live: underStop(next, state.stop), own: null, error })
-  return step(failed ? reopenAnswer(ended, own) : ended, batch(ended))
+  return reported(step(failed ? reopenAnswer(ended, own) : ended), batch)
 }
 
 /**

@@ -4,12 +4,21 @@
  * parsed first ([the protocol](../relay.ts)); junk is reported once and changes nothing.
  */
 import { withId } from '../../wire/contract/ids'
-import type { EngineAction, EngineConfig, EnginePart, EngineState, Step } from '../model'
+import type {
+  Command,
+  EngineAction,
+  EngineConfig,
+  EnginePart,
+  EngineState,
+  Reducer,
+  Step,
+  StepEvent,
+} from '../model'
 import { followsRelayed, followsRunning } from '../derive'
 import { applyTurnEvents, type LiveTurn } from '../fold'
-import { parseRelayMessage } from '../relay'
+import { parseRelayMessage, RELAY_VERSION, type RelayBody } from '../relay'
 import { recordSupersedes } from '../transcript'
-import { isStandIn, relay, relayThread, setAside, step, wantRead } from './common'
+import { andThen, isStandIn, setAside, step, wantRead } from './common'
 import { renameWatched, watchAs } from './endings'
 import { turnOptions } from './ownTurn'
 import { adoptRecordedId, executionIdsOf } from './released'
@@ -17,6 +26,56 @@ import { underStop } from './stop'
 import { explain } from '../../wire/contract/explain'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
+
+/** The id this thread goes by between tabs. */
+const relayThread = (state: EngineState) =>
+  JSON.stringify([state.key.projectId, state.key.agentId, state.key.threadId])
+
+/** A relay command for this thread, stamped with the protocol version and this tab's id. */
+const relay = (state: EngineState, body: RelayBody): Command => ({
+  type: 'relay',
+  message: { ...body, v: RELAY_VERSION, tab: state.tab, thread: relayThread(state) },
+})
+
+/** The relay message each of this tab's own outcomes is told by (`told`). */
+const kinds: { readonly [type: string]: RelayBody['kind'] } = {
+  posting: 'posting',
+  'own-turn-began': 'turn',
+  'own-turn-streamed': 'events',
+}
+
+/** What this tab tells the other tabs of what its step reported (none of it: `undefined`). */
+function told(state: EngineState, event: StepEvent): Command | undefined {
+  const kind = kinds[event.type]
+  if (!kind) return undefined
+  const { type: _, ...body } = event
+  return relay(state, { ...body, kind } as RelayBody)
+}
+
+/**
+ * The relay's wrapper: a relay message is the part's to read (`relayReceived`), every other action
+ * the inner reducer's (a `tick` after the part's deadlines, `relayDeadlines`); what this tab's own message and turn did (the step's `posting`,
+ * `own-turn-began` and `own-turn-streamed` events) is told to the other tabs, after the step's
+ * own commands. Without the part, no relay command is ever made.
+ */
+export const relaying =
+  (inner: Reducer): Reducer =>
+  (state, action, config) => {
+    if (state.disposed) return inner(state, action, config)
+    if (action.type === 'relay-received') return relayReceived(state, action, config)
+    // The part's deadlines before the engine's own, so that a read they want starts in this step.
+    const done =
+      action.type === 'tick'
+        ? andThen(relayDeadlines(state, action.at, config), (s) => inner(s, action, config))
+        : inner(state, action, config)
+    if (!done.events) return done
+    let commands: Command[] | undefined
+    for (const event of done.events) {
+      const command = told(done.state, event)
+      if (command) (commands ??= [...done.commands]).push(command)
+    }
+    return commands ? { ...done, commands } : done
+  }
 
 /** The holds less the one of `tab` (a tab's own outcome, or its turn, ends its hold). */
 function release(holds: EngineState['postingHolds'], tab: string): EngineState['postingHolds'] {
@@ -185,11 +244,7 @@ export function relayDueAt(state: EngineState, config: EngineConfig): number | n
 /**
  * The tab relay's part of the engine (`EnginePart`): what the other tabs say, and the deadlines
  * of their holds and relayed turns. Only a client with a relay carries it (`tabRelay()`,
- * `broadcastChannelRelay()`); a tab without one still relays its own turn (its commands go nowhere)
- * and follows the other tabs by history reads.
+ * `broadcastChannelRelay()`); a tab without one tells the other tabs nothing and follows them by
+ * history reads.
  */
-export const relayPart: EnginePart = {
-  handlers: { 'relay-received': relayReceived },
-  dueAt: relayDueAt,
-  deadlines: relayDeadlines,
-}
+export const relayPart: EnginePart = { wrap: relaying, dueAt: relayDueAt }

@@ -15,12 +15,11 @@ import { errorRecord } from '../../wire/contract/errors'
 import type { HistorySnapshot } from '../../wire/contract/snapshot'
 import { isStandIn } from '../derive'
 import type { LiveTurn } from '../fold'
-import type { EngineAction, EnginePart, EngineState, Handler, Step } from '../model'
-import { learn, renamed, settleStop, step, wantRead } from './common'
+import type { EnginePart, EngineState, Reducer, Step } from '../model'
+import { andThen, learn, renamed, settleStop, step, wantRead } from './common'
 import { renameWatched } from './endings'
-import { mounted } from './lifecycle'
 import { startOwnTurn, turnEvents, type Unannounced } from './ownTurn'
-import { applySnapshot, assistantOf, type RecordHook } from './snapshot'
+import { assistantOf, takesRecord } from './snapshot'
 import { accepted, dropStop, executionStop, requestStop, stopFailed, type CloseStop } from './stop'
 
 /** The id a turn goes by until the server names it ([decision](../../../../../docs/decisions/stand-in-ids.md)). */
@@ -103,7 +102,7 @@ export const executionIdsOf = (snapshot: HistorySnapshot | null): string[] =>
  * when it began: the record's message is then this turn, shown once), and a Stop of such a turn
  * names it so too; a derived record times its silent turn and shows the server's kind.
  */
-const nameFromRecord: RecordHook = (state, snapshot, at) => {
+function nameFromRecord(state: EngineState, snapshot: HistorySnapshot, at: number): EngineState {
   const live = state.live && adoptRecordedId(state.live, snapshot, state.standInBase)
   const settled = state.settled.map((turn) =>
     adoptRecordedId(turn, snapshot, byId(state.settledBase, turn.executionId) ?? []),
@@ -175,20 +174,48 @@ const standInTurn: Unannounced = (state, own, first, action) => {
   return started
 }
 
-const handlers: { [T in EngineAction['type']]?: Handler<T> } = {
-  mounted: (state, action, config) => mounted(state, action, config, nameFromRecord),
-  snapshot: (state, action, config) => applySnapshot(state, action, config, nameFromRecord),
-  'turn-events': (state, action, config) => turnEvents(state, action, config, standInTurn),
-  'stop-requested': (state, action, config) => requestStop(state, action, config, stopByClosing),
-  'stop-failed': (state, action, config) => stopFailed(state, action, config, stopByClosing),
-}
+/**
+ * The released platform's wrapper. A record, whichever way it comes (the cache's at `mounted`, a
+ * read's, the app's), teaches the part before the engine takes it (`nameFromRecord`): wrapping.
+ * A silent turn's deadline is done before the engine's own (`tick`). The first events of a turn
+ * the server did not announce, and a Stop with no route, are the engine's handlers with the
+ * part's way of doing them (`standInTurn`, `stopByClosing`), not the inner reducer's: the part
+ * is listed first (next to the engine, `everyPart`, `createPreviewChatClient`), so the parts
+ * listed after it see these steps as any other.
+ */
+const releasing =
+  (inner: Reducer): Reducer =>
+  (state, action, config) => {
+    if (state.disposed) return inner(state, action, config)
+    switch (action.type) {
+      case 'mounted':
+        return inner(
+          action.cached.kind === 'snapshot'
+            ? nameFromRecord(state, action.cached.snapshot, action.at)
+            : state,
+          action,
+          config,
+        )
+      case 'snapshot':
+        return inner(
+          takesRecord(state, action) ? nameFromRecord(state, action.snapshot, action.at) : state,
+          action,
+          config,
+        )
+      case 'tick':
+        return andThen(silentDeadline(state, action.at), (s) => inner(s, action, config))
+      case 'turn-events':
+        return turnEvents(state, action, config, standInTurn)
+      case 'stop-requested':
+        return requestStop(state, action, config, stopByClosing)
+      case 'stop-failed':
+        return stopFailed(state, action, config, stopByClosing)
+    }
+    return inner(state, action, config)
+  }
 
 /**
  * The released platform's part (`releasedPlatform()` brings it, with the snapshot's completion):
- * its handlers, and the deadline of a derived turn that stays silent.
+ * its wrapper, and the deadline of a derived turn that stays silent.
  */
-export const releasedPart: EnginePart = {
-  handlers,
-  dueAt: silentDueAt,
-  deadlines: (state, at) => silentDeadline(state, at),
-}
+export const releasedPart: EnginePart = { wrap: releasing, dueAt: silentDueAt }

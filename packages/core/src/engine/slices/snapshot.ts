@@ -32,28 +32,29 @@ function confirms(snapshot: HistorySnapshot, live: LiveTurn): boolean {
 }
 
 /**
- * What a part learns from a record before the engine applies it: the released platform's names
- * the turns it knew by stand-in ids, times a silent turn and learns the server's traits
- * (`releasedPart`). It runs on every record taken (a read's, the app's, the cache's), never on a
- * read's answer older than what shows.
+ * Whether the record a `snapshot` action brings is taken (every one but a read's answer older than
+ * what shows: one that began before the app put a newer record in the cache). What a part that
+ * learns from each record taken (the released platform's) asks before it learns.
  */
-export type RecordHook = (state: EngineState, snapshot: HistorySnapshot, at: number) => EngineState
+export const takesRecord = (state: EngineState, action: Action<'snapshot'>) =>
+  !(
+    action.fromRead &&
+    state.appRecordAfterRead !== null &&
+    state.reads.count <= state.appRecordAfterRead
+  )
 
 export function applySnapshot(
   state: EngineState,
   action: Action<'snapshot'>,
   config: EngineConfig,
-  hook?: RecordHook,
 ): Step {
   const { snapshot } = action
-  const { appRecordAfterRead } = state
-  if (action.fromRead && appRecordAfterRead !== null && state.reads.count <= appRecordAfterRead) {
+  if (!takesRecord(state, action)) {
     // This read began before the app put a newer record here: its answer is older than what shows.
     const ended = { ...state, reads: { ...state.reads, inFlight: false, fetch: null, failures: 0 } }
     // What waits on a record (a Stop, a relayed turn to confirm) waits for a read of its own.
     return step(wantRead(followUp(ended, action.at, action.random, config)))
   }
-  if (hook) state = hook(state, snapshot, action.at)
   const reads = action.fromRead
     ? { ...state.reads, inFlight: false, fetch: null, failures: 0 }
     : state.reads
