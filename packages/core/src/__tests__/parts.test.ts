@@ -5,6 +5,8 @@
  * its deadlines are the scheduler's like any slice's. At the client: `createMinimalPreviewChatClient`
  * takes a relay as `tabRelay(…)` (which brings the part) and refuses a bare one, saying so.
  */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
   broadcastChannelRelay,
@@ -18,7 +20,7 @@ import type { EngineAction, EngineState } from '../engine/model'
 import { RELAY_VERSION } from '../engine/relay'
 import { initialEngineState, reduce, reducerWith } from '../engine/reduce'
 import { nextDeadline } from '../engine/schedule'
-import { relayPart } from '../engine/slices/relay'
+import { relayOf, relayPart, type RelayState } from '../engine/slices/relay'
 import { defaultTimers } from '../platform/environment'
 import {
   createScriptedPush,
@@ -69,7 +71,7 @@ const posting = (at: number): EngineAction => ({
 describe('the relay is a part of the engine: only a client with a relay carries it [R-RELAY-PART]', () => {
   it('the thread id the relay messages carry is the one this test writes', () => {
     const held = withRelay(idle(), posting(1_000), config).state
-    expect(held.postingHolds).toEqual({ other: 1_000 })
+    expect(relayOf(held).holds).toEqual({ other: 1_000 })
   })
 
   it('without the part, a relay message changes nothing, sets no alarm, and says the part is missing', () => {
@@ -89,11 +91,11 @@ describe('the relay is a part of the engine: only a client with a relay carries 
   it('with it, another tab’s hold is taken, its expiry is the part’s deadline, and the tick at that time ends it with a read', () => {
     const at = 1_000
     const expiry = at + config.submitTimeoutMs
-    const seen: { holds: EngineState['postingHolds']; deadline: number | null }[] = []
+    const seen: { holds: RelayState['holds']; deadline: number | null }[] = []
     let state = idle()
     const take = (action: EngineAction) => {
       state = withRelay(state, action, config).state
-      seen.push({ holds: state.postingHolds, deadline: nextDeadline(state, config, [relayPart]) })
+      seen.push({ holds: relayOf(state).holds, deadline: nextDeadline(state, config, [relayPart]) })
     }
     take(posting(at))
     // The engine without the part does not see the hold's deadline: it is the part's.
@@ -163,7 +165,7 @@ describe('the relay is a part of the engine: only a client with a relay carries 
 
   it('`reduce` (what tests and a trace’s replay use) has every part', () => {
     const step = reduce(idle(), posting(1_000), config)
-    expect(step.state.postingHolds).toEqual({ other: 1_000 })
+    expect(relayOf(step.state).holds).toEqual({ other: 1_000 })
   })
 })
 
@@ -201,6 +203,62 @@ async function flush() {
   await settle()
 }
 
+describe('each part keeps its state under its own key of the engine state [R-ENGINE-PARTS-OWN-STATE]', () => {
+  it('without the relay part, the state has no relay key; with it, another tab’s hold is under `relay` and the gate reads one fact of it', () => {
+    const plain = withoutRelay(idle(), posting(1_000), config).state
+    expect(Object.hasOwn(plain, 'relay')).toBe(false)
+    expect(plain.othersPosting).toBe(false)
+    const held = withRelay(idle(), posting(1_000), config).state
+    expect(relayOf(held)).toEqual({ following: null, syncAsked: null, holds: { other: 1_000 } })
+    expect(held.othersPosting).toBe(true)
+    // Going quiet forgets what the other tabs said, under the part's key too.
+    const quiet = withRelay(held, { type: 'deactivated' }, config).state
+    expect(relayOf(quiet).holds).toEqual({})
+    expect(quiet.othersPosting).toBe(false)
+  })
+
+  it('no file of the engine outside a part names that part’s state, and `EngineState` declares none of it', () => {
+    const engine = join(__dirname, '../engine')
+    // What names each part's state: its accessor and types, and the fields it had in the base.
+    const parts = [
+      {
+        own: ['slices/relay.ts'],
+        names:
+          /\b(relayOf|RelayState|RelayingState|postingHolds|syncAsked|followsRelayed|followsRunning)\b/,
+      },
+      {
+        own: ['slices/released.ts'],
+        names:
+          /\b(silentOf|SilentTurn|ReleasedState|ReleasingState|standInBase|settledBase)\b|\.silent\b/,
+      },
+      { own: ['queue/'], names: /\b(queueOf|QueueState|QueuedState)\b/ },
+    ]
+    const files = [
+      ...readdirSync(engine).filter((file) => file.endsWith('.ts')),
+      ...readdirSync(join(engine, 'slices')).map((file) => join('slices', file)),
+      ...readdirSync(join(engine, 'queue')).map((file) => join('queue', file)),
+    ]
+    let checked = 0
+    for (const file of files) {
+      // The trace's shapes state every field a trace may hold, each part's under its key.
+      if (file === 'shapes.ts') continue
+      const source = readFileSync(join(engine, file), 'utf8')
+      for (const { own, names } of parts) {
+        if (own.some((path) => file.startsWith(path))) continue
+        checked++
+        expect(source, `${file} names a part's state`).not.toMatch(names)
+      }
+    }
+    expect(checked).toBeGreaterThan(40)
+    const model = readFileSync(join(engine, 'model.ts'), 'utf8')
+    const declared = /export interface EngineState \{([\s\S]*?)\n\}/.exec(model)?.[1] ?? ''
+    const keys = [...declared.matchAll(/^ {2}(\w+)\??:/gm)].map(([, name]) => name)
+    expect(keys).toContain('othersPosting')
+    for (const part of ['relay', 'released', 'queue', 'postingHolds', 'syncAsked', 'silent'])
+      expect(keys).not.toContain(part)
+  })
+})
+
 describe('createMinimalPreviewChatClient and a relay [R-RELAY-PART]', () => {
   it('refuses a bare TabRelay with a typed error that says to pass tabRelay(…)', () => {
     const bare: TabRelay = { post: () => {}, listen: () => () => {} }
@@ -236,12 +294,12 @@ describe('createMinimalPreviewChatClient and a relay [R-RELAY-PART]', () => {
       first.session.setDraft('Q')
       void first.session.submit()
       await flush()
-      const holds = [second.session.getEngineState().postingHolds]
+      const holds = [relayOf(second.session.getEngineState()).holds]
       first.server
         .openStream()
         .send({ type: 'execution-started', executionId: 'e1', sessionId: 't1' })
       await flush()
-      holds.push(second.session.getEngineState().postingHolds)
+      holds.push(relayOf(second.session.getEngineState()).holds)
       expect(holds).toEqual([{ [first.session.getEngineState().tab]: expect.any(Number) }, {}])
       first.session.dispose()
       second.session.dispose()
@@ -258,7 +316,7 @@ describe('createMinimalPreviewChatClient and a relay [R-RELAY-PART]', () => {
     first.session.setDraft('Q')
     void first.session.submit()
     await flush()
-    expect(second.session.getEngineState().postingHolds).toEqual({})
+    expect(relayOf(second.session.getEngineState()).holds).toEqual({})
     expect(second.states).toEqual(['idle'])
     first.session.dispose()
     second.session.dispose()

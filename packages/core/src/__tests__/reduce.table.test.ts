@@ -1526,8 +1526,7 @@ describe('a read on its way answers after a relayed turn under a stand-in id rep
       given: followingBoth(),
       when: answeredWith(),
       then: {
-        settled: [{ executionId: 'unannounced:12' }],
-        settledBase: { 'unannounced:12': ['e0'] },
+        settled: [{ executionId: 'unannounced:12', after: ['e0'] }],
       },
       shows: [
         ...shownBefore,
@@ -1619,7 +1618,7 @@ describe('a turn followed under a stand-in id, relayed again by its tab under it
       then: {
         settled: [],
         live: { executionId: 'e1', ended: false },
-        relay: { tab: 'B', executionId: 'e1', seq: 3 },
+        relay: { following: { tab: 'B', executionId: 'e1', seq: 3 } },
         watching: ['e1'],
         origins: { e1: 'followed' },
       },

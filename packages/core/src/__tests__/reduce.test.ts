@@ -10,6 +10,7 @@ import { initialEngineState, reduce } from '../engine/reduce'
 import { sessionStatus } from '../engine/derive'
 import { startTurn, type LiveTurn } from '../engine/fold'
 import { selectSessionState } from '../engine/select'
+import { relayOf } from '../engine/slices/relay'
 import { PreviewChatError } from '../wire/contract/errors'
 import { finishedTurn, key, runningTurn, snapshot, engineConfig, messageIdOf } from './harness'
 
@@ -326,7 +327,7 @@ describe('relay: what the other tabs say, parsed', () => {
       relayed({ kind: 'posting', active: true }, 'C'),
       relayed({ kind: 'posting', active: false }, 'B'),
     )
-    expect(Object.keys(state.postingHolds)).toEqual(['C'])
+    expect(Object.keys(relayOf(state).holds)).toEqual(['C'])
     expect(status).toBe('following')
   })
 
@@ -337,7 +338,7 @@ describe('relay: what the other tabs say, parsed', () => {
       relayed({ kind: 'posting', active: true }, 'B'),
       relayed({ kind: 'turn', turn: liveTurn('eB', 'From B'), seq: 0 }, 'B'),
     )
-    expect(state.postingHolds).toEqual({})
+    expect(relayOf(state).holds).toEqual({})
     expect(state.live).toBeNull() // this tab's own stream wins
   })
 
@@ -346,7 +347,7 @@ describe('relay: what the other tabs say, parsed', () => {
       type: 'tick',
       at: 30_005,
     })
-    expect(state.postingHolds).toEqual({})
+    expect(relayOf(state).holds).toEqual({})
     expect(commands).toContainEqual({ type: 'read' })
     expect(state.reads.inFlight).toBe(true)
     expect(status).toBe('idle')

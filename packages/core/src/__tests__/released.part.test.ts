@@ -13,7 +13,7 @@ import { createPreviewChatBackend, type PreviewChatBackend } from '../../../serv
 import type { EngineAction, EngineState } from '../engine/model'
 import { initialEngineState, reducerWith } from '../engine/reduce'
 import { nextDeadline } from '../engine/schedule'
-import { releasedPart } from '../engine/slices/released'
+import { releasedPart, silentOf } from '../engine/slices/released'
 import {
   createMinimalPreviewChatClient,
   createPreviewChatClient,
@@ -319,10 +319,10 @@ describe('the engine without the part [R-RELEASED-PART]', () => {
       } as EngineAction,
       config,
     ).state
-    expect(silent.silent).toEqual({ executionId: 'e9', since: 10, expired: false })
+    expect(silentOf(silent)).toEqual({ executionId: 'e9', since: 10, expired: false })
     expect(nextDeadline(silent, config, [releasedPart])).not.toBeNull()
     expect(nextDeadline(silent, config, [])).toBe(
-      nextDeadline({ ...silent, silent: null }, config, []),
+      nextDeadline({ ...silent, released: { silent: null } } as EngineState, config, []),
     )
   })
 })

@@ -13,6 +13,7 @@ import type { EngineAction, EngineState } from '../engine/model'
 import { initialEngineState, reduce, everyPart } from '../engine/reduce'
 import { nextWake } from '../engine/schedule'
 import { startTurn } from '../engine/fold'
+import { silentOf } from '../engine/slices/released'
 import {
   engineConfig as config,
   finishedTurn,
@@ -230,8 +231,8 @@ describe('the alarm a step leaves [R-ALARM-NEVER-LATE]', () => {
             )
               seen.heldRead++
             if (state.stop) seen.stop++
-            if (Object.keys(state.postingHolds).length > 0) seen.hold++
-            if (state.silent) seen.silent++
+            if (state.othersPosting) seen.hold++
+            if (silentOf(state)) seen.silent++
             if (state.own?.phase === 'posting') seen.posting++
             const before = state
             const step = reduce(state, action, config)

@@ -107,7 +107,7 @@ describe('a run of the engine is data that replays [R-ENGINE-TRACE]', () => {
   })
 
   it('refuses a trace of another version, or of another shape, saying what is wrong', () => {
-    expect(() => parseTrace({ version: 2 })).toThrow(/version 2; this engine replays version 1/)
+    expect(() => parseTrace({ version: 1 })).toThrow(/version 1; this engine replays version 2/)
     expect(() => parseTrace(null)).toThrow(/JSON object/)
     const kept = keptTraces()[0]!.json as EngineTrace
     expect(() => parseTrace({ ...kept, steps: [{ action: {} }] })).toThrow(/Step 0/)

@@ -31,7 +31,7 @@ export function activeExecutionId(state: EngineState): string | null {
   const recordedId = recorded?.activeExecutionId ?? null
   // This tab saw the turn end live; a record that still calls it active predates that end.
   if (live && recordedId === live.executionId) return null
-  if (recordedId && state.silent?.executionId === recordedId && state.silent.expired) return null
+  if (recordedId && recordedId === state.presumedEnded) return null
   return recordedId
 }
 
@@ -43,27 +43,12 @@ export function activeExecutionId(state: EngineState): string | null {
 export const isStandIn = (executionId: string | null | undefined) =>
   executionId?.startsWith('unannounced:') === true
 
-/**
- * The live view is the turn that tab relays as `executionId` (a stand-in id there may have
- * given way to the recorded id here).
- */
-export const followsRelayed = (state: EngineState, executionId: string) =>
-  state.relay?.executionId === executionId &&
-  state.live !== null &&
-  (state.live.executionId === executionId || isStandIn(executionId))
-
-/** This tab follows another tab's turn that runs (relayed, not yet ended). */
-export const followsRunning = (state: EngineState) =>
-  state.relay !== null &&
-  state.live?.ended === false &&
-  followsRelayed(state, state.relay.executionId)
-
 /** What `refresh()` waits for: no read in flight or asked for, or nobody listening any more. */
 export const readsSettled = (state: EngineState) =>
   !state.active || (!state.reads.inFlight && !state.reads.wanted)
 
 /** Whether another tab holds this thread's gate with a message it posted. */
-export const heldByAnotherTab = (state: EngineState) => Object.keys(state.postingHolds).length > 0
+export const heldByAnotherTab = (state: EngineState) => state.othersPosting
 
 export function sessionStatus(state: EngineState): SessionStatus {
   if (state.stop) return 'stopping'

@@ -31,6 +31,12 @@ export interface LiveTurn {
   resumes: Pick<SuspendedPayload, 'toolCallId' | 'toolName' | 'input'> | null
   /** A terminal event (`done`, `error`, `tool-call-suspended`) arrived. */
   ended: boolean
+  /**
+   * A turn under a stand-in id (released n8n, `isStandIn`): the executions that had ended when it
+   * began, which a later record names it by ([decision](../../../../docs/decisions/stand-in-ids.md)).
+   * Absent on a turn the server named.
+   */
+  after?: readonly string[]
 }
 
 export interface TurnOptions {

@@ -221,21 +221,18 @@ export interface EngineState {
   server: ServerTraits
   /** The push channel is connected; `lost`: it was, and notifications may have been missed. */
   push: { connected: boolean; lost: boolean }
-  /** Another tab's live turn followed: whose, its last batch, since when, a confirming read asked ([decision](../../../../docs/decisions/posting-hold.md)). */
-  relay: {
-    tab: string
-    executionId: string
-    seq: number
-    since: number
-    /** Reads started when its confirming read was asked for (`null`: not yet): only a later one counts. */
-    checked: number | null
-  } | null
-  /** The execution whose whole turn this tab asked the streaming tab for (asked once). */
-  syncAsked: string | null
-  /** Other tabs' messages on their way, by tab, with when (scheduler time) ([the hold](../../../../docs/decisions/posting-hold.md)). */
-  postingHolds: Readonly<Record<string, number>>
-  /** A derived active execution (n8n) with no output yet, aged on this tab's own clock (`SILENT_TURN_MAX_AGE_MS`). */
-  silent: { executionId: string; since: number; expired: boolean } | null
+  /**
+   * Another tab said it posted a message whose turn has not begun: the gate holds as that turn
+   * will. Told by the relay's part, which keeps whose and since when; `false` without a relay
+   * ([the hold](../../../../docs/decisions/posting-hold.md)).
+   */
+  othersPosting: boolean
+  /**
+   * An execution the record still calls active that this tab counts as ended (`null`: none): the
+   * released platform's part says so of a derived turn that stayed silent too long
+   * (`SILENT_TURN_MAX_AGE_MS`, on this tab's own clock).
+   */
+  presumedEnded: string | null
   /**
    * Suspensions this tab answered, hidden from `openSuspensions` (never answered twice) until a
    * read started after the answer (`afterRead`: reads started when it was sent) shows the record,
@@ -248,14 +245,6 @@ export interface EngineState {
   origins?: Readonly<Record<string, TurnOrigin>>
   /** Executions whose ending was reported (never reported twice). */
   reported: readonly string[]
-  /** Executions ended when a stand-in turn began: it adopts none of their ids ([decision](../../../../docs/decisions/stand-in-ids.md)). */
-  standInBase: readonly string[]
-  /**
-   * The same for each turn of `settled` that goes by a stand-in id, by that id (absent: none; one
-   * that left `settled` stays until the next turn is set aside): a turn set aside is matched to
-   * the record as the live one is ([rule](../../../../docs/rules.md#r-n8n-stand-in-set-aside)).
-   */
-  settledBase?: Readonly<Record<string, readonly string[]>>
   /** This tab lost track of its own turn (a cut stream, no answer): cleared by a fresh read. */
   cut: boolean
   draft: string
@@ -479,6 +468,8 @@ export type StepEvent =
   | { type: 'stop-pressed' }
   /** A read of the record answered: a snapshot of a read, or the thread is not found. */
   | { type: 'read-answered' }
+  /** Nobody listens to the session any more (or it was disposed): what followed other tabs ends. */
+  | { type: 'went-quiet' }
   /**
    * This tab's message (or resume) went out and its turn has not begun (`active: true`), or it is
    * no longer on its way (`false`: its turn began elsewhere, it was not taken up, or it is left to

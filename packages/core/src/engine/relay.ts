@@ -66,6 +66,7 @@ export const liveTurn = /* @__PURE__ */ object({
     /* @__PURE__ */ object({ toolCallId: string, toolName: string, input: unknown }),
   ),
   ended: boolean,
+  after: /* @__PURE__ */ optional(/* @__PURE__ */ array(string)),
 }) as Schema<LiveTurn>
 
 // Each message's schema: the header every message carries, its kind, its fields. A function, not

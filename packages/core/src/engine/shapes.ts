@@ -29,6 +29,8 @@ import { completedSchema } from '../wire/contract/snapshot'
 import type { EngineAction, EngineConfig, OwnTurn, ReadState, ServerTraits } from './model'
 import type { QueueState } from './queue/model'
 import type { QueuedState } from './queue/state'
+import type { RelayingState } from './slices/relay'
+import type { ReleasingState } from './slices/released'
 import { storedSchema } from './queue/stored'
 import { liveTurn, turnEvent } from './relay'
 
@@ -327,7 +329,7 @@ const queueFields: EveryField<QueueState> = {
  * The engine state's fields. Optional: the fields a trace recorded before they existed may leave
  * out, which the reducer reads as their first value (`null`, no queue).
  */
-const stateFields: EveryField<QueuedState> = {
+const stateFields: EveryField<QueuedState & RelayingState & ReleasingState> = {
   key: object({ projectId: string, agentId: string, threadId: string }),
   tab: string,
   active: boolean,
@@ -346,24 +348,12 @@ const stateFields: EveryField<QueuedState> = {
   reads: object(readsFields),
   server: object(serverFields),
   push: object({ connected: boolean, lost: boolean }),
-  relay: nullable(
-    object({
-      tab: string,
-      executionId: string,
-      seq: number,
-      since: number,
-      checked: nullable(number),
-    }),
-  ),
-  syncAsked: nullable(string),
-  postingHolds: record(number),
-  silent: nullable(object({ executionId: string, since: number, expired: boolean })),
+  othersPosting: boolean,
+  presumedEnded: nullable(string),
   answered: array(object({ toolCallId: string, afterRead: number })),
   watching: array(string),
   origins: optional(record(string)),
   reported: array(string),
-  standInBase: array(string),
-  settledBase: optional(record(array(string))),
   cut: boolean,
   draft: string,
   draftSentAs: optional(nullable(string)),
@@ -375,7 +365,28 @@ const stateFields: EveryField<QueuedState> = {
   recordedHere: boolean,
   staleHint: optional(boolean),
   appRecordAfterRead: nullable(number),
+  // Each part's state, under its own key (absent without the part).
   queue: optional(object(queueFields)),
+  relay: optional(
+    object({
+      following: nullable(
+        object({
+          tab: string,
+          executionId: string,
+          seq: number,
+          since: number,
+          checked: nullable(number),
+        }),
+      ),
+      syncAsked: nullable(string),
+      holds: record(number),
+    }),
+  ),
+  released: optional(
+    object({
+      silent: nullable(object({ executionId: string, since: number, expired: boolean })),
+    }),
+  ),
 }
 
 /** What `reduce` takes as its state. */

@@ -11,7 +11,7 @@ import { ACTION_TYPES, actionSchemas, configSchema, stateSchema } from './shapes
 import { hasOwn, run } from '../wire/contract/schema'
 
 /** The version of the trace format; a trace of another version is refused, not guessed at. */
-export const TRACE_VERSION = 1
+export const TRACE_VERSION = 2
 
 /** One action through the reducer and what it returned. */
 export interface TraceStep {

@@ -1,6 +1,6 @@
 /** What the slices share: building steps, asking for a read, and the live turn's ids. */
 import type { ErrorRecord } from '../../wire/contract/errors'
-import { byId, recordedMessageId, withId } from '../../wire/contract/ids'
+import { recordedMessageId } from '../../wire/contract/ids'
 import type { ExecutionStatus, HistorySnapshot, Message } from '../../wire/contract/snapshot'
 import type { LiveTurn } from '../fold'
 import type {
@@ -65,20 +65,24 @@ export function settleStop(waiters: readonly number[], result: StopResult<ErrorR
 /**
  * A live turn that gives way to another one stays on screen until the record holds it (it never
  * vanishes): one that ended, and one this tab lost track of (a cut stream) before another tab's
- * turn arrived. One under a stand-in id keeps what had ended when it began (`settledBase`), so
+ * turn arrived. One under a stand-in id keeps what had ended when it began (`LiveTurn.after`), so
  * that a later record names it as it would have named the live turn.
  */
-export function setAside(state: EngineState): Pick<EngineState, 'settled' | 'settledBase'> {
-  const { live, recorded, settled, settledBase } = state
-  if (!live || (recorded && recordedTurn(recorded, live))) return { settled, settledBase }
-  // Only for the turns still set aside: a turn a record took since leaves its list here.
-  let base: Record<string, readonly string[]> = {}
-  for (const { executionId } of [...settled, live]) {
-    const known =
-      executionId === live.executionId ? state.standInBase : byId(settledBase, executionId)
-    if (known && isStandIn(executionId)) base = withId(base, executionId, known)
-  }
-  return { settled: [...settled, live], settledBase: base }
+export function setAside(state: EngineState): Pick<EngineState, 'settled'> {
+  const { live, recorded, settled } = state
+  if (!live || (recorded && recordedTurn(recorded, live))) return { settled }
+  return { settled: [...settled, live] }
+}
+
+/**
+ * `turn` as the live view keeps it: under a stand-in id, with the executions that had ended when
+ * it began (`base`); under the server's id, without (whatever another tab sent).
+ */
+export function withBase(turn: LiveTurn, base: readonly string[]): LiveTurn {
+  if (isStandIn(turn.executionId)) return { ...turn, after: base }
+  if (turn.after === undefined) return turn
+  const { after: _, ...named } = turn
+  return named
 }
 
 /** The record holds this turn: it ended there, or (a turn still running) it is at least as far. */

@@ -5,7 +5,7 @@
 import { errorRecord, type ErrorRecord } from '../../wire/contract/errors'
 import { activeExecutionId } from '../derive'
 import type { Command, EngineAction, EngineConfig, EngineState, ReadState, Step } from '../model'
-import { andThen, settled, settleStop, step } from './common'
+import { andThen, reported, settled, settleStop, step } from './common'
 import { submitDeadline } from './ownTurn'
 import { readDueAt } from './reads'
 import { applySnapshot } from './snapshot'
@@ -123,9 +123,6 @@ const quiet = (state: EngineState): EngineState => ({
   synced: false,
   own: null,
   stop: null,
-  relay: null,
-  syncAsked: null,
-  postingHolds: {},
   reads: {
     ...idleReads,
     count: state.reads.count,
@@ -134,6 +131,9 @@ const quiet = (state: EngineState): EngineState => ({
     waiters: state.reads.waiters,
   },
 })
+
+/** Going quiet is reported, for the parts that follow other tabs (the relay's). */
+const wentQuiet = (done: Step) => reported(done, { type: 'went-quiet' })
 
 /**
  * No subscriber any more. A read in flight is cancelled, not left to finish for nobody; a live
@@ -150,7 +150,7 @@ export function deactivated(state: EngineState): Step {
     state.server.keepsTurnOnDisconnect === true
       ? state.streams.map((token) => ({ type: 'close-stream', token }))
       : []
-  return endPending(state, error, step(quiet(state), ...closes))
+  return endPending(state, error, wentQuiet(step(quiet(state), ...closes)))
 }
 
 /** `dispose()`: for good. Every stream closes (documented: on n8n 2.41 that cancels the turn). */
@@ -168,7 +168,7 @@ export function disposed(state: EngineState): Step {
   return endPending(
     state,
     error,
-    step({ ...quiet(state), disposed: true }, ...closes, ...stopInFlight),
+    wentQuiet(step({ ...quiet(state), disposed: true }, ...closes, ...stopInFlight)),
   )
 }
 

@@ -32,6 +32,7 @@ import {
   settled,
   step,
   wantRead,
+  withBase,
 } from './common'
 import { renameWatched, watchAs } from './endings'
 import {
@@ -361,7 +362,7 @@ export function startOwnTurn(
   action: Action<'turn-events'>,
   executionId: string,
   sessionId = state.key.threadId,
-  after: string[] = [],
+  after: readonly string[] = [],
   close?: CloseStop,
 ): Step {
   const announced = !isStandIn(executionId)
@@ -369,7 +370,7 @@ export function startOwnTurn(
     ? openSuspensions(state).find((s) => s.toolCallId === own.resuming)
     : undefined
   const payload = resumed?.suspendPayload as { toolName?: unknown; input?: unknown } | undefined
-  const live = startTurn({
+  const started = startTurn({
     executionId,
     sessionId,
     createdAt: new Date(action.stampedAt).toISOString(),
@@ -379,12 +380,12 @@ export function startOwnTurn(
         resumes: { toolCallId: own.resuming, toolName: payload.toolName, input: payload.input },
       }),
   })
+  const live = withBase(started, after)
   const next: EngineState = {
     ...watchAs(state, executionId, 'own'),
     ...setAside(state),
     live,
     liveAfterRead: state.reads.count,
-    standInBase: after,
     own: { ...own, phase: 'streaming', lastEventAt: action.at, timedOut: false, settled: true },
     // The spec's servers announce every turn; one that does not speaks the released protocol.
     server: learn(state.server, announced),
@@ -392,7 +393,6 @@ export function startOwnTurn(
     answered: own.resuming
       ? [...state.answered, { toolCallId: own.resuming, afterRead: state.reads.count }]
       : state.answered,
-    relay: null,
     cut: false,
     notFound: false,
     error: null,

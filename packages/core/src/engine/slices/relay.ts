@@ -4,6 +4,7 @@
  * parsed first ([the protocol](../relay.ts)); junk is reported once and changes nothing.
  */
 import { withId } from '../../wire/contract/ids'
+import type { HistorySnapshot } from '../../wire/contract/snapshot'
 import type {
   Command,
   EngineAction,
@@ -14,18 +15,80 @@ import type {
   Step,
   StepEvent,
 } from '../model'
-import { followsRelayed, followsRunning } from '../derive'
 import { applyTurnEvents, type LiveTurn } from '../fold'
 import { parseRelayMessage, RELAY_VERSION, type RelayBody } from '../relay'
 import { recordSupersedes } from '../transcript'
-import { andThen, isStandIn, setAside, step, wantRead } from './common'
-import { renameWatched, watchAs } from './endings'
+import { andThen, isStandIn, setAside, step, wantRead, withBase } from './common'
+import { renameWatched, unwatch, watchAs } from './endings'
 import { turnOptions } from './ownTurn'
 import { adoptRecordedId, executionIdsOf } from './released'
+import { assistantOf, takesRecord } from './snapshot'
 import { underStop } from './stop'
 import { explain } from '../../wire/contract/explain'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
+
+/**
+ * The relay part's state, under its own key of the engine state (`relay`), which the engine's
+ * steps carry through: absent on a client without a relay, and until another tab says something.
+ */
+export interface RelayState {
+  /**
+   * Another tab's live turn followed here: whose, its last batch, since when, a confirming read
+   * asked ([decision](../../../../../docs/decisions/posting-hold.md)); `null` when the live view
+   * is none of theirs.
+   */
+  following: {
+    tab: string
+    executionId: string
+    seq: number
+    since: number
+    /** Reads started when its confirming read was asked for (`null`: not yet): only a later one counts. */
+    checked: number | null
+  } | null
+  /** The execution whose whole turn this tab asked the streaming tab for (asked once). */
+  syncAsked: string | null
+  /** Other tabs' messages on their way, by tab, with when (scheduler time) ([the hold](../../../../../docs/decisions/posting-hold.md)). */
+  holds: Readonly<Record<string, number>>
+}
+
+/** The engine state with the relay's part (absent: nothing heard from another tab yet). */
+export type RelayingState = EngineState & { readonly relay?: RelayState }
+
+const heardNothing: RelayState = { following: null, syncAsked: null, holds: {} }
+
+/** The relay's part of `state`. */
+export const relayOf = (state: EngineState): RelayState =>
+  (state as RelayingState).relay ?? heardNothing
+
+/**
+ * `state` with the relay's part `changes` made, and the gate's one fact of it in step: another
+ * tab's message on its way holds this thread (`EngineState.othersPosting`).
+ */
+function withRelay(state: EngineState, changes: Partial<RelayState>): EngineState {
+  const relay = { ...relayOf(state), ...changes }
+  const othersPosting = Object.keys(relay.holds).length > 0
+  return { ...state, relay, othersPosting } as RelayingState
+}
+
+/**
+ * The live view is the turn that tab relays as `executionId` (a stand-in id there may have
+ * given way to the recorded id here).
+ */
+const followsRelayed = (state: EngineState, executionId: string) =>
+  relayOf(state).following?.executionId === executionId &&
+  state.live !== null &&
+  (state.live.executionId === executionId || isStandIn(executionId))
+
+/** This tab follows another tab's turn that runs (relayed, not yet ended). */
+function followsRunning(state: EngineState): boolean {
+  const { following } = relayOf(state)
+  return (
+    following !== null &&
+    state.live?.ended === false &&
+    followsRelayed(state, following.executionId)
+  )
+}
 
 /** The id this thread goes by between tabs. */
 const relayThread = (state: EngineState) =>
@@ -63,22 +126,64 @@ export const relaying =
   (state, action, config) => {
     if (state.disposed) return inner(state, action, config)
     if (action.type === 'relay-received') return relayReceived(state, action, config)
-    // The part's deadlines before the engine's own, so that a read they want starts in this step.
+    // The part's deadlines before the engine's own, so that a read they want starts in this step;
+    // a record that does not confirm the turn followed drops it before the engine takes the record.
     const done =
       action.type === 'tick'
         ? andThen(relayDeadlines(state, action.at, config), (s) => inner(s, action, config))
-        : inner(state, action, config)
+        : action.type === 'snapshot'
+          ? inner(unconfirmed(state, action), action, config)
+          : inner(state, action, config)
     if (!done.events) return done
+    let { state: next } = done
     let commands: Command[] | undefined
     for (const event of done.events) {
-      const command = told(done.state, event)
+      // This tab's own turn began, or the session went quiet: it follows no other tab's turn.
+      const relay = (next as RelayingState).relay
+      if (event.type === 'own-turn-began' && relay?.following)
+        next = withRelay(next, { following: null })
+      if (event.type === 'went-quiet' && relay) next = withRelay(next, heardNothing)
+      const command = told(next, event)
       if (command) (commands ??= [...done.commands]).push(command)
     }
-    return commands ? { ...done, commands } : done
+    return next === done.state && !commands
+      ? done
+      : { ...done, state: next, commands: commands ?? done.commands }
   }
 
+/** The record knows this live turn as running (a stand-in id: it shows some turn running). */
+function confirms(snapshot: HistorySnapshot, live: LiveTurn): boolean {
+  if (snapshot.activeExecutionId === live.executionId) return true
+  if (isStandIn(live.executionId)) return snapshot.activeExecutionId != null
+  return assistantOf(snapshot, live.executionId) !== undefined
+}
+
+/**
+ * Another tab's turn that no read confirmed once `submitTimeoutMs` passed holds nothing: a read
+ * started after its check was asked for (`relayDeadlines`) that does not know it as running drops
+ * it from the live view (and from the turns watched, where the record has no answer of it).
+ */
+function unconfirmed(state: EngineState, action: Action<'snapshot'>): EngineState {
+  const { live } = state
+  const { following } = relayOf(state)
+  if (
+    !live ||
+    !action.fromRead ||
+    following?.checked == null ||
+    state.reads.count <= following.checked ||
+    !followsRunning(state) ||
+    !takesRecord(state, action) ||
+    confirms(action.snapshot, live)
+  )
+    return state
+  const dropped = withRelay({ ...state, live: null }, { following: null })
+  return assistantOf(action.snapshot, live.executionId)
+    ? dropped
+    : unwatch(dropped, live.executionId)
+}
+
 /** The holds less the one of `tab` (a tab's own outcome, or its turn, ends its hold). */
-function release(holds: EngineState['postingHolds'], tab: string): EngineState['postingHolds'] {
+function release(holds: RelayState['holds'], tab: string): RelayState['holds'] {
   if (!Object.hasOwn(holds, tab)) return holds
   return Object.fromEntries(Object.entries(holds).filter(([held]) => held !== tab))
 }
@@ -96,37 +201,38 @@ export function relayReceived(
     })
   const { message } = parsed
   if (message.thread !== relayThread(state) || message.tab === state.tab) return step(state)
-  const holds = state.postingHolds
+  const { holds, following, syncAsked } = relayOf(state)
   switch (message.kind) {
     case 'posting':
       // Held even while this tab posts too: if its own message fails, the other one may still
       // run. Not taken up: the server may still have recorded it (no answer), so read.
       return message.active
-        ? step({ ...state, postingHolds: withId(holds, message.tab, action.at) })
-        : step(wantRead({ ...state, postingHolds: release(holds, message.tab) }))
+        ? step(withRelay(state, { holds: withId(holds, message.tab, action.at) }))
+        : step(wantRead(withRelay(state, { holds: release(holds, message.tab) })))
     case 'sync': {
       const { own, live } = state
       if (own?.phase !== 'streaming' || live?.executionId !== message.executionId)
         return step(state)
       return step(
         state,
-        relay(state, { kind: 'turn', turn: live, seq: own.batches, after: state.standInBase }),
+        relay(state, { kind: 'turn', turn: live, seq: own.batches, after: live.after ?? [] }),
       )
     }
     case 'turn': {
       // That tab's message began its turn: its hold ends, whatever this tab streams.
-      const released = { ...state, postingHolds: release(holds, message.tab) }
+      const released = withRelay(state, { holds: release(holds, message.tab) })
       // A stand-in id (released n8n) gives way to the recorded id of the same message here too.
       // What that tab's record showed ended when its turn began (a relay may come late).
       const fresh = state.live?.executionId !== message.turn.executionId
       const base = !fresh
-        ? state.standInBase
+        ? (state.live?.after ?? [])
         : isStandIn(message.turn.executionId)
           ? (message.after ?? executionIdsOf(state.recorded))
           : []
-      const turn = state.recorded
-        ? adoptRecordedId(message.turn, state.recorded, base)
-        : message.turn
+      const turn = withBase(
+        state.recorded ? adoptRecordedId(message.turn, state.recorded, base) : message.turn,
+        base,
+      )
       // This tab's own stream wins; and never a turn the record has already caught up with.
       if (state.own || (state.recorded && recordSupersedes(state.recorded, turn)))
         return step(released)
@@ -137,26 +243,31 @@ export function relayReceived(
       const watched = renaming
         ? renameWatched(released, renaming.executionId, turn.executionId)
         : released
-      return step({
-        ...watchAs(watched, turn.executionId, 'followed'),
-        ...(replacing && setAside(state)),
-        live: turn,
-        liveAfterRead: replacing ? state.reads.count : state.liveAfterRead,
-        standInBase: base,
-        relay: {
-          tab: message.tab,
-          executionId: turn.executionId,
-          seq: message.seq,
-          since: action.at,
-          checked: null,
-        },
-        syncAsked: null,
-      })
+      return step(
+        withRelay(
+          {
+            ...watchAs(watched, turn.executionId, 'followed'),
+            ...(replacing && setAside(state)),
+            live: turn,
+            liveAfterRead: replacing ? state.reads.count : state.liveAfterRead,
+          },
+          {
+            following: {
+              tab: message.tab,
+              executionId: turn.executionId,
+              seq: message.seq,
+              since: action.at,
+              checked: null,
+            },
+            syncAsked: null,
+          },
+        ),
+      )
     }
     case 'events': {
-      const released = { ...state, postingHolds: release(holds, message.tab) }
+      const released = withRelay(state, { holds: release(holds, message.tab) })
       if (state.own) return step(released)
-      const { relay: following, live } = state
+      const { live } = state
       if (
         live &&
         following &&
@@ -165,19 +276,18 @@ export function relayReceived(
       ) {
         const options = turnOptions(config, action.stampedAt)
         const next = live.ended ? live : applyTurnEvents(live, message.events, options)
-        const followed = {
-          ...released,
-          live: underStop(next, state.stop),
-          relay: { ...following, seq: message.seq },
-        }
+        const followed = withRelay(
+          { ...released, live: underStop(next, state.stop) },
+          { following: { ...following, seq: message.seq } },
+        )
         // The relayed turn ended: the record says how. With no push channel to say so, read.
         const ended = next.ended && !live.ended && !state.push.connected
         return step(ended ? wantRead(followed) : followed)
       }
       // Joined mid-turn or missed a batch: ask the streaming tab for the whole turn (once).
-      if (state.syncAsked === message.executionId) return step(released)
+      if (syncAsked === message.executionId) return step(released)
       return step(
-        { ...released, syncAsked: message.executionId },
+        withRelay(released, { syncAsked: message.executionId }),
         relay(released, { kind: 'sync', executionId: message.executionId }),
       )
     }
@@ -192,7 +302,8 @@ export function relayReceived(
  * [R-N8N-STAND-IN-RELAY](../../../../../docs/rules.md#r-n8n-stand-in-relay)
  */
 function renamedThere(state: EngineState, tab: string, turn: LiveTurn): LiveTurn | null {
-  const { live, relay: following } = state
+  const { live } = state
+  const { following } = relayOf(state)
   if (!live || live.ended || !isStandIn(live.executionId) || isStandIn(turn.executionId))
     return null
   if (following?.tab !== tab || following.executionId !== live.executionId) return null
@@ -208,14 +319,15 @@ function renamedThere(state: EngineState, tab: string, turn: LiveTurn): LiveTurn
  * after `submitTimeoutMs`; a relayed turn unconfirmed by then is checked by a read.
  */
 export function relayDeadlines(state: EngineState, at: number, config: EngineConfig): Step {
-  const holds = Object.entries(state.postingHolds)
+  const holds = Object.entries(relayOf(state).holds)
   const kept = holds.filter(([, since]) => at < holdDueAt(since, config))
   let next = state
   if (kept.length < holds.length)
-    next = wantRead({ ...state, postingHolds: Object.fromEntries(kept) })
+    next = wantRead(withRelay(state, { holds: Object.fromEntries(kept) }))
   const confirm = confirmDueAt(next, config)
-  if (confirm !== null && at >= confirm && next.relay)
-    next = wantRead({ ...next, relay: { ...next.relay, checked: next.reads.count } })
+  const { following } = relayOf(next)
+  if (confirm !== null && at >= confirm && following)
+    next = wantRead(withRelay(next, { following: { ...following, checked: next.reads.count } }))
   return step(next)
 }
 
@@ -224,7 +336,7 @@ const holdDueAt = (since: number, config: EngineConfig) => since + config.submit
 
 /** When a relayed turn that no read confirmed is checked by a read, or `null`. */
 function confirmDueAt(state: EngineState, config: EngineConfig): number | null {
-  const { relay: following } = state
+  const { following } = relayOf(state)
   return following && following.checked === null && followsRunning(state)
     ? following.since + config.submitTimeoutMs
     : null
@@ -234,7 +346,7 @@ function confirmDueAt(state: EngineState, config: EngineConfig): number | null {
 export function relayDueAt(state: EngineState, config: EngineConfig): number | null {
   // Every step asks (a delta too): no array but the holds' own, empty where no tab holds.
   let next = confirmDueAt(state, config)
-  for (const since of Object.values(state.postingHolds)) {
+  for (const since of Object.values(relayOf(state).holds)) {
     const due = holdDueAt(since, config)
     if (next === null || due < next) next = due
   }

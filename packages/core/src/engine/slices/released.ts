@@ -10,7 +10,6 @@
  * by a stand-in id (`standInId`) until `done` or a record names it; a record names such turns and
  * times a derived turn with no output yet (`silent`); a Stop with no route closes the stream.
  */
-import { byId } from '../../wire/contract/ids'
 import { errorRecord } from '../../wire/contract/errors'
 import type { HistorySnapshot } from '../../wire/contract/snapshot'
 import { isStandIn } from '../derive'
@@ -33,29 +32,62 @@ export const standInId = (token: number) => `unannounced:${token}`
  */
 export const SILENT_TURN_MAX_AGE_MS = 120_000
 
+/** A derived active execution with no output yet, aged on this tab's own clock. */
+export interface SilentTurn {
+  executionId: string
+  since: number
+  expired: boolean
+}
+
+/**
+ * The released platform part's state, under its own key of the engine state (`released`), which
+ * the engine's steps carry through: absent on a client without the part, and until a record.
+ */
+export interface ReleasedState {
+  /** A derived active execution with no output yet (`null`: none). */
+  silent: SilentTurn | null
+}
+
+/** The engine state with the released platform's part. */
+export type ReleasingState = EngineState & { readonly released?: ReleasedState }
+
+/** The silent turn this part times, or `null`. */
+export const silentOf = (state: EngineState): SilentTurn | null =>
+  (state as ReleasingState).released?.silent ?? null
+
+/** `state` with its silent turn, and the engine told which execution it no longer counts as running. */
+const withSilent = (state: EngineState, silent: SilentTurn | null): EngineState =>
+  silent === silentOf(state)
+    ? state
+    : ({
+        ...state,
+        released: { silent },
+        presumedEnded: silent?.expired ? silent.executionId : null,
+      } as ReleasingState)
+
 /** When a derived turn's silence stops holding the gate (this tab's clock), or `null`. */
-export const silentDueAt = ({ silent }: EngineState): number | null =>
-  silent && !silent.expired ? silent.since + SILENT_TURN_MAX_AGE_MS : null
+export function silentDueAt(state: EngineState): number | null {
+  const silent = silentOf(state)
+  return silent && !silent.expired ? silent.since + SILENT_TURN_MAX_AGE_MS : null
+}
 
 /** A derived turn silent for `SILENT_TURN_MAX_AGE_MS` on this tab's clock no longer holds the gate. */
 function silentDeadline(state: EngineState, at: number): Step {
   const due = silentDueAt(state)
-  if (due === null || at < due || !state.silent) return step(state)
-  return step(wantRead({ ...state, silent: { ...state.silent, expired: true } }))
+  const silent = silentOf(state)
+  if (due === null || at < due || !silent) return step(state)
+  return step(wantRead(withSilent(state, { ...silent, expired: true })))
 }
 
 /**
  * A derived active execution with no output yet, timed on this tab's own clock from when it
  * first saw it: no decision compares this machine's clock with a server's.
  */
-function silentTurn(
-  state: EngineState,
-  snapshot: HistorySnapshot,
-  at: number,
-): EngineState['silent'] {
+function silentTurn(state: EngineState, snapshot: HistorySnapshot, at: number): SilentTurn | null {
   const id = snapshot.derived ? snapshot.activeExecutionId : null
   if (!id || assistantOf(snapshot, id)) return null
-  const known = state.silent?.executionId === id ? state.silent : null
+  const silent = silentOf(state)
+  const known = silent?.executionId === id ? silent : null
   if (!known) return { executionId: id, since: at, expired: false }
   const expired = known.expired || at >= known.since + SILENT_TURN_MAX_AGE_MS
   return expired === known.expired ? known : { ...known, expired }
@@ -69,7 +101,7 @@ export function adoptRecordedId(
   turn: LiveTurn,
   snapshot: HistorySnapshot,
   /** Executions recorded as ended before this turn began: an earlier turn with the same text. */
-  base: readonly string[],
+  base: readonly string[] = turn.after ?? [],
 ): LiveTurn {
   const text = turn.user?.content[0]
   if (!isStandIn(turn.executionId) || text?.type !== 'text') return turn
@@ -103,22 +135,22 @@ export const executionIdsOf = (snapshot: HistorySnapshot | null): string[] =>
  * names it so too; a derived record times its silent turn and shows the server's kind.
  */
 function nameFromRecord(state: EngineState, snapshot: HistorySnapshot, at: number): EngineState {
-  const live = state.live && adoptRecordedId(state.live, snapshot, state.standInBase)
-  const settled = state.settled.map((turn) =>
-    adoptRecordedId(turn, snapshot, byId(state.settledBase, turn.executionId) ?? []),
-  )
+  const live = state.live && adoptRecordedId(state.live, snapshot)
+  const settled = state.settled.map((turn) => adoptRecordedId(turn, snapshot))
   const { stop } = state
-  let next: EngineState = {
-    ...state,
-    live,
-    settled,
-    stop:
-      stop?.kind === 'execution' && live && stop.executionId === state.live?.executionId
-        ? { ...stop, executionId: live.executionId }
-        : stop,
-    server: snapshot.derived ? learn(state.server, false) : state.server,
-    silent: silentTurn(state, snapshot, at),
-  }
+  let next = withSilent(
+    {
+      ...state,
+      live,
+      settled,
+      stop:
+        stop?.kind === 'execution' && live && stop.executionId === state.live?.executionId
+          ? { ...stop, executionId: live.executionId }
+          : stop,
+      server: snapshot.derived ? learn(state.server, false) : state.server,
+    },
+    silentTurn(state, snapshot, at),
+  )
   if (state.live && live) next = renameWatched(next, state.live.executionId, live.executionId)
   for (const [i, turn] of state.settled.entries())
     next = renameWatched(next, turn.executionId, settled[i]?.executionId ?? turn.executionId)

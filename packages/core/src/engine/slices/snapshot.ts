@@ -5,8 +5,6 @@
  */
 import { recordedMessageId } from '../../wire/contract/ids'
 import type { HistorySnapshot } from '../../wire/contract/snapshot'
-import { followsRunning } from '../derive'
-import type { LiveTurn } from '../fold'
 import type { EngineAction, EngineConfig, EngineState, Step } from '../model'
 import { recordedMessage, recordSupersedes } from '../transcript'
 import { andThen, isStandIn, recordedTurn, step, wantRead } from './common'
@@ -22,13 +20,6 @@ export const assistantOf = (snapshot: HistorySnapshot, executionId: string) =>
 function endedIn(snapshot: HistorySnapshot, executionId: string): boolean {
   const recorded = assistantOf(snapshot, executionId)
   return recorded !== undefined && recorded.executionStatus !== 'running'
-}
-
-/** The record knows this live turn as running (a stand-in id: it shows some turn running). */
-function confirms(snapshot: HistorySnapshot, live: LiveTurn): boolean {
-  if (snapshot.activeExecutionId === live.executionId) return true
-  if (isStandIn(live.executionId)) return snapshot.activeExecutionId != null
-  return assistantOf(snapshot, live.executionId) !== undefined
 }
 
 /**
@@ -77,22 +68,11 @@ export function applySnapshot(
     !snapshot.derived &&
     !isStandIn(live.executionId) &&
     snapshot.activeExecutionId !== live.executionId
-  // Another tab's turn that no read confirms once `submitTimeoutMs` has passed holds nothing.
-  const unconfirmed =
-    live !== null &&
-    !live.ended &&
-    action.fromRead &&
-    state.relay !== null &&
-    state.relay.checked !== null &&
-    state.reads.count > state.relay.checked &&
-    followsRunning(state) &&
-    !confirms(snapshot, live)
   // Drop the live overlay once the record has caught up with it: while this tab still streams,
   // only when the record shows the turn ended (its own deltas are newer than any batch).
   const dropLive =
     live !== null &&
     (endedPerRecord ||
-      unconfirmed ||
       ((recordSupersedes(snapshot, live) ||
         // A turn the server never named is in the record under its real id once it ended.
         (afterEnd && live.ended && isStandIn(live.executionId))) &&
@@ -102,17 +82,11 @@ export function applySnapshot(
     recorded: snapshot,
     reads,
     live: dropLive ? null : live,
-    relay: dropLive && (unconfirmed || endedPerRecord) ? null : state.relay,
     settled,
     // The record shows this tab's turn ended: its stream has nothing more to say.
     own: ownStreaming && (liveEndedInRecord || endedPerRecord) ? null : state.own,
   }
-  if (
-    live &&
-    dropLive &&
-    (unconfirmed || endedPerRecord) &&
-    !assistantOf(snapshot, live.executionId)
-  )
+  if (live && dropLive && endedPerRecord && !assistantOf(snapshot, live.executionId))
     next = unwatch(next, live.executionId)
   if (!action.fresh) return step(next)
   next = {
