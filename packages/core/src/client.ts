@@ -22,7 +22,7 @@ import {
 import type { TranscriptPersistence } from './effects/persistence'
 import { PreviewChatSession } from './effects/session'
 import {
-  relayEnginePart,
+  relaySessionPart,
   type RelayAdapter,
   type RelayWithPart,
   type TabRelay,
@@ -308,7 +308,7 @@ export function createMinimalPreviewChatClient(
   const tab = options.tabId ?? randomUuid()
   const relayAdapter = options.relay || null
   // A bare relay is refused here too: a caller in JavaScript, or one past the types.
-  const relayPart = relayAdapter && relayEnginePart(relayAdapter)
+  const relayPart = relayAdapter && relaySessionPart(relayAdapter)
   if (relayAdapter && !relayPart)
     throw new PreviewChatError(
       'invalid_request',
@@ -317,10 +317,12 @@ export function createMinimalPreviewChatClient(
   const relay = relayPart
     ? (relayAdapter as RelayAdapter)({ scope: options.scope ?? '', timers, lingerMs })
     : null
-  // The engine's parts, in the order they wrap it: the released platform's next to the engine (it
-  // does some of the engine's steps its own way), then the relay's; the queue's after them.
-  const parts = released ? [released.enginePart] : []
-  if (relayPart) parts.push(relayPart)
+  // The client's parts, in the order they wrap the engine: the released platform's next to the
+  // engine (it does some of the engine's steps its own way), then the relay's, then the queue's.
+  const extensions: SessionExtension[] = []
+  if (released) extensions.push({ enginePart: released.enginePart })
+  if (relayPart && relay) extensions.push(relayPart(relay))
+  if (options.queue) extensions.push(options.queue)
   const { throttle } = options
   const scope = options.scope ?? ''
   /** What `persist` was attached to, by query client: detached when the client is disposed. */
@@ -379,8 +381,7 @@ export function createMinimalPreviewChatClient(
           random: options.random ?? Math.random,
           newId: randomUuid,
           resumeSignal: options.resumeSignal ?? browserResumeSignal,
-          relay,
-          parts,
+          extensions,
           tab,
           storage,
           draftKey: `preview-chat:draft:${scope}:${id}`,
@@ -400,7 +401,6 @@ export function createMinimalPreviewChatClient(
           onIdle: () => {
             if (byKey.get(id) === session) byKey.delete(id)
           },
-          extension: options.queue,
         },
       )
       byKey.set(id, session)

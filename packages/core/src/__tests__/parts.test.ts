@@ -82,7 +82,7 @@ describe('the relay is a part of the engine: only a client with a relay carries 
       {
         type: 'warn',
         message: expect.stringMatching(
-          /^A relay message met no relay part\. Pass relay: tabRelay\(yourRelay\) to the client\. .*#no-relay-part$/,
+          /^An action of type "relay-received" met no part of the engine that takes it\. The client lacks the part that takes it: for "relay-received", pass relay: tabRelay\(yourRelay\) to the client; .*#no-part$/,
         ),
       },
     ])
@@ -217,7 +217,7 @@ describe('each part keeps its state under its own key of the engine state [R-ENG
     expect(quiet.othersPosting).toBe(false)
   })
 
-  it('no file of the engine outside a part names that part’s state, and `EngineState` declares none of it', () => {
+  it('no file of the engine, the session’s host or the client outside a part names that part’s state, actions or commands, and `EngineState` declares none of it', () => {
     const engine = join(__dirname, '../engine')
     // What names each part's state: its accessor and types, and the fields it had in the base.
     const parts = [
@@ -250,6 +250,28 @@ describe('each part keeps its state under its own key of the engine state [R-ENG
       }
     }
     expect(checked).toBeGreaterThan(40)
+    // …nor its actions or commands: the engine's files, the session's host and the client.
+    const src = join(__dirname, '..')
+    const owned = [
+      {
+        own: ['engine/relay.ts', 'engine/slices/relay.ts', 'effects/tabRelay.ts'],
+        names: /'relay-received'|type: 'relay'|case 'relay'|=== 'relay'/,
+      },
+      { own: ['engine/queue/', 'effects/queueHost.ts', 'queue.ts'], names: /'queue-[a-z-]+'/ },
+    ]
+    const hosts = [
+      ...files.map((file) => join('engine', file)),
+      ...readdirSync(join(src, 'effects')).map((file) => join('effects', file)),
+      'client.ts',
+    ].filter((file) => file.endsWith('.ts') && file !== 'engine/shapes.ts')
+    for (const file of hosts) {
+      const source = readFileSync(join(src, file), 'utf8')
+      for (const { own, names } of owned) {
+        if (own.some((path) => file.startsWith(path))) continue
+        checked++
+        expect(source, `${file} names a part's action or command`).not.toMatch(names)
+      }
+    }
     const model = readFileSync(join(engine, 'model.ts'), 'utf8')
     const declared = /export interface EngineState \{([\s\S]*?)\n\}/.exec(model)?.[1] ?? ''
     const keys = [...declared.matchAll(/^ {2}(\w+)\??:/gm)].map(([, name]) => name)

@@ -63,7 +63,6 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
-import type { ExtensionPart } from '../effects/context'
 import { queueHost, type LockManagerLike } from '../effects/queueHost'
 import { memoryQueueStore, type QueueStore } from '../effects/queueStore'
 import type { Command, EngineAction, EngineState } from '../engine/model'
@@ -122,7 +121,7 @@ interface Tab {
   index: number
   runner: Runner
   /** The production queue host of this page, performing the runner's queue commands. */
-  host: ExtensionPart
+  host: ReturnType<typeof queueHost>
   dead: boolean
   origin: number
   read: { fetch: number; body: unknown } | null
@@ -304,7 +303,7 @@ function openTab(world: World, index: number) {
   const tab: Tab = {
     index,
     runner: null as unknown as Runner,
-    host: null as unknown as ExtensionPart,
+    host: null as unknown as Tab['host'],
     dead: false,
     origin: ++world.ids * 1_000_003,
     read: null,

@@ -12,7 +12,6 @@ import type { SessionState } from '../engine/select'
 import type { DraftStorage, ResumeSignal, Timers } from '../platform/environment'
 import type { PushListener } from '../wire/pushSource'
 import type { Transport } from '../wire/transport'
-import type { TabRelay } from './tabRelay'
 
 import type { ReadonlyStore } from '../platform/throttle'
 
@@ -32,13 +31,7 @@ export interface SessionContext {
   /** A fresh UUID: each message's client id (`messageId`). */
   newId(): string
   resumeSignal: ResumeSignal
-  /** The channel to the other tabs of this origin, or null; and this tab's id on it. */
-  relay: TabRelay | null
-  /**
-   * The engine's parts the client has, in the order they wrap the engine: the released platform's
-   * (`released`), the relay's (`relay`); an extension's (`queue`) comes after them.
-   */
-  parts?: readonly EnginePart[]
+  /** This tab's id on the relay between tabs (the engine's `EngineState.tab`). */
   tab: string
   storage: DraftStorage
   draftKey: string
@@ -63,28 +56,36 @@ export interface SessionContext {
   server?: Partial<ServerTraits>
   /** Called once the session went quiet for good (so the client can forget it). */
   onIdle(): void
-  /** An opt-in part of the session (the queue: `PreviewChatClientOptions.queue`). */
-  extension?: SessionExtension | undefined
+  /**
+   * The parts the client has, in the order they wrap the engine: the released platform's
+   * (`released`), the relay's (`relay`), the queue's (`queue`), each as its option brought it.
+   */
+  extensions?: readonly SessionExtension[]
 }
 
 /**
- * An opt-in part of the session (`queue()` of `@preview-chat/core/queue`): its part of the engine
- * (`enginePart`, the one shape of every part: it wraps the engine after the client's parts; the
- * runner ends each step with the engine's post-step), and, per session, its side of the host, which
- * performs the commands the session does not know (the part's own) and dispatches what came of
- * them; it adds its fields to the session's view.
+ * A part of the session, as every option that adds one brings it (`releasedPlatform()`,
+ * `tabRelay()`, `queue()` of `@preview-chat/core/queue`): its part of the engine (`enginePart`, the
+ * one shape of every part: it wraps the engine in the order the client lists the parts; the runner
+ * ends each step with the engine's post-step), and, per session, its side of the host, which
+ * performs the part's own commands, listens while the session is listened to and dispatches what
+ * came of either, and may add its fields to the session's view.
  */
 export interface SessionExtension {
   /** Its part of the engine: its wrapper, and its own due time (`EnginePart`). */
   readonly enginePart: EnginePart
-  /** Its side of the host, for one session. */
-  attach(dispatch: (action: EngineAction) => void, context: SessionContext): ExtensionPart
+  /** Its side of the host, for one session (absent: the part has none, as the released platform's). */
+  attach?(dispatch: (action: EngineAction) => void, context: SessionContext): ExtensionPart
 }
 
-/** A session's side of an extension: its commands' performer, and its view's fields. */
+/** A session's side of a part: its commands' performer, what it listens to, its view's fields. */
 export interface ExtensionPart {
-  select: ExtensionSelect
+  /** The view with the part's fields (the queue's); absent: the part adds none. */
+  select?: ExtensionSelect
+  /** Performs a command of the part's own; every other command it is handed, it leaves. */
   perform(command: Command): void
+  /** While the session is listened to (the relay's: what the other tabs say); returns the cleanup. */
+  listen?(): () => void
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The session's side of the outside world: it performs the reducer's commands (requests, turn
- * streams, the relay, storage, the outcomes owed to the app) and, while the session is followed,
- * listens (the history query, push, resume signals, the relay); what comes of either is
+ * streams, storage, the outcomes owed to the app; a part's, through its host) and, while the
+ * session is followed, listens (the history query, push, resume signals, the parts' hosts: the
+ * relay's); what comes of either is
  * dispatched as an action. It decides nothing.
  */
 import type { Command, EngineAction, StopResult, SubmitResult, TurnEnding } from '../engine/model'
@@ -33,7 +34,8 @@ export interface Performer {
  * @param key - the session's thread
  * @param ctx - what the session has from its client (transport, storage, relay, push, timers)
  * @param history - the thread's history query (`read`, `cancel-read`; observed while followed)
- * @param part - the session's side of an opt-in part (the queue), which performs its own commands
+ * @param hosts - the session's side of each of the client's parts (the relay's, the queue's): each
+ *   performs its own commands, and listens while the session is listened to
  * @param dispatch - where what came of a command, or what was heard, goes: the runner
  * @param owed - the outcomes owed to the app's calls, by request id (settled here)
  * @param endings - who hears how each turn ended (`onTurnEnd`)
@@ -43,7 +45,7 @@ export function createPerformer(
   key: ThreadKey,
   ctx: SessionContext,
   history: HistoryQuery,
-  part: ExtensionPart | null,
+  hosts: readonly ExtensionPart[],
   dispatch: (action: EngineAction) => void,
   owed: Map<number, (result: never) => void>,
   endings: Set<(ending: TurnEnding) => void>,
@@ -142,8 +144,6 @@ export function createPerformer(
       case 'set-alarm':
         // The runner's own (never handed to a performer).
         return
-      case 'relay':
-        return ctx.relay?.post(command.message)
       case 'keep-live':
         return ctx.keepLive?.(command.turn)
       case 'store-draft': {
@@ -181,8 +181,8 @@ export function createPerformer(
         return ctx.warn(command.message)
       default:
         // (`act` is the runner's own, never handed to a performer.)
-        // An opt-in part's command (the queue's).
-        return part?.perform(command)
+        // A part's command (the relay's, the queue's): its host performs it.
+        for (const host of hosts) host.perform(command)
     }
   }
 
@@ -201,9 +201,7 @@ export function createPerformer(
           dispatch({ type: 'push-changed', connected, at: now(), random: ctx.random() }),
       }),
       ctx.resumeSignal(() => dispatch({ type: 'read-wanted', urgent: false })),
-      ctx.relay?.listen((data) =>
-        dispatch({ type: 'relay-received', data, at: now(), stampedAt: ctx.now() }),
-      ) ?? (() => {}),
+      ...hosts.map((host) => host.listen?.() ?? (() => {})),
     ]
     dispatch({ type: 'activated', at: now(), pushConnected: ctx.pushConnected() })
     // `isNew` is used up once a session is followed, not when one is made: a render React throws

@@ -105,7 +105,7 @@ export function queueHost(
   dispatch: (action: EngineAction) => void,
   context: Pick<SessionContext, 'queryKey' | 'warn' | 'timers' | 'transport' | 'listenToPush'>,
   options: QueueHostOptions,
-): ExtensionPart {
+): ExtensionPart & { select: ExtensionSelect } {
   // The history's query key names the scope and the thread (`['preview-chat', scope, …]`).
   const [, scope, projectId, agentId, threadId] = context.queryKey as string[]
   const key = queueStorageKey({ scope, projectId, agentId, threadId } as QueueKey)

@@ -17,7 +17,7 @@ import { describeValue } from '../wire/contract/errors'
 import type { ParseResult } from '../wire/contract/result'
 import { checkSnapshot, type HistorySnapshot, type Suspension } from '../wire/contract/snapshot'
 import type { ThreadKey } from '../wire/transport'
-import type { ReadonlyStore, SessionContext } from './context'
+import type { ExtensionPart, ReadonlyStore, SessionContext } from './context'
 import { createHistoryQuery, type HistoryQuery } from './historyQuery'
 import { knownHere } from '../platform/environment'
 import { lingering, type Lingering } from './linger'
@@ -100,13 +100,16 @@ export class PreviewChatSession {
     this.#published = initial
     // The server render shows what a server has too: the cache as the app filled it, not the
     // draft, nor what a reload kept in this browser's storage (so hydration matches it).
-    // An opt-in part (the queue): it performs its own commands, and adds its fields to the view.
-    const part = ctx.extension?.attach(this.#dispatch, ctx) ?? null
-    // The engine's parts, in the order they wrap it: the client's, then the extension's (the queue).
-    const parts = ctx.extension
-      ? [...(ctx.parts ?? []), ctx.extension.enginePart]
-      : (ctx.parts ?? [])
-    const select = part?.select ?? selectSessionState
+    // The client's parts: each wraps the engine, in the client's order, and has its side of the
+    // host here (the relay's posts and listens; the queue's performs and adds to the view).
+    const extensions = ctx.extensions ?? []
+    const parts = extensions.map((extension) => extension.enginePart)
+    const hosts: ExtensionPart[] = []
+    for (const extension of extensions) {
+      const host = extension.attach?.(this.#dispatch, ctx)
+      if (host) hosts.push(host)
+    }
+    const select = hosts.find((host) => host.select)?.select ?? selectSessionState
     const serverState = serverRenderState(init, mounted, ctx.config, reducerWith(parts))
     this.#view = createStore<SessionState>()(() => select(serverState))
     this.#view.setState(select(initial), true)
@@ -139,7 +142,7 @@ export class PreviewChatSession {
       this.key,
       ctx,
       this.#history,
-      part,
+      hosts,
       this.#dispatch,
       this.#owed,
       this.#endings,

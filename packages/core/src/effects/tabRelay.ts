@@ -1,7 +1,7 @@
-import type { EnginePart } from '../engine/model'
 import type { RelayMessage } from '../engine/relay'
 import { relayPart } from '../engine/slices/relay'
 import type { Timers } from '../platform/environment'
+import type { SessionExtension } from './context'
 import { lingering } from './linger'
 
 /**
@@ -33,6 +33,8 @@ export type RelayAdapter = (context: RelayContext) => TabRelay
 export interface RelayWithPart extends RelayAdapter {
   /** The engine's part, set by `tabRelay()`: not a value to make by hand. */
   readonly enginePart: object
+  /** The relay's part of a session, for the relay this adapter made; set by `tabRelay()`. */
+  readonly sessionPart: object
 }
 
 /**
@@ -55,15 +57,19 @@ export function broadcastChannelRelay(): RelayWithPart {
 export function tabRelay(relay: TabRelay | RelayAdapter): RelayWithPart {
   const adapter: RelayAdapter =
     typeof relay === 'function' ? (context) => relay(context) : () => relay
-  return Object.assign(adapter, { enginePart: relayPart })
+  return Object.assign(adapter, { enginePart: relayPart, sessionPart: relayExtension })
 }
 
 /**
- * The engine's part a relay adapter brings (`tabRelay`), or `undefined` for a bare one (a caller
- * in JavaScript, or past the types: the client refuses it with a typed error).
+ * The relay's part of a session a relay adapter brings (`tabRelay`), made for the relay the
+ * adapter made; `undefined` for a bare adapter (a caller in JavaScript, or past the types: the
+ * client refuses it with a typed error). Read from the adapter, never imported by the client, so
+ * that a client without a relay carries none of the relay's code.
  */
-export function relayEnginePart(adapter: unknown): EnginePart | undefined {
-  return (adapter as Partial<{ enginePart: EnginePart }>).enginePart
+export function relaySessionPart(
+  adapter: unknown,
+): ((relay: TabRelay) => SessionExtension) | undefined {
+  return (adapter as Partial<{ sessionPart: (relay: TabRelay) => SessionExtension }>).sessionPart
 }
 
 function broadcastChannel(scope: string, timers: Timers, lingerMs: number): TabRelay {
@@ -107,5 +113,30 @@ function broadcastChannel(scope: string, timers: Timers, lingerMs: number): TabR
         release()
       }
     },
+  }
+}
+
+/**
+ * The relay's part of a session (`SessionExtension`), for the client's relay: its part of the
+ * engine (`relayPart`) and its side of the host, which posts the relay messages the part makes and,
+ * while the session is listened to, hands what the other tabs say to the engine (parsed there).
+ */
+function relayExtension(relay: TabRelay): SessionExtension {
+  return {
+    enginePart: relayPart,
+    attach: (dispatch, context) => ({
+      perform(command) {
+        if (command.type === 'relay') relay.post(command.message)
+      },
+      listen: () =>
+        relay.listen((data) =>
+          dispatch({
+            type: 'relay-received',
+            data,
+            at: context.timers.now(),
+            stampedAt: context.now(),
+          }),
+        ),
+    }),
   }
 }

@@ -11,7 +11,7 @@ import type { TurnRequest } from '../wire/contract/requests'
 import type { HistorySnapshot, Message } from '../wire/contract/snapshot'
 import type { LiveTurn } from './fold'
 import type { QueueAction, QueueCommand } from './queue/model'
-import type { RelayMessage } from './relay'
+import type { RelayAction, RelayCommand } from './relay'
 
 /** The settings the reducer and the scheduler decide with (all times in ms). */
 export interface EngineConfig {
@@ -288,7 +288,7 @@ export interface EngineState {
 }
 
 /** `at` is the scheduler's clock (`timers.now()`); `stampedAt` the wall clock (`now()`). */
-export type EngineAction =
+export type BaseAction =
   /**
    * The session was made: what the query cache held for the thread, checked (`none`, junk with why,
    * or a snapshot; `keptHere`: one that `persist` restored in this browser).
@@ -344,8 +344,6 @@ export type EngineAction =
       token: number
       end: { kind: 'terminal' } | { kind: 'cut'; error: ErrorRecord } | { kind: 'aborted' }
     }
-  /** Anything that arrived on the relay channel: parsed by the reducer, never trusted. */
-  | { type: 'relay-received'; data: unknown; at: number; stampedAt: number }
   /** A read is asked for: `refresh()` (urgent, with the call's `request`), the page coming back. */
   | { type: 'read-wanted'; urgent: boolean; request?: number }
   /**
@@ -392,14 +390,18 @@ export type EngineAction =
    * it offers, from the server itself (a read's answer as much as a POST's).
    */
   | { type: 'capabilities-heard'; capabilities: readonly string[] }
-  /** A part's actions (the queue's: its own module declares them; the engine takes none). */
-  | QueueAction
+
+/** The parts' actions: each part's own module declares them, and the engine takes none. */
+export type PartAction = RelayAction | QueueAction
+
+/** Every action a session's reducer takes: the engine's own, and its parts'. */
+export type EngineAction = BaseAction | PartAction
 
 /**
  * What the reducer asks the effects to do. The effects perform a command and dispatch what came
  * of it; they decide nothing.
  */
-export type Command =
+export type BaseCommand =
   /** POST the message (or resume) and read its turn stream, tagged with `token`. */
   | { type: 'post'; token: number; request: TurnRequest }
   /** Close (abort the reading of) the turn stream of `token`. */
@@ -418,7 +420,6 @@ export type Command =
   | { type: 'settle-refresh'; requests: readonly number[] }
   /** A read said the thread is not this user's (404, 403): `persist` forgets what it kept of it. */
   | { type: 'forget-kept' }
-  | { type: 'relay'; message: RelayMessage }
   /** Keep the live turn for a reload (`null`: forget it); only with `config.keepLive`. */
   | { type: 'keep-live'; turn: LiveTurn | null }
   /**
@@ -437,8 +438,12 @@ export type Command =
    * something (the queued message's send, a read), seen as a real action by traces and inspectors.
    */
   | { type: 'act'; action: EngineAction }
-  /** A part's commands (the queue's: its own module declares them; its host performs them). */
-  | QueueCommand
+
+/** The parts' commands: each part's own module declares them, and its host performs them. */
+export type PartCommand = RelayCommand | QueueCommand
+
+/** Every command a step may ask for: the engine's own, and its parts'. */
+export type Command = BaseCommand | PartCommand
 
 /**
  * What happened in a step, as data beside its state and commands: what a part and the post-step

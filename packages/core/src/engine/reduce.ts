@@ -7,6 +7,7 @@ import type { ThreadKey } from '../wire/contract/ids'
 import type { HistorySnapshot } from '../wire/contract/snapshot'
 import type { LiveTurn } from './fold'
 import type {
+  BaseAction,
   EngineAction,
   EngineConfig,
   EnginePart,
@@ -16,7 +17,6 @@ import type {
   ServerTraits,
   Step,
 } from './model'
-import type { QueueAction } from './queue/model'
 import { readsSettled } from './derive'
 import { draftFate } from './draft'
 import { alarmAfter } from './schedule'
@@ -123,7 +123,7 @@ export function serverRenderState(
  * queue's actions): each part takes its own by wrapping the engine (`EnginePart.wrap`).
  */
 const handlers: {
-  [T in Exclude<EngineAction, QueueAction>['type']]?: Handler<T>
+  [T in BaseAction['type']]?: Handler<T>
 } = {
   mounted,
   activated,
@@ -179,8 +179,8 @@ function waitForReads(done: Step, request: number | undefined): Step {
 /**
  * The engine's decisions with `parts` wrapped around them, in the order given (each wraps what the
  * ones before it made: `EnginePart.wrap`), without the post-step. An action that neither the
- * engine nor a part takes changes nothing (a relay message says so: its client forgot the relay's
- * part). A disposed session takes nothing more: its requests were aborted, its outcomes given, and
+ * engine nor a part takes changes nothing, and says so (a part the client lacks: a relay message
+ * without the relay's part). A disposed session takes nothing more: its requests were aborted, its outcomes given, and
  * a call made now is answered at once.
  */
 export function decideWith(parts: readonly EnginePart[] = []): Reducer {
@@ -193,10 +193,8 @@ export function decideWith(parts: readonly EnginePart[] = []): Reducer {
     const handler = table[action.type as keyof typeof table] as
       Handler<EngineAction['type']> | undefined
     if (handler) return readAnswered(handler(state, action, config), action)
-    // A relay message reaches only a session whose client has the relay's part: said once.
-    return action.type === 'relay-received'
-      ? step(state, { type: 'warn', message: noRelayPart })
-      : step(state)
+    // A part's action reaches only a session whose client has that part: said once.
+    return step(state, { type: 'warn', message: noPart(action.type) })
   }
   return parts.reduce<Reducer>((inner, part) => part.wrap(inner), engine)
 }
@@ -209,7 +207,8 @@ function readAnswered(done: Step, action: EngineAction): Step {
   return answered ? reported(done, { type: 'read-answered' }) : done
 }
 
-const noRelayPart = `A relay message met no relay part.${explain('no-relay-part')}`
+const noPart = (type: string) =>
+  `An action of type "${type}" met no part of the engine that takes it.${explain('no-part')}`
 
 /** The engine's decisions without a part (`decideWith()`). */
 export const decide: Reducer = decideWith()

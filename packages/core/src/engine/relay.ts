@@ -44,6 +44,12 @@ export type RelayBody =
 /** One message between tabs: the thread it is about (`[projectId, agentId, threadId]` as JSON). */
 export type RelayMessage = RelayBody & { v: typeof RELAY_VERSION; tab: string; thread: string }
 
+/** The relay part's action: anything that arrived on the relay channel, parsed by the part, never trusted. */
+export type RelayAction = { type: 'relay-received'; data: unknown; at: number; stampedAt: number }
+
+/** The relay part's command: post `message` to the other tabs (the relay's host performs it). */
+export type RelayCommand = { type: 'relay'; message: RelayMessage }
+
 /** One turn event, as a stream or the relay carries it. */
 export const turnEvent: Schema<TurnEvent> = (input, issues, path) => {
   const parsed = turnEventFrom(input)

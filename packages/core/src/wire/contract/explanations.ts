@@ -72,7 +72,8 @@ export const explanations = {
   'listener-threw': () => 'The error was caught, so the chat goes on; fix the listener.',
   'unannounced-turn': () =>
     'Pass released: releasedPlatform() to the client to show such a turn live; without it the turn is read to its end, unshown.',
-  'no-relay-part': () => 'Pass relay: tabRelay(yourRelay) to the client.',
+  'no-part': () =>
+    'The client lacks the part that takes it: for "relay-received", pass relay: tabRelay(yourRelay) to the client; for a queue action, queue().',
   'relay-ignored': () =>
     'Another build of the app may be open in another tab; tabs then keep in step through reads.',
 } satisfies Record<string, (...args: never[]) => string>
