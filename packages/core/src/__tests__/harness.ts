@@ -16,7 +16,7 @@ import type {
 } from '../index'
 import { createPreviewChatClient, type PreviewChatClientOptions } from '../index'
 import { uuidPattern } from '../wire/contract/requests'
-import type { DraftStorage, RelayMessage, SessionState, TabRelay } from '../index'
+import type { RelayMessage, SessionState, TabRelay } from '../index'
 
 export const key = { projectId: 'p1', agentId: 'a1', threadId: 't1' }
 
@@ -381,18 +381,6 @@ export function createTabs() {
       }
     },
   }
-}
-
-/** A storage in memory (sessionStorage's shape) whose items a test can look at. */
-export function memoryStorage() {
-  const items = new Map<string, string>()
-  const storage: DraftStorage & { items: Map<string, string> } = {
-    items,
-    getItem: (key) => items.get(key) ?? null,
-    setItem: (key, value) => void items.set(key, value),
-    removeItem: (key) => void items.delete(key),
-  }
-  return storage
 }
 
 /**

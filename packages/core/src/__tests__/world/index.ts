@@ -29,6 +29,7 @@ export {
   type LockTab,
 } from './locks'
 export {
+  itemsOf,
   StorageEventLike,
   storageOrigin,
   type StorageOrigin,
@@ -50,6 +51,8 @@ export interface BrowserTab {
   /** Where `storage` and `pagehide` events reach this tab. */
   readonly window: EventTarget
   readonly localStorage: Storage
+  /** This tab's own `sessionStorage` (kept across its reloads, seen by no other tab). */
+  readonly sessionStorage: Storage
   readonly BroadcastChannel: typeof BroadcastChannel
   /** `navigator.locks`. */
   readonly locks: LockManagerStandIn
@@ -91,6 +94,7 @@ export function browserOrigin(options: { storage?: StorageOriginOptions } = {}):
         id: locking.id,
         window,
         localStorage: stored.localStorage,
+        sessionStorage: stored.sessionStorage,
         BroadcastChannel: channel.BroadcastChannel,
         locks: locking.locks,
         indexedDB: idb.indexedDB,
