@@ -15,7 +15,8 @@ import {
   type QueueStore,
   type WhenStopped,
 } from '../queue'
-import { createTabs } from './harness'
+import { broadcastNetwork, type BroadcastNetwork } from './world/broadcastChannel'
+import { relayIn } from './world/relay'
 import { storageOrigin, type StorageOrigin } from './world/storage'
 
 let backend: PreviewChatBackend | null = null
@@ -140,9 +141,10 @@ export function world({
   let before: (request: Request) => Promise<void> | void = () => {}
   const warnings: string[] = []
   const threadId = crypto.randomUUID()
-  // Each user's tabs hear each other (BroadcastChannel's rule, in memory); the first tab of a user
-  // minted the thread (`isNew`), the others read it.
-  const relays = new Map<string, ReturnType<typeof createTabs>>()
+  // Each user's tabs on a device hear each other over its BroadcastChannel (world's: a message a
+  // task later, a copy, never to the sender); the first tab of a user minted the thread (`isNew`),
+  // the others read it.
+  const relays = new Map<string, BroadcastNetwork>()
   const deviceOf = (name: string) => {
     let device = devices.get(name)
     if (!device) devices.set(name, (device = { store: memoryQueueStore(), locks: documentLocks() }))
@@ -169,16 +171,17 @@ export function world({
   const tab = (user = 'alice', options: TabOptions = {}) => {
     const group = options.device === undefined ? user : `${user}@${options.device}`
     const isNew = options.isNew ?? !relays.has(user)
-    if (!relays.has(user)) relays.set(user, createTabs())
+    if (!relays.has(user)) relays.set(user, broadcastNetwork())
     const device = options.device === undefined ? { store, locks } : deviceOf(options.device)
     if (!drafts.has(group)) drafts.set(group, storageOrigin())
-    if (!relays.has(group)) relays.set(group, createTabs())
+    let channels = relays.get(group)
+    if (!channels) relays.set(group, (channels = broadcastNetwork()))
     const client = createPreviewChatClient({
       headers: auth[flavor](user),
       scope: user,
       fetch: serverFetch,
       push: false,
-      relay: relays.get(group)?.relay() ?? false,
+      relay: relayIn(channels.tab()),
       storage: drafts.get(group)?.tab().localStorage ?? null,
       lingerMs: 0,
       minReadIntervalMs: options.minReadIntervalMs ?? 5,

@@ -2,7 +2,8 @@
  * The tests' browser: stand-ins that behave as browsers do, where hand-written fakes were kinder
  * (issue 35: the faults lived in the difference). Each file says what browser behaviour it
  * reproduces; `browserOrigin()` ties the per-origin ones into tabs that share an origin's storage,
- * channels, locks and databases, and that can close between two callbacks.
+ * channels, locks and databases, and that can close between two callbacks. `relayIn(tab)`
+ * (`relay.ts`) is the client's own `broadcastChannelRelay()` on one tab's channel.
  *
  * ```ts
  * const origin = browserOrigin()
