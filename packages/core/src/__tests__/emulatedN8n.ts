@@ -8,7 +8,7 @@
 // A relative import keeps the workspace free of a core ⇄ server dependency cycle (test-only).
 import type { PreviewChatBackend } from '../../../server/src/index'
 import type { PreviewChatClientOptions, PreviewChatSession, SessionState } from '../index'
-import { memoryStorage } from './harness'
+import { storageOrigin } from './world/storage'
 
 export function aliceOnEmulatedN8n(backend: PreviewChatBackend) {
   return {
@@ -21,7 +21,7 @@ export function aliceOnEmulatedN8n(backend: PreviewChatBackend) {
         return backend.subscribePush('alice', (message) => listener.onMessage(message))
       },
     },
-    storage: memoryStorage(),
+    storage: storageOrigin().tab().sessionStorage, // her tab's own
     lingerMs: 0,
     minReadIntervalMs: 5,
     retry: { baseMs: 5, maxMs: 20 },

@@ -1,7 +1,10 @@
 /**
- * A scripted server for the engine's unit tests: every request waits until the test answers it,
- * so a test walks a scenario one step at a time and asserts each state on the way. (The property
- * suite runs the real reference backend instead.)
+ * The engine's unit tests' scripted server and fixtures. The server: every request waits until the
+ * test answers it, so a test walks a scenario one step at a time and asserts each state on the way
+ * (the property suite runs the real reference backend instead); push is scripted the same way.
+ * The fixtures: keys, the engine's settings, snapshots, openings. Browser behaviour (tabs and their
+ * BroadcastChannel, storage with its quota, locks, IndexedDB, WebSocket) comes from `world/`,
+ * whose stand-ins behave as browsers do; nothing here stands in for a browser.
  */
 import { afterEach, beforeEach, expect, vi } from 'vitest'
 import type { TurnEvent } from '../contract'
@@ -16,7 +19,7 @@ import type {
 } from '../index'
 import { createPreviewChatClient, type PreviewChatClientOptions } from '../index'
 import { uuidPattern } from '../wire/contract/requests'
-import type { DraftStorage, RelayMessage, SessionState, TabRelay } from '../index'
+import type { SessionState } from '../index'
 
 export const key = { projectId: 'p1', agentId: 'a1', threadId: 't1' }
 
@@ -358,41 +361,6 @@ export function useFakeTimersInEachTest() {
   afterEach(() => {
     vi.useRealTimers()
   })
-}
-
-/** Tabs of one origin, in memory: what one posts, the others receive (BroadcastChannel's rule). */
-export function createTabs() {
-  const tabs = new Set<(data: unknown) => void>()
-  const posted: RelayMessage[] = []
-  return {
-    posted,
-    relay(): TabRelay {
-      let mine: ((data: unknown) => void) | null = null
-      return {
-        post(message) {
-          posted.push(structuredClone(message))
-          for (const listener of tabs) if (listener !== mine) listener(structuredClone(message))
-        },
-        listen(listener) {
-          mine = listener
-          tabs.add(listener)
-          return () => tabs.delete(listener)
-        },
-      }
-    },
-  }
-}
-
-/** A storage in memory (sessionStorage's shape) whose items a test can look at. */
-export function memoryStorage() {
-  const items = new Map<string, string>()
-  const storage: DraftStorage & { items: Map<string, string> } = {
-    items,
-    getItem: (key) => items.get(key) ?? null,
-    setItem: (key, value) => void items.set(key, value),
-    removeItem: (key) => void items.delete(key),
-  }
-  return storage
 }
 
 /**

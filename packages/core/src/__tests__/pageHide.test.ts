@@ -13,7 +13,7 @@ import { queueHost } from '../effects/queueHost'
 import { memoryQueueStore } from '../effects/queueStore'
 import type { Transport } from '../wire/transport'
 import { onPageHide } from '../platform/pageHide'
-import { memoryStorage } from './harness'
+import { storageOrigin } from './world/storage'
 
 vi.mock('../platform/pageHide', async (actual) => {
   const real = await actual<{ onPageHide: typeof onPageHide }>()
@@ -76,8 +76,7 @@ describe('onPageHide', () => {
 describe('every listener of pagehide goes through onPageHide', () => {
   it('the transcripts: the live text, and each scope attached, written when the page is left', () => {
     const page = globalPage()
-    const storage = memoryStorage()
-    const written = storage.items
+    const storage = storageOrigin().tab().sessionStorage
     const persist = persistTranscripts({ storage, throttleMs: 60_000 })
     // Nothing is heard before a client attaches (a persistence made and never used holds nothing).
     expect(onPageHide).not.toHaveBeenCalled()
@@ -88,9 +87,9 @@ describe('every listener of pagehide goes through onPageHide', () => {
 
     // A live turn kept throttled is written when the page is left, not before.
     persist.keepLive('s', 't', null)
-    written.set('preview-chat:live:s:t', 'stale')
+    storage.setItem('preview-chat:live:s:t', 'stale')
     page.leave()
-    expect(written.has('preview-chat:live:s:t')).toBe(false)
+    expect(storage.getItem('preview-chat:live:s:t')).toBeNull()
 
     // Detached, the scope stops listening through its `onPageHide`'s stop.
     const stop = vi.mocked(onPageHide).mock.results[1]?.value as () => void
@@ -101,8 +100,7 @@ describe('every listener of pagehide goes through onPageHide', () => {
 
   it('the live text is heard while a scope is attached: the last one detached writes it and stops', () => {
     const page = globalPage()
-    const storage = memoryStorage()
-    const written = storage.items
+    const storage = storageOrigin().tab().sessionStorage
     const timers = { setTimeout: () => 1, clearTimeout: () => {}, now: () => 0 }
     const persist = persistTranscripts({ storage, throttleMs: 60_000 })
     const detachA = persist.attach(new QueryClient(), 'a', timers, () => {})
@@ -112,19 +110,19 @@ describe('every listener of pagehide goes through onPageHide', () => {
     const live = vi.mocked(onPageHide).mock.results[0]?.value as () => void
 
     persist.keepLive('b', 't', null)
-    written.set('preview-chat:live:b:t', 'stale')
+    storage.setItem('preview-chat:live:b:t', 'stale')
     detachA()
     expect(live).not.toHaveBeenCalled()
-    expect(written.get('preview-chat:live:b:t')).toBe('stale')
+    expect(storage.getItem('preview-chat:live:b:t')).toBe('stale')
     page.leave()
-    expect(written.has('preview-chat:live:b:t')).toBe(false)
+    expect(storage.getItem('preview-chat:live:b:t')).toBeNull()
 
     // The last scope gone: the pending live text is written then, and the page is heard no more.
     persist.keepLive('b', 't', null)
-    written.set('preview-chat:live:b:t', 'stale again')
+    storage.setItem('preview-chat:live:b:t', 'stale again')
     detachB()
     expect(live).toHaveBeenCalledOnce()
-    expect(written.has('preview-chat:live:b:t')).toBe(false)
+    expect(storage.getItem('preview-chat:live:b:t')).toBeNull()
 
     // Clients made and disposed over and over leave no listener behind.
     for (let i = 0; i < 5; i++)

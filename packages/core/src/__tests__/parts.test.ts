@@ -28,11 +28,11 @@ import {
   empty,
   engineConfig,
   key,
-  memoryStorage,
   ownTurnActions,
   settle,
 } from './harness'
 import { broadcastNetwork } from './world/broadcastChannel'
+import { storageOrigin } from './world/storage'
 import { nextTask } from './world/webSocket'
 
 afterEach(() => {
@@ -180,7 +180,7 @@ function tabs() {
       fetch: server.fetch,
       push: createScriptedPush().source,
       relay: relay(channel) as ReturnType<typeof tabRelay>,
-      storage: memoryStorage(), // this tab's sessionStorage
+      storage: storageOrigin().tab().sessionStorage, // this tab's own
       minReadIntervalMs: 0,
       resumeSignal: () => () => {},
     })

@@ -18,8 +18,8 @@ import {
   startLiveTurn,
   userMessage,
   useFakeTimersInEachTest,
-  memoryStorage,
 } from './harness'
+import { itemsOf, storageOrigin } from './world/storage'
 
 useFakeTimersInEachTest()
 
@@ -42,9 +42,9 @@ const text = (t: ReturnType<typeof setup>) =>
     .getState()
     .messages.map((m) => m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''))
 
-/** A storage in which a page kept thread t1's transcript ("Q", `answer`), then went away. */
+/** A tab's sessionStorage (the world's: a quota, values as strings) in which a page kept thread t1's transcript ("Q", `answer`), then went away. */
 async function kept(answer: string, record = finishedTurn('e1', 'Q', answer)) {
-  const storage = memoryStorage()
+  const storage = storageOrigin().tab().sessionStorage
   const before = page(storage)
   before.server.answerRead(snapshot(record))
   await settle()
@@ -77,7 +77,7 @@ describe('persistTranscripts [R-PERSIST-RELOAD]', () => {
       await settle()
       expect(after.session.getState().messages).toEqual([])
       await vi.advanceTimersByTimeAsync(1_000)
-      expect([...storage.items.values()].join('')).not.toContain('Secret')
+      expect([...itemsOf(storage).values()].join('')).not.toContain('Secret')
       after.session.dispose()
     },
   )
@@ -98,13 +98,13 @@ describe('persistTranscripts [R-PERSIST-RELOAD]', () => {
       after.server.answerRead({ status: 403, body: { code: 403, message: 'No' } })
       await settle()
       await vi.advanceTimersByTimeAsync(1_000)
-      expect([...storage.items.values()].join('')).not.toContain('Secret')
+      expect([...itemsOf(storage).values()].join('')).not.toContain('Secret')
       after.session.dispose()
     },
   )
 
   it('a live turn JSON cannot hold fails its own write only: the other threads are kept, nothing throws', async () => {
-    const storage = memoryStorage()
+    const storage = storageOrigin().tab().sessionStorage
     const warnings: string[] = []
     const persistence = persistTranscripts({ storage })
     persistence.attach(
@@ -140,7 +140,7 @@ describe('persistTranscripts [R-PERSIST-RELOAD]', () => {
   })
 
   it('is scoped per user: bob never sees what alice kept', async () => {
-    const storage = memoryStorage()
+    const storage = storageOrigin().tab().sessionStorage
     const alice = page(storage, 'alice')
     alice.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'For alice')))
     await settle()
@@ -152,17 +152,17 @@ describe('persistTranscripts [R-PERSIST-RELOAD]', () => {
   })
 
   it('is bounded: what does not fit in maxChars is not kept, and nothing stale stays', async () => {
-    const storage = memoryStorage()
+    const storage = storageOrigin().tab().sessionStorage
     const small = page(storage, 'alice', 300)
     small.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'x'.repeat(500))))
     await settle()
     await vi.advanceTimersByTimeAsync(1_000)
-    expect(storage.items.size).toBe(0)
+    expect(storage.length).toBe(0)
     small.session.dispose()
   })
 
   it('junk in storage is ignored: the thread is read as if nothing was kept', async () => {
-    const storage = memoryStorage()
+    const storage = storageOrigin().tab().sessionStorage
     storage.setItem(
       'preview-chat:transcripts:alice',
       '{"v":1,"threads":[{"queryKey":["preview-chat","p1","a1","t1","messages"],"updatedAt":1,"data":{"messages":[{"id":7}]}}]}',
@@ -178,7 +178,7 @@ describe('persistTranscripts [R-PERSIST-RELOAD]', () => {
   })
 
   it('a reload mid-answer never shows less of it than before; a record that covers it takes over', async () => {
-    const storage = memoryStorage()
+    const storage = storageOrigin().tab().sessionStorage
     const before = page(storage)
     const { stream } = await startLiveTurn(before, 'Q', {
       type: 'text-delta',
@@ -207,7 +207,7 @@ describe('persistTranscripts [R-PERSIST-RELOAD]', () => {
   })
 
   it('a record that ended wins at once over the kept live text', async () => {
-    const storage = memoryStorage()
+    const storage = storageOrigin().tab().sessionStorage
     const before = page(storage)
     await startLiveTurn(before, 'Q', { type: 'text-delta', id: 'x', delta: 'Part of the' })
     await vi.advanceTimersByTimeAsync(1_000)

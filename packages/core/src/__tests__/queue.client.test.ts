@@ -117,6 +117,8 @@ describe('the client queue', () => {
     await until(() => a.state().status === 'idle' && b.state().status === 'idle')
     await a.session.submit('/long 2')
     await until(() => a.state().status === 'streaming')
+    // B hears of A's turn as the channel delivers it (a task later), then queues behind it.
+    await until(() => b.state().status === 'following')
     await b.session.submit('queued by b')
     await until(() => describeQueue(a.state()) === '[queued by b:queued]')
     // A sends (it is the sender: it followed first); its POST is held and A closes meanwhile.

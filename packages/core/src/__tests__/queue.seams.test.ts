@@ -16,7 +16,8 @@ import { initialEngineState, reducerWith } from '../engine/reduce'
 import { queuePart } from '../engine/queue/reduce'
 import { queueOf } from '../engine/queue/state'
 import { memoryQueueStore, queue } from '../queue'
-import { engineConfig, key, memoryStorage } from './harness'
+import { engineConfig, key } from './harness'
+import { storageOrigin } from './world/storage'
 import { until } from './queueWorld'
 
 let backend: PreviewChatBackend | null = null
@@ -60,7 +61,7 @@ function world(withQueue: boolean) {
       return server.fetch(request.clone())
     },
     push,
-    storage: memoryStorage(), // the tab's sessionStorage: drafts kept, as in a browser
+    storage: storageOrigin().tab().sessionStorage, // the tab's own: drafts kept, as in a browser
     lingerMs: 0,
     minReadIntervalMs: 0,
     onWarning: (message) => void warnings.push(message),

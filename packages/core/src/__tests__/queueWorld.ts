@@ -15,7 +15,9 @@ import {
   type QueueStore,
   type WhenStopped,
 } from '../queue'
-import { createTabs } from './harness'
+import { broadcastNetwork, type BroadcastNetwork } from './world/broadcastChannel'
+import { relayIn } from './world/relay'
+import { storageOrigin, type StorageOrigin } from './world/storage'
 
 let backend: PreviewChatBackend | null = null
 /** Every client a world made (and any a test adds): `closeWorlds` disposes of them. */
@@ -85,20 +87,6 @@ export interface TabOptions {
   isNew?: boolean
 }
 
-/**
- * One browser's localStorage, in memory (drafts are kept there across a reload): shared by the
- * tabs of a device, as a browser shares it between its tabs of one origin.
- */
-export function deviceStorage() {
-  const values = new Map<string, string>()
-  return {
-    values,
-    getItem: (key: string) => values.get(key) ?? null,
-    setItem: (key: string, value: string) => void values.set(key, String(value)),
-    removeItem: (key: string) => void values.delete(key),
-  }
-}
-
 export function world({
   flavor = 'spec',
   whenStopped,
@@ -140,7 +128,11 @@ export function world({
   const locks = documentLocks()
   /** Each device's own queue store and locks (another browser shares neither), and drafts. */
   const devices = new Map<string, { store: QueueStore; locks: ReturnType<typeof documentLocks> }>()
-  const drafts = new Map<string, ReturnType<typeof deviceStorage>>()
+  /**
+   * Each device's localStorage (world's: a quota, `storage` events), where its tabs keep drafts:
+   * shared by them, and kept across a reload.
+   */
+  const drafts = new Map<string, StorageOrigin>()
   /** Every chat POST's `messageId` and text, in order. */
   const posts: { messageId?: string; message: string }[] = []
   /** A POST to hold before the server sees it (a tab that closes mid-send): its release. */
@@ -149,9 +141,10 @@ export function world({
   let before: (request: Request) => Promise<void> | void = () => {}
   const warnings: string[] = []
   const threadId = crypto.randomUUID()
-  // Each user's tabs hear each other (BroadcastChannel's rule, in memory); the first tab of a user
-  // minted the thread (`isNew`), the others read it.
-  const relays = new Map<string, ReturnType<typeof createTabs>>()
+  // Each user's tabs on a device hear each other over its BroadcastChannel (world's: a message a
+  // task later, a copy, never to the sender); the first tab of a user minted the thread (`isNew`),
+  // the others read it.
+  const relays = new Map<string, BroadcastNetwork>()
   const deviceOf = (name: string) => {
     let device = devices.get(name)
     if (!device) devices.set(name, (device = { store: memoryQueueStore(), locks: documentLocks() }))
@@ -178,17 +171,18 @@ export function world({
   const tab = (user = 'alice', options: TabOptions = {}) => {
     const group = options.device === undefined ? user : `${user}@${options.device}`
     const isNew = options.isNew ?? !relays.has(user)
-    if (!relays.has(user)) relays.set(user, createTabs())
+    if (!relays.has(user)) relays.set(user, broadcastNetwork())
     const device = options.device === undefined ? { store, locks } : deviceOf(options.device)
-    if (!drafts.has(group)) drafts.set(group, deviceStorage())
-    if (!relays.has(group)) relays.set(group, createTabs())
+    if (!drafts.has(group)) drafts.set(group, storageOrigin())
+    let channels = relays.get(group)
+    if (!channels) relays.set(group, (channels = broadcastNetwork()))
     const client = createPreviewChatClient({
       headers: auth[flavor](user),
       scope: user,
       fetch: serverFetch,
       push: false,
-      relay: relays.get(group)?.relay() ?? false,
-      storage: drafts.get(group) ?? null,
+      relay: relayIn(channels.tab()),
+      storage: drafts.get(group)?.tab().localStorage ?? null,
       lingerMs: 0,
       minReadIntervalMs: options.minReadIntervalMs ?? 5,
       poll: { baseMs: 5, maxMs: 10 },
@@ -228,7 +222,7 @@ export function world({
     /** A client's `fetch` to the backend, as the tabs' (POSTs recorded). */
     fetch: serverFetch,
     holdNextPost: (hold: (release: () => void) => void) => (holdNextPost = hold),
-    /** The localStorage of `user`'s device (its drafts). */
+    /** The localStorage of `user`'s device (its drafts): `entries()` is what it holds. */
     storageOf: (user = 'alice', device?: string) =>
       drafts.get(device === undefined ? user : `${user}@${device}`),
     /** The next `n` transactions of the store fail once their change ran (nothing written). */

@@ -24,6 +24,7 @@ import {
 import { aliceOnEmulatedN8n, answer, watch } from './emulatedN8n'
 import { engineConfig as config, key as engineKey } from './harness'
 import { explain } from '../wire/contract/explain'
+import { itemsOf } from './world/storage'
 
 let backend: PreviewChatBackend
 
@@ -43,7 +44,7 @@ function tab(options: Partial<PreviewChatClientOptions> = {}) {
     onWarning: (message) => warnings.push(message),
     ...(options.released !== undefined && { released: options.released }),
   })
-  return { client, warnings, stored: () => [...alice.storage.items.values()] }
+  return { client, warnings, stored: () => [...itemsOf(alice.storage).values()] }
 }
 
 async function until<T>(probe: () => T | undefined | false, ms = 4_000): Promise<T> {

@@ -7,15 +7,8 @@ import { QueryClient } from '@tanstack/query-core'
 import { describe, expect, it, vi } from 'vitest'
 import { historyQueryKey } from '../index'
 import { persistTranscripts } from '../persist'
-import {
-  finishedTurn,
-  key,
-  memoryStorage,
-  settle,
-  setup,
-  snapshot,
-  useFakeTimersInEachTest,
-} from './harness'
+import { finishedTurn, key, settle, setup, snapshot, useFakeTimersInEachTest } from './harness'
+import { storageOrigin } from './world/storage'
 
 useFakeTimersInEachTest()
 
@@ -45,7 +38,7 @@ describe('scopes that cannot mix [R-SCOPE-SEPARATE]', () => {
   })
 
   it('persistence writes only its own scope, restores only its own scope, and stops when detached', async () => {
-    const storage = memoryStorage()
+    const storage = storageOrigin().tab().sessionStorage
     const queryClient = new QueryClient()
     // One persistence object for the app, one client per user (the README's pattern).
     const persist = persistTranscripts({ storage })
@@ -53,20 +46,20 @@ describe('scopes that cannot mix [R-SCOPE-SEPARATE]', () => {
     alice.server.answerRead(snapshot(finishedTurn('e1', 'Q', 'For alice')))
     await settle()
     await vi.advanceTimersByTimeAsync(1_000)
-    expect(storage.items.get('preview-chat:transcripts:alice')).toContain('For alice')
+    expect(storage.getItem('preview-chat:transcripts:alice')).toContain('For alice')
     // Sign-out: the app disposes Alice's client and clears the cache; Bob signs in and chats.
     alice.client.dispose()
     queryClient.clear()
     await vi.advanceTimersByTimeAsync(1_000)
     // Detached: clearing the cache wrote nothing for Alice.
-    expect(storage.items.get('preview-chat:transcripts:alice')).toContain('For alice')
+    expect(storage.getItem('preview-chat:transcripts:alice')).toContain('For alice')
     const bob = setup({ scope: 'bob', queryClient, persist })
     bob.server.answerRead(snapshot(finishedTurn('e9', 'Bob asks', 'For bob')))
     await settle()
     await vi.advanceTimersByTimeAsync(1_000)
-    expect(storage.items.get('preview-chat:transcripts:alice')).not.toContain('For bob')
-    expect(storage.items.get('preview-chat:transcripts:bob')).toContain('For bob')
-    expect(storage.items.get('preview-chat:transcripts:bob')).not.toContain('For alice')
+    expect(storage.getItem('preview-chat:transcripts:alice')).not.toContain('For bob')
+    expect(storage.getItem('preview-chat:transcripts:bob')).toContain('For bob')
+    expect(storage.getItem('preview-chat:transcripts:bob')).not.toContain('For alice')
     bob.client.dispose()
     // The page reloads (a new query client), Alice signs in again: her transcript, not Bob's.
     const reloaded = setup({
@@ -81,7 +74,7 @@ describe('scopes that cannot mix [R-SCOPE-SEPARATE]', () => {
   })
 
   it("another scope's entry in a scope's storage is junk, never restored", async () => {
-    const storage = memoryStorage()
+    const storage = storageOrigin().tab().sessionStorage
     storage.setItem(
       'preview-chat:transcripts:alice',
       JSON.stringify({

@@ -3,7 +3,6 @@ import type { TurnEvent } from '../contract'
 import type { HistorySnapshot, RelayMessage, TabRelay } from '../index'
 import { applyTurnEvents, startTurn } from '../engine/fold'
 import {
-  createTabs,
   empty,
   finishedTurn,
   key,
@@ -16,6 +15,9 @@ import {
   aMessageId,
 } from './harness'
 import { explain } from '../wire/contract/explain'
+import { broadcastNetwork } from './world/broadcastChannel'
+import { relayIn } from './world/relay'
+import { nextTask } from './world/webSocket'
 
 const runningElsewhere = runningTurn({ question: 'Other tab' })
 
@@ -355,21 +357,28 @@ describe('the gate while another tab posts (its message sent, its turn not begun
   })
 })
 
+/** Lets the sessions settle and the channel deliver what a tab posted (a task later). */
+async function delivered() {
+  await settle()
+  await nextTask()
+  await settle()
+}
+
 /** Two tabs relayed to each other, idle after tab A's first turn streamed these events. */
 async function twoTabsAfterATurn(...events: TurnEvent[]) {
-  const tabs = createTabs()
-  const a = setup({ relay: tabs.relay() })
-  const b = setup({ relay: tabs.relay() })
+  const browser = broadcastNetwork()
+  const a = setup({ relay: relayIn(browser.tab()) })
+  const b = setup({ relay: relayIn(browser.tab()) })
   a.server.answerRead(empty)
   b.server.answerRead(empty)
   await settle()
   a.session.setDraft('First')
   void a.session.submit()
-  await settle()
+  await delivered()
   const stream = a.server.openStream()
   stream.send(...events)
   stream.close()
-  await settle()
+  await delivered()
   return { a, b }
 }
 
@@ -461,15 +470,15 @@ describe('the gate while another tab posts: records and relays that lag [R-GATE-
   })
 
   it('stays shut when its first read, pending as the other tab posts, answers a record that lags', async () => {
-    const tabs = createTabs()
-    const a = setup({ relay: tabs.relay() })
+    const browser = broadcastNetwork()
+    const a = setup({ relay: relayIn(browser.tab()) })
     a.server.answerRead(empty)
     await settle()
-    const b = setup({ relay: tabs.relay() })
+    const b = setup({ relay: relayIn(browser.tab()) })
     await settle()
     a.session.setDraft('First')
     void a.session.submit()
-    await settle()
+    await delivered()
     a.server
       .openStream()
       .send(
@@ -477,10 +486,10 @@ describe('the gate while another tab posts: records and relays that lag [R-GATE-
         { type: 'text-delta', id: 't', delta: 'Answer' },
         { type: 'done' },
       )
-    await settle()
+    await delivered()
     a.session.setDraft('Second')
     void a.session.submit()
-    await settle()
+    await delivered()
     b.server.answerRead(runningTurn({ executionId: 'e1', question: 'First', text: 'Answer' }))
     await settle()
     expect(a.session.getState().status).toBe('submitting')

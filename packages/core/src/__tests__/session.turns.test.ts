@@ -9,7 +9,6 @@ import { createPreviewChatClient } from '../index'
 import {
   assistantMessage,
   createScriptedServer,
-  createTabs,
   empty,
   finishedTurn,
   key,
@@ -21,6 +20,8 @@ import {
   userMessage,
   useFakeTimersInEachTest,
 } from './harness'
+import { broadcastNetwork } from './world/broadcastChannel'
+import { relayIn } from './world/relay'
 
 useFakeTimersInEachTest()
 
@@ -137,17 +138,21 @@ describe('onTurnEnd: once per turn this tab saw running, as the record ends it [
   })
 
   it('a turn followed from another tab: reported in that tab too', async () => {
-    const tabs = createTabs()
-    const a = setup({ relay: tabs.relay() })
-    const b = setup({ relay: tabs.relay() })
+    const browser = broadcastNetwork()
+    const a = setup({ relay: relayIn(browser.tab()) })
+    const b = setup({ relay: relayIn(browser.tab()) })
     b.server.answerRead(empty)
     await settle()
     const seenB = endings(b)
     const { stream } = await startLiveTurn(a, 'Q')
+    // The channel delivers a task later (a timer, here a fake one).
+    await vi.advanceTimersByTimeAsync(0)
     await settle()
     expect(b.session.getState()).toMatchObject({ status: 'following', activeExecutionId: 'e1' })
     stream.send({ type: 'text-delta', id: 'x', delta: 'Answer' }, { type: 'done' })
     stream.close()
+    await settle()
+    await vi.advanceTimersByTimeAsync(0)
     await settle()
     b.push.updated('e1')
     await settle()

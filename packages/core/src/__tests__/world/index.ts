@@ -2,7 +2,8 @@
  * The tests' browser: stand-ins that behave as browsers do, where hand-written fakes were kinder
  * (issue 35: the faults lived in the difference). Each file says what browser behaviour it
  * reproduces; `browserOrigin()` ties the per-origin ones into tabs that share an origin's storage,
- * channels, locks and databases, and that can close between two callbacks.
+ * channels, locks and databases, and that can close between two callbacks. `relayIn(tab)`
+ * (`relay.ts`) is the client's own `broadcastChannelRelay()` on one tab's channel.
  *
  * ```ts
  * const origin = browserOrigin()
@@ -29,6 +30,7 @@ export {
   type LockTab,
 } from './locks'
 export {
+  itemsOf,
   StorageEventLike,
   storageOrigin,
   type StorageOrigin,
@@ -50,6 +52,8 @@ export interface BrowserTab {
   /** Where `storage` and `pagehide` events reach this tab. */
   readonly window: EventTarget
   readonly localStorage: Storage
+  /** This tab's own `sessionStorage` (kept across its reloads, seen by no other tab). */
+  readonly sessionStorage: Storage
   readonly BroadcastChannel: typeof BroadcastChannel
   /** `navigator.locks`. */
   readonly locks: LockManagerStandIn
@@ -91,6 +95,7 @@ export function browserOrigin(options: { storage?: StorageOriginOptions } = {}):
         id: locking.id,
         window,
         localStorage: stored.localStorage,
+        sessionStorage: stored.sessionStorage,
         BroadcastChannel: channel.BroadcastChannel,
         locks: locking.locks,
         indexedDB: idb.indexedDB,

@@ -10,7 +10,9 @@
  * - a quota: a write that would take the area past it throws a `DOMException` named
  *   `QuotaExceededError` and changes nothing (browsers allow about 5 M UTF-16 code units per
  *   origin, keys and values counted; the default here);
- * - values are strings: `setItem('n', 1)` keeps `'1'`.
+ * - values are strings: `setItem('n', 1)` keeps `'1'`;
+ * - `sessionStorage` is each tab's own area: kept across its reloads, seen by no other tab, with no
+ *   `storage` event, under the same quota rule (`itemsOf` lists what a page could read of either).
  *
  * ```ts
  * const origin = storageOrigin({ quota: 100 })
@@ -50,12 +52,18 @@ export interface StorageOriginOptions {
   url?: string
 }
 
-/** One tab's view of the origin's storage: its `localStorage` and the window its events reach. */
+/** One tab's view of the origin's storage: its `localStorage`, its `sessionStorage`, its window. */
 export interface StorageTab {
   readonly localStorage: Storage
+  /**
+   * This tab's own area (HTML: one per top-level browsing context and origin): kept across the
+   * tab's reloads (a new page over the same `sessionStorage`), never seen by another tab, no
+   * `storage` event to any; the same quota rule as `localStorage`, counted on its own.
+   */
+  readonly sessionStorage: Storage
   /** Where this tab hears the other tabs' writes (`storage` events). */
   readonly window: EventTarget
-  /** The tab is gone: it hears nothing more, and its `localStorage` throws if used. */
+  /** The tab is gone: it hears nothing more, and its `localStorage` and `sessionStorage` throw. */
   close(): void
 }
 
@@ -70,12 +78,86 @@ export interface StorageOrigin {
 
 const sizeOf = (key: string, value: string) => key.length + value.length
 
+/**
+ * Every key a page could read from `storage` (`key(i)` up to `length`) and its value, in a new map:
+ * what a test looks at of a storage, through nothing a browser's page lacks.
+ */
+export function itemsOf(storage: Storage): Map<string, string> {
+  const items = new Map<string, string>()
+  for (let i = 0; i < storage.length; i++) {
+    const name = storage.key(i)
+    const value = name === null ? null : storage.getItem(name)
+    if (name !== null && value !== null) items.set(name, value)
+  }
+  return items
+}
+
+/**
+ * One storage area (its items, the code units they take, its quota) as a `Storage`: `live()`
+ * throws when the tab using it is gone, `changed` hears each change (for the `storage` events).
+ */
+function storageArea(
+  quota: number,
+  live: () => void,
+  changed: (from: Storage, key: string | null, old: string | null, value: string | null) => void,
+  items = new Map<string, string>(),
+  usage = { used: 0 },
+): Storage {
+  const storage: Storage = {
+    get length() {
+      live()
+      return items.size
+    },
+    key(index: number) {
+      live()
+      return [...items.keys()][index] ?? null
+    },
+    getItem(key: string) {
+      live()
+      return items.get(String(key)) ?? null
+    },
+    setItem(key: string, value: string) {
+      live()
+      const name = String(key)
+      const text = String(value)
+      const old = items.get(name) ?? null
+      if (old === text) return
+      const next = usage.used - (old === null ? 0 : sizeOf(name, old)) + sizeOf(name, text)
+      if (next > quota)
+        throw new DOMException(
+          `Failed to execute 'setItem' on 'Storage': Setting the value of '${name}' exceeded the quota.`,
+          'QuotaExceededError',
+        )
+      items.set(name, text)
+      usage.used = next
+      changed(storage, name, old, text)
+    },
+    removeItem(key: string) {
+      live()
+      const name = String(key)
+      const old = items.get(name)
+      if (old === undefined) return
+      items.delete(name)
+      usage.used -= sizeOf(name, old)
+      changed(storage, name, old, null)
+    },
+    clear() {
+      live()
+      if (items.size === 0) return
+      items.clear()
+      usage.used = 0
+      changed(storage, null, null, null)
+    },
+  }
+  return storage
+}
+
 export function storageOrigin(options: StorageOriginOptions = {}): StorageOrigin {
   const quota = options.quota ?? 5_000_000
   const url = options.url ?? 'http://localhost/'
   const items = new Map<string, string>()
+  const usage = { used: 0 }
   const tabs = new Set<{ window: EventTarget; storage: Storage }>()
-  let used = 0
 
   /** Every other tab hears the change, a task later (as a browser queues it). */
   const tell = (
@@ -102,60 +184,16 @@ export function storageOrigin(options: StorageOriginOptions = {}): StorageOrigin
       const live = () => {
         if (closed)
           throw new DOMException(
-            'This tab was closed: its localStorage is gone (a test used a tab after closing it).',
+            'This tab was closed: its storage is gone (a test used a tab after closing it).',
             'InvalidStateError',
           )
       }
-      const storage: Storage = {
-        get length() {
-          live()
-          return items.size
-        },
-        key(index: number) {
-          live()
-          return [...items.keys()][index] ?? null
-        },
-        getItem(key: string) {
-          live()
-          return items.get(String(key)) ?? null
-        },
-        setItem(key: string, value: string) {
-          live()
-          const name = String(key)
-          const text = String(value)
-          const old = items.get(name) ?? null
-          if (old === text) return
-          const next = used - (old === null ? 0 : sizeOf(name, old)) + sizeOf(name, text)
-          if (next > quota)
-            throw new DOMException(
-              `Failed to execute 'setItem' on 'Storage': Setting the value of '${name}' exceeded the quota.`,
-              'QuotaExceededError',
-            )
-          items.set(name, text)
-          used = next
-          tell(storage, name, old, text)
-        },
-        removeItem(key: string) {
-          live()
-          const name = String(key)
-          const old = items.get(name)
-          if (old === undefined) return
-          items.delete(name)
-          used -= sizeOf(name, old)
-          tell(storage, name, old, null)
-        },
-        clear() {
-          live()
-          if (items.size === 0) return
-          items.clear()
-          used = 0
-          tell(storage, null, null, null)
-        },
-      }
+      const storage = storageArea(quota, live, tell, items, usage)
       const entry = { window, storage }
       tabs.add(entry)
       return {
         localStorage: storage,
+        sessionStorage: storageArea(quota, live, () => {}),
         window,
         close() {
           closed = true
@@ -164,6 +202,6 @@ export function storageOrigin(options: StorageOriginOptions = {}): StorageOrigin
       }
     },
     entries: () => Object.fromEntries(items),
-    used: () => used,
+    used: () => usage.used,
   }
 }

@@ -7,6 +7,7 @@ import {
   broadcastNetwork,
   browserOrigin,
   indexedDbWorld,
+  itemsOf,
   lockOrigin,
   nextTask,
   storageOrigin,
@@ -49,6 +50,23 @@ describe('the Storage stand-in', () => {
       expect.objectContaining({ name: 'QuotaExceededError' }),
     )
     expect([tab.localStorage.length, tab.localStorage.getItem('draft')]).toEqual([1, null])
+  })
+
+  it("keeps a tab's sessionStorage to that tab: no other tab reads it or hears of it; quota too", async () => {
+    const origin = storageOrigin({ quota: 10 })
+    const [a, b] = [origin.tab(), origin.tab()]
+    const heard: unknown[] = []
+    b.window.addEventListener('storage', (event) => heard.push(event))
+    a.sessionStorage.setItem('d', 'mine')
+    expect([b.sessionStorage.getItem('d'), a.localStorage.getItem('d')]).toEqual([null, null])
+    expect(itemsOf(a.sessionStorage)).toEqual(new Map([['d', 'mine']]))
+    expect(() => a.sessionStorage.setItem('draft', 'far too long')).toThrow(
+      expect.objectContaining({ name: 'QuotaExceededError' }),
+    )
+    await nextTask()
+    expect(heard).toEqual([])
+    a.close()
+    expect(() => a.sessionStorage.getItem('d')).toThrow(/closed/)
   })
 })
 
