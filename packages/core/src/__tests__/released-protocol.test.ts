@@ -13,11 +13,11 @@ import {
   type PreviewChatClientOptions,
   type PreviewChatSession,
   type SessionState,
-  type TabRelay,
 } from '../index'
 import { aliceOnEmulatedN8n, answer, watch } from './emulatedN8n'
 import { broadcastNetwork } from './world/broadcastChannel'
 import { relayIn } from './world/relay'
+import { nextTask } from './world/webSocket'
 import { explain } from '../wire/contract/explain'
 
 const key = { projectId: 'p', agentId: 'a' }
@@ -28,14 +28,24 @@ afterEach(async () => {
 })
 
 /** A browser tab of alice on the emulated n8n: its cookie and browser-id, SSE push, its own cache. */
-function tab(options: { relay?: PreviewChatClientOptions['relay']; failReads?: number } = {}) {
+function tab(
+  options: {
+    relay?: PreviewChatClientOptions['relay']
+    failReads?: number
+    /** Awaited before each POST reaches the server (a POST held on its way). */
+    beforePost?: () => Promise<void>
+  } = {},
+) {
   let posts = 0
   let failReads = options.failReads ?? 0
   const client = createPreviewChatClient({
     ...aliceOnEmulatedN8n(backend),
     fetch: async (input, init) => {
       const request = new Request(new URL(String(input), 'http://localhost'), init)
-      if (request.method === 'POST') posts++
+      if (request.method === 'POST') {
+        posts++
+        await options.beforePost?.()
+      }
       if (request.method === 'GET' && request.url.endsWith('/messages') && failReads > 0) {
         failReads--
         throw new TypeError('fetch failed')
@@ -63,18 +73,13 @@ const ended = (s: SessionState) =>
   s.status === 'idle' && s.activeExecutionId === null && s.messages.at(-1)?.role === 'assistant'
 const thread = () => ({ ...key, threadId: crypto.randomUUID() })
 
-/** Alice's browser: each call, the client's own relay in a new tab of it (world's channel). */
-function browserTabs(): () => PreviewChatClientOptions['relay'] {
-  const browser = broadcastNetwork()
-  return () => relayIn(browser.tab())
-}
-
 /** Two tabs of alice on one new thread, relayed over her browser's channel, on a fresh n8n. */
-function twoTabsOfANewThread(relay = browserTabs()) {
+function twoTabsOfANewThread(optionsOfA: { beforePost?: () => Promise<void> } = {}) {
   backend = createPreviewChatBackend({ dev: true, flavor: 'n8n-2.41', deltaMs: 3, snapshotMs: 5 })
   const key = thread()
-  const a = tab({ relay: relay() })
-  const b = tab({ relay: relay() })
+  const browser = broadcastNetwork()
+  const a = tab({ relay: relayIn(browser.tab()), ...optionsOfA })
+  const b = tab({ relay: relayIn(browser.tab()) })
   const sessionA = a.client.session({ ...key, isNew: true })
   const sessionB = b.client.session({ ...key, isNew: true })
   return { b, sessionA, sessionB }
@@ -225,17 +230,20 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
   it('holds a second tab’s message from the moment the first tab posts, before its turn begins [R-GATE-POSTING R-N8N-GATE]', async () => {
     // The server takes a second turn while one runs, so the gate must be shut from the POST on,
     // not from the turn's first event (about 100 ms later on n8n).
-    // On a relay that delivers at once (see `synchronousTabs`): tab A, never subscribed to, posts
-    // its hold on a channel the client's own relay has not opened, so on a browser's the other
-    // tab never hears it (issue 46).
-    const { b, sessionA, sessionB } = twoTabsOfANewThread(synchronousTabs())
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const { b, sessionA, sessionB } = twoTabsOfANewThread({ beforePost: () => held })
     const seenB = watch(sessionB)
     sessionA.setDraft('/long 10')
     sessionB.setDraft('At the same moment')
     const sent = sessionA.submit()
-    // Tab A's POST is on its way; its turn has not begun.
+    // Tab A's POST is on its way (held before the server sees it): its turn has not begun. B hears
+    // of it as a BroadcastChannel delivers, a task later.
+    for (let task = 0; task < 3; task++) await nextTask()
+    expect(sessionA.getState().status).toBe('submitting')
     expect(sessionB.getState()).toMatchObject({ status: 'following', canSubmit: false })
     expect(await sessionB.submit()).toEqual({ outcome: 'busy' })
+    release()
     expect(await sent).toMatchObject({ outcome: 'accepted' })
     const final = await until(sessionB, ended)
     // Idle before A posts; from A's POST to the end of its turn, B's gate never opened.
@@ -327,26 +335,3 @@ describe('the released protocol (n8n 2.41, emulated): the client does what the s
     }
   })
 })
-
-/**
- * Tabs whose relay delivers at once, to every other tab, whether or not the poster listens — what
- * no browser does. Kept for one test only, until the finding of issue 46 is mended: with the
- * client's own `broadcastChannelRelay()` on world's BroadcastChannel, a session nobody subscribed
- * to posts its hold on a channel that opens only with a listener, and the message is dropped.
- */
-function synchronousTabs(): () => TabRelay {
-  const tabs = new Set<(data: unknown) => void>()
-  return () => {
-    let mine: ((data: unknown) => void) | null = null
-    return {
-      post(message) {
-        for (const listener of tabs) if (listener !== mine) listener(structuredClone(message))
-      },
-      listen(listener) {
-        mine = listener
-        tabs.add(listener)
-        return () => tabs.delete(listener)
-      },
-    }
-  }
-}

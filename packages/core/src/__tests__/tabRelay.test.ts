@@ -64,6 +64,31 @@ function tab(channels: ReturnType<ReturnType<typeof origin>['relay']> | false) {
   return { server, push, session, texts }
 }
 
+describe('broadcastChannelRelay() on a browser’s BroadcastChannel', () => {
+  it('a post with nobody listening in its tab still reaches the other tabs, and closes its channel after the linger [R-GATE-POSTING]', async () => {
+    const net = broadcastNetwork()
+    const [sender, receiver] = [net.tab(), net.tab()]
+    const timers = { setTimeout, clearTimeout, now: () => Date.now() }
+    const make = (channels: typeof sender) => {
+      vi.stubGlobal('BroadcastChannel', channels.BroadcastChannel)
+      return broadcastChannelRelay()({ scope: 's', timers, lingerMs: 0 })
+    }
+    const heard: unknown[] = []
+    make(receiver).listen((data) => heard.push(data))
+    const relay = make(sender)
+    vi.stubGlobal('BroadcastChannel', sender.BroadcastChannel)
+    // The sender's tab listens to nothing: a session that submits before anyone subscribed.
+    relay.post({ v: 1, tab: 'A', thread: 't', kind: 'posting', active: true } as RelayMessage)
+    await nextTask()
+    await nextTask()
+    expect(heard).toEqual([{ v: 1, tab: 'A', thread: 't', kind: 'posting', active: true }])
+    expect(net.posted).toHaveLength(1)
+    // Opened for the post only: closed once its linger passed, as after a listener leaves.
+    expect(sender.open()).toEqual([])
+    expect(receiver.open()).toHaveLength(1)
+  })
+})
+
 describe('other tabs follow live (BroadcastChannel relay)', () => {
   it('a second tab follows the first tab’s turn token by token, then the record replaces it [R-TABS-LIVE R-READ-REPLACES]', async () => {
     const tabs = origin()

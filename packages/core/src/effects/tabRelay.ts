@@ -99,10 +99,15 @@ function broadcastChannel(scope: string, timers: Timers, lingerMs: number): TabR
   )
   return {
     post(message) {
+      // Open for the post: a session nobody listens to yet (a `submit()` before any subscriber)
+      // still tells the other tabs it posts, or their gate stays open (R-GATE-POSTING).
+      const release = open.acquire()
       try {
         channel?.postMessage(message)
       } catch {
         // A message that cannot be cloned (an exotic tool output) is skipped; reads still converge.
+      } finally {
+        release()
       }
     },
     listen(listener) {
