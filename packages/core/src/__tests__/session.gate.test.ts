@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { TurnEvent } from '../contract'
-import type { HistorySnapshot, RelayMessage, TabRelay } from '../index'
+import type { HistorySnapshot, RelayMessage } from '../index'
 import { applyTurnEvents, startTurn } from '../engine/fold'
 import {
   empty,
@@ -243,23 +243,30 @@ describe('new threads [R-GATE-NEW-THREAD]', () => {
   })
 })
 
-/** The relay of this tab, with the other tab played by the test. */
+/**
+ * This tab's relay, the client's own over world's BroadcastChannel, with the other tab of its
+ * origin played by the test on a channel of its own: what either posts arrives a task later, as a
+ * browser delivers it (`deliver`: under fake timers, time is advanced instead of waited for).
+ */
 function otherTab() {
-  let listener: ((data: unknown) => void) | null = null
-  const posted: RelayMessage[] = []
-  const relay: TabRelay = {
-    post: (message) => posted.push(message),
-    listen(next) {
-      listener = next
-      return () => (listener = null)
-    },
-  }
+  const browser = broadcastNetwork()
+  const relay = relayIn(browser.tab())
+  // The client's scope is '' here: the relay's channel is `preview-chat:`.
+  const theirs = new (browser.tab().BroadcastChannel)('preview-chat:')
   const thread = JSON.stringify([key.projectId, key.agentId, key.threadId])
+  const post = async (message: Record<string, unknown>) => {
+    theirs.postMessage({ v: 1, tab: 'other', thread, ...message })
+    await deliver()
+  }
   return {
     relay,
-    posted,
-    posting: (active: boolean) =>
-      listener?.({ v: 1, tab: 'other', kind: 'posting', thread, active }),
+    /** What this tab posted on the channel, in order (as posted: copies). */
+    get posted() {
+      return browser.posted
+        .map(({ data }) => data as RelayMessage)
+        .filter((message) => message.tab !== 'other')
+    },
+    posting: (active: boolean) => post({ kind: 'posting', active }),
     /** Relays the other tab's turn as it stands once it ended (its first batch, seq 0). */
     relayEndedTurn(executionId: string, question: string, answer: string) {
       const started = startTurn({
@@ -270,9 +277,17 @@ function otherTab() {
       })
       const events: TurnEvent[] = [{ type: 'text-delta', id: 't', delta: answer }, { type: 'done' }]
       const turn = applyTurnEvents(started, events, { delegationCharLimit: 4_000, now: () => now })
-      listener?.({ v: 1, tab: 'other', kind: 'turn', thread, turn, seq: 0 })
+      return post({ kind: 'turn', turn, seq: 0 })
     },
   }
+}
+
+/** Lets the channel deliver what was posted (a task later) and the session take it. */
+async function deliver() {
+  await settle()
+  if (vi.isFakeTimers()) await vi.advanceTimersByTimeAsync(0)
+  else await nextTask()
+  await settle()
 }
 
 /** A session idle on an empty thread, its relay played by the test as another tab. */
@@ -288,7 +303,7 @@ describe('the gate while another tab posts (its message sent, its turn not begun
   it('is closed from the moment the other tab posts; it opens when that tab says the message was not taken up, after a read [R-GATE-HOLD-NOT-TAKEN]', async () => {
     const { tab, t } = await idleWithAnotherTab()
     t.session.setDraft('Mine')
-    tab.posting(true)
+    await tab.posting(true)
     expect(t.session.getState()).toMatchObject({
       status: 'following',
       canSubmit: false,
@@ -297,7 +312,7 @@ describe('the gate while another tab posts (its message sent, its turn not begun
       draft: 'Mine',
     })
     expect(await t.session.submit()).toEqual({ outcome: 'busy' })
-    tab.posting(false)
+    await tab.posting(false)
     // The server may have taken it all the same (no answer): the record says.
     await settle()
     expect(t.server.pendingReads()).toBe(1)
@@ -311,7 +326,7 @@ describe('the gate while another tab posts (its message sent, its turn not begun
 
   it('stays shut through reads of the turn (running, then ended) until the other tab relays it [R-GATE-HOLD-TURN R-GATE-READS-KEEP-HOLD]', async () => {
     const { tab, t } = await idleWithAnotherTab()
-    tab.posting(true)
+    await tab.posting(true)
     t.push.updated('e1')
     await settle()
     t.server.answerRead(runningTurn({ executionId: 'e1', question: 'Theirs' }))
@@ -323,7 +338,7 @@ describe('the gate while another tab posts (its message sent, its turn not begun
     await settle()
     // A read cannot tell for sure which recorded turn is that message's: the relay can.
     expect(t.session.getState()).toMatchObject({ status: 'following', activeExecutionId: null })
-    tab.relayEndedTurn('e1', 'Theirs', 'Done.')
+    await tab.relayEndedTurn('e1', 'Theirs', 'Done.')
     expect(t.session.getState()).toMatchObject({ status: 'idle', activeExecutionId: null })
     expect(t.statuses()).toEqual(['recovering', 'idle', 'following', 'idle'])
     t.session.dispose()
@@ -388,7 +403,7 @@ describe('the gate while another tab posts: records and relays that lag [R-GATE-
     const t = setup({ relay: tab.relay })
     t.server.answerRead(runningTurn({ executionId: 'e1', question: 'Before' }))
     await settle()
-    tab.posting(true)
+    await tab.posting(true)
     const read = async (answer: HistorySnapshot) => {
       t.push.updated('e1')
       await settle()
@@ -406,7 +421,7 @@ describe('the gate while another tab posts: records and relays that lag [R-GATE-
       snapshot([...finishedTurn('e1', 'Before', 'Done.'), ...finishedTurn('e2', 'Next', 'Ok.')]),
     )
     expect(t.session.getState()).toMatchObject({ status: 'following', activeExecutionId: null })
-    tab.relayEndedTurn('e2', 'Next', 'Ok.')
+    await tab.relayEndedTurn('e2', 'Next', 'Ok.')
     expect(t.session.getState()).toMatchObject({ status: 'idle', activeExecutionId: null })
     expect(t.statuses()).toEqual(['recovering', 'following', 'idle'])
     t.session.dispose()
@@ -437,13 +452,13 @@ describe('the gate while another tab posts: records and relays that lag [R-GATE-
 
   it('stays shut when the record shows the new turn ended before the relay brings it; opens when it comes', async () => {
     const { tab, t } = await idleWithAnotherTab()
-    tab.posting(true)
+    await tab.posting(true)
     t.push.updated('e1')
     await settle()
     t.server.answerRead(snapshot(finishedTurn('e1', 'Quick', 'Ok.')))
     await settle()
     expect(t.session.getState()).toMatchObject({ status: 'following' })
-    tab.relayEndedTurn('e1', 'Quick', 'Ok.')
+    await tab.relayEndedTurn('e1', 'Quick', 'Ok.')
     t.session.setDraft('Now mine')
     expect(t.session.getState()).toMatchObject({ status: 'idle', canSubmit: true })
     expect(t.statuses()).toEqual(['recovering', 'idle', 'following', 'idle'])
@@ -502,7 +517,7 @@ describe('the gate while another tab posts: records and relays that lag [R-GATE-
     const { tab, t } = await idleWithAnotherTab()
     t.session.setDraft('Mine')
     const mine = t.session.submit()
-    tab.posting(true)
+    await tab.posting(true)
     await settle()
     t.server.failPost(403)
     expect(await mine).toMatchObject({ outcome: 'failed' })
@@ -539,7 +554,7 @@ describe('the gate while another tab posts, with a clock [R-GATE-HOLD-EXPIRES]',
 
   it('opens after submitTimeoutMs when the posting tab goes quiet (closed), after a read', async () => {
     const { tab, t } = await idleWithAnotherTab({ submitTimeoutMs: 1_000 })
-    tab.posting(true)
+    await tab.posting(true)
     await vi.advanceTimersByTimeAsync(999)
     expect(t.session.getState().status).toBe('following')
     expect(t.server.pendingReads()).toBe(0)
