@@ -19,6 +19,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { createViteTsconfig } from './lib/create-vite-tsconfig.mjs'
 import { checkTarball } from './tarball-contents.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -132,23 +133,11 @@ try {
     scripts: { typecheck: 'tsc --noEmit', test: 'vitest run' },
   }
   writeFileSync(join(app, 'package.json'), JSON.stringify(manifest, null, 2))
+  // The packages' own d.ts are type-checked too (no skipLibCheck).
   writeFileSync(
     join(app, 'tsconfig.json'),
     JSON.stringify(
-      {
-        compilerOptions: {
-          target: 'ES2022',
-          lib: ['ES2023', 'DOM', 'DOM.Iterable'],
-          module: 'ESNext',
-          moduleResolution: 'Bundler',
-          jsx: 'react-jsx',
-          strict: true,
-          skipLibCheck: false,
-          noEmit: true,
-          types: [],
-        },
-        include: ['src'],
-      },
+      createViteTsconfig({ include: ['src'], types: [], skipLibCheck: false }),
       null,
       2,
     ),

@@ -38,6 +38,7 @@ import { parseArgs, stripVTControlCharacters } from 'node:util'
 import { chromium } from '@playwright/test'
 import { freePort } from './free-port.mjs'
 import { guideFiles } from './guide-files.mjs'
+import { createViteTsconfig } from './lib/create-vite-tsconfig.mjs'
 import { packTarballs } from './pack-tarballs.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -202,22 +203,14 @@ async function checkVite() {
   })
   write(app, {
     'package.json': json({ name: 'vite-app', private: true, type: 'module' }),
-    // create-vite's react-ts tsconfig, in one file.
-    'tsconfig.json': json({
-      compilerOptions: {
-        target: 'ES2022',
-        lib: ['ES2023', 'DOM', 'DOM.Iterable'],
-        module: 'ESNext',
-        moduleResolution: 'Bundler',
-        jsx: 'react-jsx',
-        strict: true,
-        noUnusedLocals: true,
-        noEmit: true,
-        skipLibCheck: true,
+    'tsconfig.json': json(
+      createViteTsconfig({
+        include: ['src', 'vite.config.ts', 'vitest.config.ts'],
         types: ['vite/client'],
-      },
-      include: ['src', 'vite.config.ts', 'vitest.config.ts'],
-    }),
+        skipLibCheck: true,
+        noUnusedLocals: true,
+      }),
+    ),
   })
   run(bin('tsc'), ['--noEmit'], app)
   run(bin('vitest'), ['run'], app)

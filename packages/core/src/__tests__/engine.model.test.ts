@@ -48,7 +48,7 @@ import { initialEngineState, everyPart, reducerWith } from '../engine/reduce'
 import { relayPart } from '../engine/slices/relay'
 import { createRunner, type Runner } from '../engine/runner'
 import { nextWake } from '../engine/schedule'
-import { selectSessionState } from '../engine/select'
+import { selectSessionState, type SessionState } from '../engine/select'
 import { replayTrace, traceRecorder, type EngineTrace } from '../engine/trace'
 import type { TurnEvent } from '../wire/contract/events'
 import { errorRecord, type ErrorRecord } from '../wire/contract/errors'
@@ -140,6 +140,17 @@ interface Tab {
   failedStops: Set<number>
   /** A stopped resumed turn's stream was cut here, and no read has succeeded since (row e). */
   afterStoppedCut: boolean
+  /** What was derived from its state last (`derived`). */
+  derived: Derived | null
+  /** The last state (iv) and (vi) held for. */
+  transcriptChecked: EngineState | null
+}
+
+interface Derived {
+  state: EngineState
+  view: SessionState
+  turns: ReturnType<typeof shownTurns>
+  wake: number | null
 }
 
 interface World {
@@ -159,14 +170,21 @@ interface World {
   outcomes: Map<number, { tab: Tab; text: string | null; result: SubmitResult<ErrorRecord> }>
   /** `refresh()` calls not resolved yet, by request id, with the tab asked. */
   refreshes: Map<number, Tab>
-  /** Every runner's steps (a reloaded tab starts a new one), kept as traces. */
-  traces: {
-    tab: number
-    scope: Scope
-    recorder: ReturnType<typeof traceRecorder>
-    /** A client without the released platform's part (`[relayPart]`). */
-    specOnly: boolean
-  }[]
+  /**
+   * Every runner's steps (a reloaded tab starts a new one), kept as traces in a run that replays
+   * them (one in `REPLAY_EVERY`, and the FOUND runs), else `null`: a recorder holds every state of
+   * its tab to the end of the run, which the other runs paid for and never read. A failing run
+   * that kept none is played again with them (`runModel`).
+   */
+  traces:
+    | {
+        tab: number
+        scope: Scope
+        recorder: ReturnType<typeof traceRecorder>
+        /** A client without the released platform's part (`[relayPart]`). */
+        specOnly: boolean
+      }[]
+    | null
   /** What the run produced, for the suite's report (`Counts`). */
   counts: Counts
 }
@@ -211,7 +229,12 @@ function newServer(scope: Scope): Server {
   return { scope, execs: [], posts: [], stops: [], runCancels: [], posted: new Map() }
 }
 
-function newWorld(behaviour: Behaviour, skews: number[], moveSet: number): World {
+function newWorld(
+  behaviour: Behaviour,
+  skews: number[],
+  moveSet: number,
+  recordTraces: boolean,
+): World {
   const world: World = {
     behaviour,
     moveSet,
@@ -226,7 +249,7 @@ function newWorld(behaviour: Behaviour, skews: number[], moveSet: number): World
     quietSince: null,
     outcomes: new Map(),
     refreshes: new Map(),
-    traces: [],
+    traces: recordTraces ? [] : null,
     counts: noCounts(),
   }
   // Two tabs of alice's, one of bob's: the same thread id, each user's own thread.
@@ -263,21 +286,23 @@ function openTab(world: World, index: number, scope: Scope, skew: number, prefet
     stoppedResumes: new Set(),
     failedStops: new Set(),
     afterStoppedCut: false,
+    derived: null,
+    transcriptChecked: null,
   }
   world.ids++
   const initial = initialEngineState({ key, tab: tabId(tab) })
-  const recorder = traceRecorder(initial, config)
   // Every tab has the relay and the released platform's part, as `createPreviewChatClient` gives
   // them; against the spec's server, every other tab is a minimal client for the spec's servers
   // only (the relay, no released part [R-RELEASED-PART]): the engine without it keeps (i)-(xi).
   const specOnly = world.behaviour === 'spec' && index % 2 === 1
   const parts = specOnly ? [relayPart] : everyPart
-  world.traces.push({ tab: index, scope, recorder, specOnly })
+  const recorder = world.traces && traceRecorder(initial, config)
+  if (recorder) world.traces?.push({ tab: index, scope, recorder, specOnly })
   tab.runner = createRunner(
     initial,
     config,
     {
-      onStep: recorder.onStep,
+      ...(recorder && { onStep: recorder.onStep }),
       now: () => at(world, tab),
       setTimer(delay, ring) {
         const timer = { tab, at: world.now + delay, ring, cancelled: false }
@@ -611,7 +636,7 @@ function dispatch(world: World, tab: Tab, action: EngineAction) {
   const before = tab.runner.getState()
   if (action.type === 'stop-requested') {
     // (i)'s oracle is what the tab displayed when Stop was pressed.
-    const shown = selectSessionState(before)
+    const shown = derived(tab).view
     if (shown.activeExecutionId) tab.stopTargets.add(shown.activeExecutionId)
     for (const s of shown.openSuspensions) tab.runTargets.add(s.runId)
     if (before.own?.phase === 'posting') tab.heldTokens.add(before.own.token)
@@ -870,8 +895,21 @@ function advance(world: World, dt: number) {
 
 // --- the invariants ----------------------------------------------------------------------------
 
-function shownTurns(state: EngineState) {
-  const { messages } = selectSessionState(state)
+/**
+ * What the checks and the moves read of a tab's state, derived once per state: a step changes one
+ * tab's state (or none), the other tabs keep theirs, and a state is never mutated, so an unchanged
+ * state derives the same view, turns and wake again. Every check still runs on every live tab
+ * after every step; only these pure functions of its state are not recomputed.
+ */
+function derived(tab: Tab): Derived {
+  const state = tab.runner.getState()
+  if (tab.derived?.state === state) return tab.derived
+  const view = selectSessionState(state)
+  tab.derived = { state, view, turns: shownTurns(view), wake: nextWake(state, config, everyPart) }
+  return tab.derived
+}
+
+function shownTurns({ messages }: SessionState) {
   const turns: { text: string; answer: string; status: ExecutionStatus | undefined }[] = []
   messages.forEach((message, index) => {
     const first = message.content[0]
@@ -903,7 +941,7 @@ const isQuiet = (world: World) =>
 function checkInvariants(world: World) {
   for (const tab of world.tabs) {
     if (tab.dead) continue
-    const state = tab.runner.getState()
+    const { state, view, turns, wake } = derived(tab)
     const server = serverOf(world, tab)
     // (ii) A posting tab's POST unanswered: the tabs it reached keep their gate shut.
     for (const [from, token] of tab.gotPosting) {
@@ -917,55 +955,58 @@ function checkInvariants(world: World) {
           `(ii) tab ${tab.index} is idle while tab ${from.index}'s POST is unanswered`,
         )
     }
-    // (iv) and (vi) The transcript.
-    const recorded = state.recorded
-    const turns = shownTurns(state)
-    for (const turn of turns) {
-      const e = server.execs.find((x) => x.text === turn.text)
-      if (!e) {
-        const other = everyServer(world).some((s) => s.execs.some((x) => x.text === turn.text))
-        throw new Error(
-          other
-            ? `(vi) tab ${tab.index} of ${tab.scope} shows "${turn.text}", another user's message`
-            : `(iv) tab ${tab.index} shows "${turn.text}", which the server never took`,
-        )
+    // (iv) and (vi) The transcript, once per state of the tab: what it compares the state with
+    // only grows (the server's executions, their tokens and statuses; `tab.shown` is this
+    // check's), so a state that kept (iv) and (vi) keeps them until it changes.
+    if (tab.transcriptChecked !== state) {
+      const recorded = state.recorded
+      for (const turn of turns) {
+        const e = server.execs.find((x) => x.text === turn.text)
+        if (!e) {
+          const other = everyServer(world).some((s) => s.execs.some((x) => x.text === turn.text))
+          throw new Error(
+            other
+              ? `(vi) tab ${tab.index} of ${tab.scope} shows "${turn.text}", another user's message`
+              : `(iv) tab ${tab.index} shows "${turn.text}", which the server never took`,
+          )
+        }
+        const truth = e.tokens.join('')
+        if (!truth.startsWith(turn.answer))
+          throw new Error(
+            `(iv) tab ${tab.index} shows "${turn.answer}" for "${turn.text}"; the server has "${truth}"`,
+          )
+        const best = tab.shown.get(turn.text) ?? 0
+        if (turn.answer.length < best)
+          throw new Error(
+            `(iv) tab ${tab.index}: the answer to "${turn.text}" shrank from ${best} to ${turn.answer.length}`,
+          )
+        tab.shown.set(turn.text, turn.answer.length)
+        if (turn.status && turn.status !== 'running' && !e.statuses.has(turn.status))
+          throw new Error(
+            `(iv) tab ${tab.index} shows "${turn.text}" ${turn.status}; the server says ${e.status}`,
+          )
+        const inRecord = recorded?.messages.find((m) => m.id === `${e.id}:assistant`)
+        const recordedText =
+          inRecord?.content.map((p) => (p.type === 'text' ? p.text : '')).join('') ?? ''
+        if (turn.answer.length < recordedText.length)
+          throw new Error(`(iv) tab ${tab.index} hides recorded progress of "${turn.text}"`)
       }
-      const truth = e.tokens.join('')
-      if (!truth.startsWith(turn.answer))
-        throw new Error(
-          `(iv) tab ${tab.index} shows "${turn.answer}" for "${turn.text}"; the server has "${truth}"`,
-        )
-      const best = tab.shown.get(turn.text) ?? 0
-      if (turn.answer.length < best)
-        throw new Error(
-          `(iv) tab ${tab.index}: the answer to "${turn.text}" shrank from ${best} to ${turn.answer.length}`,
-        )
-      tab.shown.set(turn.text, turn.answer.length)
-      if (turn.status && turn.status !== 'running' && !e.statuses.has(turn.status))
-        throw new Error(
-          `(iv) tab ${tab.index} shows "${turn.text}" ${turn.status}; the server says ${e.status}`,
-        )
-      const inRecord = recorded?.messages.find((m) => m.id === `${e.id}:assistant`)
-      const recordedText =
-        inRecord?.content.map((p) => (p.type === 'text' ? p.text : '')).join('') ?? ''
-      if (turn.answer.length < recordedText.length)
-        throw new Error(`(iv) tab ${tab.index} hides recorded progress of "${turn.text}"`)
+      for (const text of tab.shown.keys())
+        if (!turns.some((turn) => turn.text === text))
+          throw new Error(`(iv) tab ${tab.index} no longer shows "${text}"`)
+      tab.transcriptChecked = state
     }
-    for (const text of tab.shown.keys())
-      if (!turns.some((turn) => turn.text === text))
-        throw new Error(`(iv) tab ${tab.index} no longer shows "${text}"`)
     // (x) The engine waits only for a read that runs.
     if (state.reads.inFlight && !tab.read)
       throw new Error(`(x) tab ${tab.index} waits for a read that is not running`)
     // (x) The alarm is armed no later than the next deadline or read, and only while one is due
     // [R-ALARM-NEVER-LATE].
-    const wake = nextWake(state, config, everyPart)
     if (wake === null ? state.wakeAt !== null : state.wakeAt === null || state.wakeAt > wake)
       throw new Error(
         `(x) tab ${tab.index} has its alarm at ${state.wakeAt}; the next wake is ${wake}`,
       )
     // (ix) An answer taken, whose turn did not fail, never reopens.
-    for (const suspension of selectSessionState(state).openSuspensions)
+    for (const suspension of view.openSuspensions)
       if (tab.answered.has(suspension.toolCallId))
         throw new Error(
           `(ix) tab ${tab.index} shows ${suspension.toolCallId} open again after its answer was taken: ${describeState(state)}`,
@@ -1041,7 +1082,7 @@ function enabledMoves(world: World, { a, b }: Move): [string, () => void][] {
       ],
       [`tab ${n} refreshes`, () => refresh(world, tab)],
     )
-    const open = selectSessionState(tab.runner.getState()).openSuspensions
+    const open = derived(tab).view.openSuspensions
     const suspension = open[b % Math.max(1, open.length)]
     if (suspension) moves.push(approveMove(world, tab, suspension))
     if (tab.read)
@@ -1112,7 +1153,7 @@ function enabledMoves(world: World, { a, b }: Move): [string, () => void][] {
     for (const other of world.tabs) {
       if (other.dead) continue
       // Any tab may answer a suspension it shows: a resumed turn is what row e stops.
-      const open = selectSessionState(other.runner.getState()).openSuspensions
+      const open = derived(other).view.openSuspensions
       const suspension = open[b % Math.max(1, open.length)]
       if (suspension) moves.push(approveMove(world, other, suspension))
       const { own } = other.runner.getState()
@@ -1378,7 +1419,7 @@ function runOf(seed: number, path: string): [Move[], number[]] {
 const tracesOf = (world: World) =>
   JSON.parse(
     JSON.stringify(
-      world.traces.map(({ tab, scope, recorder, specOnly }) => ({
+      (world.traces ?? []).map(({ tab, scope, recorder, specOnly }) => ({
         tab,
         scope,
         specOnly,
@@ -1393,6 +1434,7 @@ const tracesOf = (world: World) =>
  * step). Checked on every `REPLAY_EVERY`th run: a JSON copy of every state of a run is not cheap.
  */
 function checkReplays(world: World) {
+  if (!world.traces?.length) throw new Error('(xi) a run to replay recorded no trace')
   for (const trace of tracesOf(world)) {
     const divergence = replayTrace(trace, trace.specOnly ? specOnlyReducer : undefined)
     if (divergence)
@@ -1425,8 +1467,9 @@ function runModel(
   tabSkews: number[],
   replay: boolean,
   moveSet = MOVE_SET,
-) {
-  const world = newWorld(behaviour, tabSkews, moveSet)
+  recordTraces = replay,
+): World {
+  const world = newWorld(behaviour, tabSkews, moveSet, recordTraces)
   answerReads(world)
   const trace: string[] = []
   try {
@@ -1434,6 +1477,14 @@ function runModel(
     drain(world)
     if (replay) checkReplays(world)
   } catch (cause) {
+    // Played again with its traces kept, the run fails the same way (the model has no other
+    // input than its moves and skews) and writes them.
+    if (!world.traces) {
+      runModel(behaviour, moves, tabSkews, replay, moveSet, true)
+      throw new Error(
+        `${String(cause)}\nafter:\n  ${trace.join('\n  ')}\n(played again to keep its traces, the run passed: the model depends on more than its moves)`,
+      )
+    }
     const path = failureTracePath(behaviour)
     writeFileSync(path, JSON.stringify({ failure: String(cause), tabs: tracesOf(world) }))
     throw new Error(`${String(cause)}\nafter:\n  ${trace.join('\n  ')}\ntraces: ${path}`)

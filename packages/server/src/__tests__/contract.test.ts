@@ -27,6 +27,7 @@ import {
   sendRawAndClose,
   startHost,
   stopPath,
+  suspendedWithSecondHost,
   turn,
   waitFor,
   collectUnhandled,
@@ -166,15 +167,11 @@ describe('2. closing the connection after execution-started does not stop the tu
     const gate = createGate()
     const server = await startHost({ sleep: gate.sleep })
     gate.open()
-    const suspended = await (
-      await turn(chat(server, { message: '/suspend', sessionId: 't2r', newSession: true }))
-    ).until('tool-call-suspended')
-    const closedGate = createGate()
-    const resumer = await startHost({
-      sleep: closedGate.sleep,
-      store: server.backend.store,
-      bus: server.backend.bus,
-    })
+    const {
+      suspended,
+      gate: closedGate,
+      host: resumer,
+    } = await suspendedWithSecondHost(server, 't2r')
     const client = new AbortController()
     const reader = await turn(
       resume(

@@ -292,6 +292,29 @@ export async function turn(response: Promise<Response>): Promise<TurnReader> {
   return new TurnReader(answer)
 }
 
+/**
+ * A turn of `sessionId` suspended on `server` (the scripted agent's `/suspend`; `server`'s agent
+ * must not wait), and a second host on the same store and bus, started by `start`, whose agent
+ * waits on `gate` until the test opens it: another main that takes a resume or another user's
+ * request while the suspension is on record.
+ */
+export async function suspendedWithSecondHost(
+  server: PreviewChatServer,
+  sessionId: string,
+  start: typeof startHost = startHost,
+) {
+  const suspended = await (
+    await turn(chat(server, { message: '/suspend', sessionId, newSession: true }))
+  ).until('tool-call-suspended')
+  const gate = createGate()
+  const host = await start({
+    sleep: gate.sleep,
+    store: server.backend.store,
+    bus: server.backend.bus,
+  })
+  return { suspended, gate, host }
+}
+
 /** One push connection (one tab) over WebSocket. */
 export async function openPushSocket(server: PreviewChatServer, user: string) {
   const messages: PushMessage[] = []

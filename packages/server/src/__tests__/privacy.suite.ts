@@ -14,6 +14,7 @@ import {
   resume,
   send,
   stopPath,
+  suspendedWithSecondHost,
   turn,
   waitFor,
 } from './harness'
@@ -66,15 +67,7 @@ export function describePrivacy({ name, start, reader, executeOnly }: PrivacySui
       const server = await start()
       const bobTab = await openPushSocket(server, 'bob')
       const aliceTab = await openPushSocket(server, 'alice')
-      const suspended = await (
-        await turn(chat(server, { message: '/suspend', sessionId: 't7s', newSession: true }))
-      ).until('tool-call-suspended')
-      const gate = createGate()
-      const host = await start({
-        sleep: gate.sleep,
-        store: server.backend.store,
-        bus: server.backend.bus,
-      })
+      const { suspended, gate, host } = await suspendedWithSecondHost(server, 't7s', start)
       const reader = await turn(
         chat(host, { message: 'private', sessionId: 't7', newSession: true }),
       )
