@@ -308,20 +308,20 @@ export function createMinimalPreviewChatClient(
   const tab = options.tabId ?? randomUuid()
   const relayAdapter = options.relay || null
   // A bare relay is refused here too: a caller in JavaScript, or one past the types.
-  const relayPart = relayAdapter && relaySessionPart(relayAdapter)
-  if (relayAdapter && !relayPart)
+  const relayHost = relayAdapter && relaySessionPart(relayAdapter)
+  if (relayAdapter && !relayHost)
     throw new PreviewChatError(
       'invalid_request',
       `Pass relay: tabRelay(yourRelay).${explain('bad-option')}`,
     )
-  const relay = relayPart
+  const relay = relayHost
     ? (relayAdapter as RelayAdapter)({ scope: options.scope ?? '', timers, lingerMs })
     : null
   // The client's parts, in the order they wrap the engine: the released platform's next to the
   // engine (it does some of the engine's steps its own way), then the relay's, then the queue's.
   const extensions: SessionExtension[] = []
   if (released) extensions.push({ enginePart: released.enginePart })
-  if (relayPart && relay) extensions.push(relayPart(relay))
+  if (relayHost && relay) extensions.push(relayHost(relay))
   if (options.queue) extensions.push(options.queue)
   const { throttle } = options
   const scope = options.scope ?? ''

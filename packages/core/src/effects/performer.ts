@@ -2,8 +2,7 @@
  * The session's side of the outside world: it performs the reducer's commands (requests, turn
  * streams, storage, the outcomes owed to the app; a part's, through its host) and, while the
  * session is followed, listens (the history query, push, resume signals, the parts' hosts: the
- * relay's); what comes of either is
- * dispatched as an action. It decides nothing.
+ * relay's); what comes of either is dispatched as an action. It decides nothing.
  */
 import type { Command, EngineAction, StopResult, SubmitResult, TurnEnding } from '../engine/model'
 import {
@@ -32,7 +31,7 @@ export interface Performer {
  * The performer of one session's commands, and its listening while the session is followed.
  *
  * @param key - the session's thread
- * @param ctx - what the session has from its client (transport, storage, relay, push, timers)
+ * @param ctx - what the session has from its client (transport, storage, push, timers)
  * @param history - the thread's history query (`read`, `cancel-read`; observed while followed)
  * @param hosts - the session's side of each of the client's parts (the relay's, the queue's): each
  *   performs its own commands, and listens while the session is listened to
