@@ -281,6 +281,32 @@ describe('each part keeps its state under its own key of the engine state [R-ENG
   })
 })
 
+describe('the engine has no parameter for a part [R-ENGINE-PARTS-OWN-STATE]', () => {
+  it('no slice of the engine declares a way of doing a step (a function type that returns a step) for a part to fill in, and none but the released part’s own file names its ways', () => {
+    // A part that does a thing its own way asks the engine's routing questions (`takesRecord`,
+    // `turnEventsRoute`, `unroutedRequest`, `unroutedFailure`) and wraps; the engine's
+    // handlers take (state, action, config), no strategy. The one function type of a step the
+    // slices keep is `andThen`'s sequence of steps.
+    const engine = join(__dirname, '../engine')
+    const parts = ['slices/released.ts', 'slices/relay.ts', 'relay.ts']
+    const files = [
+      ...readdirSync(engine).filter((file) => file.endsWith('.ts')),
+      ...readdirSync(join(engine, 'slices')).map((file) => join('slices', file)),
+    ].filter((file) => !parts.includes(file) && file !== 'model.ts')
+    for (const file of files) {
+      const source = readFileSync(join(engine, file), 'utf8').replace(
+        'export function andThen(first: Step, ...next: ((state: EngineState) => Step)[]): Step',
+        '',
+      )
+      expect(source, `${file} declares a step's strategy`).not.toMatch(/=>\s*Step\b/)
+      expect(source, `${file} names the released part's ways`).not.toMatch(
+        /\b(standInTurn|stopByClosing|Unannounced|CloseStop|RecordHook)\b/,
+      )
+    }
+    expect(files.length).toBeGreaterThan(12)
+  })
+})
+
 describe('createMinimalPreviewChatClient and a relay [R-RELAY-PART]', () => {
   it('refuses a bare TabRelay with a typed error that says to pass tabRelay(…)', () => {
     const bare: TabRelay = { post: () => {}, listen: () => () => {} }

@@ -35,16 +35,11 @@ import {
   withBase,
 } from './common'
 import { renameWatched, watchAs } from './endings'
-import {
-  onOwnTurnAnnounced,
-  onOwnTurnNotTaken,
-  onOwnTurnUnannounced,
-  underStop,
-  type CloseStop,
-} from './stop'
+import { onOwnTurnAnnounced, onOwnTurnNotTaken, onOwnTurnUnannounced, underStop } from './stop'
 import { explain } from '../../wire/contract/explain'
 
 type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
+type EventOf<T extends TurnEvent['type']> = Extract<TurnEvent, { type: T }>
 
 /** Codes of a POST that got no usable answer: the server may have taken the turn anyway. */
 export const mayHaveBeenTaken: ReadonlySet<string> = new Set([
@@ -232,51 +227,79 @@ export function postFailed(state: EngineState, action: Action<'post-failed'>): S
 }
 
 /**
- * What a turn stream that began without `execution-started` becomes (the released n8n 2.41's
- * answer, whose first event is a delta): `startUnannounced` without a part, the released
- * platform's live turn under a stand-in id with it (`releasedPart`).
+ * Which way `turnEvents` takes a batch of events of this tab's stream: none (a stream this tab
+ * detached), the turn's next batch, the server's queue taking the message or letting it go, a
+ * second send's bare `done`, a refusal, or the turn's beginning — announced (`execution-started`)
+ * or not (the released n8n 2.41's answer, whose first event is a delta: `unannounced`, which a
+ * part may begin its own way before the engine streams the batch, as the released platform's
+ * does).
  */
-export type Unannounced = (
+export type TurnEventsRoute =
+  | 'detached'
+  | 'streamed'
+  | 'queued'
+  | 'left-queue'
+  | 'already-accepted'
+  | 'refused'
+  | 'announced'
+  | 'unannounced'
+
+export function turnEventsRoute(
   state: EngineState,
-  own: OwnTurn,
-  first: TurnEvent | undefined,
   action: Action<'turn-events'>,
-) => Step
+): TurnEventsRoute {
+  const { own } = state
+  if (own?.token !== action.token) return 'detached'
+  if (own.phase === 'streaming') return 'streamed'
+  const first = action.events[0]?.type
+  if (first === 'message-queued' && own.phase === 'posting') return 'queued'
+  if (own.phase === 'queued' && first !== 'execution-started') return 'left-queue'
+  if (first === 'done' && own.attempts > 1) return 'already-accepted'
+  if (first === 'error') return 'refused'
+  return first === 'execution-started' ? 'announced' : 'unannounced'
+}
 
 export function turnEvents(
   state: EngineState,
   action: Action<'turn-events'>,
   config: EngineConfig,
-  unannounced: Unannounced = startUnannounced,
 ): Step {
   const { own } = state
-  if (own?.token !== action.token) return step(state) // a detached stream: shown nowhere
-  if (own.phase === 'streaming') return streamed(state, own, action.events, action, config)
+  const route = turnEventsRoute(state, action)
+  if (!own || route === 'detached') return step(state) // a detached stream: shown nowhere
   const [first] = action.events
-  if (first?.type === 'message-queued' && own.phase === 'posting') {
-    const queued = queuedByServer(state, own, first.queueId)
-    const rest = action.events.slice(1)
-    return rest.length === 0
-      ? queued
-      : andThen(queued, (s) => turnEvents(s, { ...action, events: rest }, config, unannounced))
+  switch (route) {
+    case 'streamed':
+      return streamed(state, own, action.events, action, config)
+    case 'queued': {
+      const queued = queuedByServer(state, own, (first as EventOf<'message-queued'>).queueId)
+      const rest = action.events.slice(1)
+      return rest.length === 0
+        ? queued
+        : andThen(queued, (s) => turnEvents(s, { ...action, events: rest }, config))
+    }
+    case 'left-queue':
+      return leftServerQueue(state, own, first)
+    case 'already-accepted':
+      return alreadyAccepted(state, own)
+    case 'refused': {
+      // Refused before it started (e.g. turn_already_running): nothing was recorded, and its
+      // message id is no draft's fate to wait for.
+      const error = refusalError(first as EventOf<'error'>)
+      return reported(
+        notTakenUp(wantRead(state), own, error, {
+          own: null,
+          error: shownError(state, own, error),
+        }),
+        messageEvent(own, 'refused'),
+      )
+    }
+    case 'unannounced':
+      return startUnannounced(state, own, first)
   }
-  if (own.phase === 'queued' && first?.type !== 'execution-started')
-    return leftServerQueue(state, own, first)
-  if (first?.type === 'done' && own.attempts > 1) return alreadyAccepted(state, own)
-  if (first?.type === 'error') {
-    // Refused before it started (e.g. turn_already_running): nothing was recorded, and its
-    // message id is no draft's fate to wait for.
-    const error = refusalError(first)
-    return reported(
-      notTakenUp(wantRead(state), own, error, { own: null, error: shownError(state, own, error) }),
-      messageEvent(own, 'refused'),
-    )
-  }
-  const announced = first?.type === 'execution-started' ? first : null
-  const started = announced
-    ? startOwnTurn(state, own, action, announced.executionId, announced.sessionId)
-    : unannounced(state, own, first, action)
-  const rest = announced ? action.events.slice(1) : action.events
+  const announced = first as EventOf<'execution-started'>
+  const started = startOwnTurn(state, own, action, announced.executionId, announced.sessionId)
+  const rest = action.events.slice(1)
   const startedOwn = started.state.own
   if (rest.length === 0 || !startedOwn) return started
   return andThen(started, (s) => streamed(s, startedOwn, rest, action, config))
@@ -334,15 +357,15 @@ function leftServerQueue(state: EngineState, own: OwnTurn, first: TurnEvent | un
 }
 
 /**
- * A turn that began without `execution-started`, met by a client without the released platform's
- * part: the message was taken, and its stream is read to its end, shown nowhere (closing it
+ * A turn that began without `execution-started`, met by the engine (the released platform's part
+ * begins it its own way, `turnEventsRoute`): the message was taken, and its stream is read to its end, shown nowhere (closing it
  * would cancel the turn on such a server; only `dispose()` does). The open stream keeps the gate
  * shut (`cut`; a 404 meanwhile is "not recorded yet"), a Stop held for it says it cannot stop it,
  * and what runs is for reads to show — which on such a server need the part too: this warning,
  * the read's error and the Stop's say which option to pass.
  */
-export const startUnannounced: Unannounced = (state, own, first) =>
-  andThen(
+function startUnannounced(state: EngineState, own: OwnTurn, first: TurnEvent | undefined): Step {
+  return andThen(
     step(state, {
       type: 'warn',
       message: `A turn stream began with "${first?.type}", not "execution-started".${explain('unannounced-turn')}`,
@@ -351,10 +374,12 @@ export const startUnannounced: Unannounced = (state, own, first) =>
     // Such a server may cancel a turn whose POST closes, and has no Stop by id.
     (s) => alreadyAccepted({ ...s, server: learn(s.server, false) }, own),
   )
+}
 
 /**
  * This tab's message began its turn `executionId` (the server's, or a stand-in's: the released
- * platform's part, which passes the executions ended before it, `after`, and its Stop, `close`).
+ * platform's part, which passes the executions ended before it, `after`, and has taken a Stop held
+ * for the message out first, to stop it its own way); a Stop held for it names that execution now.
  */
 export function startOwnTurn(
   state: EngineState,
@@ -363,7 +388,6 @@ export function startOwnTurn(
   executionId: string,
   sessionId = state.key.threadId,
   after: readonly string[] = [],
-  close?: CloseStop,
 ): Step {
   const announced = !isStandIn(executionId)
   const resumed = own.resuming
@@ -405,7 +429,7 @@ export function startOwnTurn(
     ),
     own,
   )
-  return andThen(accepted, (s) => onOwnTurnAnnounced(s, own.token, executionId, close))
+  return andThen(accepted, (s) => onOwnTurnAnnounced(s, own.token, executionId))
 }
 
 /** A batch of events of this tab's accepted turn, relayed to the other tabs as batch `seq`. */

@@ -14,12 +14,20 @@ import { errorRecord } from '../../wire/contract/errors'
 import type { HistorySnapshot } from '../../wire/contract/snapshot'
 import { isStandIn } from '../derive'
 import type { LiveTurn } from '../fold'
-import type { EnginePart, EngineState, Reducer, Step } from '../model'
+import type { EngineAction, EnginePart, EngineState, OwnTurn, Reducer, Step } from '../model'
 import { andThen, learn, renamed, settleStop, step, wantRead } from './common'
 import { renameWatched } from './endings'
-import { startOwnTurn, turnEvents, type Unannounced } from './ownTurn'
+import { startOwnTurn, turnEventsRoute } from './ownTurn'
 import { assistantOf, takesRecord } from './snapshot'
-import { accepted, dropStop, executionStop, requestStop, stopFailed, type CloseStop } from './stop'
+import {
+  accepted,
+  dropStop,
+  executionStop,
+  stopBegun,
+  unroutedFailure,
+  unroutedRequest,
+  type UnroutedStop,
+} from './stop'
 
 /** The id a turn goes by until the server names it ([decision](../../../../../docs/decisions/stand-in-ids.md)). */
 export const standInId = (token: number) => `unannounced:${token}`
@@ -161,7 +169,7 @@ function nameFromRecord(state: EngineState, snapshot: HistorySnapshot, at: numbe
  * No Stop by id: the tab holding the turn's POST stream stops it by closing that
  * ([decision](../../../../../docs/decisions/stop-by-closing.md)).
  */
-const stopByClosing: CloseStop = (state, executionId, waiters, askedAt) => {
+function stopByClosing({ state, executionId, waiters, askedAt }: UnroutedStop): Step {
   const { own } = state
   if (!own || own.timedOut || !state.streams.includes(own.token))
     return dropStop(
@@ -185,35 +193,46 @@ const stopByClosing: CloseStop = (state, executionId, waiters, askedAt) => {
 /**
  * This tab's message began its turn without `execution-started`: its live view goes by a stand-in
  * id, with the executions the record showed ended then (what a later record names it by), and a
- * Stop held for it closes the stream.
+ * Stop held for it closes the stream — taken out before the engine begins the turn (which has no
+ * route for it), done after.
  */
-const standInTurn: Unannounced = (state, own, first, action) => {
+function standInTurn(
+  state: EngineState,
+  own: OwnTurn,
+  action: Extract<EngineAction, { type: 'turn-events' }>,
+): Step {
+  const executionId = standInId(own.token)
+  const { stop } = state
+  const held = stop?.kind === 'held' && stop.token === own.token ? stop : null
   const started = startOwnTurn(
-    state,
+    held ? { ...state, stop: null } : state,
     own,
     action,
-    standInId(own.token),
+    executionId,
     undefined,
     executionIdsOf(state.recorded),
-    stopByClosing,
   )
   started.commands.unshift({
     type: 'warn',
     message:
-      `The turn stream began with "${first?.type}" instead of "execution-started"; ` +
+      `The turn stream began with "${action.events[0]?.type}" instead of "execution-started"; ` +
       'following it without an execution id until the server names one.',
   })
-  return started
+  if (!held) return started
+  const { waiters, askedAt } = held
+  return andThen(started, (s) => stopByClosing({ state: s, executionId, waiters, askedAt }))
 }
 
 /**
  * The released platform's wrapper. A record, whichever way it comes (the cache's at `mounted`, a
  * read's, the app's), teaches the part before the engine takes it (`nameFromRecord`): wrapping.
- * A silent turn's deadline is done before the engine's own (`tick`). The first events of a turn
- * the server did not announce, and a Stop with no route, are the engine's handlers with the
- * part's way of doing them (`standInTurn`, `stopByClosing`), not the inner reducer's: the part
- * is listed first (next to the engine, `everyPart`, `createPreviewChatClient`), so the parts
- * listed after it see these steps as any other.
+ * A silent turn's deadline is done before the engine's own (`tick`). What the engine has no way
+ * for, asked by its pure routing questions, the part does its own way before (or instead of) the
+ * engine's step: a turn the server did not announce begins under a stand-in id, and the engine
+ * then streams its events (`turnEventsRoute`); a Stop with no route closes the stream
+ * (`unroutedRequest`, `unroutedFailure`). The part is listed first (next to the engine,
+ * `everyPart`, `createPreviewChatClient`), so the parts listed after it see these steps as any
+ * other.
  */
 const releasing =
   (inner: Reducer): Reducer =>
@@ -236,12 +255,24 @@ const releasing =
         )
       case 'tick':
         return andThen(silentDeadline(state, action.at), (s) => inner(s, action, config))
-      case 'turn-events':
-        return turnEvents(state, action, config, standInTurn)
-      case 'stop-requested':
-        return requestStop(state, action, config, stopByClosing)
-      case 'stop-failed':
-        return stopFailed(state, action, config, stopByClosing)
+      case 'turn-events': {
+        const { own } = state
+        if (!own || turnEventsRoute(state, action) !== 'unannounced') break
+        const started = standInTurn(state, own, action)
+        return action.events.length === 0
+          ? started
+          : andThen(started, (s) => inner(s, action, config))
+      }
+      case 'stop-requested': {
+        const unrouted = unroutedRequest(state, action)
+        if (unrouted) return stopBegun(stopByClosing(unrouted))
+        break
+      }
+      case 'stop-failed': {
+        const unrouted = unroutedFailure(state, action)
+        if (unrouted) return stopByClosing(unrouted)
+        break
+      }
     }
     return inner(state, action, config)
   }

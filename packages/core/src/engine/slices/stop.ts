@@ -17,18 +17,20 @@ type Action<T extends EngineAction['type']> = Extract<EngineAction, { type: T }>
 export const STOP_TRIES = 3
 
 /**
- * A Stop where the server has no Stop by id (or of a turn it has no id for yet): `noStopById`
- * without the released platform's part, its Stop by closing the stream with it (`releasedPart`).
+ * A Stop this server gives no route: it has no Stop by execution id (the released n8n 2.41), or
+ * the turn has no id yet that such a server would know. What is to stop (`null`: a message on its
+ * way), who waits, when it was asked, and the state to stop it from. The engine says it cannot
+ * (`noStopById`); the released platform's part, which has a way, stops it by closing the stream.
  */
-export type CloseStop = (
-  state: EngineState,
-  executionId: string | null,
-  waiters: readonly number[],
-  askedAt: number,
-) => Step
+export interface UnroutedStop {
+  state: EngineState
+  executionId: string | null
+  waiters: readonly number[]
+  askedAt: number
+}
 
 /** What a client without the released platform's part says of a server with no Stop by id. */
-const noStopById: CloseStop = (state, _executionId, waiters) =>
+const noStopById = ({ state, waiters }: UnroutedStop): Step =>
   dropStop(
     state,
     waiters,
@@ -38,12 +40,45 @@ const noStopById: CloseStop = (state, _executionId, waiters) =>
     ),
   )
 
-export function requestStop(
+/**
+ * Which way a Stop pressed now goes (with no Stop under way): held for this tab's message on its
+ * way, through a suspension's runs, by execution id, or none this server has (`unrouted`).
+ */
+export type StopRoute =
+  | { kind: 'held'; token: number }
+  | { kind: 'unrouted'; executionId: string | null }
+  | { kind: 'runs' }
+  | { kind: 'by-id'; executionId: string }
+
+export function stopRoute(state: EngineState): StopRoute {
+  const { own } = state
+  const byId = state.server.stopsByExecutionId !== false
+  // This tab's message is on its way: the Stop is that message's, whatever a read shows running
+  // (another device's turn, say); on a server without Stop by id, closing the POST is the Stop.
+  const posting = own?.phase === 'posting' && !own.timedOut
+  if (posting && byId) return { kind: 'held', token: own.token }
+  const executionId = posting ? null : activeExecutionId(state)
+  // No Stop by id (released n8n), or nothing to name yet a server of that kind would know.
+  if (!byId || isStandIn(executionId)) return { kind: 'unrouted', executionId }
+  return executionId ? { kind: 'by-id', executionId } : { kind: 'runs' }
+}
+
+/** A Stop that `stop-requested` begins with no route on this server (`stopRoute`), or `null`. */
+export function unroutedRequest(
   state: EngineState,
   { request, at }: Action<'stop-requested'>,
-  _config?: EngineConfig,
-  close: CloseStop = noStopById,
-): Step {
+): UnroutedStop | null {
+  const route = state.stop ? null : stopRoute(state)
+  return route?.kind === 'unrouted'
+    ? { state, executionId: route.executionId, waiters: [request], askedAt: at }
+    : null
+}
+
+/** A Stop that began (one with nothing to stop settles at once): reported, for the parts. */
+export const stopBegun = (begun: Step): Step =>
+  begun.state.stop ? reported(begun, { type: 'stop-pressed' }) : begun
+
+export function requestStop(state: EngineState, { request, at }: Action<'stop-requested'>): Step {
   const { stop } = state
   if (stop) {
     // Asked already: the call joins the Stop under way and resolves as it does.
@@ -54,28 +89,25 @@ export function requestStop(
     return step({ ...state, stop: { ...stop, waiters: [...stop.waiters, request] } })
   }
   // A Stop begins here (one with nothing to stop settles at once): reported.
-  const begun = startStop(state, request, at, close)
-  return begun.state.stop ? reported(begun, { type: 'stop-pressed' }) : begun
+  return stopBegun(startStop(state, [request], at))
 }
 
-function startStop(state: EngineState, request: number, at: number, close: CloseStop): Step {
-  const { own } = state
-  const waiters = [request]
-  const byId = state.server.stopsByExecutionId !== false
-  // This tab's message is on its way: the Stop is that message's, whatever a read shows running
-  // (another device's turn, say); on a server without Stop by id, closing the POST is the Stop.
-  const posting = own?.phase === 'posting' && !own.timedOut
-  if (posting && byId)
-    return step({
-      ...state,
-      stop: { kind: 'held', token: own.token, askedAt: at, waiters },
-      error: null,
-    })
-  const executionId = posting ? null : activeExecutionId(state)
-  // No Stop by id (released n8n), or nothing to name yet a server of that kind would know.
-  if (!byId || isStandIn(executionId)) return close(state, executionId, waiters, at)
-  if (!executionId) return cancelSuspendedRuns(state, waiters)
-  return sendStop(state, executionId, waiters, at)
+function startStop(state: EngineState, waiters: readonly number[], at: number): Step {
+  const route = stopRoute(state)
+  switch (route.kind) {
+    case 'held':
+      return step({
+        ...state,
+        stop: { kind: 'held', token: route.token, askedAt: at, waiters },
+        error: null,
+      })
+    case 'unrouted':
+      return noStopById({ state, executionId: route.executionId, waiters, askedAt: at })
+    case 'runs':
+      return cancelSuspendedRuns(state, waiters)
+    case 'by-id':
+      return sendStop(state, route.executionId, waiters, at)
+  }
 }
 
 function sendStop(
@@ -171,25 +203,44 @@ export function stopAnswered(state: EngineState, action: Action<'stop-answered'>
   )
 }
 
+/** A Stop by id told to wait (429 or 503 with `Retry-After`) with tries left: sent again later. */
+const triesAgain = (stop: { attempts: number }, error: ErrorRecord) =>
+  error.retryAfterMs !== undefined && stop.attempts < STOP_TRIES
+
+/**
+ * A Stop by id the server has no route for (an HTML 404: it stops a turn only when its POST
+ * closes): the Stop to make another way, from the state with the server learned to have none;
+ * `null` for any other answer.
+ */
+export function unroutedFailure(
+  state: EngineState,
+  { executionId, error }: Action<'stop-failed'>,
+): UnroutedStop | null {
+  const stop = unansweredStop(state, executionId)
+  if (!stop || triesAgain(stop, error) || !error.routeMissing) return null
+  const server = { ...state.server, stopsByExecutionId: false }
+  return {
+    state: { ...state, server, stop: null },
+    executionId: stop.executionId,
+    waiters: stop.waiters,
+    askedAt: stop.askedAt,
+  }
+}
+
 export function stopFailed(
   state: EngineState,
   action: Action<'stop-failed'>,
   config: EngineConfig,
-  close: CloseStop = noStopById,
 ): Step {
   const stop = unansweredStop(state, action.executionId)
   const { error } = action
   if (!stop) return step(state)
-  if (error.retryAfterMs !== undefined && stop.attempts < STOP_TRIES) {
-    const retryAt = action.at + Math.min(error.retryAfterMs, config.retry.maxMs)
+  if (triesAgain(stop, error)) {
+    const retryAt = action.at + Math.min(error.retryAfterMs ?? 0, config.retry.maxMs)
     return step({ ...state, stop: { ...stop, retryAt } })
   }
-  if (error.routeMissing) {
-    // No Stop route (an HTML 404): the server stops a turn only when its POST closes.
-    const server = { ...state.server, stopsByExecutionId: false }
-    return close({ ...state, server, stop: null }, stop.executionId, stop.waiters, stop.askedAt)
-  }
-  return dropStop(state, stop.waiters, error)
+  const unrouted = unroutedFailure(state, action)
+  return unrouted ? noStopById(unrouted) : dropStop(state, stop.waiters, error)
 }
 
 export function runsAnswered(state: EngineState, action: Action<'runs-answered'>): Step {
@@ -231,21 +282,18 @@ export function stopDeadlines(state: EngineState, at: number, config: EngineConf
 }
 
 /**
- * This tab's message began its turn: a Stop held for it names that execution now (a stand-in id:
- * the released platform's Stop by closing, `close`).
+ * This tab's message began its turn: a Stop held for it names that execution now (a stand-in's
+ * has no route here: the released platform's part takes a Stop held for its stand-in turn out
+ * before the turn begins, and stops it its own way).
  */
-export function onOwnTurnAnnounced(
-  state: EngineState,
-  token: number,
-  executionId: string,
-  close: CloseStop = noStopById,
-): Step {
+export function onOwnTurnAnnounced(state: EngineState, token: number, executionId: string): Step {
   const { stop } = state
   if (stop?.kind !== 'held' || stop.token !== token) return step(state)
   const unheld = { ...state, stop: null }
+  const { waiters, askedAt } = stop
   return isStandIn(executionId)
-    ? close(unheld, executionId, stop.waiters, stop.askedAt)
-    : sendStop(unheld, executionId, stop.waiters, stop.askedAt)
+    ? noStopById({ state: unheld, executionId, waiters, askedAt })
+    : sendStop(unheld, executionId, waiters, askedAt)
 }
 
 /**
@@ -256,7 +304,8 @@ export function onOwnTurnAnnounced(
 export function onOwnTurnUnannounced(state: EngineState, token: number): Step {
   const { stop } = state
   if (stop?.kind !== 'held' || stop.token !== token) return step(state)
-  return noStopById({ ...state, stop: null }, null, stop.waiters, stop.askedAt)
+  const { waiters, askedAt } = stop
+  return noStopById({ state: { ...state, stop: null }, executionId: null, waiters, askedAt })
 }
 
 /** This tab's message was not taken up: a Stop held for it has nothing to stop. */
