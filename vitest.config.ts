@@ -35,10 +35,12 @@ export default defineConfig({
     // A backstop for a loaded 2-core machine, never a figure a test depends on (issue 27, row h):
     // a test takes what it takes, and a hung one still ends.
     testTimeout: 30_000,
-    // One file at a time on this 2-core machine (vitest's default, cores − 1): two at a time ran the
-    // unit step in 292 s instead of 446 s, but the three-process deployment suite, run beside
-    // another file, missed its conformance check's 20 s budget in one of two CI runs (CONTRIBUTING,
-    // "The test pool").
+    // Two files at a time (vitest's default here is cores − 1, one): the unit step in 292 s instead
+    // of 446 s on this 2-core machine. The deployment suites, which start three server processes,
+    // Postgres and Redis, run after every other file, one at a time (`server-deploy` below): beside
+    // another file one missed its conformance check's 20 s budget in one of two CI runs
+    // (CONTRIBUTING, "The test pool").
+    maxWorkers: 2,
     outputFile: { json: 'test-results/vitest.json' },
     projects: [
       { extends: true, test: { name: 'core', root: 'packages/core', environment: 'node' } },
@@ -48,7 +50,7 @@ export default defineConfig({
           name: 'server',
           root: 'packages/server',
           environment: 'node',
-          exclude: [...configDefaults.exclude, '**/*.pg.test.ts'],
+          exclude: [...configDefaults.exclude, '**/*.pg.test.ts', '**/*.deploy.test.ts'],
           // Its files share one module graph: 28-38% less CPU, measured, every test passing in
           // file order and shuffled (CONTRIBUTING, "The test pool"). A file that leaves state
           // behind in a module (a listener, a host) must undo it in its afterAll/afterEach.
@@ -65,6 +67,19 @@ export default defineConfig({
           environment: 'node',
           include: ['src/**/*.pg.test.ts'],
           globalSetup: ['./src/__tests__/postgres.global-setup.ts'],
+        },
+      },
+      // The deployment suites (`*.deploy.test.ts`: several server processes behind a proxy, on
+      // Postgres and Redis), in the last group of the run, one file at a time with nothing beside.
+      {
+        extends: true,
+        test: {
+          name: 'server-deploy',
+          root: 'packages/server',
+          environment: 'node',
+          include: ['src/**/*.deploy.test.ts'],
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
       // In worker threads, not child processes: 15-17% less CPU, measured (CONTRIBUTING, "The

@@ -192,7 +192,15 @@ export function startProxy(live: () => Instance[]): Promise<Server> {
       if (!outgoing.headersSent) outgoing.writeHead(502).end()
       else outgoing.destroy()
     })
-    outgoing.on('close', () => forwarded.destroy())
+    outgoing.on('close', () => {
+      forwarded.destroy()
+      // What the client still sends of a body the instance answered before reading it all (a 413
+      // at its declared length) is read and dropped, as Node does for a body nobody reads (and a
+      // load balancer reads a whole body first): left in the socket, it would sit in front of
+      // the client's next request on this kept-alive connection, which would never be answered.
+      incoming.unpipe(forwarded)
+      incoming.resume()
+    })
     incoming.pipe(forwarded)
   })
   server.keepAliveTimeout = 60_000
