@@ -284,7 +284,7 @@ describe('each part keeps its state under its own key of the engine state [R-ENG
 describe('the engine has no parameter for a part [R-ENGINE-PARTS-OWN-STATE]', () => {
   it('no slice of the engine declares a way of doing a step (a function type that returns a step) for a part to fill in, and none but the released part’s own file names its ways', () => {
     // A part that does a thing its own way asks the engine's routing questions (`takesRecord`,
-    // `turnEventsRoute`, `unroutedRequest`, `unroutedFailure`) and wraps; the engine's
+    // `beginsUnannounced`, `unroutedRequest`, `unroutedFailure`) and wraps; the engine's
     // handlers take (state, action, config), no strategy. The one function type of a step the
     // slices keep is `andThen`'s sequence of steps.
     const engine = join(__dirname, '../engine')

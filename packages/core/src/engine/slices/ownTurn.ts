@@ -227,36 +227,21 @@ export function postFailed(state: EngineState, action: Action<'post-failed'>): S
 }
 
 /**
- * Which way `turnEvents` takes a batch of events of this tab's stream: none (a stream this tab
- * detached), the turn's next batch, the server's queue taking the message or letting it go, a
- * second send's bare `done`, a refusal, or the turn's beginning — announced (`execution-started`)
- * or not (the released n8n 2.41's answer, whose first event is a delta: `unannounced`, which a
- * part may begin its own way before the engine streams the batch, as the released platform's
- * does).
+ * Whether these events begin this tab's turn without `execution-started` (the released n8n 2.41's
+ * answer, whose first event is a delta): the one way `turnEvents` routes there, which a part may
+ * begin its own way before the engine streams the batch, as the released platform's does.
  */
-export type TurnEventsRoute =
-  | 'detached'
-  | 'streamed'
-  | 'queued'
-  | 'left-queue'
-  | 'already-accepted'
-  | 'refused'
-  | 'announced'
-  | 'unannounced'
-
-export function turnEventsRoute(
-  state: EngineState,
-  action: Action<'turn-events'>,
-): TurnEventsRoute {
+export function beginsUnannounced(state: EngineState, action: Action<'turn-events'>): boolean {
   const { own } = state
-  if (own?.token !== action.token) return 'detached'
-  if (own.phase === 'streaming') return 'streamed'
   const first = action.events[0]?.type
-  if (first === 'message-queued' && own.phase === 'posting') return 'queued'
-  if (own.phase === 'queued' && first !== 'execution-started') return 'left-queue'
-  if (first === 'done' && own.attempts > 1) return 'already-accepted'
-  if (first === 'error') return 'refused'
-  return first === 'execution-started' ? 'announced' : 'unannounced'
+  return (
+    own?.token === action.token &&
+    own.phase === 'posting' &&
+    first !== 'execution-started' &&
+    first !== 'message-queued' &&
+    first !== 'error' &&
+    (first !== 'done' || own.attempts < 2)
+  )
 }
 
 export function turnEvents(
@@ -265,38 +250,30 @@ export function turnEvents(
   config: EngineConfig,
 ): Step {
   const { own } = state
-  const route = turnEventsRoute(state, action)
-  if (!own || route === 'detached') return step(state) // a detached stream: shown nowhere
+  if (own?.token !== action.token) return step(state) // a detached stream: shown nowhere
+  if (own.phase === 'streaming') return streamed(state, own, action.events, action, config)
   const [first] = action.events
-  switch (route) {
-    case 'streamed':
-      return streamed(state, own, action.events, action, config)
-    case 'queued': {
-      const queued = queuedByServer(state, own, (first as EventOf<'message-queued'>).queueId)
-      const rest = action.events.slice(1)
-      return rest.length === 0
-        ? queued
-        : andThen(queued, (s) => turnEvents(s, { ...action, events: rest }, config))
-    }
-    case 'left-queue':
-      return leftServerQueue(state, own, first)
-    case 'already-accepted':
-      return alreadyAccepted(state, own)
-    case 'refused': {
-      // Refused before it started (e.g. turn_already_running): nothing was recorded, and its
-      // message id is no draft's fate to wait for.
-      const error = refusalError(first as EventOf<'error'>)
-      return reported(
-        notTakenUp(wantRead(state), own, error, {
-          own: null,
-          error: shownError(state, own, error),
-        }),
-        messageEvent(own, 'refused'),
-      )
-    }
-    case 'unannounced':
-      return startUnannounced(state, own, first)
+  if (beginsUnannounced(state, action)) return startUnannounced(state, own, first)
+  if (first?.type === 'message-queued' && own.phase === 'posting') {
+    const queued = queuedByServer(state, own, first.queueId)
+    const rest = action.events.slice(1)
+    return rest.length === 0
+      ? queued
+      : andThen(queued, (s) => turnEvents(s, { ...action, events: rest }, config))
   }
+  if (own.phase === 'queued' && first?.type !== 'execution-started')
+    return leftServerQueue(state, own, first)
+  if (first?.type === 'done' && own.attempts > 1) return alreadyAccepted(state, own)
+  if (first?.type === 'error') {
+    // Refused before it started (e.g. turn_already_running): nothing was recorded, and its
+    // message id is no draft's fate to wait for.
+    const error = refusalError(first)
+    return reported(
+      notTakenUp(wantRead(state), own, error, { own: null, error: shownError(state, own, error) }),
+      messageEvent(own, 'refused'),
+    )
+  }
+  // What is left begins with `execution-started` (`beginsUnannounced` took every other).
   const announced = first as EventOf<'execution-started'>
   const started = startOwnTurn(state, own, action, announced.executionId, announced.sessionId)
   const rest = action.events.slice(1)
@@ -358,7 +335,7 @@ function leftServerQueue(state: EngineState, own: OwnTurn, first: TurnEvent | un
 
 /**
  * A turn that began without `execution-started`, met by the engine (the released platform's part
- * begins it its own way, `turnEventsRoute`): the message was taken, and its stream is read to its end, shown nowhere (closing it
+ * begins it its own way, `beginsUnannounced`): the message was taken, and its stream is read to its end, shown nowhere (closing it
  * would cancel the turn on such a server; only `dispose()` does). The open stream keeps the gate
  * shut (`cut`; a 404 meanwhile is "not recorded yet"), a Stop held for it says it cannot stop it,
  * and what runs is for reads to show — which on such a server need the part too: this warning,

@@ -17,7 +17,7 @@ import type { LiveTurn } from '../fold'
 import type { EngineAction, EnginePart, EngineState, OwnTurn, Reducer, Step } from '../model'
 import { andThen, learn, renamed, settleStop, step, wantRead } from './common'
 import { renameWatched } from './endings'
-import { startOwnTurn, turnEventsRoute } from './ownTurn'
+import { beginsUnannounced, startOwnTurn } from './ownTurn'
 import { assistantOf, takesRecord } from './snapshot'
 import {
   accepted,
@@ -218,9 +218,7 @@ function standInTurn(
       `The turn stream began with "${action.events[0]?.type}" instead of "execution-started"; ` +
       'following it without an execution id until the server names one.',
   })
-  if (!held) return started
-  const { waiters, askedAt } = held
-  return andThen(started, (s) => stopByClosing({ state: s, executionId, waiters, askedAt }))
+  return held ? andThen(started, (s) => stopByClosing({ ...held, state: s, executionId })) : started
 }
 
 /**
@@ -229,7 +227,7 @@ function standInTurn(
  * A silent turn's deadline is done before the engine's own (`tick`). What the engine has no way
  * for, asked by its pure routing questions, the part does its own way before (or instead of) the
  * engine's step: a turn the server did not announce begins under a stand-in id, and the engine
- * then streams its events (`turnEventsRoute`); a Stop with no route closes the stream
+ * then streams its events (`beginsUnannounced`); a Stop with no route closes the stream
  * (`unroutedRequest`, `unroutedFailure`). The part is listed first (next to the engine,
  * `everyPart`, `createPreviewChatClient`), so the parts listed after it see these steps as any
  * other.
@@ -257,7 +255,7 @@ const releasing =
         return andThen(silentDeadline(state, action.at), (s) => inner(s, action, config))
       case 'turn-events': {
         const { own } = state
-        if (!own || turnEventsRoute(state, action) !== 'unannounced') break
+        if (!own || !beginsUnannounced(state, action)) break
         const started = standInTurn(state, own, action)
         return action.events.length === 0
           ? started

@@ -30,7 +30,7 @@ export interface UnroutedStop {
 }
 
 /** What a client without the released platform's part says of a server with no Stop by id. */
-const noStopById = ({ state, waiters }: UnroutedStop): Step =>
+const noStopById = (state: EngineState, waiters: readonly number[]): Step =>
   dropStop(
     state,
     waiters,
@@ -41,45 +41,29 @@ const noStopById = ({ state, waiters }: UnroutedStop): Step =>
   )
 
 /**
- * Which way a Stop pressed now goes (with no Stop under way): held for this tab's message on its
- * way, through a suspension's runs, by execution id, or none this server has (`unrouted`).
+ * The Stop that `stop-requested` begins when this server gives it no route, or `null`: with no
+ * Stop under way, the server has no Stop by id, or what runs goes by a stand-in id such a server
+ * would not know (a message on its way to a server with Stop by id is held for its id instead).
  */
-export type StopRoute =
-  | { kind: 'held'; token: number }
-  | { kind: 'unrouted'; executionId: string | null }
-  | { kind: 'runs' }
-  | { kind: 'by-id'; executionId: string }
-
-export function stopRoute(state: EngineState): StopRoute {
-  const { own } = state
-  const byId = state.server.stopsByExecutionId !== false
-  // This tab's message is on its way: the Stop is that message's, whatever a read shows running
-  // (another device's turn, say); on a server without Stop by id, closing the POST is the Stop.
-  const posting = own?.phase === 'posting' && !own.timedOut
-  if (posting && byId) return { kind: 'held', token: own.token }
-  const executionId = posting ? null : activeExecutionId(state)
-  // No Stop by id (released n8n), or nothing to name yet a server of that kind would know.
-  if (!byId || isStandIn(executionId)) return { kind: 'unrouted', executionId }
-  return executionId ? { kind: 'by-id', executionId } : { kind: 'runs' }
-}
-
-/** A Stop that `stop-requested` begins with no route on this server (`stopRoute`), or `null`. */
 export function unroutedRequest(
   state: EngineState,
   { request, at }: Action<'stop-requested'>,
 ): UnroutedStop | null {
-  const route = state.stop ? null : stopRoute(state)
-  return route?.kind === 'unrouted'
-    ? { state, executionId: route.executionId, waiters: [request], askedAt: at }
-    : null
+  const { own } = state
+  const posting = own?.phase === 'posting' && !own.timedOut
+  const executionId = posting ? null : activeExecutionId(state)
+  return state.stop || (state.server.stopsByExecutionId !== false && !isStandIn(executionId))
+    ? null
+    : { state, executionId, waiters: [request], askedAt: at }
 }
 
 /** A Stop that began (one with nothing to stop settles at once): reported, for the parts. */
 export const stopBegun = (begun: Step): Step =>
   begun.state.stop ? reported(begun, { type: 'stop-pressed' }) : begun
 
-export function requestStop(state: EngineState, { request, at }: Action<'stop-requested'>): Step {
+export function requestStop(state: EngineState, action: Action<'stop-requested'>): Step {
   const { stop } = state
+  const { request, at } = action
   if (stop) {
     // Asked already: the call joins the Stop under way and resolves as it does.
     if (stop.kind === 'execution' && stop.accepted)
@@ -88,26 +72,28 @@ export function requestStop(state: EngineState, { request, at }: Action<'stop-re
       return step(state, ...settleStop([request], { cancelRequested: stop.cancelled }))
     return step({ ...state, stop: { ...stop, waiters: [...stop.waiters, request] } })
   }
+  // No route on this server (no Stop by id, or a stand-in id): the engine says it cannot.
+  const unrouted = unroutedRequest(state, action)
+  if (unrouted) return noStopById(state, unrouted.waiters)
   // A Stop begins here (one with nothing to stop settles at once): reported.
   return stopBegun(startStop(state, [request], at))
 }
 
 function startStop(state: EngineState, waiters: readonly number[], at: number): Step {
-  const route = stopRoute(state)
-  switch (route.kind) {
-    case 'held':
-      return step({
-        ...state,
-        stop: { kind: 'held', token: route.token, askedAt: at, waiters },
-        error: null,
-      })
-    case 'unrouted':
-      return noStopById({ state, executionId: route.executionId, waiters, askedAt: at })
-    case 'runs':
-      return cancelSuspendedRuns(state, waiters)
-    case 'by-id':
-      return sendStop(state, route.executionId, waiters, at)
-  }
+  const { own } = state
+  // This tab's message is on its way: the Stop is that message's, whatever a read shows running
+  // (another device's turn, say). (On a server without Stop by id, closing the POST is the Stop:
+  // `unroutedRequest`.)
+  if (own?.phase === 'posting' && !own.timedOut)
+    return step({
+      ...state,
+      stop: { kind: 'held', token: own.token, askedAt: at, waiters },
+      error: null,
+    })
+  const executionId = activeExecutionId(state)
+  return executionId
+    ? sendStop(state, executionId, waiters, at)
+    : cancelSuspendedRuns(state, waiters)
 }
 
 function sendStop(
@@ -219,12 +205,7 @@ export function unroutedFailure(
   const stop = unansweredStop(state, executionId)
   if (!stop || triesAgain(stop, error) || !error.routeMissing) return null
   const server = { ...state.server, stopsByExecutionId: false }
-  return {
-    state: { ...state, server, stop: null },
-    executionId: stop.executionId,
-    waiters: stop.waiters,
-    askedAt: stop.askedAt,
-  }
+  return { ...stop, state: { ...state, server, stop: null } }
 }
 
 export function stopFailed(
@@ -240,7 +221,7 @@ export function stopFailed(
     return step({ ...state, stop: { ...stop, retryAt } })
   }
   const unrouted = unroutedFailure(state, action)
-  return unrouted ? noStopById(unrouted) : dropStop(state, stop.waiters, error)
+  return unrouted ? noStopById(unrouted.state, stop.waiters) : dropStop(state, stop.waiters, error)
 }
 
 export function runsAnswered(state: EngineState, action: Action<'runs-answered'>): Step {
@@ -290,10 +271,9 @@ export function onOwnTurnAnnounced(state: EngineState, token: number, executionI
   const { stop } = state
   if (stop?.kind !== 'held' || stop.token !== token) return step(state)
   const unheld = { ...state, stop: null }
-  const { waiters, askedAt } = stop
   return isStandIn(executionId)
-    ? noStopById({ state: unheld, executionId, waiters, askedAt })
-    : sendStop(unheld, executionId, waiters, askedAt)
+    ? noStopById(unheld, stop.waiters)
+    : sendStop(unheld, executionId, stop.waiters, stop.askedAt)
 }
 
 /**
@@ -304,8 +284,7 @@ export function onOwnTurnAnnounced(state: EngineState, token: number, executionI
 export function onOwnTurnUnannounced(state: EngineState, token: number): Step {
   const { stop } = state
   if (stop?.kind !== 'held' || stop.token !== token) return step(state)
-  const { waiters, askedAt } = stop
-  return noStopById({ state: { ...state, stop: null }, executionId: null, waiters, askedAt })
+  return noStopById({ ...state, stop: null }, stop.waiters)
 }
 
 /** This tab's message was not taken up: a Stop held for it has nothing to stop. */
