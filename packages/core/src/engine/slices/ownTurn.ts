@@ -335,11 +335,11 @@ function leftServerQueue(state: EngineState, own: OwnTurn, first: TurnEvent | un
 
 /**
  * A turn that began without `execution-started`, met by the engine (the released platform's part
- * begins it its own way, `beginsUnannounced`): the message was taken, and its stream is read to its end, shown nowhere (closing it
- * would cancel the turn on such a server; only `dispose()` does). The open stream keeps the gate
- * shut (`cut`; a 404 meanwhile is "not recorded yet"), a Stop held for it says it cannot stop it,
- * and what runs is for reads to show — which on such a server need the part too: this warning,
- * the read's error and the Stop's say which option to pass.
+ * begins it its own way, `beginsUnannounced`): the message was taken, and its stream is read to
+ * its end, shown nowhere (closing it would cancel the turn on such a server; only `dispose()`
+ * does). The open stream keeps the gate shut (`cut`; a 404 meanwhile is "not recorded yet"), a
+ * Stop held for it says it cannot stop it, and what runs is for reads to show — which on such a
+ * server need the part too: this warning, the read's error and the Stop's say which option to pass.
  */
 function startUnannounced(state: EngineState, own: OwnTurn, first: TurnEvent | undefined): Step {
   return andThen(
