@@ -35,7 +35,7 @@ export default defineConfig({
     // A backstop for a loaded 2-core machine, never a figure a test depends on (issue 27, row h):
     // a test takes what it takes, and a hung one still ends.
     testTimeout: 30_000,
-    // Two files at a time (vitest's default here is cores − 1, one): the unit step in 292-306 s
+    // Two files at a time (vitest's default here is cores − 1, one): the unit step in 285-306 s
     // instead of 446 s on this 2-core machine. The deployment suites, which start three server
     // processes, Postgres and Redis, run after every other file, one at a time (`server-deploy`
     // below), so that no other file shares the cores with them. (Their missed deadline in CI was a

@@ -168,7 +168,7 @@ export function endInstance(instance: Instance): Promise<void> {
  * closing, or the proxy one an instance was closing (a `fetch failed`, ECONNRESET, seen in 2 of 9
  * loaded runs of the conformance test; not in the deployment under test).
  */
-export function startProxy(live: () => Instance[]): Promise<Server> {
+export function startProxy(live: () => readonly Pick<Instance, 'url'>[]): Promise<Server> {
   let next = 0
   const agent = new Agent({ keepAlive: false })
   const server = createServer((incoming, outgoing) => {

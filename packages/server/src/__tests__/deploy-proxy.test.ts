@@ -55,9 +55,7 @@ describe('the deployment suites’ round-robin proxy [R-DEPLOY-CONFORMANCE]', ()
         } else outgoing.writeHead(404).end('{"code":"not_found","message":"no such thread"}')
       }),
     )
-    const proxy = await startProxy(() => [
-      { mainId: 'main-1', url: instance, child: null!, errors: [] },
-    ])
+    const proxy = await startProxy(() => [{ url: instance }])
     servers.push(proxy)
     const at = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
     // One connection, kept alive: the next request goes on it once this one is written.

@@ -190,7 +190,10 @@ export function stopAnswered(state: EngineState, action: Action<'stop-answered'>
 }
 
 /** A Stop by id told to wait (429 or 503 with `Retry-After`) with tries left: sent again later. */
-const triesAgain = (stop: { attempts: number }, error: ErrorRecord) =>
+const triesAgain = (
+  stop: { attempts: number },
+  error: ErrorRecord,
+): error is ErrorRecord & { retryAfterMs: number } =>
   error.retryAfterMs !== undefined && stop.attempts < STOP_TRIES
 
 /**
@@ -217,7 +220,7 @@ export function stopFailed(
   const { error } = action
   if (!stop) return step(state)
   if (triesAgain(stop, error)) {
-    const retryAt = action.at + Math.min(error.retryAfterMs ?? 0, config.retry.maxMs)
+    const retryAt = action.at + Math.min(error.retryAfterMs, config.retry.maxMs)
     return step({ ...state, stop: { ...stop, retryAt } })
   }
   const unrouted = unroutedFailure(state, action)
