@@ -91,6 +91,10 @@ describe('the Redis bus between processes [R-BUS-REDIS-DEAD-OWNER]', () => {
     })
 
     await own.publish('alice', update('from-test'))
+    // An instance hears its own publish at once and the others' through Redis: the bus orders
+    // messages from one origin, not across origins. Two publishes once it has heard the test's
+    // message, so every instance hears them in this order (CI once saw two hear its own first).
+    await eventually(() => expect(two!.lines).toContainEqual({ heard: 'from-test' }))
     two!.child.stdin!.write('from-two\n')
     for (const instance of [one!, two!]) {
       await eventually(() =>
