@@ -222,12 +222,12 @@ describe('each part keeps its state under its own key of the engine state [R-ENG
     // What names each part's state: its accessor and types, and the fields it had in the base.
     const parts = [
       {
-        own: ['slices/relay.ts'],
+        own: ['slices/relay.ts', 'slices/relayShapes.ts'],
         names:
           /\b(relayOf|RelayState|RelayingState|postingHolds|syncAsked|followsRelayed|followsRunning)\b/,
       },
       {
-        own: ['slices/released.ts'],
+        own: ['slices/released.ts', 'slices/releasedShapes.ts'],
         names:
           /\b(silentOf|SilentTurn|ReleasedState|ReleasingState|standInBase|settledBase)\b|\.silent\b/,
       },
@@ -240,8 +240,6 @@ describe('each part keeps its state under its own key of the engine state [R-ENG
     ]
     let checked = 0
     for (const file of files) {
-      // The trace's shapes state every field a trace may hold, each part's under its key.
-      if (file === 'shapes.ts') continue
       const source = readFileSync(join(engine, file), 'utf8')
       for (const { own, names } of parts) {
         if (own.some((path) => file.startsWith(path))) continue
@@ -254,7 +252,12 @@ describe('each part keeps its state under its own key of the engine state [R-ENG
     const src = join(__dirname, '..')
     const owned = [
       {
-        own: ['engine/relay.ts', 'engine/slices/relay.ts', 'effects/tabRelay.ts'],
+        own: [
+          'engine/relay.ts',
+          'engine/slices/relay.ts',
+          'engine/slices/relayShapes.ts',
+          'effects/tabRelay.ts',
+        ],
         names: /'relay-received'|type: 'relay'|case 'relay'|=== 'relay'/,
       },
       { own: ['engine/queue/', 'effects/queueHost.ts', 'queue.ts'], names: /'queue-[a-z-]+'/ },
@@ -263,7 +266,7 @@ describe('each part keeps its state under its own key of the engine state [R-ENG
       ...files.map((file) => join('engine', file)),
       ...readdirSync(join(src, 'effects')).map((file) => join('effects', file)),
       'client.ts',
-    ].filter((file) => file.endsWith('.ts') && file !== 'engine/shapes.ts')
+    ].filter((file) => file.endsWith('.ts'))
     for (const file of hosts) {
       const source = readFileSync(join(src, file), 'utf8')
       for (const { own, names } of owned) {

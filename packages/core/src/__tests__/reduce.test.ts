@@ -480,6 +480,34 @@ describe('lifecycle: quiet and disposed', () => {
   })
 })
 
+describe('select: the view a subscriber compares by reference', () => {
+  it('keeps the view, and the error it shows, while nothing it shows changes [R-READ-IDENTITY]', () => {
+    const down = { code: 'network_error', message: 'The read failed.' }
+    const failed = run(idle(), { type: 'read-failed', error: down, at: 5, random: 0.5 }).state
+    const view = selectSessionState(failed)
+    expect(view.readError).toBeInstanceOf(PreviewChatError)
+    // A step that changes only the engine's bookkeeping (a read wanted, not started).
+    const wanted = run(failed, { type: 'read-wanted', urgent: false }).state
+    expect(wanted).not.toBe(failed)
+    const again = selectSessionState(wanted, { engine: failed, view })
+    expect(again).toBe(view)
+    expect(again.readError).toBe(view.readError)
+    // The same with an error of a submit: one error object for as long as the engine keeps it.
+    const refused = { ...failed, error: { code: 'turn_already_running', message: 'Busy.' } }
+    const shown = selectSessionState(refused, { engine: failed, view })
+    expect(shown.error).toBeInstanceOf(PreviewChatError)
+    const bookkeeping = { ...refused, reads: { ...refused.reads, count: refused.reads.count + 1 } }
+    const still = selectSessionState(bookkeeping, { engine: refused, view: shown })
+    expect(still).toBe(shown)
+    expect(still.error).toBe(shown.error)
+    // Another error, even of the same code, is another object.
+    const twice = { ...bookkeeping, error: { code: 'turn_already_running', message: 'Busy.' } }
+    expect(selectSessionState(twice, { engine: bookkeeping, view: still }).error).not.toBe(
+      still.error,
+    )
+  })
+})
+
 describe('found in review, kept as fixed examples', () => {
   const stops = (commands: Command[]) => commands.filter((c) => c.type === 'settle-stop')
 

@@ -36,7 +36,7 @@ const errorSchema: Schema<ErrorRecord> = object({
   message: string,
 }) as Schema<ErrorRecord>
 
-/** What the store holds, parsed (`parseStoredQueue`; a trace's queue state: `shapes.ts`). */
+/** What the store holds, parsed (`parseStoredQueue`; the queue part's trace shapes: `shapes.ts`). */
 export const storedSchema = object({
   v: picklist([String(QUEUE_VERSION)]),
   items: array(
