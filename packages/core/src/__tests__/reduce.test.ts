@@ -11,7 +11,7 @@ import { sessionStatus } from '../engine/derive'
 import { startTurn, type LiveTurn } from '../engine/fold'
 import { selectSessionState } from '../engine/select'
 import { relayOf } from '../engine/slices/relay'
-import { PreviewChatError } from '../wire/contract/errors'
+import { PreviewChatError, type ErrorRecord } from '../wire/contract/errors'
 import { finishedTurn, key, runningTurn, snapshot, engineConfig, messageIdOf } from './harness'
 
 const config = engineConfig
@@ -482,7 +482,7 @@ describe('lifecycle: quiet and disposed', () => {
 
 describe('select: the view a subscriber compares by reference', () => {
   it('keeps the view, and the error it shows, while nothing it shows changes [R-READ-IDENTITY]', () => {
-    const down = { code: 'network_error', message: 'The read failed.' }
+    const down: ErrorRecord = { code: 'network_error', message: 'The read failed.' }
     const failed = run(idle(), { type: 'read-failed', error: down, at: 5, random: 0.5 }).state
     const view = selectSessionState(failed)
     expect(view.readError).toBeInstanceOf(PreviewChatError)
@@ -493,7 +493,8 @@ describe('select: the view a subscriber compares by reference', () => {
     expect(again).toBe(view)
     expect(again.readError).toBe(view.readError)
     // The same with an error of a submit: one error object for as long as the engine keeps it.
-    const refused = { ...failed, error: { code: 'turn_already_running', message: 'Busy.' } }
+    const busy = (): ErrorRecord => ({ code: 'turn_already_running', message: 'Busy.' })
+    const refused = { ...failed, error: busy() }
     const shown = selectSessionState(refused, { engine: failed, view })
     expect(shown.error).toBeInstanceOf(PreviewChatError)
     const bookkeeping = { ...refused, reads: { ...refused.reads, count: refused.reads.count + 1 } }
@@ -501,7 +502,7 @@ describe('select: the view a subscriber compares by reference', () => {
     expect(still).toBe(shown)
     expect(still.error).toBe(shown.error)
     // Another error, even of the same code, is another object.
-    const twice = { ...bookkeeping, error: { code: 'turn_already_running', message: 'Busy.' } }
+    const twice = { ...bookkeeping, error: busy() }
     expect(selectSessionState(twice, { engine: bookkeeping, view: still }).error).not.toBe(
       still.error,
     )
