@@ -13,9 +13,11 @@ export default defineConfig({
   // another): every server a spec starts listens on a port of its own (port 0; next-app.spec's
   // reference server on 4327, the port its build names, in one worker only), so specs do not meet.
   // Two suit a 2-core machine; `--workers=1` runs them one by one. Three were tried (issue 47,
-  // 2026-12-07, nothing else running): 527 s against 488 s for two — the tests wait less than
-  // they compute: 292 s of CPU with two, 322 s with three — and a scroll position check of
-  // demo.spec missed under that load.
+  // 2026-12-07, nothing else running): 527 s against 488 s for two, and a scroll position check of
+  // demo.spec missed under that load. The tests compute more than they wait: with two, the machine
+  // is busy for 952 s of CPU in a 516 s run (1.85 cores; the summary's machine column). The 292 s
+  // and 322 s of CPU first written here for two and three were the launching processes' own, which
+  // miss the browsers' (scripts/test.mjs, `machineBusy`).
   workers: 2,
   fullyParallel: false,
   retries: 0,

@@ -4,7 +4,8 @@
 // (publint and attw, the API reports, the packed tarballs, the Next app) uses that build: nothing
 // runs `prepack` again. The example apps, the docs site and Storybook are built once, side by side
 // (step `app builds`), for the e2e and the stories. Stops after the stage of the first failing
-// step; at the end, or at that failure, prints each step's wall time, CPU time and cores busy.
+// step; at the end, or at that failure, prints each step's wall time, CPU time (the machine's
+// while it ran, and its own processes') and cores busy.
 //
 // Adding a step is one line in `steps` below: `[name, command]` (a shell command, run at the
 // repository's root), or `[name, [command, command, …]]` for commands that run side by side (the
@@ -17,6 +18,7 @@
 //   node scripts/test.mjs --only lint,unit
 //   node scripts/test.mjs --keep-going   every step even after a failure (exits with the first failure's code)
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -38,13 +40,17 @@ const appBuilds = [
  * after another (a clean clone, nothing else running, 2026-12-06): lint | typecheck | size 138 s
  * against 87 s in a row; packages | api | bench smoke | app builds 153 s against 84 s; unit |
  * consumer | consumer kit | docs examples 680 s against 422 s (the unit step alone 296 s; beside
- * the installs it lost the cores, and a test that streams 100,000 deltas timed out). The steps
- * wait less than they compute: the CPU column of the summary shows it. Mark a step only with a
- * before-and-after of the whole chain. What a stage needs
- * was made by the stages before it: `build` writes the packages' dist/ before anything packs or
- * reads it, and no stage writes files another step of its stage reads (the app builds are not
- * beside lint or typecheck, which read the apps' sources; next-app's typecheck and build both
- * write its readme page).
+ * the installs it lost the cores, and a test that streams 100,000 deltas timed out). Nor the e2e
+ * beside bench smoke, consumer, consumer kit, docs examples and stories, one after another in a
+ * second process (2026-12-07): 759 s against 804 s in a row, the e2e 662 s instead of 500 s and the
+ * consumer step 289 s instead of 65 s. The e2e looked as if it waited (its own CPU 305 s in 516 s)
+ * but kept the machine busy for 952 s of CPU: the browsers' processes are missed by its own CPU
+ * (see `machineBusy`). The steps wait less than they compute: the summary's machine column shows
+ * it. Mark a step only with a before-and-after of the whole chain. What a stage needs was made by
+ * the stages before it: `build` writes the packages' dist/ before anything packs or reads it, and
+ * no stage writes files another step of its stage reads (the app builds are not beside lint or
+ * typecheck, which read the apps' sources; next-app's typecheck and build both write its readme
+ * page).
  * @type {[name: string, command: string | string[], beside?: 'beside'][]}
  */
 const steps = [
@@ -105,6 +111,31 @@ function run(command, quiet) {
   })
 }
 
+/**
+ * The CPU time (seconds) the whole machine has spent busy since it booted, every process's: the
+ * first line of Linux's /proc/stat, in clock ticks (USER_HZ, 100 on Linux), idle and iowait left
+ * out. `undefined` where there is no /proc/stat (macOS). A step's own CPU (its processes' `times`)
+ * counts only processes that an ancestor within the step waited for; one that outlives its parent
+ * is adopted outside the step and counted nowhere. The browsers' processes are missed so: the
+ * e2e's own CPU read 305 s where the machine was busy for 952 s of a 516 s run, Storybook's stories
+ * 34 s against 68 s (2026-12-07, nothing else running).
+ */
+function machineBusy() {
+  let stat
+  try {
+    stat = readFileSync('/proc/stat', 'utf8')
+  } catch {
+    return undefined
+  }
+  const [user, nice, system, , , irq, softirq, steal] = stat
+    .slice(0, stat.indexOf('\n'))
+    .split(/\s+/)
+    .slice(1)
+    .map(Number)
+  const ticks = user + nice + system + irq + softirq + (steal || 0)
+  return Number.isFinite(ticks) ? ticks / 100 : undefined
+}
+
 /** The sum of the four times (`0m1.230000s`) that a shell's `times` prints. */
 function cpuSeconds(times) {
   let sum = 0
@@ -142,23 +173,43 @@ async function runStep(name, command, alone) {
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
 
-/** Each step's wall time, CPU time (user + system of every process it waited for) and how many of
- * the cores it kept busy on average (CPU / wall). */
-function summary(results, total) {
+/**
+ * Each step's wall time; the CPU the machine spent while it ran (every process's: a step that runs
+ * alone is all the machine does in CI) and its own CPU (user + system of every process it waited
+ * for, which misses those that outlive their parent); and how many of the cores were busy on
+ * average (machine CPU / wall). Where the machine's figure cannot be read, its own stands in. Steps
+ * side by side share the machine's figure of their time (marked `*`).
+ */
+function summary(results, total, machineTotal) {
   const width = Math.max('total'.length, ...results.map(({ name }) => name.length))
-  console.log('\npnpm test, step by step (wall, CPU, cores busy):')
-  const line = (name, ms, cpu, status) =>
+  console.log(
+    "\npnpm test, step by step (wall; CPU of the machine, and of the step's own processes; cores busy):",
+  )
+  const cpuCell = (cpu) => (cpu === undefined ? '—' : `${cpu.toFixed(1)} s`).padStart(8)
+  const line = (name, ms, machine, own, status) =>
     console.log(
-      `  ${name.padEnd(width)}  ${seconds(ms).padStart(8)}  ${`${cpu.toFixed(1)} s`.padStart(8)}  ${(cpu / Math.max(ms / 1000, 0.001)).toFixed(2).padStart(5)}  ${status}`,
+      `  ${name.padEnd(width)}  ${seconds(ms).padStart(8)}  ${cpuCell(machine)}  ${cpuCell(own)}  ${((machine ?? own) / Math.max(ms / 1000, 0.001)).toFixed(2).padStart(5)}  ${status}`,
     )
-  for (const { name, ms, cpu, code } of results)
-    line(name, ms, cpu, code === 0 ? 'ok' : `FAILED (exit ${code})`)
+  console.log(
+    `  ${''.padEnd(width)}  ${'wall'.padStart(8)}  ${'machine'.padStart(8)}  ${'own'.padStart(8)}  ${'cores'.padStart(5)}`,
+  )
+  for (const { name, ms, machine, cpu, code, shared } of results)
+    line(
+      name,
+      ms,
+      machine,
+      cpu,
+      `${code === 0 ? 'ok' : `FAILED (exit ${code})`}${shared ? ' *' : ''}`,
+    )
   line(
     'total',
     total,
+    machineTotal,
     results.reduce((sum, { cpu }) => sum + cpu, 0),
     '',
   )
+  if (results.some(({ shared }) => shared))
+    console.log("  * ran side by side with another step: the machine's CPU of that time is both's")
 }
 
 async function main(args) {
@@ -196,6 +247,11 @@ async function main(args) {
   const keepGoing = args.includes('--keep-going')
   const results = []
   const started = performance.now()
+  const busyAtStart = machineBusy()
+  const machineTotal = () => {
+    const now = machineBusy()
+    return busyAtStart === undefined || now === undefined ? undefined : now - busyAtStart
+  }
   for (const stage of stages) {
     for (const [name, command] of stage)
       console.log(`\n▶ ${name}: ${[command].flat().join('  |  ')}`)
@@ -203,10 +259,15 @@ async function main(args) {
     const ended = await Promise.all(
       stage.map(async ([name, command]) => {
         const stepStarted = performance.now()
+        const busyBefore = machineBusy()
         const { code, cpu } = await runStep(name, command, stage.length === 1)
-        const result = { name, ms: performance.now() - stepStarted, cpu, code }
+        const busyAfter = machineBusy()
+        const machine =
+          busyBefore === undefined || busyAfter === undefined ? undefined : busyAfter - busyBefore
+        const shared = stage.length > 1
+        const result = { name, ms: performance.now() - stepStarted, machine, cpu, code, shared }
         console.log(
-          `◀ ${name}: ${seconds(result.ms)}, CPU ${cpu.toFixed(1)} s, ${code === 0 ? 'ok' : `exit ${code}`}`,
+          `◀ ${name}: ${seconds(result.ms)}, CPU ${machine === undefined ? '' : `${machine.toFixed(1)} s (the machine), `}${cpu.toFixed(1)} s (its own), ${code === 0 ? 'ok' : `exit ${code}`}`,
         )
         return result
       }),
@@ -214,14 +275,14 @@ async function main(args) {
     results.push(...ended)
     const failed = ended.find(({ code }) => code !== 0)
     if (failed && !keepGoing) {
-      summary(results, performance.now() - started)
+      summary(results, performance.now() - started, machineTotal())
       console.log(
         `\nStep "${failed.name}" failed; rerun from it: node scripts/test.mjs --from "${failed.name}"`,
       )
       return failed.code
     }
   }
-  summary(results, performance.now() - started)
+  summary(results, performance.now() - started, machineTotal())
   return results.find(({ code }) => code !== 0)?.code ?? 0
 }
 
