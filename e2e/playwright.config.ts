@@ -17,7 +17,11 @@ export default defineConfig({
   // demo.spec missed under that load. The tests compute more than they wait: with two, the machine
   // is busy for 952 s of CPU in a 516 s run (1.85 cores; the summary's machine column). The 292 s
   // and 322 s of CPU first written here for two and three were the launching processes' own, which
-  // miss the browsers' (scripts/test.mjs, `machineBusy`).
+  // miss the browsers' (scripts/test.mjs, `machineBusy`). Each spec alone, one worker, the
+  // machine's CPU in its wall time: docs.spec 427 s in 252 s (its crawl of ~430 pages 302 s in
+  // 153 s), queue.spec 112 s in 192 s (it waits on its turns), recovery 69 s in 65 s, demo 65 s in
+  // 57 s, the other eight 11–48 s each; 877 s in all, so two workers cannot end much before
+  // 440 s.
   workers: 2,
   fullyParallel: false,
   retries: 0,
