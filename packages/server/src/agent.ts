@@ -48,7 +48,9 @@ export type PreviewChatAgent = (input: AgentInput, context: AgentContext) => Pro
  * - `/delegate N`: a `delegate` tool call whose child agent streams N characters (default 5,000),
  *   half reasoning then half text, through `subagent-chunk`, to exercise the 4,000 budget;
  * - `/suspend`: a `request_approval` tool call that suspends for a person; resume it with
- *   resumeData `{ "approved": true }` (or anything else to decline);
+ *   resumeData `{ "approved": true }` (or anything else to decline); `{ "approved": true,
+ *   "long": N }` approves and then streams N more text deltas, as `/long N` does (a resumed turn
+ *   that lasts, for the conformance suite's R-TURN-SURVIVES-RESUME);
  * - `/fail`: some text, then an in-band error (`executionStatus: "error"`).
  */
 export const scriptedAgent: PreviewChatAgent = async (input, context) => {
@@ -292,6 +294,12 @@ async function resume(
     approved ? 'Approved: the email was sent.' : 'Understood: I did not send the email.',
   )
   context.emit({ type: 'finish-step' })
+  const long = approved ? (resumeData as { long?: unknown }).long : undefined
+  if (typeof long === 'number' && Number.isInteger(long) && long > 0)
+    return textDeltas(
+      numbered(Math.min(long, maxCount), (n) => `delta ${n}. `),
+      context,
+    )
   return { kind: 'done' }
 }
 

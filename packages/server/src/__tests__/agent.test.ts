@@ -4,25 +4,25 @@ import type { TurnEvent } from '@preview-chat/core/contract'
 import { describe, expect, it } from 'vitest'
 import { maxCount, scriptedAgent } from '../agent'
 
-/** Runs the scripted agent on `message` without pauses; returns the text it streamed, in deltas. */
-async function echo(message: string): Promise<string[]> {
+/** Runs the scripted agent on `input` without pauses; returns the text it streamed, in deltas. */
+async function deltasOf(input: Parameters<typeof scriptedAgent>[0]): Promise<string[]> {
   const deltas: string[] = []
   let ids = 0
-  await scriptedAgent(
-    { kind: 'message', message },
-    {
-      emit: (event: TurnEvent) => {
-        if (event.type === 'text-delta') deltas.push(event.delta)
-      },
-      pause: async () => undefined,
-      id: (prefix) => `${prefix}-${++ids}`,
-      now: () => 0,
-      signal: new AbortController().signal,
-      history: [],
+  await scriptedAgent(input, {
+    emit: (event: TurnEvent) => {
+      if (event.type === 'text-delta') deltas.push(event.delta)
     },
-  )
+    pause: async () => undefined,
+    id: (prefix) => `${prefix}-${++ids}`,
+    now: () => 0,
+    signal: new AbortController().signal,
+    history: [],
+  })
   return deltas
 }
+
+/** The deltas of the scripted agent's answer to an ordinary message. */
+const echo = (message: string) => deltasOf({ kind: 'message', message })
 
 describe('the echo of an ordinary message quotes at most maxCount words [R-SERVER-ECHO-CAP]', () => {
   it('quotes a short message whole', async () => {
@@ -71,5 +71,30 @@ describe('the scripted agent makes its deltas as it streams them [R-SERVER-TURN-
     const grown = process.memoryUsage().heapUsed - before
     expect(held).toHaveLength(20)
     expect(grown).toBeLessThan(10 * 1024 * 1024)
+  })
+})
+
+/** The deltas of the scripted agent's answer to a resume of its `/suspend` with `resumeData`. */
+const resumed = (resumeData: unknown) =>
+  deltasOf({
+    kind: 'resume',
+    payload: { runId: 'run-1', toolCallId: 'call-1', toolName: 'request_approval', input: {} },
+    resumeData,
+  })
+
+describe('the scripted agent resumed with { approved: true, long: N } answers N deltas more [R-TURN-SURVIVES-RESUME]', () => {
+  it('streams the approval, then N numbered deltas, as /long N does', async () => {
+    expect((await resumed({ approved: true })).join('')).toBe('Approved: the email was sent.')
+    const long = await resumed({ approved: true, long: 3 })
+    expect(long.join('')).toBe('Approved: the email was sent.delta 1. delta 2. delta 3. ')
+  })
+
+  it('adds nothing to a decline, or for a long that is not a whole number above 0', async () => {
+    const declined = 'Understood: I did not send the email.'
+    expect((await resumed({ approved: false, long: 3 })).join('')).toBe(declined)
+    for (const long of ['3', 2.5, 0, -1, null])
+      expect((await resumed({ approved: true, long })).join('')).toBe(
+        'Approved: the email was sent.',
+      )
   })
 })

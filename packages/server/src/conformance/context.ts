@@ -38,8 +38,13 @@ export interface AgentScript {
   longMessage?: string
   /** A message whose answer streams for a while (at least a second), then ends by itself. */
   boundedMessage?: string
-  /** A message whose turn suspends for a person, and the `resumeData` that approves it. */
-  suspend?: { message: string; approve: unknown }
+  /**
+   * A message whose turn suspends for a person, the `resumeData` that approves it, and optionally
+   * one that approves it with an answer that streams for a second or more, then ends
+   * (`approveBounded`: what R-TURN-SURVIVES-RESUME closes mid-answer; without it, `approve`,
+   * whose answer may end before the check can act on it).
+   */
+  suspend?: { message: string; approve: unknown; approveBounded?: unknown }
   /** A message whose turn delegates more child text and reasoning than `limit` characters. */
   delegation?: { message: string; limit: number }
 }
@@ -49,7 +54,11 @@ export const referenceScript: AgentScript = {
   name: 'reference',
   longMessage: '/long 100000',
   boundedMessage: '/long 200',
-  suspend: { message: '/suspend', approve: { approved: true } },
+  suspend: {
+    message: '/suspend',
+    approve: { approved: true },
+    approveBounded: { approved: true, long: 200 },
+  },
   delegation: { message: '/delegate 5000', limit: 4000 },
 }
 

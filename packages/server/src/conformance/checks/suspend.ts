@@ -20,13 +20,21 @@ async function suspended(c: CheckContext) {
   return { turn, payload: last.payload }
 }
 
-/** Resumes a suspension with the script's approval; the plain answer or the stream. */
-function resume(c: CheckContext, payload: SuspendedPayload, caller: 'owner' | 'other' = 'owner') {
-  const { approve } = c.needs('suspend', suspends)
+/**
+ * Resumes a suspension with the script's approval (`bounded`: the one whose answer lasts a second
+ * or more, where the script has one); the plain answer or the stream.
+ */
+function resume(
+  c: CheckContext,
+  payload: SuspendedPayload,
+  caller: 'owner' | 'other' = 'owner',
+  bounded = false,
+) {
+  const { approve, approveBounded } = c.needs('suspend', suspends)
   return c.client.turn(c.client.paths.resume, caller, {
     runId: payload.runId,
     toolCallId: payload.toolCallId,
-    resumeData: approve,
+    resumeData: bounded && approveBounded !== undefined ? approveBounded : approve,
   })
 }
 
@@ -78,7 +86,7 @@ export const suspendChecks: Check[] = [
     name: 'a resumed turn whose POST stream is closed goes on and ends recorded',
     async run(c) {
       const { turn, payload } = await suspended(c)
-      const resumed = await resume(c, payload)
+      const resumed = await resume(c, payload, 'owner', true)
       if ('answer' in resumed) return c.fail('a turn stream', describe(resumed.answer))
       const next = await c.begin(resumed, turn.threadId, 'owner', new Set([turn.executionId]))
       await c.expectSurvivesClose(next)
