@@ -26,6 +26,7 @@ import { n8nAuth } from './n8n-harness'
 const timing = { deltaMs: 10, snapshotMs: 20 }
 const bearer = (user: string) => ({ Authorization: `Bearer ${user}` })
 const referenceUsers = { owner: bearer('alice'), other: bearer('bob'), readOnly: bearer('carol') }
+const n8nUsers = { owner: n8nAuth('alice'), other: n8nAuth('bob'), readOnly: n8nAuth('carol') }
 
 const run = (server: PreviewChatServer, options: Partial<ConformanceOptions> = {}) =>
   runConformance({
@@ -112,7 +113,6 @@ describe('without an agent script [R-CONFORMANCE-LIMITS]', () => {
 describe('against the n8n-2.41 flavor, with --flavor n8n-2.41 [R-CONFORMANCE-LIMITS]', () => {
   it('reports the platform’s known limits by rule id, not as passes, and nothing else fails', async () => {
     const server = await startHost({ ...timing, flavor: 'n8n-2.41' })
-    const n8nUsers = { owner: n8nAuth('alice'), other: n8nAuth('bob'), readOnly: n8nAuth('carol') }
     const report = await run(server, { credentials: n8nUsers, flavor: 'n8n-2.41' })
     expect(byOutcome(report, 'fail')).toEqual([])
     expect(new Set(byOutcome(report, 'known-limit'))).toEqual(
@@ -244,7 +244,6 @@ describe('a resumed turn the check closes mid-answer, however late its reads [R-
     const only = ['R-TURN-SURVIVES-RESUME']
     const spec = await run(await startHost(timing), { only, fetch: lateReads(300) })
     expect(spec.results.map((result) => result.outcome)).toEqual(['pass'])
-    const n8nUsers = { owner: n8nAuth('alice'), other: n8nAuth('bob'), readOnly: n8nAuth('carol') }
     const n8n = await run(await startHost({ ...timing, flavor: 'n8n-2.41' }), {
       only,
       credentials: n8nUsers,

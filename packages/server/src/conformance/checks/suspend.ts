@@ -21,14 +21,14 @@ async function suspended(c: CheckContext) {
 }
 
 /**
- * Resumes a suspension with the script's approval (`bounded`: the one whose answer lasts a second
- * or more, where the script has one); the plain answer or the stream.
+ * Resumes a suspension with the script's approval, as `caller` (the owner by default); `bounded`:
+ * with the approval whose answer lasts a second or more, where the script has one. The plain
+ * answer or the stream.
  */
 function resume(
   c: CheckContext,
   payload: SuspendedPayload,
-  caller: 'owner' | 'other' = 'owner',
-  bounded = false,
+  { caller = 'owner', bounded = false }: { caller?: 'owner' | 'other'; bounded?: boolean } = {},
 ) {
   const { approve, approveBounded } = c.needs('suspend', suspends)
   return c.client.turn(c.client.paths.resume, caller, {
@@ -48,7 +48,7 @@ async function expectOpen(c: CheckContext, threadId: string, count: number) {
 
 /** Another user's resume of `payload`: its status, or its stream's first event (type and code). */
 async function refusal(c: CheckContext, payload: SuspendedPayload): Promise<string> {
-  const resumed = await resume(c, payload, 'other')
+  const resumed = await resume(c, payload, { caller: 'other' })
   if ('answer' in resumed) return `${resumed.answer.status}`
   const first = await resumed.stream.next()
   resumed.close()
@@ -86,7 +86,7 @@ export const suspendChecks: Check[] = [
     name: 'a resumed turn whose POST stream is closed goes on and ends recorded',
     async run(c) {
       const { turn, payload } = await suspended(c)
-      const resumed = await resume(c, payload, 'owner', true)
+      const resumed = await resume(c, payload, { bounded: true })
       if ('answer' in resumed) return c.fail('a turn stream', describe(resumed.answer))
       const next = await c.begin(resumed, turn.threadId, 'owner', new Set([turn.executionId]))
       await c.expectSurvivesClose(next)
