@@ -434,9 +434,12 @@ describe('the gate while another tab posts: records and relays that lag [R-GATE-
       { type: 'done' },
     )
     expect(b.session.getState().status).toBe('idle')
-    // A sends its next message at once; B's read of e1's last batch answers a record that lags.
+    // A sends its next message at once, and B hears of it (the relay's copy comes a task later: no
+    // number of microtask rounds is sure to let it in); B's read of e1's last batch answers a
+    // record that lags.
     a.session.setDraft('Second')
     void a.session.submit()
+    await delivered()
     b.push.updated('e1')
     await settle()
     b.server.answerRead(runningTurn({ executionId: 'e1', question: 'First', text: 'Answer' }))
@@ -474,6 +477,7 @@ describe('the gate while another tab posts: records and relays that lag [R-GATE-
     expect(b.session.getEngineState().live?.executionId).toMatch(/^unannounced:/)
     a.session.setDraft('Second')
     void a.session.submit()
+    await delivered() // B hears of it, a task later
     b.push.updated('x1')
     await settle()
     b.server.answerRead(snapshot(finishedTurn('x1', 'First', 'Answer')))
