@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
-import { join, sep } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defaultClientConditions, defaultServerConditions } from 'vite'
 import { configDefaults, defineConfig } from 'vitest/config'
@@ -26,6 +26,16 @@ const reactTests = {
   setupFiles: ['./src/__tests__/setup.ts'],
 } as const
 
+/** The test files under `dir`, as paths relative to it; node_modules and dist are not read. */
+function testFiles(dir: string, under = ''): string[] {
+  return readdirSync(join(dir, under), { withFileTypes: true }).flatMap((entry) => {
+    const path = under ? `${under}/${entry.name}` : entry.name
+    if (entry.isDirectory())
+      return ['node_modules', 'dist'].includes(entry.name) ? [] : testFiles(dir, path)
+    return /\.test\.tsx?$/.test(entry.name) ? [path] : []
+  })
+}
+
 /**
  * A project whose test files share one module graph (`isolate: false`): fewer modules loaded and
  * transformed again file after file, measured in CONTRIBUTING, "The test pool". A file that
@@ -34,18 +44,13 @@ const reactTests = {
  * fail (pageHide.test.ts) or pass without testing anything (no-react.test.ts). Such files, found by
  * reading them, run apart in `<name>-mocks`, each in a graph of its own.
  */
-function sharingOneGraph(test: {
-  name: string
-  root: string
-  environment: 'node' | 'jsdom'
-  exclude?: string[]
-  setupFiles?: string[]
-}) {
+function sharingOneGraph<Test extends { name: string; root: string; exclude?: string[] }>(
+  test: Test,
+) {
   const dir = fileURLToPath(new URL(`./${test.root}/`, import.meta.url))
-  const replacing = readdirSync(dir, { recursive: true })
-    .map(String)
-    .filter((file) => /\.test\.tsx?$/.test(file) && !file.split(sep).includes('node_modules'))
-    .filter((file) => /\bvi\.(do)?[mM]ock\(/.test(readFileSync(join(dir, file), 'utf8')))
+  const replacing = testFiles(dir).filter((file) =>
+    /\bvi\.(do)?[mM]ock\(/.test(readFileSync(join(dir, file), 'utf8')),
+  )
   const exclude = [...configDefaults.exclude, ...(test.exclude ?? [])]
   return [
     { extends: true, test: { ...test, exclude: [...exclude, ...replacing], isolate: false } },
