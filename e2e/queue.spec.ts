@@ -521,8 +521,8 @@ for (const flavor of ['spec', 'next-era'] as const) {
       await expectQueue([a], ['one:queued', 'two:queued'])
       // Both are in the store before the page is left: another tab reads them there. The page
       // shows a message before its write commits, one write after another, and a write still
-      // pending as the page goes is best effort (`queue-leaving`): a reload within those
-      // milliseconds, which a person's cannot be, found `two` missing in a CI run (2026-12-07).
+      // pending as the page goes is best effort (`queue-leaving`): the test's reload, milliseconds
+      // after the second message showed, found `two` missing in a CI run (2026-12-07).
       const other = await alice.newPage()
       await other.goto(url)
       await expectQueue([other], ['one:queued', 'two:queued'])
