@@ -1,26 +1,32 @@
 // `pnpm test`: everything CI checks, as a list of named steps, the quick ones that fail most often
-// first, run in stages: a step marked `beside` runs side by side with the one before it. The
-// packages are built once (step `build`, `pnpm build:packages`); every later step that needs them
-// (publint and attw, the API reports, the packed tarballs, the Next app) uses that build: nothing
-// runs `prepack` again. The example apps, the docs site and Storybook are built once, side by side
-// (step `app builds`), for the e2e and the stories. Stops after the stage of the first failing
-// step; at the end, or at that failure, prints each step's wall time, CPU time (the machine's
-// while it ran, and its own processes') and cores busy.
+// first, two at a time where what they read allows (each step names the steps it needs: see
+// `steps`). The packages are built once (step `build`, `pnpm build:packages`); every later step
+// that needs them (publint and attw, the API reports, the packed tarballs, the Next app) uses that
+// build: nothing runs `prepack` again. The example apps, the docs site and Storybook are built
+// once, side by side (step `app builds`), for the e2e and the stories. At the first failing step no
+// other starts and those running are stopped; at the end, or at that failure, prints each step's
+// start, wall time, CPU time (the machine's while it ran, and its own processes') and cores busy.
+// While two steps run, each line they print is led by the step's name.
 //
-// Adding a step is one line in `steps` below: `[name, command]` (a shell command, run at the
-// repository's root), or `[name, [command, command, …]]` for commands that run side by side (the
-// step fails when any does; their output is printed one command at a time, when each ends); add
-// `'beside'` to run it beside the step above it.
+// Adding a step is one line in `steps` below: `[name, command, needs]` (a shell command, run at the
+// repository's root; `needs`, the steps it must come after), or `[name, [command, command, …],
+// needs]` for commands that run side by side (the step fails when any does; their output is
+// printed one command at a time, when each ends).
 //
 //   node scripts/test.mjs               every step
-//   node scripts/test.mjs --list        the steps, without running them
-//   node scripts/test.mjs --from e2e    from that step on (names as in --list)
+//   node scripts/test.mjs --list        the steps and their needs, without running them
+//   node scripts/test.mjs --from e2e    the steps from that one of the list on (names as in
+//                                       --list), on the builds already there
 //   node scripts/test.mjs --only lint,unit
-//   node scripts/test.mjs --keep-going   every step even after a failure (exits with the first failure's code)
+//   node scripts/test.mjs --jobs 1      one step at a time, in the list's order
+//   node scripts/test.mjs --keep-going  every step even after a failure (exits with the first
+//                                       failure's code)
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { checkNeeds, stepsToStart } from './lib/schedule.mjs'
 
 /** What the e2e and the stories run on, built side by side (each reads the packages' sources but
  * the Next app, which takes the one build of step `build`). */
@@ -35,53 +41,71 @@ const appBuilds = [
 ]
 
 /**
- * The steps in order. A step marked `beside` runs side by side with the step before it (a stage).
- * None is marked today: on this 2-core machine every stage tried was slower than its steps one
- * after another (a clean clone, nothing else running, 2026-12-06): lint | typecheck | size 138 s
- * against 87 s in a row; packages | api | bench smoke | app builds 153 s against 84 s; unit |
- * consumer | consumer kit | docs examples 680 s against 422 s (the unit step alone 296 s; beside
- * the installs it lost the cores, and a test that streams 100,000 deltas timed out). Nor the e2e
- * beside bench smoke, consumer, consumer kit, docs examples and stories, one after another in a
- * second process (2026-12-07): 759 s against 804 s in a row, the e2e 662 s instead of 500 s and the
- * consumer step 289 s instead of 65 s. The e2e looked as if it waited (its own CPU 305 s in 516 s)
- * but kept the machine busy for 952 s of CPU: the browsers' processes are missed by its own CPU
- * (see `machineBusy`). The steps wait less than they compute: the summary's machine column shows
- * it. Mark a step only with a before-and-after of the whole chain. What a stage needs was made by
- * the stages before it: `build` writes the packages' dist/ before anything packs or reads it, and
- * no stage writes files another step of its stage reads (the app builds are not beside lint or
- * typecheck, which read the apps' sources; next-app's typecheck and build both write its readme
- * page).
- * @type {[name: string, command: string | string[], beside?: 'beside'][]}
+ * The steps, in priority order, each with the steps it needs (`scripts/lib/schedule.mjs`): two run
+ * at a time (`--jobs`), a free slot going to the first step whose needs have passed. The needs say
+ * what a step reads that another writes, or must not share with it: `build` writes the packages'
+ * dist/ before anything packs them; the app builds come after lint and typecheck, which read the
+ * apps' sources and files the builds write (next-app's typecheck and build both write its readme
+ * page, the docs build writes site/generated/); the e2e and the stories run on those builds. The
+ * unit tests and the size check read the sources only (the packages through the
+ * `@preview-chat/source` condition, the scripts' tests planted repositories of their own), and
+ * every server that they, the e2e and the consumer steps start listens on a port of its own: they
+ * can run beside anything.
+ *
+ * The order puts the critical path first: lint, typecheck, build, the app builds and the e2e, one
+ * after another, with the unit tests and then the checks of the build beside them. One at a time
+ * (`--jobs 1`), the steps left a core of this 2-core machine idle for 590 s of a 966 s run (the
+ * unit tests kept 1.25 cores busy, the e2e 1.43, the consumer steps 1.01–1.14); the figures of two
+ * at a time are in CONTRIBUTING, "The test command".
+ * @type {[name: string, command: string | string[], needs?: string[]][]}
  */
 const steps = [
   ['rules', 'pnpm check:rules'],
   ['changesets', 'pnpm check:changesets'],
   ['lint', 'pnpm lint'],
   ['typecheck', 'pnpm typecheck'],
-  ['size', 'pnpm check:size'],
   ['build', 'pnpm build:packages'],
-  ['packages', 'pnpm check:packages:built'],
-  ['api', 'pnpm check:api'],
-  ['bench smoke', 'pnpm bench --smoke'],
-  ['app builds', appBuilds],
+  ['app builds', appBuilds, ['lint', 'typecheck', 'build']],
+  ['e2e', 'pnpm e2e:run', ['build', 'app builds']],
   ['unit', 'pnpm test:unit'],
-  ['consumer', 'node scripts/consumer-smoke.mjs'],
-  ['consumer kit', 'node scripts/consumer-kit.mjs'],
-  ['docs examples', 'node scripts/docs-examples.mjs'],
-  ['e2e', 'pnpm e2e:run'],
-  ['stories', 'pnpm stories:run'],
+  ['size', 'pnpm check:size'],
+  ['packages', 'pnpm check:packages:built', ['build']],
+  ['api', 'pnpm check:api', ['build']],
+  ['bench smoke', 'pnpm bench --smoke'],
+  ['consumer', 'node scripts/consumer-smoke.mjs', ['build']],
+  ['consumer kit', 'node scripts/consumer-kit.mjs', ['build']],
+  ['docs examples', 'node scripts/docs-examples.mjs', ['build']],
+  ['stories', 'pnpm stories:run', ['app builds']],
 ]
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
+/** The process groups of the commands running now, to stop on a failure or an interrupt. */
+const groups = new Set()
+
+/** Stops a process group: SIGTERM, then SIGKILL 10 s later for what is left (a browser, say). */
+function stopGroup(pid) {
+  const signal = (name) => {
+    try {
+      process.kill(-pid, name)
+    } catch {
+      // Gone already.
+    }
+  }
+  signal('SIGTERM')
+  setTimeout(() => signal('SIGKILL'), 10_000).unref()
+}
+
 /**
- * Runs `command` in a shell at the root; `quiet` collects its output instead of printing it.
- * Answers its exit code, its output (when quiet) and the CPU time (user + system, seconds) of the
- * shell and every process it waited for, read with the shell's `times` on a pipe of its own (fd 3,
- * closed for the command itself). A daemon the command leaves running is not counted.
+ * Runs `command` in a shell at the root. `output`: `'inherit'` prints as it comes (a step that
+ * runs alone), a function takes each line as it comes, `'collect'` answers it all at the end.
+ * Answers its exit code, its output (when collected) and the CPU time (user + system, seconds) of
+ * the shell and every process it waited for, read with the shell's `times` on a pipe of its own
+ * (fd 3, closed for the command itself). A daemon the command leaves running is not counted.
  */
-function run(command, quiet) {
+function run(command, output) {
   return new Promise((resolve) => {
+    const inherit = output === 'inherit'
     const child = spawn(
       '/bin/sh',
       ['-c', 'eval "$1" 3>&-; status=$?; times >&3; exit $status', 'sh', command],
@@ -93,21 +117,34 @@ function run(command, quiet) {
           PATH: `${join(root, 'node_modules/.bin')}${delimiter}${process.env.PATH}`,
         },
         stdio: [
-          quiet ? 'ignore' : 'inherit',
-          quiet ? 'pipe' : 'inherit',
-          quiet ? 'pipe' : 'inherit',
+          inherit ? 'inherit' : 'ignore',
+          inherit ? 'inherit' : 'pipe',
+          inherit ? 'inherit' : 'pipe',
           'pipe',
         ],
+        // A group of its own, which a failure elsewhere stops whole. One that prints to the
+        // terminal stays in ours, where the terminal's Ctrl-C reaches it.
+        detached: !inherit,
       },
     )
-    let output = ''
+    if (!inherit) groups.add(child.pid)
+    let collected = ''
+    let partial = ''
+    const take = (chunk) => {
+      if (typeof output !== 'function') return void (collected += chunk)
+      const lines = (partial + chunk).split('\n')
+      partial = lines.pop() ?? ''
+      for (const line of lines) output(line)
+    }
     let times = ''
-    child.stdout?.on('data', (chunk) => (output += chunk))
-    child.stderr?.on('data', (chunk) => (output += chunk))
+    child.stdout?.on('data', take)
+    child.stderr?.on('data', take)
     child.stdio[3].on('data', (chunk) => (times += chunk))
-    child.on('close', (code, signal) =>
-      resolve({ code: code ?? (signal ? 1 : 0), output, cpu: cpuSeconds(times) }),
-    )
+    child.on('close', (code, signal) => {
+      groups.delete(child.pid)
+      if (typeof output === 'function' && partial) output(partial)
+      resolve({ code: code ?? (signal ? 1 : 0), output: collected, cpu: cpuSeconds(times) })
+    })
   })
 }
 
@@ -145,23 +182,26 @@ function cpuSeconds(times) {
 }
 
 /**
- * Runs a step's command, or its commands side by side; `alone` (a step without others beside it,
- * with one command) prints its output as it comes, else each command's output is printed when it
- * ends. Answers the first failing code and the CPU time.
+ * Runs a step's command, or its commands side by side. `print`: undefined when the step can be all
+ * that runs (one command prints as it comes), else what takes each line. A step of several
+ * commands prints each command's output when it ends. Answers the first failing code and the CPU.
  */
-async function runStep(name, command, alone) {
-  if (alone && typeof command === 'string') {
-    const { code, cpu } = await run(command, false)
+async function runStep(name, command, print) {
+  if (typeof command === 'string') {
+    const { code, cpu } = await run(command, print ?? 'inherit')
     return { code, cpu }
   }
+  const say = print ?? ((line) => console.log(line))
   const results = await Promise.all(
-    [command].flat().map(async (one) => {
-      const started = performance.now()
-      const { code, output, cpu } = await run(one, true)
-      const wall = (performance.now() - started) / 1000
-      console.log(
-        `\n── ${name}: ${one} (${wall.toFixed(1)} s, CPU ${cpu.toFixed(1)} s, ${code === 0 ? 'ok' : `exit ${code}`})\n${output}`,
+    command.map(async (one) => {
+      const begun = performance.now()
+      const { code, output, cpu } = await run(one, 'collect')
+      const wall = (performance.now() - begun) / 1000
+      say('')
+      say(
+        `── ${name}: ${one} (${wall.toFixed(1)} s, CPU ${cpu.toFixed(1)} s, ${code === 0 ? 'ok' : `exit ${code}`})`,
       )
+      for (const line of output.replace(/\n$/, '').split('\n')) say(line)
       return { code, cpu }
     }),
   )
@@ -174,42 +214,46 @@ async function runStep(name, command, alone) {
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
 
 /**
- * Each step's wall time; the CPU the machine spent while it ran (every process's: a step that runs
- * alone is all the machine does in CI) and its own CPU (user + system of every process it waited
- * for, which misses those that outlive their parent); and how many of the cores were busy on
- * average (machine CPU / wall). Where the machine's figure cannot be read, its own stands in. Steps
- * side by side share the machine's figure of their time (marked `*`).
+ * Each step's start (from the run's), wall time, the CPU the machine spent while it ran (every
+ * process's) and its own CPU (user + system of every process it waited for, which misses those
+ * that outlive their parent), and how many of the cores were busy on average (machine CPU / wall).
+ * Where the machine's figure cannot be read, its own stands in. A step that shared some of its
+ * time with another is marked `*`: the machine's CPU of that time is both's.
  */
-function summary(results, total, machineTotal) {
+function summary(results, total, machineTotal, jobs) {
   const width = Math.max('total'.length, ...results.map(({ name }) => name.length))
   console.log(
-    "\npnpm test, step by step (wall; CPU of the machine, and of the step's own processes; cores busy):",
+    `\npnpm test, step by step, ${jobs} at a time (start; wall; CPU of the machine, and of the step's own processes; cores busy):`,
   )
   const cpuCell = (cpu) => (cpu === undefined ? '—' : `${cpu.toFixed(1)} s`).padStart(8)
-  const line = (name, ms, machine, own, status) =>
+  const line = (name, from, ms, machine, own, status) =>
     console.log(
-      `  ${name.padEnd(width)}  ${seconds(ms).padStart(8)}  ${cpuCell(machine)}  ${cpuCell(own)}  ${((machine ?? own) / Math.max(ms / 1000, 0.001)).toFixed(2).padStart(5)}  ${status}`,
+      `  ${name.padEnd(width)}  ${from === undefined ? ''.padStart(7) : seconds(from).padStart(7)}  ${seconds(ms).padStart(8)}  ${cpuCell(machine)}  ${cpuCell(own)}  ${((machine ?? own) / Math.max(ms / 1000, 0.001)).toFixed(2).padStart(5)}  ${status}`,
     )
   console.log(
-    `  ${''.padEnd(width)}  ${'wall'.padStart(8)}  ${'machine'.padStart(8)}  ${'own'.padStart(8)}  ${'cores'.padStart(5)}`,
+    `  ${''.padEnd(width)}  ${'start'.padStart(7)}  ${'wall'.padStart(8)}  ${'machine'.padStart(8)}  ${'own'.padStart(8)}  ${'cores'.padStart(5)}`,
   )
-  for (const { name, ms, machine, cpu, code, shared } of results)
+  for (const { name, from, ms, machine, cpu, state, code, shared } of results)
     line(
       name,
+      from,
       ms,
       machine,
       cpu,
-      `${code === 0 ? 'ok' : `FAILED (exit ${code})`}${shared ? ' *' : ''}`,
+      `${state === 'passed' ? 'ok' : state === 'stopped' ? 'stopped' : `FAILED (exit ${code})`}${shared ? ' *' : ''}`,
     )
   line(
     'total',
+    undefined,
     total,
     machineTotal,
     results.reduce((sum, { cpu }) => sum + cpu, 0),
     '',
   )
   if (results.some(({ shared }) => shared))
-    console.log("  * ran side by side with another step: the machine's CPU of that time is both's")
+    console.log(
+      "  * ran beside another step for some of its time: the machine's CPU of that time is both's",
+    )
 }
 
 async function main(args) {
@@ -217,10 +261,14 @@ async function main(args) {
     const at = args.indexOf(flag)
     return at === -1 ? undefined : args[at + 1]
   }
-  const names = steps.map(([name]) => name)
+  const all = steps.map(([name, , needs]) => ({ name, needs }))
+  checkNeeds(all)
+  const names = all.map(({ name }) => name)
   if (args.includes('--list')) {
-    for (const [name, command, beside] of steps)
-      console.log(`${beside ? '  beside: ' : ''}${name}: ${[command].flat().join('  |  ')}`)
+    for (const [name, command, needs] of steps)
+      console.log(
+        `${name}${needs ? ` (after ${needs.join(', ')})` : ''}: ${[command].flat().join('  |  ')}`,
+      )
     return 0
   }
   const only = option('--only')?.split(',')
@@ -230,60 +278,86 @@ async function main(args) {
       console.error(`no step "${name}"; the steps: ${names.join(', ')}`)
       return 2
     }
-  const chosen = steps.filter(
-    ([name]) =>
+  const jobsOption = option('--jobs')
+  const jobs = jobsOption === undefined ? Math.min(2, availableParallelism()) : Number(jobsOption)
+  if (!Number.isInteger(jobs) || jobs < 1) {
+    console.error(`--jobs takes a whole number of steps at a time, 1 or more, not "${jobsOption}"`)
+    return 2
+  }
+  const chosen = all.filter(
+    ({ name }) =>
       (!only || only.includes(name)) && (!from || names.indexOf(name) >= names.indexOf(from)),
   )
-  // The chosen steps in stages: a `beside` step runs with the steps of its stage that are chosen.
-  let stageOf = 0
-  const stageIds = new Map(steps.map(([name, , beside]) => [name, beside ? stageOf : ++stageOf]))
-  /** @type {(typeof steps)[]} */
-  const stages = []
-  for (const step of chosen) {
-    const last = stages.at(-1)
-    if (last && stageIds.get(last[0][0]) === stageIds.get(step[0])) last.push(step)
-    else stages.push([step])
-  }
+  const commands = new Map(steps.map(([name, command]) => [name, command]))
   const keepGoing = args.includes('--keep-going')
-  const results = []
+  /** @type {Map<string, import('./lib/schedule.mjs').StepState>} */
+  const states = new Map(chosen.map(({ name }) => [name, 'waiting']))
+  // Alone, a step prints as it comes; beside another, each of its lines is led by its name.
+  const alone = jobs === 1 || chosen.length === 1
+  const width = Math.max(...chosen.map(({ name }) => name.length))
+  const results = new Map()
+  /** The steps running now: each one's promise, and whether another ran beside it. */
+  const running = new Map()
   const started = performance.now()
   const busyAtStart = machineBusy()
   const machineTotal = () => {
     const now = machineBusy()
     return busyAtStart === undefined || now === undefined ? undefined : now - busyAtStart
   }
-  for (const stage of stages) {
-    for (const [name, command] of stage)
-      console.log(`\n▶ ${name}: ${[command].flat().join('  |  ')}`)
-    if (stage.length > 1) console.log(`  (${stage.map(([name]) => name).join(', ')} side by side)`)
-    const ended = await Promise.all(
-      stage.map(async ([name, command]) => {
-        const stepStarted = performance.now()
-        const busyBefore = machineBusy()
-        const { code, cpu } = await runStep(name, command, stage.length === 1)
-        const busyAfter = machineBusy()
-        const machine =
-          busyBefore === undefined || busyAfter === undefined ? undefined : busyAfter - busyBefore
-        const shared = stage.length > 1
-        const result = { name, ms: performance.now() - stepStarted, machine, cpu, code, shared }
-        console.log(
-          `◀ ${name}: ${seconds(result.ms)}, CPU ${machine === undefined ? '' : `${machine.toFixed(1)} s (the machine), `}${cpu.toFixed(1)} s (its own), ${code === 0 ? 'ok' : `exit ${code}`}`,
-        )
-        return result
-      }),
-    )
-    results.push(...ended)
-    const failed = ended.find(({ code }) => code !== 0)
-    if (failed && !keepGoing) {
-      summary(results, performance.now() - started, machineTotal())
-      console.log(
-        `\nStep "${failed.name}" failed; rerun from it: node scripts/test.mjs --from "${failed.name}"`,
-      )
-      return failed.code
-    }
+  const interrupt = (signal) => {
+    for (const pid of groups) stopGroup(pid)
+    process.exit(signal === 'SIGINT' ? 130 : 143)
   }
-  summary(results, performance.now() - started, machineTotal())
-  return results.find(({ code }) => code !== 0)?.code ?? 0
+  process.once('SIGINT', interrupt)
+  process.once('SIGTERM', interrupt)
+
+  const start = (name) => {
+    const command = commands.get(name)
+    states.set(name, 'running')
+    console.log(`\n▶ ${name}: ${[command].flat().join('  |  ')}`)
+    const print = alone ? undefined : (line) => console.log(`${name.padEnd(width)} │ ${line}`)
+    const from = performance.now() - started
+    const busyBefore = machineBusy()
+    const entry = { shared: running.size > 0 }
+    for (const other of running.values()) other.shared = true
+    entry.done = runStep(name, command, print).then(({ code, cpu }) => {
+      const busyAfter = machineBusy()
+      const machine =
+        busyBefore === undefined || busyAfter === undefined ? undefined : busyAfter - busyBefore
+      // A step stopped for another's failure keeps that state, whatever its exit code.
+      const state = states.get(name) === 'stopped' ? 'stopped' : code === 0 ? 'passed' : 'failed'
+      states.set(name, state)
+      const ms = performance.now() - started - from
+      results.set(name, { name, from, ms, machine, cpu, code, state, shared: entry.shared })
+      console.log(
+        `◀ ${name}: ${seconds(ms)}, CPU ${machine === undefined ? '' : `${machine.toFixed(1)} s (the machine), `}${cpu.toFixed(1)} s (its own), ${state === 'passed' ? 'ok' : state === 'stopped' ? 'stopped' : `exit ${code}`}`,
+      )
+      running.delete(name)
+      if (state === 'failed' && !keepGoing)
+        for (const other of running.keys()) states.set(other, 'stopped')
+      if (state === 'failed' && !keepGoing) for (const pid of groups) stopGroup(pid)
+    })
+    running.set(name, entry)
+  }
+  for (;;) {
+    for (const name of stepsToStart(chosen, states, { jobs, keepGoing })) start(name)
+    if (running.size === 0) break
+    await Promise.race([...running.values()].map(({ done }) => done))
+  }
+
+  const ran = chosen.map(({ name }) => results.get(name)).filter(Boolean)
+  summary(ran, performance.now() - started, machineTotal(), jobs)
+  const failed = ran.find(({ state }) => state === 'failed')
+  if (failed) {
+    const notRun = chosen.filter(({ name }) => states.get(name) === 'waiting')
+    if (notRun.length > 0)
+      console.log(`\nNot run after the failure: ${notRun.map(({ name }) => name).join(', ')}`)
+    console.log(
+      `\nStep "${failed.name}" failed; rerun it: node scripts/test.mjs --only "${failed.name}" (or from it: --from "${failed.name}")`,
+    )
+    return failed.code
+  }
+  return 0
 }
 
 process.exitCode = await main(process.argv.slice(2))
