@@ -3,10 +3,10 @@
 // `steps`). The packages are built once (step `build`, `pnpm build:packages`); every later step
 // that needs them (publint and attw, the API reports, the packed tarballs, the Next app) uses that
 // build: nothing runs `prepack` again. The example apps, the docs site and Storybook are built
-// once, side by side (step `app builds`), for the e2e and the stories. At the first failing step no
-// other starts and those running are stopped; at the end, or at that failure, prints each step's
-// start, wall time, CPU time (the machine's while it ran, and its own processes') and cores busy.
-// While two steps run, each line they print is led by the step's name.
+// once, side by side (step `app builds`), for the e2e and the stories. After the first failing
+// step no other starts (those running end as they would); at the end prints each step's start,
+// wall time, CPU time (the machine's while it ran, and its own processes') and cores busy. While
+// two steps run, each line they print is led by the step's name.
 //
 // Adding a step is one line in `steps` below: `[name, command, needs]` (a shell command, run at the
 // repository's root; `needs`, the steps it must come after), or `[name, [command, command, …],
@@ -80,20 +80,19 @@ const steps = [
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
-/** The process groups of the commands running now, to stop on a failure or an interrupt. */
+/** The process groups of the commands running now, to stop on an interrupt (Ctrl-C). */
 const groups = new Set()
 
-/** Stops a process group: SIGTERM, then SIGKILL 10 s later for what is left (a browser, say). */
+/**
+ * Ends a process group with SIGTERM: vitest, Playwright and the servers they start close what they
+ * opened on it (a browser, Postgres).
+ */
 function stopGroup(pid) {
-  const signal = (name) => {
-    try {
-      process.kill(-pid, name)
-    } catch {
-      // Gone already.
-    }
+  try {
+    process.kill(-pid, 'SIGTERM')
+  } catch {
+    // Gone already.
   }
-  signal('SIGTERM')
-  setTimeout(() => signal('SIGKILL'), 10_000).unref()
 }
 
 /**
@@ -122,8 +121,9 @@ function run(command, output) {
           inherit ? 'inherit' : 'pipe',
           'pipe',
         ],
-        // A group of its own, which a failure elsewhere stops whole. One that prints to the
-        // terminal stays in ours, where the terminal's Ctrl-C reaches it.
+        // A group of its own (its output is ours to print, so the terminal's Ctrl-C reaches it
+        // through `interrupt`, which stops the group whole). One that prints to the terminal stays
+        // in ours, where Ctrl-C reaches it.
         detached: !inherit,
       },
     )
@@ -240,7 +240,7 @@ function summary(results, total, machineTotal, jobs) {
       ms,
       machine,
       cpu,
-      `${state === 'passed' ? 'ok' : state === 'stopped' ? 'stopped' : `FAILED (exit ${code})`}${shared ? ' *' : ''}`,
+      `${state === 'passed' ? 'ok' : `FAILED (exit ${code})`}${shared ? ' *' : ''}`,
     )
   line(
     'total',
@@ -324,18 +324,18 @@ async function main(args) {
       const busyAfter = machineBusy()
       const machine =
         busyBefore === undefined || busyAfter === undefined ? undefined : busyAfter - busyBefore
-      // A step stopped for another's failure keeps that state, whatever its exit code.
-      const state = states.get(name) === 'stopped' ? 'stopped' : code === 0 ? 'passed' : 'failed'
+      const state = code === 0 ? 'passed' : 'failed'
       states.set(name, state)
       const ms = performance.now() - started - from
       results.set(name, { name, from, ms, machine, cpu, code, state, shared: entry.shared })
       console.log(
-        `◀ ${name}: ${seconds(ms)}, CPU ${machine === undefined ? '' : `${machine.toFixed(1)} s (the machine), `}${cpu.toFixed(1)} s (its own), ${state === 'passed' ? 'ok' : state === 'stopped' ? 'stopped' : `exit ${code}`}`,
+        `◀ ${name}: ${seconds(ms)}, CPU ${machine === undefined ? '' : `${machine.toFixed(1)} s (the machine), `}${cpu.toFixed(1)} s (its own), ${state === 'passed' ? 'ok' : `exit ${code}`}`,
       )
+      if (state === 'failed' && !keepGoing && running.size > 1)
+        console.log(
+          `  (no other step starts; ${[...running.keys()].filter((other) => other !== name).join(', ')} ends as it would)`,
+        )
       running.delete(name)
-      if (state === 'failed' && !keepGoing)
-        for (const other of running.keys()) states.set(other, 'stopped')
-      if (state === 'failed' && !keepGoing) for (const pid of groups) stopGroup(pid)
     })
     running.set(name, entry)
   }

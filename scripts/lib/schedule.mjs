@@ -5,13 +5,14 @@
  * The steps are a list in priority order; each names the steps it `needs`: those that write what
  * it reads (a build before what packs it), or that must not run beside it (two steps writing one
  * file). At most `jobs` steps run at once; a free slot goes to the first step in the list whose
- * needs have all passed. After a failure no step starts unless `keepGoing`, and then a step whose
- * need failed still runs (`--keep-going`: every step, its failure said by the need's).
+ * needs have all passed. After a failure no step starts, as make does without `-k`: those running
+ * end as they would (their results are the run's too); with `keepGoing` every step runs, one whose
+ * need failed too (`--keep-going`: its failure is said by the need's).
  */
 
 /**
  * @typedef {{ name: string, needs?: readonly string[] }} Step
- * @typedef {'waiting' | 'running' | 'passed' | 'failed' | 'stopped'} StepState
+ * @typedef {'waiting' | 'running' | 'passed' | 'failed'} StepState
  */
 
 /**
@@ -47,7 +48,7 @@ export function checkNeeds(steps) {
  */
 export function stepsToStart(steps, states, { jobs, keepGoing = false }) {
   const all = [...states.values()]
-  if (!keepGoing && all.some((state) => state === 'failed' || state === 'stopped')) return []
+  if (!keepGoing && all.includes('failed')) return []
   let free = jobs - all.filter((state) => state === 'running').length
   const settled = (need) => {
     const state = states.get(need)
