@@ -181,7 +181,10 @@ test('the view follows a streaming answer until the reader scrolls up, and holds
   const page = await alice.newPage()
   await page.setViewportSize({ width: 800, height: 500 })
   await openNewThread(page)
-  await send(page, '/long 200')
+  // A turn that outlasts the test on any machine (its deltas 25 ms apart for 40 minutes): it grows
+  // through every check below and ends by the Stop at the end. `/long 200` ended first once, with
+  // the machine loaded by another step beside the e2e, and the Stop found no turn to stop.
+  await send(page, '/long 100000')
   await expect(status(page)).toHaveAttribute('data-status', 'streaming')
   const log = page.getByTestId('transcript')
   const gap = () => log.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)
@@ -203,6 +206,7 @@ test('the view follows a streaming answer until the reader scrolls up, and holds
   await expect.poll(() => log.evaluate((el) => el.scrollHeight)).toBeGreaterThan(heightBack + 100)
   await expect.poll(gap).toBeLessThan(48)
   await page.getByRole('button', { name: 'Stop' }).click()
+  await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'cancelled')
 })
 
 /** Every error the page throws where nothing catches it (a blank page's cause). */
