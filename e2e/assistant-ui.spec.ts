@@ -67,6 +67,7 @@ test('an answer renders markdown; raw HTML stays text', async ({ person }) => {
 test('a reload mid-answer recovers the answer, which completes; one POST', async ({
   person,
   stack,
+  gate,
 }) => {
   const page = await person.newPage()
   await openNewThread(page)
@@ -75,24 +76,25 @@ test('a reload mid-answer recovers the answer, which completes; one POST', async
 
   await send(page, '/long 200')
   await expect(lastAnswer(page)).toContainText('delta 10.')
+  gate.hold() // mid-answer until the reloaded page has read it
   await page.reload()
 
-  await expect(lastAnswer(page)).toContainText('delta 1.')
+  await expect(lastAnswer(page)).toContainText('delta 10.')
   await expect(lastAnswer(page)).toHaveAttribute('data-status', 'running')
   await expect(stop(page)).toBeEnabled()
+  gate.open()
   await expect(lastAnswer(page)).toHaveAttribute('data-status', 'complete', { timeout: 20_000 })
   await expect(lastAnswer(page)).toContainText('delta 200.')
   await expect(page.getByTestId('message-assistant')).toHaveCount(1)
   expect(posts()).toBe(before + 1)
 })
 
-test('Stop in a second tab stops the turn in the first', async ({ person }) => {
+test('Stop in a second tab stops the turn in the first', async ({ person, gate }) => {
   const first = await person.newPage()
   const url = await openNewThread(first)
-  // A turn that ends only by the Stop, however long the second tab takes to open on a loaded
-  // machine (`/long 200` streams for five seconds).
-  await send(first, '/long 100000')
+  await send(first, '/long 200')
   await expect(lastAnswer(first)).toContainText('delta 5.')
+  gate.hold() // it ends by the Stop, however long the second tab takes to open
 
   const second = await person.newPage()
   await second.goto(url)
@@ -105,14 +107,14 @@ test('Stop in a second tab stops the turn in the first', async ({ person }) => {
   await expect(lastAnswer(first)).toHaveAttribute('data-reason', 'cancelled')
   await expect(lastAnswer(second)).toHaveAttribute('data-reason', 'cancelled')
   await expect(lastAnswer(first)).toContainText('Stopped')
-  await expect(lastAnswer(first)).not.toContainText('delta 100000.')
+  await expect(lastAnswer(first)).not.toContainText('delta 200.')
   await expect(status(first)).toHaveAttribute('data-status', 'idle')
   await expect(first.getByRole('button', { name: 'Send' })).toBeDisabled() // empty composer
   await composer(first).fill('next')
   await expect(first.getByRole('button', { name: 'Send' })).toBeEnabled()
 })
 
-test('the draft is restored after a reload, also mid-answer', async ({ person }) => {
+test('the draft is restored after a reload, also mid-answer', async ({ person, gate }) => {
   const page = await person.newPage()
   await openNewThread(page)
   await composer(page).fill('a draft to keep')
@@ -123,10 +125,13 @@ test('the draft is restored after a reload, also mid-answer', async ({ person })
   // While a turn runs: typed during the answer, kept across a reload, sent after it.
   await send(page, '/long 120')
   await expect(lastAnswer(page)).toContainText('delta 3.')
+  gate.hold() // mid-answer until the reloaded page shows the draft
   await composer(page).fill('typed while it ran')
   await page.reload()
   await expect(lastAnswer(page)).toContainText('delta 3.')
+  await expect(lastAnswer(page)).toHaveAttribute('data-status', 'running')
   await expect(composer(page)).toHaveValue('typed while it ran')
+  gate.open()
   await expect(lastAnswer(page)).toHaveAttribute('data-status', 'complete', { timeout: 20_000 })
   await expect(composer(page)).toHaveValue('typed while it ran')
   await composer(page).press('Enter')

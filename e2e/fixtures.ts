@@ -6,6 +6,7 @@ import {
   type BrowserContext,
   type Page,
 } from '@playwright/test'
+import type { Sleep } from '@preview-chat/server'
 import {
   startPreviewChatServer,
   type PreviewChatServer,
@@ -18,6 +19,8 @@ import { startAppServer, type AppServer } from './app-server'
 export interface Stack {
   server: PreviewChatServer
   app: AppServer
+  /** Every pause of the server's agent: a test holds a turn mid-answer for as long as it needs. */
+  gate: AgentGate
   close(): Promise<void>
 }
 
@@ -26,21 +29,85 @@ const appRoot = fileURLToPath(new URL('../examples/chat-app/dist', import.meta.u
 /** Text deltas are 25 ms apart: `/long 200` streams for about five seconds. */
 export const deltaMs = 25
 
-/** A reference server (of another flavor, its agent paced by `sleep`) and the app before it. */
+/**
+ * The agent's pauses under the test's hand. Open, each pause lasts its `ms` as on the platform;
+ * shut, the agent holds at its next pause until the test lets it go on, and a Stop (or a closed
+ * connection, on a flavor that cancels then) still ends it. A test that asserts what a person sees
+ * mid-answer — a reload, a second tab, a drop — holds the turn first: the state lasts until the
+ * test moves on, however slow the machine (a turn of `/long 200` is over in five seconds).
+ */
+export interface AgentGate {
+  /** What the server's agent sleeps on (`StartPreviewChatServerOptions.sleep`). */
+  readonly sleep: Sleep
+  /** Holds every turn at its next pause. */
+  hold(): void
+  /** Lets `pauses` more pauses through (in the order they came), then holds. */
+  shutAfter(pauses: number): void
+  /** Lets every pause through, held or to come, each after its `ms`. */
+  open(): void
+}
+
+export function agentGate(): AgentGate {
+  let budget = Infinity
+  const held = new Set<() => void>()
+  const release = () => {
+    for (const go of [...held]) if (budget > 0) go()
+  }
+  const sleep: Sleep = (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const abort = () => {
+        held.delete(go)
+        clearTimeout(timer)
+        reject(signal.reason as Error)
+      }
+      function go() {
+        held.delete(go)
+        budget--
+        timer = setTimeout(() => {
+          signal.removeEventListener('abort', abort)
+          resolve()
+        }, ms)
+      }
+      if (signal.aborted) return reject(signal.reason as Error)
+      signal.addEventListener('abort', abort, { once: true })
+      held.add(go)
+      release()
+    })
+  return {
+    sleep,
+    hold() {
+      budget = 0
+    },
+    shutAfter(pauses) {
+      budget = pauses
+      release()
+    },
+    open() {
+      budget = Infinity
+      release()
+    },
+  }
+}
+
+/** A reference server (of another flavor) paced by a gate of its own, and the app before it. */
 export async function startStack(
-  options: Pick<StartPreviewChatServerOptions, 'flavor' | 'sleep'> = {},
+  options: Pick<StartPreviewChatServerOptions, 'flavor'> = {},
 ): Promise<Stack> {
+  const gate = agentGate()
   const server = await startPreviewChatServer({
     dev: true,
     port: 0,
     deltaMs,
     snapshotMs: 100,
+    sleep: gate.sleep,
     ...options,
   })
   const app = await startAppServer({ root: appRoot, target: server.url })
   return {
     server,
     app,
+    gate,
     async close() {
       await app.close()
       await server.close()
@@ -49,7 +116,12 @@ export async function startStack(
 }
 
 export const test = base.extend<
-  { alice: BrowserContext; newContext: (user: string) => Promise<BrowserContext> },
+  {
+    alice: BrowserContext
+    newContext: (user: string) => Promise<BrowserContext>
+    /** The worker's stack's gate, open when each test starts and after it ends. */
+    gate: AgentGate
+  },
   { stack: Stack }
 >({
   stack: [
@@ -60,6 +132,14 @@ export const test = base.extend<
       await stack.close()
     },
     { scope: 'worker' },
+  ],
+  gate: [
+    async ({ stack }, use) => {
+      stack.gate.open()
+      await use(stack.gate)
+      stack.gate.open()
+    },
+    { auto: true },
   ],
   newContext: async ({ browser, stack }, use) => {
     const contexts: BrowserContext[] = []

@@ -1,65 +1,62 @@
 // The example app against the reference server emulating the released n8n 2.41 (`--flavor
 // n8n-2.41`): what a person sees where a closed connection cancels the turn and there is no Stop by
 // execution id. The app runs with `?server=n8n-2.41` (n8n-auth cookie, browser-id, pushRef).
-import { test as base, expect, type BrowserContext } from '@playwright/test'
-import { startPreviewChatServer, type PreviewChatServer } from '@preview-chat/server/node'
-import { fileURLToPath } from 'node:url'
-import { startAppServer, type AppServer } from './app-server'
-import { composer, lastAnswer, send, status, stopButton } from './fixtures'
+import type { BrowserContext } from '@playwright/test'
+import type { PreviewChatServer } from '@preview-chat/server/node'
+import {
+  test as base,
+  composer,
+  expect,
+  lastAnswer,
+  send,
+  startStack,
+  status,
+  stopButton,
+  type Stack,
+} from './fixtures'
 
-const appRoot = fileURLToPath(new URL('../examples/chat-app/dist', import.meta.url))
-
-const test = base.extend<
-  { alice: BrowserContext },
-  { stack: { server: PreviewChatServer; app: AppServer } }
->({
+/** The shared fixtures (alice, the gate) on a stack of the n8n-2.41 flavor. */
+const test = base.extend<object, { stack: Stack }>({
   stack: [
     // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {
-      const server = await startPreviewChatServer({
-        dev: true,
-        port: 0,
-        deltaMs: 25,
-        snapshotMs: 100,
-        flavor: 'n8n-2.41',
-      })
-      const app = await startAppServer({ root: appRoot, target: server.url })
-      await use({ server, app })
-      await app.close()
-      await server.close()
+      const stack = await startStack({ flavor: 'n8n-2.41' })
+      await use(stack)
+      await stack.close()
     },
     { scope: 'worker' },
   ],
-  alice: async ({ browser, stack }, use) => {
-    const context = await browser.newContext({ baseURL: stack.app.url })
-    await context.addCookies([{ name: 'preview-chat-user', value: 'alice', url: stack.app.url }])
-    await use(context)
-    await context.close()
-  },
 })
 
 const posts = (server: PreviewChatServer) =>
   server.backend.inspect.countRequests({ route: 'chat', method: 'POST' })
 
-/** A page of the app in n8n mode whose long answer is under way; the POSTs counted before it. */
-async function longTurnUnderWay(context: BrowserContext, server: PreviewChatServer) {
+/**
+ * A page of the app in n8n mode whose long answer is under way, held there until it is cancelled;
+ * the POSTs counted before it.
+ */
+async function longTurnUnderWay(context: BrowserContext, { server, gate }: Stack) {
   const page = await context.newPage()
   await page.goto('/?server=n8n-2.41')
   await expect(status(page)).toHaveAttribute('data-status', 'idle')
   const before = posts(server)
   await send(page, '/long 400')
   await expect(lastAnswer(page)).toContainText('delta 5.')
+  gate.hold()
   return { page, before }
 }
 
 test('n8n 2.41: a turn streams; the app then says what this server does on a reload [R-N8N-LEARNS R-N8N-NO-STARTED]', async ({
   alice,
+  gate,
 }) => {
   const page = await alice.newPage()
   await page.goto('/?server=n8n-2.41')
   await expect(status(page)).toHaveAttribute('data-status', 'idle')
+  gate.shutAfter(5) // streaming until the page has shown it
   await send(page, '/long 40')
   await expect(status(page)).toHaveAttribute('data-status', 'streaming')
+  gate.open()
   await expect(lastAnswer(page)).toContainText('delta 40.')
   await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
   await expect(page.getByTestId('server-note')).toContainText(
@@ -71,7 +68,7 @@ test('n8n 2.41: Stop in the tab that sent the message cancels the turn; another 
   alice,
   stack,
 }) => {
-  const { page, before } = await longTurnUnderWay(alice, stack.server)
+  const { page, before } = await longTurnUnderWay(alice, stack)
 
   const second = await alice.newPage()
   await second.goto(page.url())
@@ -92,7 +89,7 @@ test('n8n 2.41: a reload mid-answer cancels the turn there; the reloaded page sh
   alice,
   stack,
 }) => {
-  const { page, before } = await longTurnUnderWay(alice, stack.server)
+  const { page, before } = await longTurnUnderWay(alice, stack)
   await page.reload()
   await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'cancelled')
   await expect(lastAnswer(page).getByRole('note')).toHaveText('Stopped — the answer ends here.')

@@ -6,6 +6,7 @@ import { test as base, expect, type Page } from '@playwright/test'
 import { startPreviewChatServer, type PreviewChatServer } from '@preview-chat/server/node'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
+import { agentGate, type AgentGate } from './fixtures'
 import { collectProblems, freePort, startNext } from './processes'
 
 const appDir = fileURLToPath(new URL('../examples/next-app/', import.meta.url))
@@ -26,21 +27,26 @@ async function rewriteTarget(): Promise<URL> {
 /** Text deltas 50 ms apart: `/long 60` streams for about three seconds. */
 const deltaMs = 50
 
-const test = base.extend<object, { next: { url: string; server: PreviewChatServer } }>({
+const test = base.extend<
+  object,
+  { next: { url: string; server: PreviewChatServer; gate: AgentGate } }
+>({
   next: [
     // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {
       const target = await rewriteTarget()
+      const gate = agentGate()
       const server = await startPreviewChatServer({
         dev: true,
         host: target.hostname,
         port: Number(target.port),
         deltaMs,
         snapshotMs: 100,
+        sleep: gate.sleep,
       })
       const port = await freePort()
       const next = await startNext(appDir, port)
-      await use({ url: `http://127.0.0.1:${port}`, server })
+      await use({ url: `http://127.0.0.1:${port}`, server, gate })
       next.kill('SIGTERM')
       await server.close()
     },
@@ -87,6 +93,7 @@ test('a reload mid-answer recovers the answer through the rewrites', async ({ pa
   await expect(lastAnswer(page)).toContainText('delta 3.')
   await expect(page.getByRole('button', { name: 'Stop' })).toBeVisible()
   const threadUrl = page.url()
+  next.gate.hold() // mid-answer until the reloaded page has read it
 
   await page.reload()
   // The page dropped `new=1` once the thread existed: the reload reads it.
@@ -94,6 +101,7 @@ test('a reload mid-answer recovers the answer through the rewrites', async ({ pa
   expect(page.url()).toBe(threadUrl)
   // The turn is still running after the reload, and the page follows it to its end.
   await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'running')
+  next.gate.open()
   await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
   const text = await lastAnswer(page).locator('.part-text').textContent()
   expect(text).toBe(Array.from({ length: 60 }, (_, i) => `delta ${i + 1}. `).join(''))

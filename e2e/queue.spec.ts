@@ -8,10 +8,11 @@
 // (their answers, the push): every state asserted here lasts until the test moves on, whatever
 // the machine's speed.
 import { test as base, expect, type BrowserContext, type Page } from '@playwright/test'
-import type { FlavorName, Sleep } from '@preview-chat/server'
+import type { FlavorName } from '@preview-chat/server'
 import { fileURLToPath } from 'node:url'
 import type { HeldChatPost } from './app-server'
 import {
+  type AgentGate,
   composer,
   expectNoAxeViolations,
   lastAnswer,
@@ -28,64 +29,19 @@ import {
 
 const shots = fileURLToPath(new URL('../test-results/queue/', import.meta.url))
 
-/**
- * Every pause of the agent: paced as in the other specs while the gate lets it through, held
- * while it is shut (a Stop still ends it). `shutAfter(n)`: n more pauses go through, then it holds.
- */
-function agentGate() {
-  let budget = Infinity
-  const held = new Set<() => void>()
-  const release = () => {
-    for (const go of [...held]) if (budget > 0) go()
-  }
-  const sleep: Sleep = (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined
-      const abort = () => {
-        held.delete(go)
-        clearTimeout(timer)
-        reject(signal.reason as Error)
-      }
-      function go() {
-        held.delete(go)
-        budget--
-        timer = setTimeout(() => {
-          signal.removeEventListener('abort', abort)
-          resolve()
-        }, ms)
-      }
-      if (signal.aborted) return reject(signal.reason as Error)
-      signal.addEventListener('abort', abort, { once: true })
-      held.add(go)
-      release()
-    })
-  return {
-    sleep,
-    shutAfter(pauses: number) {
-      budget = pauses
-      release()
-    },
-    open() {
-      budget = Infinity
-      release()
-    },
-  }
-}
-
 const test = base.extend<{
   flavor: FlavorName
-  gate: ReturnType<typeof agentGate>
+  gate: AgentGate
   stack: Stack
   alice: BrowserContext
 }>({
   flavor: ['spec', { option: true }],
-  // eslint-disable-next-line no-empty-pattern
-  gate: async ({}, use) => use(agentGate()),
-  stack: async ({ flavor, gate }, use) => {
-    const stack = await startStack({ flavor, sleep: gate.sleep })
+  stack: async ({ flavor }, use) => {
+    const stack = await startStack({ flavor })
     await use(stack)
     await stack.close()
   },
+  gate: async ({ stack }, use) => use(stack.gate),
   alice: async ({ browser, stack }, use) => {
     const context = await openContext(browser, stack, 'alice')
     await context.addInitScript(recordQueueStates)
@@ -307,7 +263,7 @@ async function threeTabsOnARunningTurn(
   return { a, b, c, tabs: [a, b, c], threadId }
 }
 
-type Gate = ReturnType<typeof agentGate>
+type Gate = AgentGate
 
 /**
  * The timeout of a test that closes a tab mid-send: the closed tab's unanswered POST holds the

@@ -21,6 +21,7 @@ const screenshotPath = fileURLToPath(new URL('../docs/screenshot-recovering.png'
 test('1. a reload mid-answer recovers the transcript from history, which keeps growing and completes; one POST [R-TURN-SURVIVES R-RECOVER-READ R-POST-ONCE]', async ({
   alice,
   stack,
+  gate,
 }) => {
   const page = await alice.newPage()
   await openNewThread(page)
@@ -28,12 +29,14 @@ test('1. a reload mid-answer recovers the transcript from history, which keeps g
 
   await send(page, '/long 200')
   await expect(lastAnswer(page)).toContainText('delta 10.')
+  gate.hold() // mid-answer until the reloaded page has read it
   await page.reload()
 
   // Back from the record: the answer is there, still running, and grows.
-  await expect(lastAnswer(page)).toContainText('delta 1.')
+  await expect(lastAnswer(page)).toContainText('delta 10.')
   await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'running')
   const recovered = (await answerText(page)).length
+  gate.open()
   await expect.poll(async () => (await answerText(page)).length).toBeGreaterThan(recovered)
 
   await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success', {
@@ -51,11 +54,13 @@ test('1. a reload mid-answer recovers the transcript from history, which keeps g
 test('2. a network drop mid-answer shows recovering, then the completed answer once the network is back [R-RECOVER-READ R-READ-SIGNALS]', async ({
   alice,
   stack,
+  gate,
 }) => {
   const page = await alice.newPage()
   await openNewThread(page)
   await send(page, '/long 200')
   await expect(lastAnswer(page)).toContainText('delta 10.')
+  gate.hold() // the turn runs on while the network is away
 
   // The network goes: the browser is offline and the connections it had are dropped.
   await alice.setOffline(true)
@@ -67,6 +72,7 @@ test('2. a network drop mid-answer shows recovering, then the completed answer o
   if (process.env.PREVIEW_CHAT_SCREENSHOTS) await page.screenshot({ path: screenshotPath })
 
   await page.waitForTimeout(1_000)
+  gate.open()
   await alice.setOffline(false)
   await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success', {
     timeout: 25_000,
@@ -77,17 +83,20 @@ test('2. a network drop mid-answer shows recovering, then the completed answer o
 
 test('3. a second tab follows the running turn, and Stop there ends it; both tabs show it cancelled [R-TABS-FOLLOW R-TABS-STOP R-STOP-RECORD]', async ({
   alice,
+  gate,
 }) => {
   const first = await alice.newPage()
   const url = await openNewThread(first)
   await send(first, '/long 400')
   await expect(lastAnswer(first)).toContainText('delta 5.')
+  gate.hold() // running until the Stop
 
   const second = await alice.newPage()
   await second.goto(url)
   await expect(status(second)).toHaveAttribute('data-status', 'following')
   await expect(lastAnswer(second)).toContainText('delta 5.')
   const seen = (await answerText(second)).length
+  gate.shutAfter(10) // ten more deltas, then held again
   await expect.poll(async () => (await answerText(second)).length).toBeGreaterThan(seen)
 
   await stopButton(second).click()
@@ -106,6 +115,7 @@ test('4. a second tab cannot submit while a turn runs: blocked, or refused with 
   alice,
   newContext,
   stack,
+  gate,
 }) => {
   const first = await alice.newPage()
   const url = await openNewThread(first)
@@ -125,6 +135,7 @@ test('4. a second tab cannot submit while a turn runs: blocked, or refused with 
   const postsBefore = posts()
   await send(first, '/long 300')
   await expect(lastAnswer(first)).toContainText('delta 3.')
+  gate.hold() // running until both competing messages met it
 
   // The same browser's second tab knows: Send is disabled, Enter sends nothing, the draft stays.
   const second = await alice.newPage()
@@ -143,6 +154,7 @@ test('4. a second tab cannot submit while a turn runs: blocked, or refused with 
   await expect(composer(elsewhere)).toHaveValue('another competing message')
 
   expect(posts()).toBe(postsBefore + 2) // the first tab's turn and the refused one
+  gate.open()
   await expect(lastAnswer(first)).toHaveAttribute('data-execution-status', 'success', {
     timeout: 20_000,
   })
@@ -183,13 +195,17 @@ test("5. bob opening alice's thread sees none of it and no push traffic for it; 
 
 test('6. failing history reads keep the transcript, and the turn still completes once reads succeed [R-READ-KEEPS]', async ({
   alice,
+  gate,
 }) => {
   const page = await alice.newPage()
   await openNewThread(page)
   await send(page, '/long 240')
   await expect(lastAnswer(page)).toContainText('delta 5.')
+  gate.hold()
   await page.reload() // from here on this tab follows the turn through reads
   await expect(lastAnswer(page)).toContainText('delta 5.')
+  // Twenty more deltas, each announced: the reads that follow them fail. Then held, running.
+  gate.shutAfter(20)
 
   await page.route('**/chat/*/messages', (route) =>
     route.fulfill({
@@ -205,6 +221,7 @@ test('6. failing history reads keep the transcript, and the turn still completes
   await expect(lastAnswer(page)).toContainText(kept) // still there, never emptied
 
   await page.unroute('**/chat/*/messages')
+  gate.open()
   await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success', {
     timeout: 30_000,
   })
@@ -268,17 +285,21 @@ test('8. a delegation over 4,000 characters shows the same child text live and a
 
 test('9. a draft typed before a reload is still in the composer after it [R-DRAFT-RELOAD]', async ({
   alice,
+  gate,
 }) => {
   const page = await alice.newPage()
   await openNewThread(page)
   await send(page, '/long 200')
   await expect(lastAnswer(page)).toContainText('delta 3.')
+  gate.hold() // running until the reloaded page shows the draft
   // Editable while the turn runs; Send waits.
   await composer(page).fill('a draft for later\nwith two lines')
   await expect(sendButton(page)).toBeDisabled()
 
   await page.reload()
   await expect(composer(page)).toHaveValue('a draft for later\nwith two lines')
+  await expect(sendButton(page)).toBeDisabled()
+  gate.open()
   await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success', {
     timeout: 20_000,
   })
@@ -289,6 +310,7 @@ test('9. a draft typed before a reload is still in the composer after it [R-DRAF
 test('10. a newcomer’s setup — Bearer auth and the default push — streams, and a second tab follows live [R-WIRE-CREDENTIALS R-TABS-LIVE]', async ({
   browser,
   stack,
+  gate,
 }) => {
   // No cookie at all: the header is the only credential, on every request and the push channel.
   const context = await browser.newContext({ baseURL: stack.app.url })
@@ -307,9 +329,11 @@ test('10. a newcomer’s setup — Bearer auth and the default push — streams,
   await second.goto(url)
   await expect(status(second)).toHaveAttribute('data-status', 'idle')
 
+  gate.shutAfter(5) // five deltas, then held until the second tab follows
   await send(page, '/long 120')
   // The second tab hears of the turn through the push channel and follows it to the end.
   await expect(status(second)).toHaveAttribute('data-status', 'following')
+  gate.open()
   await expect(lastAnswer(second)).toContainText('delta 120.', { timeout: 20_000 })
   await expect(lastAnswer(page)).toHaveAttribute('data-execution-status', 'success')
   expect(pushRequests.length).toBeGreaterThan(0)
