@@ -22,10 +22,11 @@
 //   node scripts/test.mjs --keep-going  every step even after a failure (exits with the first
 //                                       failure's code)
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { stepsFile } from './lib/closing-line.mjs'
 import { checkNeeds, stepsToStart } from './lib/schedule.mjs'
 
 /** What the e2e and the stories run on, built side by side (each reads the packages' sources but
@@ -77,6 +78,13 @@ const steps = [
   ['docs examples', 'node scripts/docs-examples.mjs', ['build']],
   ['stories', 'pnpm stories:run', ['app builds']],
 ]
+
+/**
+ * The JSON report each step's runner writes into test-results/ (vitest.config.ts,
+ * e2e/playwright.config.ts, stories/vitest.config.ts): .ci/run's closing line counts a failed step
+ * once unless its report counted a failing test (scripts/lib/closing-line.mjs).
+ */
+const reportOf = { unit: 'vitest.json', e2e: 'playwright.json', stories: 'stories.json' }
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
@@ -256,6 +264,23 @@ function summary(results, total, machineTotal, jobs) {
     )
 }
 
+/**
+ * test-results/steps.json: how each chosen step ended (`not run` after a failure), and the report
+ * its runner writes, for the closing line of .ci/run.
+ * @param {{ name: string, state?: string, code?: number }[]} ends
+ */
+function writeStepEnds(ends) {
+  const dir = join(root, 'test-results')
+  mkdirSync(dir, { recursive: true })
+  const steps = ends.map(({ name, state, code }) => ({
+    name,
+    state: state ?? 'not run',
+    ...(code === undefined ? {} : { code }),
+    ...(name in reportOf ? { report: reportOf[/** @type {keyof typeof reportOf} */ (name)] } : {}),
+  }))
+  writeFileSync(join(dir, stepsFile), `${JSON.stringify({ steps }, null, 2)}\n`)
+}
+
 async function main(args) {
   const option = (flag) => {
     const at = args.indexOf(flag)
@@ -347,6 +372,7 @@ async function main(args) {
 
   const ran = chosen.map(({ name }) => results.get(name)).filter(Boolean)
   summary(ran, performance.now() - started, machineTotal(), jobs)
+  writeStepEnds(chosen.map(({ name }) => ({ name, ...results.get(name) })))
   const failed = ran.find(({ state }) => state === 'failed')
   if (failed) {
     const notRun = chosen.filter(({ name }) => states.get(name) === 'waiting')
