@@ -24,7 +24,7 @@ export interface DocsServer {
 /**
  * A file the build named by its content (`static/js/index.c8275e2f70.js`): a static host lets the
  * browser keep it, as the docs' host does, so that a tab opening page after page (docs.spec's crawl
- * of ~430 pages) fetches and compiles the site's scripts once, not once a page. Every page, the
+ * of every page) fetches and compiles the site's scripts once, not once a page. Every page, the
  * service worker and anything else is fetched each time (`no-store`).
  */
 const isHashed = (path: string) => /^\/static\/.*\.[0-9a-f]{8,}\.[a-z]+$/.test(path)

@@ -21,7 +21,9 @@ export default defineConfig({
   // machine's CPU in its wall time: docs.spec 427 s in 252 s (its crawl of ~430 pages 302 s in
   // 153 s), queue.spec 112 s in 192 s (it waits on its turns), recovery 69 s in 65 s, demo 65 s in
   // 57 s, the other eight 11–48 s each; 877 s in all, so two workers cannot end much before
-  // 440 s.
+  // 440 s. Since the API reference has a page per entry point, not per symbol (432 pages → 55),
+  // the crawl alone took 43.4 and 36.8 s of CPU (23.0 and 19.5 s wall) against 167.8 and 120.9 s
+  // (85.3 and 69.0 s) the day it changed, one worker, alternating.
   workers: 2,
   fullyParallel: false,
   retries: 0,
