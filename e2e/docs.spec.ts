@@ -279,8 +279,9 @@ test('the search finds "queue" and "isNew", with no network but the site', async
   })
   // Rspress's SearchPanel hears Enter through a listener an effect attaches after each render of
   // new results: pressed between the render and the effect (a loaded machine), the old listener
-  // opened the old search's first result ("isNew": a section of this very page). A person's Enter
-  // comes later than that; so does this one, a frame and a task after the results render.
+  // acts on the old search's results (a probe that pressed Enter right after typing stayed on
+  // this page, as the failure did). A person's Enter comes later than that; so does this one, a
+  // frame and a task after the results render.
   await page.evaluate(
     () => new Promise<void>((done) => requestAnimationFrame(() => setTimeout(done, 0))),
   )

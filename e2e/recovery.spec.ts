@@ -60,7 +60,7 @@ test('2. a network drop mid-answer shows recovering, then the completed answer o
   await openNewThread(page)
   await send(page, '/long 200')
   await expect(lastAnswer(page)).toContainText('delta 10.')
-  gate.hold() // the turn runs on while the network is away
+  gate.hold() // still running, held, while the network is away
 
   // The network goes: the browser is offline and the connections it had are dropped.
   await alice.setOffline(true)
