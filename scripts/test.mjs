@@ -26,7 +26,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { stepsFile } from './lib/closing-line.mjs'
+import { reportOf, stepsFile } from './lib/closing-line.mjs'
 import { checkNeeds, stepsToStart } from './lib/schedule.mjs'
 
 /** What the e2e and the stories run on, built side by side (each reads the packages' sources but
@@ -78,13 +78,6 @@ const steps = [
   ['docs examples', 'node scripts/docs-examples.mjs', ['build']],
   ['stories', 'pnpm stories:run', ['app builds']],
 ]
-
-/**
- * The JSON report each step's runner writes into test-results/ (vitest.config.ts,
- * e2e/playwright.config.ts, stories/vitest.config.ts): .ci/run's closing line counts a failed step
- * once unless its report counted a failing test (scripts/lib/closing-line.mjs).
- */
-const reportOf = { unit: 'vitest.json', e2e: 'playwright.json', stories: 'stories.json' }
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
@@ -266,7 +259,8 @@ function summary(results, total, machineTotal, jobs) {
 
 /**
  * test-results/steps.json: how each chosen step ended (`not run` after a failure), and the report
- * its runner writes, for the closing line of .ci/run.
+ * its runner writes (`reportOf`), for the closing line of .ci/run: a failed step counts once unless
+ * its report counted a failing test.
  * @param {{ name: string, state?: string, code?: number }[]} ends
  */
 function writeStepEnds(ends) {

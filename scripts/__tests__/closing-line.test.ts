@@ -2,7 +2,7 @@
 // reports and how pnpm test's steps ended.
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { closingCounts, countReport, type StepEnd } from '../lib/closing-line.mjs'
+import { closingCounts, countReport, reportOf, type StepEnd } from '../lib/closing-line.mjs'
 
 const vitest = (passed: number, failed = 0) => ({ numPassedTests: passed, numFailedTests: failed })
 const playwright = (expected: number, unexpected = 0, flaky = 0) => ({
@@ -95,15 +95,15 @@ describe('the closing line of .ci/run', () => {
   })
 })
 
-it("names the reports the runners write: pnpm test's reportOf and the runners' configs agree", () => {
+it("names the reports the runners write: reportOf and the runners' configs agree", () => {
   const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
-  const reportOf = /const reportOf = (\{[^}]*\})/.exec(read('scripts/test.mjs'))?.[1]
-  expect(reportOf).toBeDefined()
-  const files = Object.fromEntries(
-    [...(reportOf ?? '').matchAll(/([\w]+): '([^']+)'/g)].map(([, step, file]) => [step, file]),
+  expect(reportOf).toEqual({ unit: 'vitest.json', e2e: 'playwright.json', stories: 'stories.json' })
+  expect(read('vitest.config.ts')).toContain(`json: 'test-results/${reportOf.unit}'`)
+  expect(read('e2e/playwright.config.ts')).toContain(`outputFile: \`\${results}${reportOf.e2e}\``)
+  expect(read('stories/vitest.config.ts')).toContain(
+    `json: repo('test-results/${reportOf.stories}')`,
   )
-  expect(files).toEqual({ unit: 'vitest.json', e2e: 'playwright.json', stories: 'stories.json' })
-  expect(read('vitest.config.ts')).toContain("json: 'test-results/vitest.json'")
-  expect(read('e2e/playwright.config.ts')).toContain('outputFile: `${results}playwright.json`')
-  expect(read('stories/vitest.config.ts')).toContain("json: repo('test-results/stories.json')")
+  // Each is a step of pnpm test.
+  const steps = read('scripts/test.mjs')
+  for (const step of Object.keys(reportOf)) expect(steps).toContain(`['${step}', `)
 })

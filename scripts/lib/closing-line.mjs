@@ -11,6 +11,16 @@
 export const stepsFile = 'steps.json'
 
 /**
+ * The JSON report each step of `pnpm test` with a test runner writes into test-results/
+ * (vitest.config.ts, e2e/playwright.config.ts, stories/vitest.config.ts), by the step's name.
+ */
+export const reportOf = Object.freeze({
+  unit: 'vitest.json',
+  e2e: 'playwright.json',
+  stories: 'stories.json',
+})
+
+/**
  * What one JSON report counts. Vitest writes Jest-style totals; Playwright writes `stats` with
  * `expected`/`unexpected`/`flaky` (a flaky test passed on its retry). Anything else counts nothing.
  * @param {unknown} report
