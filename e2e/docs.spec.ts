@@ -392,6 +392,32 @@ test('Enter in a live composer, on the page and in an empty search throws nothin
   expect(errors).toEqual([])
 })
 
+test('a live chat opened again with nothing sent in it reads nothing: no 404 in the console [R-DOCS-NO-CONSOLE-ERROR]', async ({
+  page,
+}) => {
+  // Seen in CI: the crawl opened /guide/getting-started, then /guide/getting-started.html in the
+  // same tab; the tab's thread, followed once and still empty, was read (a stale `isNew` hint) and
+  // answered 404. A reader's reload does the same.
+  test.setTimeout(90_000)
+  const errors = watchErrors(page)
+  for (const guide of ['getting-started', 'nextjs', 'assistant-ui', 'queue', 'styling']) {
+    for (const path of [`/guide/${guide}`, `/guide/${guide}.html`]) {
+      await page.goto(`${docs.url}${path}`)
+      await expect(page.locator('[data-live-chat] textarea')).toBeVisible()
+      await page.reload()
+      await expect(page.locator('[data-live-chat] textarea')).toBeVisible()
+      // Its own thread, still empty: not taken for one that another tab has.
+      await expect(page.locator('[data-live-chat] [role="note"]')).toHaveCount(0)
+    }
+  }
+  // A thread no tab of this browser has (an address from another browser): a new one, said so.
+  const foreign = crypto.randomUUID()
+  await page.goto(`${docs.url}/guide/getting-started?thread=${foreign}`)
+  await expect(page.locator('[data-live-chat] [role="note"]')).toContainText(foreign)
+  expect(new URL(page.url()).searchParams.get('thread')).not.toBe(foreign)
+  expect(errors).toEqual([])
+})
+
 test('the same URL in a second tab follows the live answer, after its reload too [R-DOCS-SECOND-TAB]', async ({
   context,
 }) => {

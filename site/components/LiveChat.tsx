@@ -51,10 +51,12 @@ interface Thread {
 }
 
 /**
- * This example's thread: the URL's (`?thread=…`) when this tab's backend has it, else the one kept
- * in this tab (across a reload, until "New thread"), else a new one. New (`isNew`) while the
- * backend has no such thread — nothing was sent in it yet — so no read asks for it. The URL is
- * then set to it: what a second tab opened from this one needs.
+ * This example's thread: the URL's (`?thread=…`) when the backend has it, else the one kept in this
+ * tab when the backend has it (across a reload, until "New thread"), else a new one (`isNew`: no
+ * read asks for it). A thread with nothing sent in it is not kept: its id was followed here, so the
+ * client would take an `isNew` for it as stale and read it, and the read answers 404 (a console
+ * error on every reload of a page whose chat is still empty). The URL is then set to it: what a
+ * second tab opened from this one needs.
  */
 async function threadOf(name: string): Promise<Thread> {
   const key = `preview-chat-docs:${name}:thread`
@@ -62,14 +64,20 @@ async function threadOf(name: string): Promise<Thread> {
   const fromUrl = url.searchParams.get('thread')
   const kept = sessionStorage.getItem(key)
   const threadId =
-    fromUrl !== null && (await known(fromUrl)) ? fromUrl : (kept ?? crypto.randomUUID())
-  sessionStorage.setItem(key, threadId)
-  url.searchParams.set('thread', threadId)
+    fromUrl !== null && (await known(fromUrl))
+      ? fromUrl
+      : kept !== null && kept !== fromUrl && (await known(kept))
+        ? kept
+        : null
+  const id = threadId ?? crypto.randomUUID()
+  sessionStorage.setItem(key, id)
+  url.searchParams.set('thread', id)
   history.replaceState(history.state, '', url)
   return {
-    threadId,
-    isNew: !(await known(threadId)),
-    ...(fromUrl !== null && fromUrl !== threadId && { elsewhere: fromUrl }),
+    threadId: id,
+    isNew: threadId === null,
+    // The URL's own empty thread, reloaded, is no other tab's: no note for it.
+    ...(fromUrl !== null && fromUrl !== id && fromUrl !== kept && { elsewhere: fromUrl }),
   }
 }
 
