@@ -156,40 +156,43 @@ describe('a browser that refuses IndexedDB [R-QUEUE-CLIENT-MEMORY]', () => {
   })
 })
 
-describe('a store that opens and reads but refuses every write (a full quota) [R-QUEUE-WRITE-RETRY]', () => {
-  it('the queue works from memory and says so in state, sends what waits once the thread is free, and writes again on a schedule', async () => {
-    const w = world()
-    const key = w.key()
-    const a = w.tab()
-    await until(() => a.state().status === 'idle')
-    await a.session.submit('/long 2')
-    await until(() => a.state().status === 'streaming')
-    const kept: (boolean | undefined)[] = []
-    a.session.subscribe((state) => {
-      if (kept.at(-1) !== state.queueKept) kept.push(state.queueKept)
+describe.each(['memory', 'indexedDB'] as const)(
+  'a %s store that opens and reads but refuses every write (a full quota) [R-QUEUE-WRITE-RETRY]',
+  (store) => {
+    it('the queue works from memory and says so in state, sends what waits once the thread is free, and writes again on a schedule', async () => {
+      const w = world({ store })
+      const key = w.key()
+      const a = w.tab()
+      await until(() => a.state().status === 'idle')
+      await a.session.submit('/long 2')
+      await until(() => a.state().status === 'streaming')
+      const kept: (boolean | undefined)[] = []
+      a.session.subscribe((state) => {
+        if (kept.at(-1) !== state.queueKept) kept.push(state.queueKept)
+      })
+      // A QuotaExceededError on every commit from now on (IndexedDB's: the transaction aborts).
+      w.failWrites(Number.MAX_SAFE_INTEGER)
+      expect(await a.session.submit('waits')).toMatchObject({ outcome: 'queued' })
+      await until(() => a.state().queueKept === false)
+      expect(a.state().error).toBeNull()
+      w.agent.open()
+      // Sent from memory once the thread is free, though nothing of it could be written.
+      await until(idleWith(a, 2))
+      expect(userTexts(a.state())).toEqual(['/long 2', 'waits'])
+      expect(postsById(w.posts)).toEqual([1, 1])
+      // A later Send while idle is a turn, not queued for good.
+      expect(await a.session.submit('next')).toMatchObject({ outcome: 'accepted' })
+      await until(idleWith(a, 3))
+      expect(w.warnings.filter((m) => /could not be written/.test(m))).toHaveLength(1)
+      // The store takes writes again: the retry, due on its own schedule (no step of the thread
+      // asks for it), writes what this tab kept, and the queue says it is kept again.
+      w.failWrites(0)
+      await until(() => a.state().queueKept === true)
+      expect(kept).toEqual([true, false, true])
+      await until(() => w.stored(key)?.includes('"items":[]') === true)
     })
-    // IndexedDB's QuotaExceededError on every commit from now on.
-    w.failWrites(Number.MAX_SAFE_INTEGER)
-    expect(await a.session.submit('waits')).toMatchObject({ outcome: 'queued' })
-    await until(() => a.state().queueKept === false)
-    expect(a.state().error).toBeNull()
-    w.agent.open()
-    // Sent from memory once the thread is free, though nothing of it could be written.
-    await until(idleWith(a, 2))
-    expect(userTexts(a.state())).toEqual(['/long 2', 'waits'])
-    expect(postsById(w.posts)).toEqual([1, 1])
-    // A later Send while idle is a turn, not queued for good.
-    expect(await a.session.submit('next')).toMatchObject({ outcome: 'accepted' })
-    await until(idleWith(a, 3))
-    expect(w.warnings.filter((m) => /could not be written/.test(m))).toHaveLength(1)
-    // The store takes writes again: the retry, due on its own schedule (no step of the thread
-    // asks for it), writes what this tab kept, and the queue says it is kept again.
-    w.failWrites(0)
-    await until(() => a.state().queueKept === true)
-    expect(kept).toEqual([true, false, true])
-    await until(() => w.stored(key)?.includes('"items":[]') === true)
-  })
-})
+  },
+)
 
 describe("another device's items of the server's queue [R-QUEUE-SERVER-ITEMS]", () => {
   it('a phone that has never posted lists what the laptop handed over, from the server’s own word', async () => {

@@ -9,6 +9,7 @@ import type { FlavorName } from '../../../server/src/flavor/types'
 import { createPreviewChatClient, type PreviewChatClient, type SessionState } from '../index'
 import { documentLocks } from '../effects/queueHost'
 import {
+  indexedDbQueueStore,
   memoryQueueStore,
   queue,
   queueStorageKey,
@@ -16,6 +17,7 @@ import {
   type WhenStopped,
 } from '../queue'
 import { broadcastNetwork, type BroadcastNetwork } from './world/broadcastChannel'
+import { indexedDbWorld } from './world/indexedDB'
 import { relayIn } from './world/relay'
 import { storageOrigin, type StorageOrigin } from './world/storage'
 
@@ -75,6 +77,12 @@ export interface WorldOptions {
    * stream has been silent this long.
    */
   streamSilenceMs?: number
+  /**
+   * The first device's queue store: the library's in-memory store (default), or its IndexedDB
+   * store on world's IndexedDB, whose refused commits are a transaction's `QuotaExceededError`
+   * abort, as a browser's at a full quota.
+   */
+  store?: 'memory' | 'indexedDB'
 }
 
 /** How one tab is made: without the queue (the gate), on a device of its own (no relay). */
@@ -92,6 +100,7 @@ export function world({
   whenStopped,
   submitTimeoutMs,
   streamSilenceMs,
+  store: storeKind = 'memory',
 }: WorldOptions = {}) {
   const agent = gate()
   backend = createPreviewChatBackend({
@@ -105,18 +114,21 @@ export function world({
   const memory = memoryQueueStore()
   /** Transactions still to fail after their change ran (a commit refused: a full disk, say). */
   let failing = 0
-  const store: QueueStore = {
-    ...memory,
-    update: (key, change) => {
-      if (failing === 0) return memory.update(key, change)
-      failing--
-      // The transaction reads and the reducer decides; its commit is refused.
-      return memory.read(key).then((raw) => {
-        change(raw)
-        throw new DOMException('The quota has been exceeded.', 'QuotaExceededError')
-      })
-    },
-  }
+  const idb = storeKind === 'indexedDB' ? indexedDbWorld() : null
+  const store: QueueStore = idb
+    ? indexedDbQueueStore(idb.indexedDB)
+    : {
+        ...memory,
+        update: (key, change) => {
+          if (failing === 0) return memory.update(key, change)
+          failing--
+          // The transaction reads and the reducer decides; its commit is refused.
+          return memory.read(key).then((raw) => {
+            change(raw)
+            throw new DOMException('The quota has been exceeded.', 'QuotaExceededError')
+          })
+        },
+      }
   /** What the store holds for `key` now (kept in step by watching it). */
   const held = new Map<string, string | null>()
   const watched = new Set<string>()
@@ -226,7 +238,7 @@ export function world({
     storageOf: (user = 'alice', device?: string) =>
       drafts.get(device === undefined ? user : `${user}@${device}`),
     /** The next `n` transactions of the store fail once their change ran (nothing written). */
-    failWrites: (n: number) => (failing = n),
+    failWrites: (n: number) => (idb ? idb.failWrites(n === 0 ? false : n) : (failing = n)),
     /** `hook` runs before each request reaches the server (awaited). */
     before: (hook: (request: Request) => Promise<void> | void) => (before = hook),
     /** A request straight to the server under `…/chat` + `path`, as `user` (another device). */

@@ -17,6 +17,7 @@ import {
 import { explain } from '../wire/contract/explain'
 import { broadcastNetwork } from './world/broadcastChannel'
 import { relayIn } from './world/relay'
+import { storageOrigin } from './world/storage'
 import { nextTask } from './world/webSocket'
 
 const runningElsewhere = runningTurn({ question: 'Other tab' })
@@ -153,18 +154,14 @@ describe('the gate (spec: "New-message submission stays blocked while a turn run
 
 describe('drafts across reloads [R-DRAFT-RELOAD]', () => {
   it('restores the stored draft, stores edits, and removes it once the turn is accepted', async () => {
-    const store = new Map<string, string>()
-    const storage = {
-      getItem: (k: string) => store.get(k) ?? null,
-      setItem: (k: string, v: string) => void store.set(k, v),
-      removeItem: (k: string) => void store.delete(k),
-    }
-    const first = setup({ storage, scope: 'alice' })
+    // The origin's localStorage, as the page before the reload and the page after it each see it.
+    const origin = storageOrigin()
+    const first = setup({ storage: origin.tab().localStorage, scope: 'alice' })
     first.session.setDraft('Typed before the reload')
-    expect([...store.values()]).toEqual(['Typed before the reload'])
+    expect(Object.values(origin.entries())).toEqual(['Typed before the reload'])
     first.session.dispose()
 
-    const second = setup({ storage, scope: 'alice' })
+    const second = setup({ storage: origin.tab().localStorage, scope: 'alice' })
     expect(second.session.getState().draft).toBe('Typed before the reload')
     second.server.answerRead(empty)
     await settle()
@@ -174,24 +171,20 @@ describe('drafts across reloads [R-DRAFT-RELOAD]', () => {
       .openStream()
       .send({ type: 'execution-started', executionId: 'e1', sessionId: key.threadId })
     await settle()
-    expect(store.size).toBe(0)
+    expect(origin.entries()).toEqual({})
     second.session.dispose()
 
     // Another user's scope does not see it.
-    store.set('x', 'y')
-    const bob = setup({ storage, scope: 'bob' })
+    const page = origin.tab().localStorage
+    page.setItem('x', 'y')
+    const bob = setup({ storage: page, scope: 'bob' })
     expect(bob.session.getState().draft).toBe('')
     bob.session.dispose()
   })
 
   it('a storage that throws does not break typing [R-DRAFT-STORAGE]', () => {
-    const storage = {
-      getItem: () => null,
-      setItem: () => {
-        throw new Error('QuotaExceededError')
-      },
-      removeItem: () => {},
-    }
+    // An origin whose quota is spent: every write throws a QuotaExceededError, as a browser's.
+    const storage = storageOrigin({ quota: 0 }).tab().localStorage
     const t = setup({ storage })
     t.session.setDraft('Still typed')
     expect(t.session.getState().draft).toBe('Still typed')
