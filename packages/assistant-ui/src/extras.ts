@@ -1,4 +1,5 @@
 import { useAuiState } from '@assistant-ui/react'
+import { explain } from '@preview-chat/core/internal'
 import { PreviewChatError, type PreviewChat } from '@preview-chat/react'
 
 /**
@@ -41,7 +42,7 @@ export function usePreviewChatExtras(): PreviewChatExtras {
   if (!extras)
     throw new PreviewChatError(
       'invalid_request',
-      'This component reads the thread of usePreviewChatRuntime: put it inside <AssistantRuntimeProvider runtime={usePreviewChatRuntime(…)}>.',
+      `This component reads the thread of usePreviewChatRuntime: put it inside <AssistantRuntimeProvider runtime={usePreviewChatRuntime(…)}>.${explain('no-runtime')}`,
     )
   return extras
 }

@@ -12,6 +12,7 @@ import {
   type PreviewChat,
   type UsePreviewChatOptions,
 } from '@preview-chat/react'
+import { explain } from '@preview-chat/core/internal'
 import { useEffect, useMemo, useRef } from 'react'
 import { convertMessage } from './convert'
 import { provideExtras, type PreviewChatExtras } from './extras'
@@ -95,7 +96,7 @@ export function adapterActions(current: () => PreviewChat) {
     if (!suspension) {
       const error = new PreviewChatError(
         'invalid_request',
-        `Tool call ${toolCallId} is not waiting for an answer in this thread (answered already, or not loaded yet); nothing was sent.`,
+        `Tool call ${toolCallId} is not waiting for an answer in this thread (answered already, or not loaded yet); nothing was sent.${explain('not-waiting')}`,
       )
       throw new PreviewChatNotSentError({ outcome: 'failed', error })
     }

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { runInNewContext } from 'node:vm'
+import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 import { PreviewChatError } from '../wire/contract/errors'
 import { explain, messagesPage } from '../wire/contract/explain'
@@ -43,6 +44,86 @@ describe('the docs page of the messages (site/docs/errors.md)', () => {
       `The message is empty.${explain('empty-message')}`,
     )
     expect(error.message).toMatch(/#empty-message$/)
+  })
+})
+
+/** The source files of the packages that run in a browser (their tests left out). */
+const sources = ['core', 'react', 'assistant-ui'].flatMap((name) => {
+  const dir = new URL(`../../../${name}/src/`, import.meta.url)
+  return readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((path) => /\.tsx?$/.test(path) && !/(^|\/)__tests__\/|\.test\.tsx?$/.test(path))
+    .map((path) => ({
+      path: `${name}/src/${path}`,
+      text: readFileSync(new URL(path, dir), 'utf8'),
+    }))
+})
+
+/**
+ * Each place a message is written: the message of a `new PreviewChatError(code, message)`, of an
+ * `errorRecord(code, message)` and of a `{ type: 'warn', message }` command; a message passed
+ * through (`error.message`, a variable) is another place's.
+ */
+function messagesOf(path: string, text: string) {
+  const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true)
+  const found: { at: string; message: ts.Expression }[] = []
+  const at = (node: ts.Node) =>
+    `${path}:${file.getLineAndCharacterOfPosition(node.getStart()).line + 1}`
+  const visit = (node: ts.Node) => {
+    if (ts.isNewExpression(node) && node.expression.getText() === 'PreviewChatError') {
+      const message = node.arguments?.[1]
+      if (message) found.push({ at: at(node), message })
+    } else if (ts.isCallExpression(node) && node.expression.getText() === 'errorRecord') {
+      const message = node.arguments[1]
+      if (message) found.push({ at: at(node), message })
+    } else if (ts.isObjectLiteralExpression(node)) {
+      const property = (name: string) =>
+        node.properties.find(
+          (each): each is ts.PropertyAssignment =>
+            ts.isPropertyAssignment(each) && each.name.getText() === name,
+        )?.initializer
+      const type = property('type')
+      const message = property('message')
+      if (type && ts.isStringLiteral(type) && type.text === 'warn' && message)
+        found.push({ at: at(node), message })
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(file)
+  return found
+}
+
+/** Whether the expression holds words of its own, and whether it calls `explain()`/`seeEntry()`. */
+function wordsAndLink(expression: ts.Expression) {
+  let words = false
+  let link = false
+  const visit = (node: ts.Node) => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node))
+      words ||= /[a-z]/i.test(node.text)
+    if (ts.isTemplateExpression(node))
+      words ||= [node.head, ...node.templateSpans.map((span) => span.literal)].some((part) =>
+        /[a-z]/i.test(part.text),
+      )
+    if (ts.isCallExpression(node) && /^(explain|seeEntry)$/.test(node.expression.getText()))
+      link = true
+    ts.forEachChild(node, visit)
+  }
+  visit(expression)
+  return { words, link }
+}
+
+describe('every message the browser packages write (core, react, assistant-ui)', () => {
+  it('[R-ERRORS-PROD-CODES] links to its entry: each error and warning written in the source calls explain()', () => {
+    const written = sources.flatMap(({ path, text }) => messagesOf(path, text))
+    // The places are found: a scan that found none would pass on anything.
+    expect(written.length).toBeGreaterThan(40)
+    const unlinked = written
+      .filter(({ message }) => {
+        const { words, link } = wordsAndLink(message)
+        return words && !link
+      })
+      .map(({ at, message }) => `${at}: ${message.getText().slice(0, 80)}`)
+    expect(unlinked).toEqual([])
   })
 })
 

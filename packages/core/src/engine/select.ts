@@ -74,9 +74,10 @@ export interface SessionState {
    */
   queuePaused?: boolean
   /**
-   * With a queue: `false` when the browser refused IndexedDB (a locked-down or private profile),
-   * so the queue is kept in this page's memory only and lost on a reload (said once through
-   * `onWarning` too).
+   * With a queue: `false` while what it holds is in this page's memory only, lost on a reload:
+   * the browser refused IndexedDB (a locked-down or private profile), or refuses its writes (a
+   * full quota) until a write, tried again on a schedule, is taken. Said once through `onWarning`
+   * too.
    */
   queueKept?: boolean
   /** With a queue: changes a queued message's text (not while it is `sending`). */

@@ -148,9 +148,13 @@ export function createTransport(options: TransportOptions) {
       const response = await request(path, init, what, controller.signal)
       const text = await response.text().catch((cause: unknown) => {
         if (controller.signal.reason instanceof PreviewChatError) throw controller.signal.reason
-        throw new PreviewChatError('network_error', `${what} was cut while its answer was read.`, {
-          cause,
-        })
+        throw new PreviewChatError(
+          'network_error',
+          `${what} was cut while its answer was read.${explain('answer-cut')}`,
+          {
+            cause,
+          },
+        )
       })
       const early = answered?.(response, text)
       if (early !== undefined) return early

@@ -6,6 +6,7 @@
  */
 import { withId } from '../../wire/contract/ids'
 import { errorRecord, inBandError } from '../../wire/contract/errors'
+import { explain } from '../../wire/contract/explain'
 import type { Command, EngineAction, EngineState, Step } from '../model'
 import type { QueuePostAnswer, QueuePostHeard, QueueState } from './model'
 import type { QueuedState } from './state'
@@ -101,5 +102,6 @@ const answerLost = errorRecord(
   'network_error',
   'This message was sent, but the connection failed before the server answered, and this ' +
     'server cannot tell a second copy from a new message: it may have been taken. Check the ' +
-    'conversation, then send it again (send now) or remove it.',
+    'conversation, then send it again (send now) or remove it.' +
+    explain('maybe-sent'),
 )

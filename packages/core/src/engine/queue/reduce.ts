@@ -18,6 +18,7 @@
  *   `queue-follow`, `queue-unfollow`, `queue-close`), and answers with raw data.
  */
 import { errorRecord } from '../../wire/contract/errors'
+import { explain } from '../../wire/contract/explain'
 import { isThread } from '../../wire/contract/ids'
 import { sessionStatus } from '../derive'
 import type { Command, EngineAction, EnginePart, EngineState, Reducer, Step } from '../model'
@@ -140,7 +141,7 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
             { type: 'queue-fallback' },
             {
               type: 'warn',
-              message: `The message queue is kept in this page only, lost on a reload: ${action.error.message}`,
+              message: `The message queue is kept in this page only, lost on a reload: ${action.error.message}${explain('queue-in-memory')}`,
             },
           )
     case 'queue-stored': {
@@ -222,7 +223,7 @@ function queueAction(state: EngineState, queue: QueueState, action: EngineAction
         ? step(withQueueState(state, next))
         : step(withQueueState(state, next), {
             type: 'warn',
-            message: `The message queue could not be written (${action.error.message}); it works from this tab's memory, and its changes are written once the store takes them.`,
+            message: `The message queue could not be written (${action.error.message}); it works from this tab's memory, and its changes are written once the store takes them.${explain('queue-unwritten')}`,
           })
     }
     case 'queue-sender': {
@@ -327,7 +328,7 @@ export const queuePart: EnginePart = {
 const onItsWay = (edited: boolean) =>
   errorRecord(
     'conflict',
-    `That message was already being sent (from another tab) when you ${edited ? 'edited' : 'removed'} it: it is sent as it was.`,
+    `That message was already being sent (from another tab) when you ${edited ? 'edited' : 'removed'} it: it is sent as it was.${explain('on-its-way')}`,
   )
 
 /** The person's edit, removal, move or "send now" of a message this client holds. */

@@ -6,6 +6,7 @@
  * step), tagged with the queue's token (negative, unlike a person's `submit()`).
  */
 import { errorRecord } from '../../wire/contract/errors'
+import { explain } from '../../wire/contract/explain'
 import { heldByAnotherTab, sessionStatus } from '../derive'
 import type { Command, EngineAction, EngineState, StepEvent } from '../model'
 import type { QueueState, StoredQueueItem } from './model'
@@ -159,5 +160,6 @@ const mayHaveBeenSent = errorRecord(
   'network_error',
   'This message was being sent from a tab that closed or reloaded before the server answered, ' +
     'and this server cannot tell a second copy from a new message: it may have been sent. Check ' +
-    'the conversation, then send it again (send now) or remove it.',
+    'the conversation, then send it again (send now) or remove it.' +
+    explain('maybe-sent'),
 )

@@ -14,6 +14,7 @@
  */
 import { byId, withId } from '../../wire/contract/ids'
 import { errorRecord, type ErrorRecord } from '../../wire/contract/errors'
+import { explain } from '../../wire/contract/explain'
 import type { Command, EngineAction } from '../model'
 import type { QueueChange, QueueState, ServerQueueCall, StoredQueueItem } from './model'
 
@@ -115,7 +116,7 @@ export function serverRead(
   if ('error' in action) {
     commands.push({
       type: 'warn',
-      message: `The server's message queue could not be read (${action.error.message}); it shows as last read, and is read again on its next change.`,
+      message: `The server's message queue could not be read (${action.error.message}); it shows as last read, and is read again on its next change.${explain('server-queue-unread')}`,
     })
   } else if (action.seq > reads.applied) {
     const listed = new Set(action.server.items.map((item) => item.queueId))
@@ -250,7 +251,7 @@ export function callProblem(error: ErrorRecord, conflict: string | null): ErrorR
   const message = gone
     ? 'That message is no longer in the queue (removed in another tab or device, or taken up): nothing was changed.'
     : (conflictMessages[conflict ?? ''] ?? changedMeanwhile)
-  return errorRecord(gone ? 'not_found' : 'conflict', message, {
+  return errorRecord(gone ? 'not_found' : 'conflict', message + explain('queue-change-refused'), {
     ...(error.status !== undefined && { status: error.status }),
     ...(error.serverCode !== undefined && { serverCode: error.serverCode }),
   })

@@ -16,6 +16,7 @@ import {
   type Schema,
 } from '../../wire/contract/schema'
 import type { ErrorRecord } from '../../wire/contract/errors'
+import { explain } from '../../wire/contract/explain'
 import type { Command } from '../model'
 import type { QueueChange, StoredQueue } from './model'
 import { applyAll } from './changes'
@@ -116,7 +117,7 @@ export function readStored(raw: unknown, commands: Command[]): StoredQueue {
   if ('problem' in parsed) {
     commands.push({
       type: 'warn',
-      message: `The stored message queue ${parsed.problem}: it is read as empty, and written anew.`,
+      message: `The stored message queue ${parsed.problem}: it is read as empty, and written anew.${explain('stored-queue-unreadable')}`,
     })
     return emptyQueue
   }

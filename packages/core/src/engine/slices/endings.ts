@@ -4,6 +4,7 @@
  * `onError` are told. A turn that had ended before this tab looked is never reported.
  */
 import { errorRecord, type ErrorRecord } from '../../wire/contract/errors'
+import { seeEntry } from '../../wire/contract/explain'
 import { byId, recordedMessageId, withId } from '../../wire/contract/ids'
 import type { HistorySnapshot, Message } from '../../wire/contract/snapshot'
 import type { Command, EngineState, Step, StepEvent, TurnEnding, TurnOrigin } from '../model'
@@ -74,7 +75,11 @@ function endingOf(
     messages,
     error:
       status === 'error'
-        ? errorRecord('agent_error', assistant.executionError ?? 'The turn failed.')
+        ? // The agent's words when the record has them; else ours, with the code's entry.
+          errorRecord(
+            'agent_error',
+            assistant.executionError ?? `The turn failed.${seeEntry('agent_error')}`,
+          )
         : null,
   }
 }

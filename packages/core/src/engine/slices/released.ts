@@ -11,6 +11,7 @@
  * times a derived turn with no output yet (`silent`); a Stop with no route closes the stream.
  */
 import { errorRecord } from '../../wire/contract/errors'
+import { explain } from '../../wire/contract/explain'
 import type { HistorySnapshot } from '../../wire/contract/snapshot'
 import { isStandIn } from '../derive'
 import type { LiveTurn } from '../fold'
@@ -178,7 +179,7 @@ function stopByClosing({ state, executionId, waiters, askedAt }: UnroutedStop): 
       errorRecord(
         'unsupported',
         'This server stops a turn only from the tab that sent it (it has no Stop by execution id). ' +
-          'Stop it there, or let it finish.',
+          `Stop it there, or let it finish.${explain('stop-elsewhere')}`,
       ),
     )
   // What this tab shows running: its own turn's execution, or nothing yet (a POST on its way).
@@ -216,7 +217,7 @@ function standInTurn(
     type: 'warn',
     message:
       `The turn stream began with "${action.events[0]?.type}" instead of "execution-started"; ` +
-      'following it without an execution id until the server names one.',
+      `following it without an execution id until the server names one.${explain('no-execution-started')}`,
   })
   return held ? andThen(started, (s) => stopByClosing({ ...held, state: s, executionId })) : started
 }

@@ -34,5 +34,8 @@ export function explain<K extends MessageId>(
   } catch {
     // No `process` and no bundler's replacement: not a development build that says so.
   }
-  return `${more} See ${messagesPage}#${id}`
+  return `${more}${seeEntry(id)}`
 }
+
+/** ` See <link>`: the link to an entry of the docs page, a message id's or an error code's. */
+export const seeEntry = (anchor: string) => ` See ${messagesPage}#${anchor}`

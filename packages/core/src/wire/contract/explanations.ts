@@ -13,6 +13,8 @@ export const explanations = {
     `Check the connection, the baseUrl (${base}) and, for a server on another origin, that it allows this page's origin (CORS); the client retries reads on its own.`,
   'push-refused': (maxMs: number) =>
     `Check the push URL, and that the user's credentials reach it. It retries with backoff, at most every ${maxMs} ms; reads go on meanwhile.`,
+  'answer-cut': () =>
+    'The connection dropped while the answer arrived; reads are retried on their own, and a message is never posted again by guess (the record shows whether it was taken).',
   // timeout
   'request-timeout': () => 'The client retries on its own.',
   'submit-timeout': () =>
@@ -38,12 +40,21 @@ export const explanations = {
     'Check that the URL points at the preview chat API and not at an HTML page or a proxy.',
   'not-an-event-stream': () => 'Check the baseUrl and any proxy in between.',
   'no-event-type': () => 'Check that the URL points at the agents v2 chat endpoint.',
+  // network_error, conflict, not_found (the queue's)
+  'maybe-sent': () =>
+    'This server does not tell a second copy of a message from a new one (it does not dedupe by message id), so the client does not send it again by guess: the person decides, from what the conversation shows.',
+  'on-its-way': () =>
+    'Another tab had begun to send it before this tab heard so: what was sent cannot be changed, so it is shown as sent, and the edit or removal is dropped.',
+  'queue-change-refused': () =>
+    "The server's queue changed first (another tab or device, or the running turn took the message up); the queue now shows it as it is.",
   // invalid_request
   'not-waiting': () => 'It was answered already, or is not open in this thread: nothing was sent.',
   'empty-message': () => 'Type a message before sending.',
   'bad-id': () => 'Ids travel as one URL path segment, so use any other non-empty string.',
   'bad-option': () =>
     'Pass what the option names: released: releasedPlatform(), relay: tabRelay(yourRelay) (its part of the engine reads the other tabs), push: ssePush(), websocketPush(), a PushSource or false.',
+  'no-runtime': () =>
+    'Render it inside <AssistantRuntimeProvider runtime={usePreviewChatRuntime(…)}>, which gives the thread its preview-chat state.',
   'no-provider': () =>
     'Render <PreviewChatProvider client={createPreviewChatClient(…)}> above it in the tree.',
   // stream_cut
@@ -60,6 +71,8 @@ export const explanations = {
   // unsupported
   'no-stop-by-id': () =>
     'The released n8n 2.41 stops a turn by closing its stream: pass released: releasedPlatform() to the client.',
+  'stop-elsewhere': () =>
+    'The released n8n 2.41 has no Stop by execution id: only the tab whose stream runs the turn can stop it, by closing that stream.',
   // warnings
   'draft-in-memory': () =>
     'The draft survives no reload until the storage works again (private mode, a full quota).',
@@ -76,4 +89,14 @@ export const explanations = {
     'The client lacks the part that takes it: for "relay-received", pass relay: tabRelay(yourRelay) to the client; for a queue action, queue().',
   'relay-ignored': () =>
     'Another build of the app may be open in another tab; tabs then keep in step through reads.',
+  'no-execution-started': () =>
+    'A server of the contract opens a turn stream with execution-started; the turn is followed all the same, and its execution id is taken from the first event or read that names it.',
+  'queue-in-memory': () =>
+    "The browser refused to open the queue's store (private mode, storage turned off): messages queued now are sent from this tab, and a reload loses those not sent yet. `queueKept` is false meanwhile.",
+  'queue-unwritten': () =>
+    "The store refused a write (a full quota, most often): the queue goes on from this tab's memory, `queueKept` is false until a later write is taken, and writes are tried again on a schedule.",
+  'stored-queue-unreadable': () =>
+    'Another version of the app, or storage edited by hand, left a value this client cannot read; nothing of it is sent.',
+  'server-queue-unread': () =>
+    "The server's queue is shown as it was last read; the next change the server announces reads it again.",
 } satisfies Record<string, (...args: never[]) => string>

@@ -1,4 +1,5 @@
 import { PreviewChatError } from './errors'
+import { explain } from './explain'
 import { isRecord, parseJson, validate } from './result'
 import { literal, object, string, type Schema } from './schema'
 
@@ -53,7 +54,10 @@ export function readPushMessage(raw: unknown): PushMessageParseResult {
   if (!isRecord(raw) || typeof raw.type !== 'string') {
     return {
       kind: 'invalid',
-      error: new PreviewChatError('invalid_response', 'A push message has no string "type".'),
+      error: new PreviewChatError(
+        'invalid_response',
+        `A push message has no string "type".${explain('not-the-contract')}`,
+      ),
     }
   }
   if (raw.type !== 'agentExecutionUpdated') return { kind: 'ignored', type: raw.type }
