@@ -46,7 +46,7 @@ export const explanations = {
   'on-its-way': () =>
     'Another tab had begun to send it before this tab heard so: what was sent cannot be changed, so it is shown as sent, and the edit or removal is dropped.',
   'queue-change-refused': () =>
-    "The server's queue changed first (another tab or device, or the running turn took the message up); the queue now shows it as it is.",
+    "The server's queue refused the change and said why: the message was taken up or is being added to the running turn, the queue changed in another tab or device, or the running turn takes no message now. Nothing of the change was made; the queue shows what the server holds.",
   // invalid_request
   'not-waiting': () => 'It was answered already, or is not open in this thread: nothing was sent.',
   'empty-message': () => 'Type a message before sending.',
