@@ -95,6 +95,43 @@ export interface TabOptions {
   isNew?: boolean
 }
 
+/** A device's queue store, and how a test refuses its next `n` commits (`0`: none). */
+interface FailingStore {
+  store: QueueStore
+  failWrites(n: number): void
+}
+
+/** The library's memory store, whose refused commit runs the change, then throws as a quota does. */
+function inMemory(): FailingStore {
+  const memory = memoryQueueStore()
+  /** Transactions still to fail after their change ran (a commit refused: a full disk, say). */
+  let failing = 0
+  return {
+    store: {
+      ...memory,
+      update: (key, change) => {
+        if (failing === 0) return memory.update(key, change)
+        failing--
+        // The transaction reads and the reducer decides; its commit is refused.
+        return memory.read(key).then((raw) => {
+          change(raw)
+          throw new DOMException('The quota has been exceeded.', 'QuotaExceededError')
+        })
+      },
+    },
+    failWrites: (n) => (failing = n),
+  }
+}
+
+/** The library's IndexedDB store on world's IndexedDB: a refused commit aborts its transaction. */
+function onIndexedDb(): FailingStore {
+  const idb = indexedDbWorld()
+  return {
+    store: indexedDbQueueStore(idb.indexedDB),
+    failWrites: (n) => idb.failWrites(n === 0 ? false : n),
+  }
+}
+
 export function world({
   flavor = 'spec',
   whenStopped,
@@ -111,24 +148,7 @@ export function world({
     sleep: agent.sleep,
   })
   const server = backend
-  const memory = memoryQueueStore()
-  /** Transactions still to fail after their change ran (a commit refused: a full disk, say). */
-  let failing = 0
-  const idb = storeKind === 'indexedDB' ? indexedDbWorld() : null
-  const store: QueueStore = idb
-    ? indexedDbQueueStore(idb.indexedDB)
-    : {
-        ...memory,
-        update: (key, change) => {
-          if (failing === 0) return memory.update(key, change)
-          failing--
-          // The transaction reads and the reducer decides; its commit is refused.
-          return memory.read(key).then((raw) => {
-            change(raw)
-            throw new DOMException('The quota has been exceeded.', 'QuotaExceededError')
-          })
-        },
-      }
+  const { store, failWrites } = storeKind === 'indexedDB' ? onIndexedDb() : inMemory()
   /** What the store holds for `key` now (kept in step by watching it). */
   const held = new Map<string, string | null>()
   const watched = new Set<string>()
@@ -238,7 +258,7 @@ export function world({
     storageOf: (user = 'alice', device?: string) =>
       drafts.get(device === undefined ? user : `${user}@${device}`),
     /** The next `n` transactions of the store fail once their change ran (nothing written). */
-    failWrites: (n: number) => (idb ? idb.failWrites(n === 0 ? false : n) : (failing = n)),
+    failWrites,
     /** `hook` runs before each request reaches the server (awaited). */
     before: (hook: (request: Request) => Promise<void> | void) => (before = hook),
     /** A request straight to the server under `…/chat` + `path`, as `user` (another device). */
